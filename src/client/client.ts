@@ -1,0 +1,247 @@
+/**
+ * The MCP client (2026-07-28): every request carries the `_meta` envelope; `callTool` answers
+ * input-required rounds through your callbacks and retries until the result is complete.
+ * @module
+ */
+import * as v from 'valibot'
+import { LATEST_PROTOCOL_VERSION, META } from '../protocol/constants.ts'
+import { McpError } from '../protocol/errors.ts'
+import {
+  CallToolResult,
+  DiscoverResult,
+  InputRequiredResult,
+  ListToolsResult,
+  type ClientCapabilities,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type Implementation,
+  type InputRequest,
+  type InputResponse,
+  type InputResponses,
+  type JSONRPCNotification,
+  type ListRootsResult,
+  type Tool,
+} from '../protocol/schemas.ts'
+import type { ClientTransport } from '../transport/http-client.ts'
+import { InvalidResultError, MissingInputHandlerError } from './errors.ts'
+import { driveInputRequired, type RoundInfo } from './input-required.ts'
+
+/** What an input callback knows about the request it answers. */
+export interface InputContext {
+  /** The `inputRequests` key being answered. */
+  key: string
+  /** The call that asked: `tools/call`, `prompts/get` or `resources/read`. */
+  method: string
+  /** The tool or prompt name, or the resource URI. */
+  target: string
+  /** Aborts when a sibling request of the same round failed or the call was aborted. */
+  signal: AbortSignal
+}
+
+/** Answers an `elicitation/create` input request (form or URL mode). */
+export type ElicitationCallback = (params: ElicitRequestParams, ctx: InputContext) => ElicitResult | Promise<ElicitResult>
+/** Answers a `sampling/createMessage` input request. */
+export type SamplingCallback = (params: CreateMessageRequestParams, ctx: InputContext) => CreateMessageResult | Promise<CreateMessageResult>
+/** Answers a `roots/list` input request. */
+export type RootsCallback = (ctx: InputContext) => ListRootsResult | Promise<ListRootsResult>
+
+/** Options of {@link Client}. */
+export interface ClientOptions {
+  /** How messages reach the server, e.g. `new StreamableHttpClientTransport(url)`. */
+  transport: ClientTransport
+  /** Sent as `_meta` clientInfo. Default `{ name: 'edge-mcp-client', version: '0.1.0' }`. */
+  clientInfo?: Implementation
+  /** The protocol version to request. Default `"2026-07-28"`. */
+  protocolVersion?: string
+  /**
+   * Capabilities to declare on every request. Default: derived from the callbacks — elicitation
+   * `{ form: {}, url: {} }`, sampling `{}`, roots `{}` — for each callback given.
+   */
+  capabilities?: ClientCapabilities
+  elicitation?: ElicitationCallback
+  sampling?: SamplingCallback
+  roots?: RootsCallback
+  /** Retries allowed per call before `InputRequiredRoundsExceededError`. Default 10. */
+  maxRounds?: number
+  /** Waits between state-only rounds (50 ms doubling to 250 ms); tests inject a fake. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal
+  /** Seed the first request with answers (resume a flow from stored state). */
+  inputResponses?: InputResponses
+  /** Seed the first request with a `requestState` from an earlier `InputRequiredResult` (byte-exact). */
+  requestState?: string
+  /** Observe each input-required round (what was asked, what was answered). */
+  onRound?: (info: RoundInfo) => void
+  /** Receives notifications sent on this request's stream. */
+  onNotification?: (notification: JSONRPCNotification) => void
+}
+
+/** Per-call options of manual mode: the first `InputRequiredResult` is returned, not answered. */
+export interface ManualCallOptions extends CallOptions {
+  manual: true
+}
+
+type Parsed<S extends v.GenericSchema> = v.InferOutput<S>
+
+/**
+ * An MCP client.
+ *
+ * @example
+ * const client = new Client({
+ *   transport: new StreamableHttpClientTransport('http://127.0.0.1:8787/mcp'),
+ *   elicitation: async (params) => ({ action: 'accept', content: { region: 'eu-west-1' } }),
+ * })
+ * const result = await client.callTool('provision', { name: 'orders' })
+ */
+export class Client {
+  readonly options: ClientOptions
+  #nextId = 1
+
+  constructor(options: ClientOptions) {
+    this.options = options
+  }
+
+  /** The capabilities declared on every request. */
+  get capabilities(): ClientCapabilities {
+    if (this.options.capabilities) return this.options.capabilities
+    const caps: ClientCapabilities = {}
+    if (this.options.elicitation) caps.elicitation = { form: {}, url: {} }
+    if (this.options.sampling) caps.sampling = {}
+    if (this.options.roots) caps.roots = {}
+    return caps
+  }
+
+  /**
+   * Send one request with the envelope and return its raw result.
+   * @throws McpError when the server answers with a JSON-RPC error; HttpError for HTTP failures.
+   */
+  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    const id = this.#nextId++
+    const meta: Record<string, unknown> = {
+      ...(params._meta as Record<string, unknown> | undefined),
+      [META.protocolVersion]: this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+      [META.clientCapabilities]: this.capabilities,
+      [META.clientInfo]: this.options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
+    }
+    const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
+    const sendOptions: { signal?: AbortSignal; onNotification?: (n: JSONRPCNotification) => void } = {}
+    if (options.signal) sendOptions.signal = options.signal
+    if (options.onNotification) sendOptions.onNotification = options.onNotification
+    const response = (await this.options.transport.send(message, sendOptions)) as Record<string, unknown> | undefined
+    if (!response || typeof response !== 'object') throw new InvalidResultError(`No response to ${method}`)
+    if (response.id !== id) throw new InvalidResultError(`Response id ${String(response.id)} does not match request id ${id}`)
+    const error = response.error as { code?: unknown; message?: unknown; data?: unknown } | undefined
+    if (error !== undefined) {
+      throw new McpError(typeof error.code === 'number' ? error.code : 0, typeof error.message === 'string' ? error.message : 'Unknown error', error.data)
+    }
+    const result = response.result
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new InvalidResultError(`The result of ${method} is not an object`)
+    return result as Record<string, unknown>
+  }
+
+  /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */
+  async discover(options: CallOptions = {}): Promise<DiscoverResult> {
+    return parseResult(DiscoverResult, await this.request('server/discover', {}, options), 'server/discover')
+  }
+
+  /** `tools/list`, walking every page. */
+  async listTools(options: CallOptions = {}): Promise<Tool[]> {
+    const tools: Tool[] = []
+    let cursor: string | undefined
+    const seen = new Set<string>()
+    do {
+      const page: Parsed<typeof ListToolsResult> = parseResult(
+        ListToolsResult,
+        await this.request('tools/list', cursor === undefined ? {} : { cursor }, options),
+        'tools/list',
+      )
+      tools.push(...page.tools)
+      cursor = page.nextCursor
+      if (cursor !== undefined) {
+        if (seen.has(cursor)) throw new InvalidResultError('tools/list returned the same cursor twice')
+        seen.add(cursor)
+      }
+    } while (cursor !== undefined)
+    return tools
+  }
+
+  /**
+   * `tools/call`, answering input-required rounds through the callbacks until a complete result.
+   * With `{ manual: true }` the first `InputRequiredResult` is returned instead, for you to answer and
+   * resume later with `{ inputResponses, requestState }` (possibly from another process).
+   *
+   * @throws McpError when the server answers with a JSON-RPC error (e.g. -32602 for an unknown tool or
+   *   a rejected requestState, -32021 for a missing capability).
+   * @throws InputRequiredRoundsExceededError after `maxRounds` retries.
+   * @throws MissingInputHandlerError when the server asks for input this client has no callback for.
+   */
+  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>
+  callTool(name: string, args: Record<string, unknown> | undefined, options: ManualCallOptions): Promise<CallToolResult | InputRequiredResult>
+  async callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: CallOptions & { manual?: boolean } = {},
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const send = async (inputResponses: InputResponses | undefined, requestState: string | undefined) => {
+      const params: Record<string, unknown> = { name, arguments: args }
+      if (inputResponses !== undefined) params.inputResponses = inputResponses
+      if (requestState !== undefined) params.requestState = requestState
+      return parseCallResult(await this.request('tools/call', params, options))
+    }
+    const first = await send(options.inputResponses, options.requestState)
+    if (options.manual) return first
+    const driveOptions: Parameters<typeof driveInputRequired<CallToolResult>>[1] = {
+      dispatch: (key, request, signal) => this.#answer(key, request, { key, method: 'tools/call', target: name, signal }),
+      retry: send,
+      isInputRequired: (value): value is InputRequiredResult => value.resultType === 'input_required',
+    }
+    if (this.options.maxRounds !== undefined) driveOptions.maxRounds = this.options.maxRounds
+    if (this.options.sleep) driveOptions.sleep = this.options.sleep
+    if (options.signal) driveOptions.signal = options.signal
+    if (options.onRound) driveOptions.onRound = options.onRound
+    return driveInputRequired(first, driveOptions)
+  }
+
+  async #answer(key: string, request: InputRequest, ctx: InputContext): Promise<InputResponse> {
+    switch (request.method) {
+      case 'elicitation/create': {
+        if (!this.options.elicitation) throw new MissingInputHandlerError('elicitation', key)
+        return this.options.elicitation(request.params, ctx)
+      }
+      case 'sampling/createMessage': {
+        if (!this.options.sampling) throw new MissingInputHandlerError('sampling', key)
+        return this.options.sampling(request.params, ctx)
+      }
+      case 'roots/list': {
+        if (!this.options.roots) throw new MissingInputHandlerError('roots', key)
+        return this.options.roots(ctx)
+      }
+    }
+  }
+}
+
+function parseResult<S extends v.GenericSchema>(schema: S, value: unknown, method: string): v.InferOutput<S> {
+  const parsed = v.safeParse(schema, value)
+  if (!parsed.success) {
+    const issue = parsed.issues[0]
+    const path = issue.path?.map((p) => String(p.key)).join('.')
+    throw new InvalidResultError(`Invalid ${method} result${path ? ` at ${path}` : ''}: ${issue.message}`)
+  }
+  return parsed.output
+}
+
+function parseCallResult(result: Record<string, unknown>): CallToolResult | InputRequiredResult {
+  const type = result.resultType
+  if (type === 'input_required') {
+    const irr = parseResult(InputRequiredResult, result, 'tools/call')
+    return irr
+  }
+  if (type !== undefined && type !== 'complete') throw new InvalidResultError(`Unknown resultType '${String(type)}' in tools/call result`)
+  return parseResult(CallToolResult, result, 'tools/call')
+}

@@ -1,0 +1,9 @@
+/**
+ * `edge-mcp/client`: the `Client`, its fetch-based Streamable HTTP transport, and client-side errors.
+ * @module
+ */
+export * from './client.ts'
+export * from './errors.ts'
+export * from './input-required.ts'
+export * from '../transport/http-client.ts'
+export * from '../protocol/index.ts'

@@ -1,0 +1,33 @@
+/**
+ * Protocol constants for MCP 2026-07-28 (spec: basic/index.mdx, basic/versioning.mdx).
+ * @module
+ */
+
+/** The protocol revision this SDK speaks by default. */
+export const LATEST_PROTOCOL_VERSION = '2026-07-28'
+
+/** Every modern (envelope-era) revision this SDK can serve, newest first. */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([LATEST_PROTOCOL_VERSION])
+
+/** The reserved `_meta` keys of the per-request envelope and of results (spec §Lifecycle, `RequestMetaObject`). */
+export const META = Object.freeze({
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+} as const)
+
+/** The prefix every envelope key shares; its presence marks a request as modern-era. */
+export const META_PREFIX = 'io.modelcontextprotocol/'
+
+/** Methods whose result may be an `InputRequiredResult` (spec: basic/patterns/mrtr.mdx). */
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read'])
+
+/** Standard Streamable-HTTP request header names (spec: basic/transports/streamable-http.mdx). */
+export const HEADER = Object.freeze({
+  protocolVersion: 'mcp-protocol-version',
+  method: 'mcp-method',
+  name: 'mcp-name',
+} as const)

@@ -1,0 +1,6 @@
+export * from './constants.ts'
+export * from './errors.ts'
+export * from './jsonrpc.ts'
+export * from './headers.ts'
+export * from './schemas.ts'
+export * from './envelope.ts'

@@ -1,0 +1,65 @@
+/**
+ * JSON-RPC 2.0 framing: classify exactly one inbound message (no batches in MCP 2026-07-28).
+ * @module
+ */
+import { ErrorCode, McpError } from './errors.ts'
+import type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, RequestId } from './schemas.ts'
+
+/** One classified inbound message. */
+export type InboundMessage =
+  | { kind: 'request'; message: JSONRPCRequest }
+  | { kind: 'notification'; message: JSONRPCNotification }
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** True for a value JSON-RPC allows as a request id: a string or a finite number. */
+export function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))
+}
+
+/**
+ * Parse the text of one JSON-RPC message.
+ * @throws McpError -32700 for invalid JSON; -32600 for a batch, a response object, a bad `jsonrpc`,
+ *   a missing or non-string `method`, an id that is neither a string nor a number, or non-object params.
+ */
+export function parseMessage(text: string): InboundMessage {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new McpError(ErrorCode.ParseError, 'Parse error: the body is not valid JSON')
+  }
+  return classifyMessage(value)
+}
+
+/**
+ * Classify an already-parsed JSON value as one request or one notification.
+ * @throws McpError -32600 (with the id echoed on the error when it is readable, see {@link requestIdOf})
+ */
+export function classifyMessage(value: unknown): InboundMessage {
+  if (Array.isArray(value)) throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: batches are not supported; send exactly one JSON-RPC message')
+  if (!isPlainObject(value)) throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: the message must be a JSON object')
+  if (value.jsonrpc !== '2.0') throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "jsonrpc" must be "2.0"')
+  if (!('method' in value)) {
+    const what = 'result' in value || 'error' in value ? 'clients must not send responses' : 'missing "method"'
+    throw new McpError(ErrorCode.InvalidRequest, `Invalid Request: ${what}`)
+  }
+  if (typeof value.method !== 'string' || value.method === '') throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "method" must be a non-empty string')
+  if (value.params !== undefined && !isPlainObject(value.params)) throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "params" must be an object')
+  const params = value.params as Record<string, unknown> | undefined
+  if (!('id' in value)) return { kind: 'notification', message: { jsonrpc: '2.0', method: value.method, params } }
+  if (!isRequestId(value.id)) throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "id" must be a string or a number')
+  return { kind: 'request', message: { jsonrpc: '2.0', id: value.id, method: value.method, params } }
+}
+
+/** The id of a parsed value if it is a readable request id, else null (for error replies). */
+export function requestIdOf(value: unknown): RequestId | null {
+  return isPlainObject(value) && isRequestId(value.id) ? value.id : null
+}
+
+/** Build a JSON-RPC error response. `id` is null when the request's id could not be read. */
+export function errorResponse(id: RequestId | null, error: McpError): JSONRPCErrorResponse {
+  return { jsonrpc: '2.0', id, error: error.toJSON() }
+}

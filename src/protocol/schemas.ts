@@ -1,0 +1,423 @@
+/**
+ * MCP 2026-07-28 wire types as valibot schemas (source: `schema/2026-07-28/schema.ts` of the spec).
+ * Objects are loose: unknown members are kept, as the spec asks receivers to tolerate them.
+ * Each schema has a same-named type: `type CallToolResult = v.InferOutput<typeof CallToolResult>`.
+ * @module
+ */
+import * as v from 'valibot'
+import { META } from './constants.ts'
+
+const JsonObject = v.record(v.string(), v.unknown())
+
+/** `_meta` on any object: a map of namespaced keys. */
+export const MetaObject = JsonObject
+export type MetaObject = v.InferOutput<typeof MetaObject>
+
+/** `RequestId`: a string or a number (never null). */
+export const RequestId = v.union([v.string(), v.number()])
+export type RequestId = v.InferOutput<typeof RequestId>
+
+export const Icon = v.looseObject({
+  src: v.string(),
+  mimeType: v.optional(v.string()),
+  sizes: v.optional(v.array(v.string())),
+  theme: v.optional(v.picklist(['light', 'dark'])),
+})
+export type Icon = v.InferOutput<typeof Icon>
+
+/** `Implementation`: the name and version of a client or server. */
+export const Implementation = v.looseObject({
+  name: v.string(),
+  version: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  websiteUrl: v.optional(v.string()),
+  icons: v.optional(v.array(Icon)),
+})
+export type Implementation = v.InferOutput<typeof Implementation>
+
+/** `ClientCapabilities`, declared per request in the envelope. `elicitation: {}` means form mode only. */
+export const ClientCapabilities = v.looseObject({
+  experimental: v.optional(JsonObject),
+  extensions: v.optional(JsonObject),
+  roots: v.optional(JsonObject),
+  sampling: v.optional(v.looseObject({ context: v.optional(JsonObject), tools: v.optional(JsonObject) })),
+  elicitation: v.optional(v.looseObject({ form: v.optional(JsonObject), url: v.optional(JsonObject) })),
+})
+export type ClientCapabilities = v.InferOutput<typeof ClientCapabilities>
+
+/** `ServerCapabilities`, advertised by `server/discover`. */
+export const ServerCapabilities = v.looseObject({
+  experimental: v.optional(JsonObject),
+  extensions: v.optional(JsonObject),
+  logging: v.optional(JsonObject),
+  completions: v.optional(JsonObject),
+  prompts: v.optional(v.looseObject({ listChanged: v.optional(v.boolean()) })),
+  resources: v.optional(v.looseObject({ subscribe: v.optional(v.boolean()), listChanged: v.optional(v.boolean()) })),
+  tools: v.optional(v.looseObject({ listChanged: v.optional(v.boolean()) })),
+})
+export type ServerCapabilities = v.InferOutput<typeof ServerCapabilities>
+
+export const LoggingLevel = v.picklist(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
+export type LoggingLevel = v.InferOutput<typeof LoggingLevel>
+
+/** `RequestMetaObject`: the per-request envelope. protocolVersion and clientCapabilities are required. */
+export const RequestMeta = v.looseObject({
+  [META.protocolVersion]: v.string(),
+  [META.clientCapabilities]: ClientCapabilities,
+  [META.clientInfo]: v.optional(Implementation),
+  [META.logLevel]: v.optional(LoggingLevel),
+  progressToken: v.optional(v.union([v.string(), v.number()])),
+})
+export type RequestMeta = v.InferOutput<typeof RequestMeta>
+
+// ---------------------------------------------------------------- JSON-RPC framing
+
+export const JSONRPCRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.string(),
+  params: v.optional(JsonObject),
+})
+export type JSONRPCRequest = v.InferOutput<typeof JSONRPCRequest>
+
+export const JSONRPCNotification = v.object({
+  jsonrpc: v.literal('2.0'),
+  method: v.string(),
+  params: v.optional(JsonObject),
+})
+export type JSONRPCNotification = v.InferOutput<typeof JSONRPCNotification>
+
+export const ErrorObject = v.looseObject({ code: v.pipe(v.number(), v.integer()), message: v.string(), data: v.optional(v.unknown()) })
+export type ErrorObject = v.InferOutput<typeof ErrorObject>
+
+export const JSONRPCResultResponse = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, result: JsonObject })
+export type JSONRPCResultResponse = v.InferOutput<typeof JSONRPCResultResponse>
+
+export const JSONRPCErrorResponse = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: v.optional(v.nullable(RequestId)),
+  error: ErrorObject,
+})
+export type JSONRPCErrorResponse = v.InferOutput<typeof JSONRPCErrorResponse>
+
+export const JSONRPCResponse = v.union([JSONRPCResultResponse, JSONRPCErrorResponse])
+export type JSONRPCResponse = v.InferOutput<typeof JSONRPCResponse>
+
+// ---------------------------------------------------------------- content
+
+const Annotations = v.looseObject({
+  audience: v.optional(v.array(v.picklist(['user', 'assistant']))),
+  priority: v.optional(v.number()),
+  lastModified: v.optional(v.string()),
+})
+const base = { annotations: v.optional(Annotations), _meta: v.optional(MetaObject) }
+
+export const TextContent = v.looseObject({ type: v.literal('text'), text: v.string(), ...base })
+export type TextContent = v.InferOutput<typeof TextContent>
+export const ImageContent = v.looseObject({ type: v.literal('image'), data: v.string(), mimeType: v.string(), ...base })
+export type ImageContent = v.InferOutput<typeof ImageContent>
+export const AudioContent = v.looseObject({ type: v.literal('audio'), data: v.string(), mimeType: v.string(), ...base })
+export type AudioContent = v.InferOutput<typeof AudioContent>
+
+export const TextResourceContents = v.looseObject({ uri: v.string(), mimeType: v.optional(v.string()), text: v.string(), _meta: v.optional(MetaObject) })
+export const BlobResourceContents = v.looseObject({ uri: v.string(), mimeType: v.optional(v.string()), blob: v.string(), _meta: v.optional(MetaObject) })
+export const ResourceContents = v.union([TextResourceContents, BlobResourceContents])
+
+export const ResourceLink = v.looseObject({
+  type: v.literal('resource_link'),
+  uri: v.string(),
+  name: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  mimeType: v.optional(v.string()),
+  size: v.optional(v.number()),
+  icons: v.optional(v.array(Icon)),
+  ...base,
+})
+export type ResourceLink = v.InferOutput<typeof ResourceLink>
+export const EmbeddedResource = v.looseObject({ type: v.literal('resource'), resource: ResourceContents, ...base })
+export type EmbeddedResource = v.InferOutput<typeof EmbeddedResource>
+
+/** `ContentBlock`: what tools and prompts return. */
+export const ContentBlock = v.variant('type', [TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource])
+export type ContentBlock = v.InferOutput<typeof ContentBlock>
+
+export const ToolUseContent = v.looseObject({
+  type: v.literal('tool_use'),
+  id: v.string(),
+  name: v.string(),
+  input: JsonObject,
+  _meta: v.optional(MetaObject),
+})
+export type ToolUseContent = v.InferOutput<typeof ToolUseContent>
+export const ToolResultContent = v.looseObject({
+  type: v.literal('tool_result'),
+  toolUseId: v.string(),
+  content: v.array(ContentBlock),
+  structuredContent: v.optional(v.unknown()),
+  isError: v.optional(v.boolean()),
+  _meta: v.optional(MetaObject),
+})
+export type ToolResultContent = v.InferOutput<typeof ToolResultContent>
+
+const SamplingContentBlock = v.variant('type', [TextContent, ImageContent, AudioContent, ToolUseContent, ToolResultContent])
+export const SamplingMessage = v.looseObject({
+  role: v.picklist(['user', 'assistant']),
+  content: v.union([SamplingContentBlock, v.array(SamplingContentBlock)]),
+  _meta: v.optional(MetaObject),
+})
+export type SamplingMessage = v.InferOutput<typeof SamplingMessage>
+
+// ---------------------------------------------------------------- tools
+
+export const ToolAnnotations = v.looseObject({
+  title: v.optional(v.string()),
+  readOnlyHint: v.optional(v.boolean()),
+  destructiveHint: v.optional(v.boolean()),
+  idempotentHint: v.optional(v.boolean()),
+  openWorldHint: v.optional(v.boolean()),
+})
+
+/** `Tool`: a tool definition as listed by `tools/list`. */
+export const Tool = v.looseObject({
+  name: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  inputSchema: v.looseObject({ type: v.literal('object') }),
+  outputSchema: v.optional(JsonObject),
+  annotations: v.optional(ToolAnnotations),
+  icons: v.optional(v.array(Icon)),
+  execution: v.optional(JsonObject),
+  _meta: v.optional(MetaObject),
+})
+export type Tool = v.InferOutput<typeof Tool>
+
+// ---------------------------------------------------------------- elicitation, sampling, roots
+
+const StringSchema = v.looseObject({
+  type: v.literal('string'),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  minLength: v.optional(v.number()),
+  maxLength: v.optional(v.number()),
+  format: v.optional(v.string()),
+  default: v.optional(v.string()),
+  enum: v.optional(v.array(v.string())),
+  enumNames: v.optional(v.array(v.string())),
+  oneOf: v.optional(v.array(v.looseObject({ const: v.string(), title: v.string() }))),
+})
+const NumberSchema = v.looseObject({
+  type: v.picklist(['number', 'integer']),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  minimum: v.optional(v.number()),
+  maximum: v.optional(v.number()),
+  default: v.optional(v.number()),
+})
+const BooleanSchema = v.looseObject({
+  type: v.literal('boolean'),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  default: v.optional(v.boolean()),
+})
+const MultiSelectSchema = v.looseObject({
+  type: v.literal('array'),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  minItems: v.optional(v.number()),
+  maxItems: v.optional(v.number()),
+  items: v.union([
+    v.looseObject({ type: v.literal('string'), enum: v.array(v.string()) }),
+    v.looseObject({ anyOf: v.array(v.looseObject({ const: v.string(), title: v.string() })) }),
+  ]),
+  default: v.optional(v.array(v.string())),
+})
+/** `PrimitiveSchemaDefinition`: one field of a form-mode elicitation schema (flat: no nesting). */
+export const PrimitiveSchemaDefinition = v.union([StringSchema, NumberSchema, BooleanSchema, MultiSelectSchema])
+export type PrimitiveSchemaDefinition = v.InferOutput<typeof PrimitiveSchemaDefinition>
+export { StringSchema, NumberSchema, BooleanSchema, MultiSelectSchema }
+
+/** The `requestedSchema` of a form-mode elicitation: a flat object of primitives. */
+export const RequestedSchema = v.looseObject({
+  $schema: v.optional(v.string()),
+  type: v.literal('object'),
+  properties: v.record(v.string(), PrimitiveSchemaDefinition),
+  required: v.optional(v.array(v.string())),
+})
+export type RequestedSchema = v.InferOutput<typeof RequestedSchema>
+
+export const ElicitRequestFormParams = v.looseObject({
+  mode: v.optional(v.literal('form')),
+  message: v.string(),
+  requestedSchema: RequestedSchema,
+  _meta: v.optional(MetaObject),
+})
+export type ElicitRequestFormParams = v.InferOutput<typeof ElicitRequestFormParams>
+
+export const ElicitRequestURLParams = v.looseObject({
+  mode: v.literal('url'),
+  message: v.string(),
+  url: v.pipe(v.string(), v.url()),
+  _meta: v.optional(MetaObject),
+})
+export type ElicitRequestURLParams = v.InferOutput<typeof ElicitRequestURLParams>
+
+export const ElicitRequestParams = v.union([ElicitRequestURLParams, ElicitRequestFormParams])
+export type ElicitRequestParams = v.InferOutput<typeof ElicitRequestParams>
+
+/** `ElicitResult`: the user's answer. `content` only with `accept` in form mode. */
+export const ElicitResult = v.looseObject({
+  action: v.picklist(['accept', 'decline', 'cancel']),
+  content: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.array(v.string())]))),
+  _meta: v.optional(MetaObject),
+})
+export type ElicitResult = v.InferOutput<typeof ElicitResult>
+
+export const ModelPreferences = v.looseObject({
+  hints: v.optional(v.array(v.looseObject({ name: v.optional(v.string()) }))),
+  costPriority: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+  speedPriority: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+  intelligencePriority: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+})
+
+export const CreateMessageRequestParams = v.looseObject({
+  messages: v.array(SamplingMessage),
+  maxTokens: v.number(),
+  modelPreferences: v.optional(ModelPreferences),
+  systemPrompt: v.optional(v.string()),
+  includeContext: v.optional(v.picklist(['none', 'thisServer', 'allServers'])),
+  temperature: v.optional(v.number()),
+  stopSequences: v.optional(v.array(v.string())),
+  metadata: v.optional(JsonObject),
+  tools: v.optional(v.array(Tool)),
+  toolChoice: v.optional(v.looseObject({ mode: v.optional(v.picklist(['auto', 'required', 'none'])) })),
+  _meta: v.optional(MetaObject),
+})
+export type CreateMessageRequestParams = v.InferOutput<typeof CreateMessageRequestParams>
+
+export const CreateMessageResult = v.looseObject({
+  role: v.picklist(['user', 'assistant']),
+  content: v.union([SamplingContentBlock, v.array(SamplingContentBlock)]),
+  model: v.string(),
+  stopReason: v.optional(v.string()),
+  _meta: v.optional(MetaObject),
+})
+export type CreateMessageResult = v.InferOutput<typeof CreateMessageResult>
+
+export const Root = v.looseObject({ uri: v.string(), name: v.optional(v.string()), _meta: v.optional(MetaObject) })
+export type Root = v.InferOutput<typeof Root>
+export const ListRootsResult = v.looseObject({ roots: v.array(Root), _meta: v.optional(MetaObject) })
+export type ListRootsResult = v.InferOutput<typeof ListRootsResult>
+
+// ---------------------------------------------------------------- MRTR
+
+/** An elicitation request embedded in `inputRequests` (bare `{method, params}`, no id). */
+export const ElicitRequest = v.looseObject({ method: v.literal('elicitation/create'), params: ElicitRequestParams })
+export type ElicitRequest = v.InferOutput<typeof ElicitRequest>
+export const CreateMessageRequest = v.looseObject({ method: v.literal('sampling/createMessage'), params: CreateMessageRequestParams })
+export type CreateMessageRequest = v.InferOutput<typeof CreateMessageRequest>
+export const ListRootsRequest = v.looseObject({
+  method: v.literal('roots/list'),
+  params: v.optional(v.looseObject({ _meta: v.optional(MetaObject) })),
+})
+export type ListRootsRequest = v.InferOutput<typeof ListRootsRequest>
+
+/** `InputRequest`: what a server may ask the client for inside an `InputRequiredResult`. */
+export const InputRequest = v.variant('method', [ElicitRequest, CreateMessageRequest, ListRootsRequest])
+export type InputRequest = v.InferOutput<typeof InputRequest>
+export const InputRequests = v.record(v.string(), InputRequest)
+export type InputRequests = v.InferOutput<typeof InputRequests>
+
+/** `InputResponse`: the bare result answering one `InputRequest` (no `resultType`). */
+export const InputResponse = v.union([ElicitResult, CreateMessageResult, ListRootsResult])
+export type InputResponse = v.InferOutput<typeof InputResponse>
+export const InputResponses = v.record(v.string(), InputResponse)
+export type InputResponses = v.InferOutput<typeof InputResponses>
+
+/** `InputRequiredResult`: "ask the client, then retry" (spec: basic/patterns/mrtr.mdx). */
+export const InputRequiredResult = v.looseObject({
+  resultType: v.literal('input_required'),
+  inputRequests: v.optional(InputRequests),
+  requestState: v.optional(v.string()),
+  _meta: v.optional(MetaObject),
+})
+export type InputRequiredResult = v.InferOutput<typeof InputRequiredResult>
+
+// ---------------------------------------------------------------- requests and results
+
+const RequestParamsBase = { _meta: RequestMeta }
+
+export const CallToolRequestParams = v.looseObject({
+  ...RequestParamsBase,
+  name: v.string(),
+  arguments: v.optional(v.nullable(JsonObject)),
+  inputResponses: v.optional(InputResponses),
+  requestState: v.optional(v.nullable(v.string())),
+})
+export type CallToolRequestParams = v.InferOutput<typeof CallToolRequestParams>
+
+export const CallToolRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.literal('tools/call'),
+  params: CallToolRequestParams,
+})
+
+export const PaginatedRequestParams = v.looseObject({ ...RequestParamsBase, cursor: v.optional(v.string()) })
+export const ListToolsRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.literal('tools/list'),
+  params: PaginatedRequestParams,
+})
+export const DiscoverRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.literal('server/discover'),
+  params: v.looseObject(RequestParamsBase),
+})
+
+const ResultBase = { _meta: v.optional(MetaObject) }
+const Cacheable = { ttlMs: v.pipe(v.number(), v.integer(), v.minValue(0)), cacheScope: v.picklist(['public', 'private']) }
+
+/** `CallToolResult`: a complete tool result. Tool failures are `isError: true`, not JSON-RPC errors. */
+export const CallToolResult = v.looseObject({
+  resultType: v.optional(v.literal('complete')),
+  content: v.array(ContentBlock),
+  structuredContent: v.optional(v.unknown()),
+  isError: v.optional(v.boolean()),
+  ...ResultBase,
+})
+export type CallToolResult = v.InferOutput<typeof CallToolResult>
+
+export const ListToolsResult = v.looseObject({
+  resultType: v.optional(v.literal('complete')),
+  tools: v.array(Tool),
+  nextCursor: v.optional(v.string()),
+  ...Cacheable,
+  ...ResultBase,
+})
+export type ListToolsResult = v.InferOutput<typeof ListToolsResult>
+
+/** `DiscoverResult`: versions, capabilities and cache hints; serverInfo travels in `_meta`. */
+export const DiscoverResult = v.looseObject({
+  resultType: v.optional(v.literal('complete')),
+  supportedVersions: v.array(v.string()),
+  capabilities: ServerCapabilities,
+  instructions: v.optional(v.string()),
+  ...Cacheable,
+  ...ResultBase,
+})
+export type DiscoverResult = v.InferOutput<typeof DiscoverResult>
+
+export const CancelledNotificationParams = v.looseObject({
+  requestId: v.optional(RequestId),
+  reason: v.optional(v.string()),
+  _meta: v.optional(MetaObject),
+})
+export const CancelledNotification = v.object({
+  jsonrpc: v.literal('2.0'),
+  method: v.literal('notifications/cancelled'),
+  params: CancelledNotificationParams,
+})

@@ -1,0 +1,56 @@
+/**
+ * What a handler knows about the request it serves.
+ * @module
+ */
+import type { RequestEnvelope, RequiredCapability } from '../protocol/envelope.ts'
+import type { ClientCapabilities, Implementation, RequestId } from '../protocol/schemas.ts'
+import type { AuthInfo } from '../state/security.ts'
+
+/** Facts a transport hands to the server with each message. All optional. */
+export interface RequestInfo {
+  /** The HTTP request, when served over HTTP (read headers here; they are client input, never identity). */
+  request?: Request
+  /** Environment bindings (a Worker's `env`). */
+  env?: unknown
+  /** The runtime's execution context (a Worker's `ctx`, with `waitUntil`). */
+  executionCtx?: unknown
+  /** Verified auth info from your auth layer; the default request-state principal is derived from it. */
+  authInfo?: AuthInfo
+  /** Aborts when the client goes away (on Workers: `request.signal`). */
+  signal?: AbortSignal
+}
+
+/** The context passed to every request handler. */
+export interface RequestContext extends RequestInfo {
+  /** The JSON-RPC method, e.g. `tools/call`. */
+  method: string
+  /** The JSON-RPC id of this request (each round of a multi-round call has a new id). */
+  requestId: RequestId
+  /** The request's `_meta` envelope. */
+  envelope: RequestEnvelope
+  /** Shorthand for `envelope.protocolVersion`. */
+  protocolVersion: string
+  /** Shorthand for `envelope.clientCapabilities`: what this request's client can do, this request only. */
+  clientCapabilities: ClientCapabilities
+  /** Shorthand for `envelope.clientInfo` (unverified). */
+  clientInfo: Implementation | undefined
+  /** Always present: aborts when the client goes away. */
+  signal: AbortSignal
+  /**
+   * Throw `-32021` (HTTP 400, `data.requiredCapabilities`) unless the client declared every capability.
+   * @example ctx.requireCapabilities('elicitation.form')
+   */
+  requireCapabilities(...needs: RequiredCapability[]): void
+}
+
+/** A sink for the server's own diagnostics (request-state rejections, handler crashes). */
+export interface Logger {
+  warn(message: string): void
+  error(message: string, error?: unknown): void
+}
+
+/** The default logger: `console.warn` / `console.error`. */
+export const consoleLogger: Logger = {
+  warn: (message) => console.warn(`[edge-mcp] ${message}`),
+  error: (message, error) => console.error(`[edge-mcp] ${message}`, error ?? ''),
+}

@@ -1,0 +1,19 @@
+/**
+ * `edge-mcp/server`: the low-level `Server`, the high-level `McpServer`, the fetch handler, request-state sealing.
+ * @module
+ */
+export * from './context.ts'
+export * from './results.ts'
+export * from './server.ts'
+export * from './mcp-server.ts'
+export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
+export {
+  RequestStateSecurity,
+  authenticatedPrincipal,
+  type AuthInfo,
+  type RequestStateSecurityOptions,
+  type PrincipalSource,
+} from '../state/security.ts'
+export { AesGcmKeyRing, type RequestStateCodec, type RequestStateKey } from '../state/codec.ts'
+export { InvalidRequestStateError } from '../state/errors.ts'
+export * from '../protocol/index.ts'

@@ -1,0 +1,166 @@
+/**
+ * The high-level server: register tools with valibot input schemas; requestState sealed by default.
+ * @module
+ */
+import * as v from 'valibot'
+import { toJsonSchema } from '@valibot/to-json-schema'
+import { ErrorCode, McpError } from '../protocol/errors.ts'
+import {
+  InputResponses,
+  type CallToolResult,
+  type Implementation,
+  type InputRequiredResult,
+  type Tool,
+} from '../protocol/schemas.ts'
+import { RequestStateSecurity } from '../state/security.ts'
+import type { RequestContext } from './context.ts'
+import { isInputRequired } from './results.ts'
+import { Server, type ResultObject, type ServerOptions } from './server.ts'
+
+/** A valibot object schema, or the entries of one (`{ title: v.string() }`). */
+export type ToolInput = v.ObjectEntries | v.GenericSchema<Record<string, unknown>, Record<string, unknown>>
+
+/** The validated arguments type of a {@link ToolInput}. */
+export type ToolArgs<I extends ToolInput | undefined> = I extends v.GenericSchema
+  ? v.InferOutput<I>
+  : I extends v.ObjectEntries
+    ? v.InferOutput<v.ObjectSchema<I, undefined>>
+    : Record<string, never>
+
+/** What a tool handler may return: a result, an `InputRequiredResult`, or a string (one text block). */
+export type ToolReturn = CallToolResult | InputRequiredResult | string
+
+/** The context of a tool call: the request context plus this round's answers and plaintext state. */
+export interface ToolContext extends RequestContext {
+  /** The tool's name. */
+  toolName: string
+  /** The client's answers to the previous round's `inputRequests`, by key (undefined on the first round). */
+  inputResponses: InputResponses | undefined
+  /** The plaintext state your previous round returned (verified and unsealed), undefined on the first round. */
+  requestState: string | undefined
+}
+
+/** A tool handler. Throw `McpError` for a JSON-RPC error; any other throw becomes an `isError` result. */
+export type ToolHandler<Args> = (args: Args, ctx: ToolContext) => ToolReturn | Promise<ToolReturn>
+
+/** Registration options of a tool (spec: server/tools.mdx `Tool`). */
+export interface ToolConfig<I extends ToolInput | undefined> {
+  title?: string
+  description?: string
+  /** Input arguments as a valibot object schema or its entries; advertised as `inputSchema` (JSON Schema 2020-12). */
+  input?: I
+  annotations?: Tool['annotations']
+  icons?: Tool['icons']
+  _meta?: Record<string, unknown>
+}
+
+/** Options of {@link McpServer}. */
+export interface McpServerOptions extends ServerOptions {
+  /**
+   * How `requestState` is sealed. Default `RequestStateSecurity.ephemeral()` (one random key per process;
+   * the audience is the server's name). Pass shared keys when retries may reach another instance.
+   */
+  requestStateSecurity?: RequestStateSecurity
+}
+
+interface RegisteredTool {
+  definition: Tool
+  schema: v.GenericSchema<unknown, Record<string, unknown>>
+  handler: ToolHandler<never>
+}
+
+/**
+ * A high-level MCP server.
+ *
+ * @throws Error at construction when an explicit `requestStateSecurity` is given to a server with an empty name.
+ * @example
+ * const mcp = new McpServer({ name: 'provisioner', version: '1.0.0' })
+ * mcp.tool('provision', { description: 'Provision a database.', input: { name: v.string() } }, ({ name }, ctx) => {
+ *   const answer = acceptedContent(ctx.inputResponses?.region)
+ *   if (!answer) return inputRequired({ region: elicitForm('Which region?', regionSchema) }, 'provision-v1')
+ *   return `Provisioned '${name}' in ${answer.region}.`
+ * })
+ * export default { fetch: createFetchHandler(mcp) }
+ */
+export class McpServer {
+  /** The low-level server underneath (register other methods here). */
+  readonly server: Server
+  readonly #tools = new Map<string, RegisteredTool>()
+
+  constructor(info: Implementation, options: McpServerOptions = {}) {
+    this.server = new Server(info, options)
+    this.server.useRequestStateSecurity(options.requestStateSecurity ?? RequestStateSecurity.ephemeral())
+    this.server.setRequestHandler('tools/list', () => this.#listTools())
+    this.server.setRequestHandler('tools/call', (params, ctx) => this.#callTool(params, ctx))
+  }
+
+  /**
+   * Register a tool. Tools are listed in registration order.
+   * @throws Error when a tool with this name is already registered.
+   */
+  tool<I extends ToolInput | undefined = undefined>(name: string, config: ToolConfig<I>, handler: ToolHandler<ToolArgs<I>>): this {
+    if (this.#tools.has(name)) throw new Error(`Tool '${name}' is already registered`)
+    const input = config.input
+    const schema = (input === undefined ? v.object({}) : isSchema(input) ? input : v.object(input)) as v.GenericSchema<unknown, Record<string, unknown>>
+    const { $schema: _ignored, ...inputSchema } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }) as Record<string, unknown>
+    const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
+    if (config.title !== undefined) definition.title = config.title
+    if (config.description !== undefined) definition.description = config.description
+    if (config.annotations !== undefined) definition.annotations = config.annotations
+    if (config.icons !== undefined) definition.icons = config.icons
+    if (config._meta !== undefined) definition._meta = config._meta
+    this.#tools.set(name, { definition, schema, handler: handler as ToolHandler<never> })
+    return this
+  }
+
+  #listTools(): ResultObject {
+    return { tools: [...this.#tools.values()].map((t) => t.definition), ...this.server.cache }
+  }
+
+  async #callTool(params: Record<string, unknown>, ctx: RequestContext): Promise<ResultObject> {
+    const name = params.name
+    if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "name" must be a string')
+    const tool = this.#tools.get(name)
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
+    let inputResponses: InputResponses | undefined
+    if (params.inputResponses !== undefined) {
+      const parsed = v.safeParse(InputResponses, params.inputResponses)
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${describeIssue(parsed.issues[0])}`)
+      inputResponses = parsed.output
+    }
+    const requestState = typeof params.requestState === 'string' ? params.requestState : undefined
+    const rawArgs = params.arguments ?? {}
+    const args = v.safeParse(tool.schema, rawArgs)
+    if (!args.success) {
+      return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
+    }
+    const toolCtx: ToolContext = { ...ctx, toolName: name, inputResponses, requestState }
+    let out: ToolReturn
+    try {
+      out = await tool.handler(args.output as never, toolCtx)
+    } catch (error) {
+      if (error instanceof McpError) throw error
+      const message = error instanceof Error ? error.message : String(error)
+      return toolResult(true, `Error executing tool ${name}: ${message}`)
+    }
+    if (typeof out === 'string') return toolResult(false, out)
+    if (isInputRequired(out)) return out
+    return out as ResultObject
+  }
+}
+
+function isSchema(input: ToolInput): input is v.GenericSchema<Record<string, unknown>, Record<string, unknown>> {
+  return typeof input === 'object' && input !== null && (input as { kind?: unknown }).kind === 'schema'
+}
+
+function toolResult(isError: boolean, text: string): ResultObject {
+  const result: CallToolResult = { content: [{ type: 'text', text }] }
+  if (isError) result.isError = true
+  return result
+}
+
+/** "field 'a.b': message" for a valibot issue (the field path, then valibot's message). */
+export function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const path = issue.path?.map((p) => String(p.key)).join('.')
+  return path ? `field '${path}': ${issue.message}` : issue.message
+}

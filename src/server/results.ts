@@ -1,0 +1,58 @@
+/**
+ * Small builders for results and input requests (spec: server/tools.mdx, basic/patterns/mrtr.mdx).
+ * @module
+ */
+import type {
+  CallToolResult,
+  ElicitRequest,
+  InputRequest,
+  InputRequiredResult,
+  InputResponse,
+  RequestedSchema,
+} from '../protocol/schemas.ts'
+
+/**
+ * An `InputRequiredResult`: ask the client for input, then expect a retry.
+ * @param inputRequests - keyed requests (`elicitForm`, `elicitUrl`, sampling, roots); keys are yours.
+ * @param requestState - plaintext state for your next round; `McpServer` seals it on the wire.
+ * @example return inputRequired({ region: elicitForm('Which region?', schema) }, 'provision-v1')
+ */
+export function inputRequired(inputRequests?: Record<string, InputRequest>, requestState?: string): InputRequiredResult {
+  const result: InputRequiredResult = { resultType: 'input_required' }
+  if (inputRequests !== undefined) result.inputRequests = inputRequests
+  if (requestState !== undefined) result.requestState = requestState
+  return result
+}
+
+/** A form-mode `elicitation/create` input request. `requestedSchema` is a flat object of primitives. */
+export function elicitForm(message: string, requestedSchema: RequestedSchema): ElicitRequest {
+  return { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } }
+}
+
+/** A URL-mode `elicitation/create` input request: the user completes it out of band, then the client retries. */
+export function elicitUrl(message: string, url: string): ElicitRequest {
+  return { method: 'elicitation/create', params: { mode: 'url', message, url } }
+}
+
+/** The `content` of an accepted elicitation answer, or undefined for a decline, cancel, or anything else. */
+export function acceptedContent(response: InputResponse | undefined): Record<string, string | number | boolean | string[]> | undefined {
+  if (response && 'action' in response && response.action === 'accept' && response.content) {
+    return response.content as Record<string, string | number | boolean | string[]>
+  }
+  return undefined
+}
+
+/** A `CallToolResult` with one text block. */
+export function textResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }] }
+}
+
+/** A `CallToolResult` with `isError: true` and one text block: a tool failure the model can read. */
+export function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true }
+}
+
+/** True when a result object is an `InputRequiredResult`. */
+export function isInputRequired(result: unknown): result is InputRequiredResult {
+  return typeof result === 'object' && result !== null && (result as { resultType?: unknown }).resultType === 'input_required'
+}

@@ -1,0 +1,265 @@
+/**
+ * The low-level MCP server: one handler per method, the request envelope, `server/discover`, and the
+ * optional request-state boundary. Transport-agnostic: feed it parsed messages, get responses back.
+ * @module
+ */
+import { INPUT_REQUIRED_METHODS, LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { checkProtocolVersion, hasEnvelope, readEnvelope, requireCapabilities } from '../protocol/envelope.ts'
+import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
+import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
+import type { Implementation, JSONRPCRequest, JSONRPCResponse, ServerCapabilities } from '../protocol/schemas.ts'
+import { argumentsDigest } from '../state/canonical.ts'
+import { InvalidRequestStateError } from '../state/errors.ts'
+import type { RequestBinding, RequestStateSecurity } from '../state/security.ts'
+import { consoleLogger, type Logger, type RequestContext, type RequestInfo } from './context.ts'
+import { isInputRequired } from './results.ts'
+
+/** Params of a request as received (`_meta` envelope included). */
+export type RequestParams = Record<string, unknown>
+/** A result object; `resultType` and `_meta` serverInfo are added by the server. */
+export type ResultObject = Record<string, unknown>
+/** Handles one method. Throw `McpError` to answer with a JSON-RPC error. */
+export type RequestHandler = (params: RequestParams, ctx: RequestContext) => ResultObject | Promise<ResultObject>
+/** Handles one notification method; its return value and errors are ignored. */
+export type NotificationHandler = (params: RequestParams, info: RequestInfo) => void | Promise<void>
+
+/** Cache hints of a `CacheableResult` (spec: server/utilities/caching.mdx). */
+export interface CacheHints {
+  /** How long the result stays fresh, in **milliseconds** (integer ≥ 0). */
+  ttlMs: number
+  /** `public`: shareable across users; `private`: same authorization context only. */
+  cacheScope: 'public' | 'private'
+}
+
+/** Options of {@link Server}. */
+export interface ServerOptions {
+  /** Capabilities to advertise in `server/discover` (merged with those implied by registered handlers). */
+  capabilities?: ServerCapabilities
+  /** Instructions for the model, returned by `server/discover`. */
+  instructions?: string
+  /** Protocol versions served. Default `["2026-07-28"]`. */
+  supportedVersions?: readonly string[]
+  /** Cache hints for `server/discover` and list results. Default `{ ttlMs: 0, cacheScope: 'private' }`. */
+  cache?: CacheHints
+  /** Where diagnostics go. Default: the console. */
+  logger?: Logger
+}
+
+/** What the server answers for one inbound message: an HTTP-like status and, for requests, a response. */
+export interface Handled {
+  /** 200 for results and in-band errors; 202 for notifications; 400/404 where the spec fixes a status. */
+  status: number
+  /** The JSON-RPC response; undefined for notifications. */
+  response?: JSONRPCResponse
+}
+
+const METHOD_CAPABILITY: Record<string, keyof ServerCapabilities> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'completion/complete': 'completions',
+}
+
+/**
+ * A low-level MCP server. It validates the request envelope, answers `server/discover`, routes each
+ * method to its handler, and stamps `resultType` and `_meta` serverInfo on every result. It sends
+ * `requestState` verbatim until you switch sealing on with {@link Server.useRequestStateSecurity}.
+ *
+ * @example
+ * const server = new Server({ name: 'provisioner', version: '1.0.0' })
+ * server.useRequestStateSecurity(RequestStateSecurity.ephemeral()) // one line: seal requestState
+ * server.setRequestHandler('tools/list', () => ({ tools: [...], ttlMs: 0, cacheScope: 'private' }))
+ * server.setRequestHandler('tools/call', async (params, ctx) => ...)
+ */
+export class Server {
+  /** The server's name and version, sent in `_meta` serverInfo. */
+  readonly info: Implementation
+  readonly options: ServerOptions
+  readonly logger: Logger
+  readonly #handlers = new Map<string, RequestHandler>()
+  readonly #notificationHandlers = new Map<string, NotificationHandler>()
+  #security: { policy: RequestStateSecurity; audience: string | undefined } | undefined
+
+  constructor(info: Implementation, options: ServerOptions = {}) {
+    this.info = info
+    this.options = options
+    this.logger = options.logger ?? consoleLogger
+    this.#handlers.set('server/discover', () => this.#discover())
+  }
+
+  /** The versions this server accepts. */
+  get supportedVersions(): readonly string[] {
+    return this.options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS
+  }
+
+  /** Cache hints used for discover and list results. */
+  get cache(): CacheHints {
+    return this.options.cache ?? { ttlMs: 0, cacheScope: 'private' }
+  }
+
+  /** Register (or replace) the handler of a request method. */
+  setRequestHandler(method: string, handler: RequestHandler): this {
+    this.#handlers.set(method, handler)
+    return this
+  }
+
+  /** Register the handler of a notification method. Unknown notifications are accepted and ignored. */
+  setNotificationHandler(method: string, handler: NotificationHandler): this {
+    this.#notificationHandlers.set(method, handler)
+    return this
+  }
+
+  /**
+   * Seal every outbound `requestState` of `tools/call`, `prompts/get` and `resources/read`, and verify
+   * every inbound one (frozen `-32602 "Invalid or expired requestState"` on any failure).
+   * @param audience - the audience claim; default: the policy's audience, else this server's name.
+   * @throws Error when neither the policy nor the server has a real name and the policy is not ephemeral.
+   */
+  useRequestStateSecurity(policy: RequestStateSecurity, audience: string | undefined = policy.audience ?? (this.info.name || undefined)): this {
+    if (audience === undefined && !policy.isEphemeral) {
+      throw new Error(
+        'requestStateSecurity is configured but this server has no name. Sealed requestState carries the server name as an ' +
+          'audience claim, so state minted by another service sharing the same keys is rejected; unnamed servers would all ' +
+          'stamp the same placeholder and the check would mean nothing. Name the server or set RequestStateSecurity({ audience }).',
+      )
+    }
+    this.#security = { policy, audience }
+    return this
+  }
+
+  /** The active request-state policy, if sealing is on. */
+  get requestStateSecurity(): RequestStateSecurity | undefined {
+    return this.#security?.policy
+  }
+
+  /** Answer one classified inbound message. Never throws. */
+  async handle(message: InboundMessage, info: RequestInfo = {}): Promise<Handled> {
+    if (message.kind === 'notification') {
+      const handler = this.#notificationHandlers.get(message.message.method)
+      if (handler) {
+        try {
+          await handler(message.message.params ?? {}, info)
+        } catch (error) {
+          this.logger.error(`notification handler for ${message.message.method} failed`, error)
+        }
+      }
+      return { status: 202 }
+    }
+    return this.handleRequest(message.message, info)
+  }
+
+  /** Answer one JSON-RPC request. Never throws: failures become JSON-RPC errors. */
+  async handleRequest(request: JSONRPCRequest, info: RequestInfo = {}): Promise<Handled> {
+    try {
+      const result = await this.#dispatch(request, info)
+      return { status: 200, response: { jsonrpc: '2.0', id: request.id, result } }
+    } catch (error) {
+      const mcp = this.#toMcpError(error, request.method)
+      return { status: mcp.httpStatus ?? 200, response: errorResponse(request.id, mcp) }
+    }
+  }
+
+  #toMcpError(error: unknown, method: string): McpError {
+    if (error instanceof McpError) return error
+    this.logger.error(`handler for ${method} failed`, error)
+    return new McpError(ErrorCode.InternalError, 'Internal error')
+  }
+
+  async #dispatch(request: JSONRPCRequest, info: RequestInfo): Promise<ResultObject> {
+    let params: RequestParams = request.params ?? {}
+    if (!hasEnvelope(params) && request.method === 'initialize') {
+      const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : ''
+      checkProtocolVersion(requested, this.supportedVersions)
+    }
+    const envelope = readEnvelope(params)
+    checkProtocolVersion(envelope.protocolVersion, this.supportedVersions)
+    const handler = this.#handlers.get(request.method)
+    if (!handler) {
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`, { reason: 'unknown method' })
+    }
+    const ctx: RequestContext = {
+      ...info,
+      method: request.method,
+      requestId: request.id,
+      envelope,
+      protocolVersion: envelope.protocolVersion,
+      clientCapabilities: envelope.clientCapabilities,
+      clientInfo: envelope.clientInfo,
+      signal: info.signal ?? new AbortController().signal,
+      requireCapabilities: (...needs) => requireCapabilities(envelope.clientCapabilities, ...needs),
+    }
+
+    const carrier = INPUT_REQUIRED_METHODS.has(request.method)
+    if (carrier && params.requestState === null) {
+      params = { ...params }
+      delete params.requestState
+    }
+    const security = carrier ? this.#security : undefined
+    let binding: RequestBinding | undefined
+    if (security && params.requestState !== undefined) {
+      try {
+        binding = await bindingOf(request.method, params, security.policy.principalOf(info))
+        const plaintext = await security.policy.open(params.requestState, binding, security.audience)
+        params = { ...params, requestState: plaintext }
+      } catch (error) {
+        const reason = error instanceof InvalidRequestStateError ? error.reason : 'principal error'
+        this.logger.warn(`requestState rejected on ${request.method}: ${reason}`)
+        throw invalidRequestStateError()
+      }
+    }
+
+    const result = await handler(params, ctx)
+    if (typeof result !== 'object' || result === null) throw new Error(`handler for ${request.method} returned a non-object result`)
+
+    let out: ResultObject = result
+    if (isInputRequired(result)) {
+      if (!carrier) throw new Error(`handler for ${request.method} returned an InputRequiredResult; only tools/call, prompts/get and resources/read may`)
+      if (result.inputRequests === undefined && result.requestState === undefined) {
+        throw new Error(`handler for ${request.method} returned an InputRequiredResult with neither inputRequests nor requestState`)
+      }
+      if (security && typeof result.requestState === 'string') {
+        try {
+          binding ??= await bindingOf(request.method, params, security.policy.principalOf(info))
+          out = { ...result, requestState: await security.policy.seal(result.requestState, binding, security.audience) }
+        } catch (error) {
+          this.logger.error(`refusing to seal requestState on ${request.method}`, error instanceof Error ? error.message : undefined)
+          throw new McpError(ErrorCode.InternalError, 'Internal error')
+        }
+      }
+    } else if (out.resultType === undefined) {
+      out = { resultType: 'complete', ...out }
+    }
+    const meta = (out._meta ?? {}) as Record<string, unknown>
+    if (meta[META.serverInfo] === undefined) out = { ...out, _meta: { ...meta, [META.serverInfo]: this.info } }
+    return out
+  }
+
+  #discover(): ResultObject {
+    const capabilities: ServerCapabilities = { ...this.options.capabilities }
+    for (const [method, cap] of Object.entries(METHOD_CAPABILITY)) {
+      if (this.#handlers.has(method) && capabilities[cap] === undefined) (capabilities as Record<string, unknown>)[cap] = {}
+    }
+    const result: ResultObject = {
+      resultType: 'complete',
+      supportedVersions: [...this.supportedVersions],
+      capabilities,
+      ...this.cache,
+    }
+    if (this.options.instructions !== undefined) result.instructions = this.options.instructions
+    return result
+  }
+}
+
+/** The request binding of a carrier request: method, target (name or URI) and arguments digest. */
+async function bindingOf(method: string, params: RequestParams, principal: string | undefined): Promise<RequestBinding> {
+  const isResource = method === 'resources/read'
+  const target = isResource ? params.uri : params.name
+  return {
+    method,
+    target: typeof target === 'string' ? target : '',
+    argsDigest: await argumentsDigest(isResource ? undefined : params.arguments),
+    principal,
+  }
+}
+
+export { LATEST_PROTOCOL_VERSION }

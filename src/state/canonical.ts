@@ -1,0 +1,56 @@
+/**
+ * Canonical JSON and digests used to bind sealed state to a request.
+ * @module
+ */
+import { encodeBase64Url } from './base64url.ts'
+
+/**
+ * Deterministic JSON: object keys sorted by UTF-16 code units at every depth, no whitespace. Strings go
+ * through `JSON.stringify`, which escapes lone surrogates (`"\ud800"`), so distinct strings never collide.
+ * `undefined` members are dropped, as `JSON.stringify` does.
+ * @throws TypeError for values JSON cannot carry (bigint, cycles).
+ */
+export function canonicalJson(value: unknown): string {
+  return write(value, new Set())
+}
+
+function write(value: unknown, seen: Set<object>): string {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'bigint') throw new TypeError('canonicalJson: bigint is not JSON')
+    return JSON.stringify(value) ?? 'null'
+  }
+  if (seen.has(value)) throw new TypeError('canonicalJson: cyclic value')
+  seen.add(value)
+  let out: string
+  if (Array.isArray(value)) {
+    out = '[' + value.map((item) => (item === undefined || typeof item === 'function' ? 'null' : write(item, seen))).join(',') + ']'
+  } else {
+    const obj = value as Record<string, unknown>
+    const parts: string[] = []
+    for (const key of Object.keys(obj).sort()) {
+      const item = obj[key]
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue
+      parts.push(JSON.stringify(key) + ':' + write(item, seen))
+    }
+    out = '{' + parts.join(',') + '}'
+  }
+  seen.delete(value)
+  return out
+}
+
+const encoder = new TextEncoder()
+
+/** base64url(SHA-256(utf8(text))[0..16]): a 22-character digest. */
+export async function digest16(text: string): Promise<string> {
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)))
+  return encodeBase64Url(hash.subarray(0, 16))
+}
+
+/**
+ * Digest of request arguments for binding: absent, `null` and `{}` are the same (the digest of `{}`).
+ * @returns a 22-character base64url string.
+ */
+export function argumentsDigest(args: unknown): Promise<string> {
+  const normalized = args === undefined || args === null ? {} : args
+  return digest16(canonicalJson(normalized))
+}

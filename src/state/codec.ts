@@ -1,0 +1,185 @@
+/**
+ * The built-in AES-256-GCM request-state codec over a key ring (Web Crypto only).
+ *
+ * Token: `"v1." + base64url(kid(4) ‖ nonce(12) ‖ ciphertext ‖ tag(16))`, unpadded and canonical; the
+ * additional authenticated data (AAD) is the ASCII prefix `"v1."` followed by the 4 kid bytes, so a
+ * changed prefix or a kid moved onto another body fails the tag.
+ *
+ * Keys: each secret (≥ 32 bytes; a string is its UTF-8 bytes) is an HKDF-SHA256 input key. Per audience,
+ * HKDF derives one AES-256-GCM key with `info = "edge-mcp/request-state/v1/aes-256-gcm" ‖ 0x00 ‖ utf8(audience)`
+ * (no audience: the info without the separator), so a token minted for one audience cannot be opened by
+ * another. The kid is the first 4 bytes of HKDF(secret, info `"edge-mcp/request-state/v1/kid"`): a
+ * non-secret fingerprint that picks the key without trial decryption. `keys[0]` seals; every key opens.
+ * @module
+ */
+import { decodeBase64UrlStrict, encodeBase64Url } from './base64url.ts'
+import { InvalidRequestStateError } from './errors.ts'
+
+/**
+ * A byte-transparent authenticated-encryption codec for `requestState`. `unseal(await seal(x))` equals
+ * `x`; `unseal` must throw {@link InvalidRequestStateError} for any string it did not mint unmodified.
+ */
+export interface RequestStateCodec {
+  seal(plaintext: Uint8Array): Promise<string>
+  unseal(token: string): Promise<Uint8Array>
+}
+
+/** A request-state secret: ≥ 32 bytes of randomness; a string counts as its UTF-8 bytes. */
+export type RequestStateKey = string | Uint8Array
+
+/** The token prefix of the built-in codec's format version 1. */
+export const TOKEN_PREFIX = 'v1.'
+const PREFIX_BYTES = new TextEncoder().encode(TOKEN_PREFIX)
+const KID_BYTES = 4
+const NONCE_BYTES = 12
+const TAG_BYTES = 16
+/** Minimum secret length in bytes. */
+export const MIN_KEY_BYTES = 32
+const EMPTY_SALT = new Uint8Array(0)
+const KID_INFO = new TextEncoder().encode('edge-mcp/request-state/v1/kid')
+const AES_INFO = 'edge-mcp/request-state/v1/aes-256-gcm'
+
+interface RingEntry {
+  hkdf: Promise<CryptoKey>
+  kid: Promise<Uint8Array>
+  aes: Map<string, Promise<CryptoKey>>
+}
+
+function toBytes(key: RequestStateKey, index: number): Uint8Array<ArrayBuffer> {
+  if (typeof key === 'string') return new TextEncoder().encode(key)
+  if (key instanceof Uint8Array) return new Uint8Array(key) // a copy: later mutation by the caller has no effect
+  throw new TypeError(`request-state keys must be strings or Uint8Arrays; keys[${index}] is ${key === null ? 'null' : typeof key}`)
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/**
+ * A ring of request-state secrets and the AES-GCM codecs derived from it, one per audience.
+ * Derived keys are computed once and cached (non-extractable `CryptoKey`s).
+ *
+ * @throws TypeError for a key that is neither a string nor a Uint8Array.
+ * @throws RangeError for an empty ring, a key shorter than 32 bytes, or a duplicate key.
+ * @example
+ * const ring = new AesGcmKeyRing([env.NEW_KEY, env.OLD_KEY]) // NEW seals, both open
+ * const token = await ring.codec('billing').seal(new TextEncoder().encode('hello'))
+ */
+export class AesGcmKeyRing {
+  readonly #entries: RingEntry[]
+  readonly #codecs = new Map<string, RequestStateCodec>()
+  #byKid: Promise<Map<number, RingEntry>> | undefined
+  readonly #nonce: () => Uint8Array<ArrayBuffer>
+
+  constructor(keys: readonly RequestStateKey[], options: { nonce?: () => Uint8Array<ArrayBuffer> } = {}) {
+    if (!Array.isArray(keys)) throw new TypeError('request-state keys must be an array')
+    if (keys.length === 0) throw new RangeError('request-state keys: at least one key is required')
+    const raw = keys.map((k, i) => toBytes(k, i))
+    raw.forEach((bytes, i) => {
+      if (bytes.length < MIN_KEY_BYTES) {
+        throw new RangeError(
+          `request-state keys must be at least ${MIN_KEY_BYTES} bytes of secret randomness; keys[${i}] is ${bytes.length} bytes. ` +
+            'Generate one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64url\'))"',
+        )
+      }
+      const dup = raw.findIndex((other, j) => j < i && sameBytes(other, bytes))
+      if (dup >= 0) throw new RangeError(`request-state keys[${i}] duplicates keys[${dup}]`)
+    })
+    this.#entries = raw.map((bytes) => {
+      const hkdf = crypto.subtle.importKey('raw', bytes, 'HKDF', false, ['deriveKey', 'deriveBits'])
+      const kid = hkdf.then(async (k) =>
+        new Uint8Array(await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: EMPTY_SALT, info: KID_INFO }, k, 256)).slice(0, KID_BYTES),
+      )
+      return { hkdf, kid, aes: new Map() }
+    })
+    this.#nonce = options.nonce ?? (() => crypto.getRandomValues(new Uint8Array(NONCE_BYTES)))
+  }
+
+  /** The number of keys in the ring. */
+  get size(): number {
+    return this.#entries.length
+  }
+
+  /** The codec that seals with `keys[0]` and opens with any key, for one audience (undefined: none). */
+  codec(audience?: string): RequestStateCodec {
+    const id = audience === undefined ? '' : '\u0000' + audience
+    let codec = this.#codecs.get(id)
+    if (!codec) {
+      codec = { seal: (p) => this.#seal(p, audience), unseal: (t) => this.#unseal(t, audience) }
+      this.#codecs.set(id, codec)
+    }
+    return codec
+  }
+
+  #aesKey(entry: RingEntry, audience: string | undefined): Promise<CryptoKey> {
+    const id = audience === undefined ? '' : '\u0000' + audience
+    let key = entry.aes.get(id)
+    if (!key) {
+      const info = new TextEncoder().encode(audience === undefined ? AES_INFO : AES_INFO + '\u0000' + audience)
+      key = entry.hkdf.then((k) =>
+        crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: EMPTY_SALT, info }, k, { name: 'AES-GCM', length: 256 }, false, [
+          'encrypt',
+          'decrypt',
+        ]),
+      )
+      entry.aes.set(id, key)
+    }
+    return key
+  }
+
+  async #seal(plaintext: Uint8Array, audience: string | undefined): Promise<string> {
+    const entry = this.#entries[0]!
+    const [kid, key] = await Promise.all([entry.kid, this.#aesKey(entry, audience)])
+    const nonce = this.#nonce()
+    if (nonce.length !== NONCE_BYTES) throw new RangeError('nonce must be 12 bytes')
+    const aad = new Uint8Array(PREFIX_BYTES.length + KID_BYTES)
+    aad.set(PREFIX_BYTES)
+    aad.set(kid, PREFIX_BYTES.length)
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: aad, tagLength: 128 }, key, plaintext as Uint8Array<ArrayBuffer>),
+    )
+    const body = new Uint8Array(KID_BYTES + NONCE_BYTES + sealed.length)
+    body.set(kid)
+    body.set(nonce, KID_BYTES)
+    body.set(sealed, KID_BYTES + NONCE_BYTES)
+    return TOKEN_PREFIX + encodeBase64Url(body)
+  }
+
+  async #unseal(token: string, audience: string | undefined): Promise<Uint8Array> {
+    if (typeof token !== 'string' || !token.startsWith(TOKEN_PREFIX)) throw new InvalidRequestStateError('malformed')
+    const body = decodeBase64UrlStrict(token.slice(TOKEN_PREFIX.length))
+    if (!body || body.length < KID_BYTES + NONCE_BYTES + TAG_BYTES) throw new InvalidRequestStateError('malformed')
+    const kidNumber = new DataView(body.buffer, body.byteOffset, KID_BYTES).getUint32(0)
+    const entry = (await this.#kidMap()).get(kidNumber)
+    if (!entry) throw new InvalidRequestStateError('unknown key')
+    const key = await this.#aesKey(entry, audience)
+    const aad = new Uint8Array(PREFIX_BYTES.length + KID_BYTES)
+    aad.set(PREFIX_BYTES)
+    aad.set(body.subarray(0, KID_BYTES), PREFIX_BYTES.length)
+    try {
+      const plain = await crypto.subtle.decrypt(
+        { name: 'AES-GCM', iv: body.subarray(KID_BYTES, KID_BYTES + NONCE_BYTES), additionalData: aad, tagLength: 128 },
+        key,
+        body.subarray(KID_BYTES + NONCE_BYTES),
+      )
+      return new Uint8Array(plain)
+    } catch {
+      throw new InvalidRequestStateError('seal')
+    }
+  }
+
+  #kidMap(): Promise<Map<number, RingEntry>> {
+    this.#byKid ??= Promise.all(this.#entries.map((e) => e.kid)).then((kids) => {
+      const map = new Map<number, RingEntry>()
+      kids.forEach((kid, i) => {
+        const n = new DataView(kid.buffer, kid.byteOffset, KID_BYTES).getUint32(0)
+        if (map.has(n)) throw new RangeError(`request-state keys[${i}] has the same key id as an earlier key`)
+        map.set(n, this.#entries[i]!)
+      })
+      return map
+    })
+    return this.#byKid
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The request-state policy: seal plaintext state into a token bound to time, request, principal and
+ * audience, and open it again — checking every claim for every codec (built-in or your own).
+ *
+ * Claims (compact JSON inside the ciphertext): `v` format version (1), `iat`/`exp` Unix time in
+ * **seconds**, `m` method, `t` target (tool or prompt name, or resource URI), `a` digest of the canonical
+ * JSON of the arguments, `s` the handler's plaintext state, `aud` audience (when there is one), `p` a salted
+ * principal tag (when a principal is bound). Every round is re-sealed, so `ttl` bounds each round's think time.
+ * @module
+ */
+import { decodeBase64UrlStrict, encodeBase64Url } from './base64url.ts'
+import { AesGcmKeyRing, type RequestStateCodec, type RequestStateKey } from './codec.ts'
+import { InvalidRequestStateError } from './errors.ts'
+
+/** Verified authentication facts about the caller, supplied by your auth layer. */
+export interface AuthInfo {
+  /** The OAuth client id (or your own caller id). */
+  clientId: string
+  /** The token issuer (`iss`), when known. */
+  issuer?: string
+  /** The end user (`sub`), when known. */
+  subject?: string
+  /** Granted scopes. */
+  scopes?: string[]
+  /** Anything else your auth layer knows. */
+  extra?: Record<string, unknown>
+}
+
+/** What `bindPrincipal` sees: the request's verified auth info, if any. */
+export interface PrincipalSource {
+  authInfo?: AuthInfo
+}
+
+/** The request a token is bound to. */
+export interface RequestBinding {
+  /** `tools/call`, `prompts/get` or `resources/read`. */
+  method: string
+  /** The tool or prompt name, or the resource URI. */
+  target: string
+  /** {@link argumentsDigest} of the arguments (resources: the digest of `{}`). */
+  argsDigest: string
+  /** The principal string from `bindPrincipal`, or undefined when unauthenticated / unbound. */
+  principal: string | undefined
+}
+
+/** Options of {@link RequestStateSecurity}: exactly one of `keys` or `codec`. */
+export interface RequestStateSecurityOptions {
+  /** Secrets, newest first: `keys[0]` seals, every key opens. Each ≥ 32 bytes (strings: UTF-8 bytes). */
+  keys?: readonly RequestStateKey[]
+  /** Your own codec instead of the built-in AES-GCM one; claims are still checked by the SDK. */
+  codec?: RequestStateCodec
+  /** Lifetime of one round's token in **seconds** (positive, finite). Default 600. */
+  ttl?: number
+  /** The audience claim. Default: the server's name. */
+  audience?: string
+  /**
+   * The principal a token is bound to, or `null` to disable principal binding. Default:
+   * {@link authenticatedPrincipal} (client id, issuer, subject of verified auth info).
+   */
+  bindPrincipal?: ((source: PrincipalSource) => string | undefined) | null
+  /** Largest accepted token, in characters, checked before any decoding. Default 1 MiB (1,048,576). */
+  maxTokenLength?: number
+  /** Clock in **milliseconds** since the epoch (tests inject one). Default `Date.now`. */
+  now?: () => number
+}
+
+/** Tokens minted up to this many seconds in the future (clock skew between instances) are accepted. */
+export const CLOCK_SKEW_SECONDS = 60
+const DEFAULT_TTL_SECONDS = 600
+const DEFAULT_MAX_TOKEN_LENGTH = 1024 * 1024
+const PRINCIPAL_DOMAIN = new TextEncoder().encode('edge-mcp/request-state/principal:')
+
+/**
+ * The default principal: compact JSON `[clientId, issuer|null, subject|null]` of verified auth info,
+ * or undefined when the request is unauthenticated.
+ */
+export function authenticatedPrincipal(source: PrincipalSource): string | undefined {
+  const a = source.authInfo
+  if (!a) return undefined
+  return JSON.stringify([a.clientId, a.issuer ?? null, a.subject ?? null])
+}
+
+/**
+ * How a server protects `requestState`: which codec, how long a round may take, and what each token is
+ * bound to. `McpServer` uses `RequestStateSecurity.ephemeral()` unless you pass one.
+ *
+ * @throws TypeError when both or neither of `keys` / `codec` are given.
+ * @throws RangeError for a ttl that is not a positive finite number, or for invalid keys (see AesGcmKeyRing).
+ * @example
+ * // many instances: every instance shares the keys (newest first)
+ * new RequestStateSecurity({ keys: env.REQUEST_STATE_KEYS.split(','), ttl: 600 })
+ */
+export class RequestStateSecurity {
+  /** Lifetime of a round's token, in seconds. */
+  readonly ttl: number
+  /** The explicit audience, or undefined to use the server's name. */
+  readonly audience: string | undefined
+  /** True for the zero-config per-process policy (exempt from the named-server rule). */
+  readonly isEphemeral: boolean
+  readonly #ring: AesGcmKeyRing | undefined
+  readonly #codec: RequestStateCodec | undefined
+  readonly #bindPrincipal: ((source: PrincipalSource) => string | undefined) | null
+  readonly #maxTokenLength: number
+  readonly #now: () => number
+
+  constructor(options: RequestStateSecurityOptions, ephemeral = false) {
+    if ((options.keys === undefined) === (options.codec === undefined)) {
+      throw new TypeError('RequestStateSecurity takes exactly one of keys or codec')
+    }
+    const ttl = options.ttl ?? DEFAULT_TTL_SECONDS
+    if (!(typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0)) {
+      throw new RangeError(`request-state ttl must be a positive finite number of seconds, got ${String(ttl)}`)
+    }
+    this.ttl = ttl
+    this.audience = options.audience
+    this.isEphemeral = ephemeral
+    this.#ring = options.keys !== undefined ? new AesGcmKeyRing(options.keys) : undefined
+    this.#codec = options.codec
+    this.#bindPrincipal = options.bindPrincipal === undefined ? authenticatedPrincipal : options.bindPrincipal
+    this.#maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
+    this.#now = options.now ?? Date.now
+  }
+
+  /** One random 32-byte secret for this process: tokens die with the process (single instance only). */
+  static ephemeral(options: Omit<RequestStateSecurityOptions, 'keys' | 'codec'> = {}): RequestStateSecurity {
+    return new RequestStateSecurity({ ...options, keys: [crypto.getRandomValues(new Uint8Array(32))] }, true)
+  }
+
+  /**
+   * The principal for a request, via `bindPrincipal`.
+   * @throws TypeError when `bindPrincipal` returns something other than a string or undefined/null.
+   */
+  principalOf(source: PrincipalSource): string | undefined {
+    if (this.#bindPrincipal === null) return undefined
+    const p = this.#bindPrincipal(source)
+    if (p === undefined || p === null) return undefined
+    if (typeof p !== 'string') throw new TypeError('bindPrincipal must return a string or undefined')
+    return p
+  }
+
+  #codecFor(audience: string | undefined): RequestStateCodec {
+    return this.#ring ? this.#ring.codec(audience) : this.#codec!
+  }
+
+  /**
+   * Seal a handler's plaintext state for one round.
+   * @param audience - the effective audience (the explicit one, else the server's name).
+   */
+  async seal(state: string, binding: RequestBinding, audience: string | undefined): Promise<string> {
+    const iat = this.#now() / 1000
+    const claims: Record<string, unknown> = { v: 1, iat, exp: iat + this.ttl, m: binding.method, t: binding.target, a: binding.argsDigest, s: state }
+    if (audience !== undefined) claims.aud = audience
+    if (binding.principal !== undefined) claims.p = await principalTag(binding.principal)
+    return this.#codecFor(audience).seal(new TextEncoder().encode(JSON.stringify(claims)))
+  }
+
+  /**
+   * Open and verify a token presented on a retry.
+   * @returns the handler's plaintext state.
+   * @throws InvalidRequestStateError with a log-only reason for every failure (never the token or plaintext).
+   */
+  async open(token: unknown, binding: RequestBinding, audience: string | undefined): Promise<string> {
+    if (typeof token !== 'string') throw new InvalidRequestStateError('non-string requestState')
+    if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
+    let bytes: Uint8Array
+    try {
+      bytes = await this.#codecFor(audience).unseal(token)
+    } catch (error) {
+      if (error instanceof InvalidRequestStateError) throw error
+      throw new InvalidRequestStateError('codec error')
+    }
+    let claims: Record<string, unknown>
+    try {
+      const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error()
+      claims = parsed as Record<string, unknown>
+    } catch {
+      throw new InvalidRequestStateError('malformed claims')
+    }
+    const { v, iat, exp, s } = claims
+    if (v !== 1 || typeof s !== 'string') throw new InvalidRequestStateError('malformed claims')
+    const now = this.#now() / 1000
+    if (!(typeof iat === 'number' && iat <= now + CLOCK_SKEW_SECONDS)) throw new InvalidRequestStateError('minted in the future')
+    if (!(typeof exp === 'number' && now < exp)) throw new InvalidRequestStateError('expired')
+    if (claims.m !== binding.method || claims.t !== binding.target || claims.a !== binding.argsDigest) {
+      throw new InvalidRequestStateError('request binding')
+    }
+    if (claims.aud !== audience) throw new InvalidRequestStateError('audience')
+    const hasTag = 'p' in claims
+    if (hasTag !== (binding.principal !== undefined)) throw new InvalidRequestStateError('principal drift')
+    if (binding.principal !== undefined && !(await principalMatches(claims.p, binding.principal))) {
+      throw new InvalidRequestStateError('principal')
+    }
+    return s
+  }
+}
+
+async function tagOf(salt: Uint8Array, principal: string): Promise<Uint8Array> {
+  // JSON.stringify escapes lone surrogates, so "\ud800" and "\udfff" never collide (TextEncoder would map both to U+FFFD).
+  const p = new TextEncoder().encode(JSON.stringify(principal))
+  const input = new Uint8Array(PRINCIPAL_DOMAIN.length + salt.length + p.length)
+  input.set(PRINCIPAL_DOMAIN)
+  input.set(salt, PRINCIPAL_DOMAIN.length)
+  input.set(p, PRINCIPAL_DOMAIN.length + salt.length)
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', input)).subarray(0, 16)
+}
+
+async function principalTag(principal: string): Promise<string> {
+  const salt = crypto.getRandomValues(new Uint8Array(8))
+  const tag = await tagOf(salt, principal)
+  const out = new Uint8Array(24)
+  out.set(salt)
+  out.set(tag, 8)
+  return encodeBase64Url(out)
+}
+
+async function principalMatches(claim: unknown, principal: string): Promise<boolean> {
+  if (typeof claim !== 'string') return false
+  const raw = decodeBase64UrlStrict(claim)
+  if (!raw || raw.length !== 24) return false
+  const expected = await tagOf(raw.subarray(0, 8), principal)
+  let diff = 0
+  for (let i = 0; i < 16; i++) diff |= expected[i]! ^ raw[8 + i]!
+  return diff === 0
+}

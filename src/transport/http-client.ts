@@ -1,0 +1,130 @@
+/**
+ * Streamable HTTP, client side, over `fetch` (spec: basic/transports/streamable-http.mdx).
+ * @module
+ */
+import { HEADER, META } from '../protocol/constants.ts'
+import { encodeHeaderValue } from '../protocol/headers.ts'
+import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas.ts'
+import { HttpError } from '../client/errors.ts'
+
+/** Options for one message sent by a {@link ClientTransport}. */
+export interface SendOptions {
+  /** Aborts the HTTP request (closing the stream is the cancel in 2026-07-28). */
+  signal?: AbortSignal
+  /** Called for each notification received on the request's SSE stream before its response. */
+  onNotification?: (notification: JSONRPCNotification) => void
+}
+
+/** Moves one JSON-RPC message to the server and brings back its response (undefined for notifications). */
+export interface ClientTransport {
+  send(message: JSONRPCRequest | JSONRPCNotification, options?: SendOptions): Promise<unknown>
+}
+
+/** Options of {@link StreamableHttpClientTransport}. */
+export interface StreamableHttpClientTransportOptions {
+  /** The fetch to use (default: the global one). Handy for tests and for custom agents. */
+  fetch?: (input: Request) => Promise<Response>
+  /** Extra headers on every request (e.g. `Authorization`), or a function returning them. */
+  headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>)
+}
+
+const NAME_PARAM: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
+
+/**
+ * POSTs each message with the standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) and
+ * reads a JSON or SSE answer.
+ *
+ * @throws HttpError for an HTTP failure whose body is not a JSON-RPC message (status, body text kept).
+ * @example
+ * const transport = new StreamableHttpClientTransport('http://127.0.0.1:8787/mcp')
+ */
+export class StreamableHttpClientTransport implements ClientTransport {
+  readonly url: string
+  readonly #fetch: (input: Request) => Promise<Response>
+  readonly #headers: StreamableHttpClientTransportOptions['headers']
+
+  constructor(url: string | URL, options: StreamableHttpClientTransportOptions = {}) {
+    this.url = String(url)
+    this.#fetch = options.fetch ?? ((input) => fetch(input))
+    this.#headers = options.headers
+  }
+
+  async send(message: JSONRPCRequest | JSONRPCNotification, options: SendOptions = {}): Promise<unknown> {
+    const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
+    headers.set('content-type', 'application/json')
+    headers.set('accept', 'application/json, text/event-stream')
+    const params = message.params ?? {}
+    const version = (params._meta as Record<string, unknown> | undefined)?.[META.protocolVersion]
+    if (typeof version === 'string') headers.set(HEADER.protocolVersion, version)
+    headers.set(HEADER.method, message.method)
+    const nameParam = NAME_PARAM[message.method]
+    const nameValue = nameParam ? params[nameParam] : undefined
+    if (typeof nameValue === 'string') headers.set(HEADER.name, encodeHeaderValue(nameValue))
+    const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
+    if (options.signal) init.signal = options.signal
+    const response = await this.#fetch(new Request(this.url, init))
+    if (response.status === 202 || !('id' in message)) {
+      await response.body?.cancel().catch(() => {})
+      if (response.ok) return undefined
+      throw new HttpError(response.status, await safeText(response))
+    }
+    const type = (response.headers.get('content-type') ?? '').toLowerCase()
+    if (type.startsWith('text/event-stream') && response.body) {
+      return readSse(response.body, message.id, options)
+    }
+    const text = await safeText(response)
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      throw new HttpError(response.status, text)
+    }
+    if (typeof body !== 'object' || body === null || !('jsonrpc' in body)) throw new HttpError(response.status, text)
+    return body
+  }
+}
+
+async function safeText(response: Response): Promise<string> {
+  try {
+    return await response.text()
+  } catch {
+    return ''
+  }
+}
+
+/** Read SSE events until the response carrying `id` arrives; notifications go to `onNotification`. */
+async function readSse(stream: ReadableStream<Uint8Array>, id: string | number, options: SendOptions): Promise<unknown> {
+  const reader = stream.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  let data: string[] = []
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      buffer += decoder.decode(value, { stream: true })
+      let newline: number
+      while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
+        const line = buffer.slice(0, newline)
+        buffer = buffer.slice(buffer[newline] === '\r' && buffer[newline + 1] === '\n' ? newline + 2 : newline + 1)
+        if (line === '') {
+          if (data.length > 0) {
+            const message = JSON.parse(data.join('\n')) as Record<string, unknown>
+            data = []
+            if ('id' in message && message.id === id && ('result' in message || 'error' in message)) return message
+            if ('method' in message && !('id' in message)) options.onNotification?.(message as JSONRPCNotification)
+          }
+          continue
+        }
+        if (line.startsWith(':')) continue
+        const colon = line.indexOf(':')
+        const field = colon < 0 ? line : line.slice(0, colon)
+        const val = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
+        if (field === 'data') data.push(val)
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {})
+  }
+  throw new HttpError(200, 'The SSE stream ended before the response arrived')
+}

@@ -1,0 +1,201 @@
+/**
+ * Streamable HTTP, server side, as a Web-standard fetch handler `(Request) => Promise<Response>`
+ * (spec: basic/transports/streamable-http.mdx, 2026-07-28: POST only, one JSON-RPC message per body).
+ * @module
+ */
+import { HEADER, META } from '../protocol/constants.ts'
+import { hasEnvelope } from '../protocol/envelope.ts'
+import { ErrorCode, McpError } from '../protocol/errors.ts'
+import { decodeHeaderValue } from '../protocol/headers.ts'
+import { classifyMessage, errorResponse, requestIdOf, type InboundMessage } from '../protocol/jsonrpc.ts'
+import type { JSONRPCRequest, RequestId } from '../protocol/schemas.ts'
+import type { RequestInfo } from '../server/context.ts'
+import type { McpServer } from '../server/mcp-server.ts'
+import type { Server } from '../server/server.ts'
+import type { AuthInfo } from '../state/security.ts'
+
+/** Options of {@link createFetchHandler}. */
+export interface FetchHandlerOptions {
+  /** Largest accepted request body in **bytes**, counted while streaming. Default 4 MiB (4,194,304). */
+  maxBodyBytes?: number
+  /**
+   * Verify the caller and return its auth info (binds sealed state to the principal), or undefined for
+   * an anonymous request. Throw to refuse; the error's message is not sent to the client.
+   */
+  authenticate?: (request: Request, env: unknown) => AuthInfo | undefined | Promise<AuthInfo | undefined>
+}
+
+/** A Web-standard fetch handler; `env` and `executionCtx` are passed to handlers (Workers signature). */
+export type FetchHandler = (request: Request, env?: unknown, executionCtx?: unknown) => Promise<Response>
+
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+const NAME_PARAM: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
+
+/**
+ * Serve an MCP server over Streamable HTTP.
+ *
+ * Answers: 200 with JSON (or a one-event SSE stream when the client accepts only `text/event-stream`);
+ * 202 for notifications; 400 for framing, envelope, version (-32022), header (-32020) and capability
+ * (-32021) errors; 404 with -32601 for unknown methods; 405 for other HTTP methods; 406 / 415 for
+ * unacceptable `Accept` / `Content-Type`; 413 over the body cap. Never a 500 for a client mistake.
+ *
+ * @example
+ * export default { fetch: createFetchHandler(mcp) }
+ */
+export function createFetchHandler(target: Server | McpServer, options: FetchHandlerOptions = {}): FetchHandler {
+  const server: Server = 'server' in target ? target.server : target
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  return async (request, env, executionCtx) => {
+    try {
+      if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: 'POST, OPTIONS' } })
+      if (request.method !== 'POST') {
+        return jsonError(405, null, new McpError(ErrorCode.InvalidRequest, `Method not allowed: ${request.method}; this endpoint accepts POST`), {
+          Allow: 'POST, OPTIONS',
+        })
+      }
+      const contentType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+      if (contentType !== 'application/json') {
+        return jsonError(415, null, new McpError(ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json'))
+      }
+      const accept = negotiate(request.headers.get('accept'))
+      if (!accept) {
+        return jsonError(406, null, new McpError(ErrorCode.InvalidRequest, 'Not Acceptable: Accept must include application/json or text/event-stream'))
+      }
+      const body = await readBody(request, maxBodyBytes)
+      if (body === 'too-large') {
+        return jsonError(413, null, new McpError(ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`))
+      }
+      let value: unknown
+      try {
+        value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body))
+      } catch {
+        return jsonError(400, null, new McpError(ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8 JSON'))
+      }
+      let message: InboundMessage
+      try {
+        message = classifyMessage(value)
+      } catch (error) {
+        return jsonError(400, requestIdOf(value), error as McpError)
+      }
+      if (message.kind === 'request' && hasEnvelope(message.message.params)) {
+        const mismatch = checkHeaders(request.headers, message.message)
+        if (mismatch) return jsonError(400, message.message.id, mismatch)
+      }
+      const info: RequestInfo = { request, env, executionCtx, signal: request.signal }
+      if (options.authenticate) {
+        try {
+          const authInfo = await options.authenticate(request, env)
+          if (authInfo) info.authInfo = authInfo
+        } catch {
+          return jsonError(401, message.kind === 'request' ? message.message.id : null, new McpError(ErrorCode.InvalidRequest, 'Unauthorized'), {
+            'WWW-Authenticate': 'Bearer',
+          })
+        }
+      }
+      const handled = await server.handle(message, info)
+      if (!handled.response) return new Response(null, { status: handled.status })
+      return reply(handled.status, handled.response, accept)
+    } catch (error) {
+      server.logger.error('fetch handler failed', error)
+      return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
+    }
+  }
+}
+
+/**
+ * Compare the standard headers with the body (spec: streamable-http.mdx "Standard headers").
+ * @returns a -32020 error, or undefined when they agree.
+ */
+export function checkHeaders(headers: Headers, request: JSONRPCRequest): McpError | undefined {
+  const params = request.params ?? {}
+  const meta = (params._meta ?? {}) as Record<string, unknown>
+  const version = headers.get(HEADER.protocolVersion)
+  if (version === null) return mismatch('Header mismatch: missing MCP-Protocol-Version header')
+  const bodyVersion = meta[META.protocolVersion]
+  if (typeof bodyVersion === 'string' && version !== bodyVersion) {
+    return mismatch(`Header mismatch: MCP-Protocol-Version header value '${version}' does not match body value '${bodyVersion}'`)
+  }
+  const method = headers.get(HEADER.method)
+  if (method === null) return mismatch('Header mismatch: missing Mcp-Method header')
+  if (method !== request.method) return mismatch(`Header mismatch: Mcp-Method header value '${method}' does not match body value '${request.method}'`)
+  const nameParam = NAME_PARAM[request.method]
+  if (nameParam) {
+    const raw = headers.get(HEADER.name)
+    if (raw === null) return mismatch('Header mismatch: missing Mcp-Name header')
+    const decoded = decodeHeaderValue(raw)
+    if (decoded === undefined) return mismatch('Header mismatch: Mcp-Name header has an invalid =?base64?…?= value')
+    const bodyValue = params[nameParam]
+    if (typeof bodyValue === 'string' && decoded !== bodyValue) {
+      return mismatch(`Header mismatch: Mcp-Name header value '${decoded}' does not match body value '${bodyValue}'`)
+    }
+  }
+  return undefined
+}
+
+function mismatch(message: string): McpError {
+  return new McpError(ErrorCode.HeaderMismatch, message)
+}
+
+type Representation = 'json' | 'sse'
+
+/** Pick the response type from `Accept` (q-values honoured; no header means anything). */
+function negotiate(header: string | null): Representation | undefined {
+  if (header === null || header.trim() === '') return 'json'
+  let json = 0
+  let sse = 0
+  for (const part of header.split(',')) {
+    const [type, ...paramsList] = part.trim().toLowerCase().split(';')
+    let q = 1
+    for (const p of paramsList) {
+      const [k, val] = p.trim().split('=')
+      if (k === 'q' && val !== undefined) q = Number(val)
+    }
+    if (!(q > 0)) continue
+    if (type === 'application/json' || type === 'application/*' || type === '*/*') json = Math.max(json, q)
+    if (type === 'text/event-stream' || type === 'text/*' || type === '*/*') sse = Math.max(sse, q)
+  }
+  if (json > 0 && json >= sse) return 'json'
+  if (sse > 0) return 'sse'
+  return json > 0 ? 'json' : undefined
+}
+
+async function readBody(request: Request, max: number): Promise<Uint8Array | 'too-large'> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > max) return 'too-large'
+  if (!request.body) return new Uint8Array(0)
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > max) {
+      await reader.cancel().catch(() => {})
+      return 'too-large'
+    }
+    chunks.push(value)
+  }
+  if (chunks.length === 1) return chunks[0]!
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const c of chunks) {
+    out.set(c, offset)
+    offset += c.byteLength
+  }
+  return out
+}
+
+function reply(status: number, body: unknown, as: Representation, headers: Record<string, string> = {}): Response {
+  if (as === 'sse') {
+    return new Response(`event: message\ndata: ${JSON.stringify(body)}\n\n`, {
+      status,
+      headers: { ...headers, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+    })
+  }
+  return new Response(JSON.stringify(body), { status, headers: { ...headers, 'Content-Type': 'application/json' } })
+}
+
+function jsonError(status: number, id: RequestId | null, error: McpError, headers: Record<string, string> = {}): Response {
+  return reply(status, errorResponse(id, error), 'json', headers)
+}
