@@ -6,8 +6,7 @@
  */
 import { Hono } from 'hono'
 import { mcpHandler } from '../src/hono/index.ts'
-import { decodeBase64UrlStrict } from '../src/state/base64url.ts'
-import type { McpServer } from '../src/server/index.ts'
+import { parseRequestStateKeys, type McpServer } from '../src/server/index.ts'
 import { createDemoServer } from './server.ts'
 
 interface Env {
@@ -19,17 +18,11 @@ let cached: { keys: string; handler: ReturnType<typeof mcpHandler> } | undefined
 function handlerFor(env: Env): ReturnType<typeof mcpHandler> {
   const keys = env.REQUEST_STATE_KEYS?.trim() ?? ''
   if (cached?.keys !== keys) {
-    const requestStateKeys = keys ? keys.split(',').map(parseKey) : []
+    const requestStateKeys = keys ? parseRequestStateKeys(keys) : []
     const server: McpServer = createDemoServer({ requestStateKeys })
     cached = { keys, handler: mcpHandler(server) }
   }
   return cached.handler
-}
-
-function parseKey(text: string, index: number): Uint8Array {
-  const bytes = decodeBase64UrlStrict(text.trim())
-  if (!bytes) throw new Error(`REQUEST_STATE_KEYS[${index}] is not unpadded base64url`)
-  return bytes
 }
 
 const app = new Hono<{ Bindings: Env }>()

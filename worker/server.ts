@@ -52,7 +52,11 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     { description: 'Provision a database. Asks which region to put it in.', input: { name: v.pipe(v.string(), v.minLength(1)) } },
     ({ name }, ctx) => {
       // Only trust an answer to the question we asked: our own (sealed) state says we asked it.
-      const answer = ctx.requestState === 'provision-v1' ? acceptedContent(ctx.inputResponses?.region) : undefined
+      const response = ctx.requestState === 'provision-v1' ? ctx.inputResponses?.region : undefined
+      if (response && 'action' in response && response.action !== 'accept') {
+        return toolError(`No database provisioned: the region question was ${response.action === 'decline' ? 'declined' : 'cancelled'}.`)
+      }
+      const answer = acceptedContent(response)
       const region = typeof answer?.region === 'string' ? answer.region.trim() : ''
       if (!region) {
         ctx.requireCapabilities('elicitation.form')

@@ -59,7 +59,10 @@ export function requestIdOf(value: unknown): RequestId | null {
   return isPlainObject(value) && isRequestId(value.id) ? value.id : null
 }
 
-/** Build a JSON-RPC error response. `id` is null when the request's id could not be read. */
+/**
+ * Build a JSON-RPC error response. When the request's id could not be read (`null`), the response has
+ * no `id` member: MCP's schema types it `id?: RequestId` and forbids `null` (spec: basic/index.mdx).
+ */
 export function errorResponse(id: RequestId | null, error: McpError): JSONRPCErrorResponse {
-  return { jsonrpc: '2.0', id, error: error.toJSON() }
+  return id === null ? { jsonrpc: '2.0', error: error.toJSON() } : { jsonrpc: '2.0', id, error: error.toJSON() }
 }

@@ -14,6 +14,6 @@ export {
   type RequestStateSecurityOptions,
   type PrincipalSource,
 } from '../state/security.ts'
-export { AesGcmKeyRing, type RequestStateCodec, type RequestStateKey } from '../state/codec.ts'
+export { AesGcmKeyRing, parseRequestStateKeys, type RequestStateCodec, type RequestStateKey } from '../state/codec.ts'
 export { InvalidRequestStateError } from '../state/errors.ts'
 export * from '../protocol/index.ts'

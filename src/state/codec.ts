@@ -183,3 +183,19 @@ export class AesGcmKeyRing {
     return this.#byKid
   }
 }
+
+/**
+ * Parse a comma-separated list of keys, newest first, each the unpadded base64url of ≥ 32 random bytes
+ * (the format of the demo Worker's `REQUEST_STATE_KEYS` secret). Whitespace around entries is ignored.
+ * @throws RangeError naming the entry that is not canonical base64url or is shorter than 32 bytes.
+ * @example new RequestStateSecurity({ keys: parseRequestStateKeys(env.REQUEST_STATE_KEYS) })
+ */
+export function parseRequestStateKeys(text: string): Uint8Array<ArrayBuffer>[] {
+  const entries = text.split(',').map((s) => s.trim())
+  return entries.map((entry, i) => {
+    const bytes = decodeBase64UrlStrict(entry)
+    if (!bytes) throw new RangeError(`request-state keys[${i}] is not unpadded base64url`)
+    if (bytes.length < MIN_KEY_BYTES) throw new RangeError(`request-state keys[${i}] is ${bytes.length} bytes; at least ${MIN_KEY_BYTES} are required`)
+    return bytes
+  })
+}

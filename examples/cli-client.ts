@@ -1,0 +1,152 @@
+/**
+ * A command-line MCP client for the demo Worker. Runs under Node (via tsx), Deno and Bun:
+ *
+ *   npx tsx examples/cli-client.ts                        # provision + order_book, asks in the terminal
+ *   npx tsx examples/cli-client.ts --answer region=eu-west-1 --answer confirm=true
+ *   deno run --allow-net --allow-env --allow-read examples/cli-client.ts --answer region=eu-west-1 --answer confirm=true
+ *   bun examples/cli-client.ts --answer region=eu-west-1 --answer confirm=true
+ *   npx tsx examples/cli-client.ts --url http://127.0.0.1:8787/mcp order_book '{"title":"Dune"}'
+ *
+ * Options: --url URL (default http://127.0.0.1:8787/mcp), --answer field=value (repeatable; answers the
+ * elicitation field of that name without asking), --decline (decline every question), then an optional
+ * tool name and JSON arguments. Without a tool it runs the demo: provision {"name":"orders"}, then
+ * order_book {"title":"Neuromancer"}. Exits 1 when a call fails or returns isError.
+ */
+import { createInterface } from 'node:readline/promises'
+import {
+  Client,
+  StreamableHttpClientTransport,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type PrimitiveSchemaDefinition,
+} from '../src/client/index.ts'
+
+declare const Deno: { args: string[] } | undefined
+declare const process: { argv: string[]; stdin: unknown; stdout: unknown; exitCode?: number }
+
+const argv: string[] = typeof Deno !== 'undefined' ? Deno.args : process.argv.slice(2)
+
+let url = 'http://127.0.0.1:8787/mcp'
+let declineAll = false
+const answers = new Map<string, string>()
+const positional: string[] = []
+for (let i = 0; i < argv.length; i++) {
+  const arg = argv[i]!
+  if (arg === '--url') url = argv[++i] ?? url
+  else if (arg === '--decline') declineAll = true
+  else if (arg === '--answer') {
+    const pair = argv[++i] ?? ''
+    const eq = pair.indexOf('=')
+    if (eq <= 0) throw new Error(`--answer takes field=value, got '${pair}'`)
+    answers.set(pair.slice(0, eq), pair.slice(eq + 1))
+  } else positional.push(arg)
+}
+
+let rl: ReturnType<typeof createInterface> | undefined
+let lines: AsyncIterator<string> | undefined
+/** Print a prompt and read one line (buffered, so piped input works too). */
+async function ask(question: string): Promise<string> {
+  rl ??= createInterface({ input: process.stdin as never, terminal: false })
+  lines ??= rl[Symbol.asyncIterator]()
+  ;(process.stdout as { write(s: string): void }).write(question)
+  const next = await lines.next()
+  if (next.done) throw new Error('no more input on stdin (pass --answer field=value to script the answers)')
+  if (!(process.stdin as { isTTY?: boolean }).isTTY) console.log(next.value)
+  return next.value
+}
+
+/** Convert typed text to the field's JSON type; undefined when it does not fit. */
+function convert(text: string, schema: PrimitiveSchemaDefinition): string | number | boolean | string[] | undefined {
+  switch (schema.type) {
+    case 'boolean':
+      if (/^(y|yes|true|1)$/i.test(text)) return true
+      if (/^(n|no|false|0)$/i.test(text)) return false
+      return undefined
+    case 'integer':
+    case 'number': {
+      const n = Number(text)
+      if (text.trim() === '' || !Number.isFinite(n) || (schema.type === 'integer' && !Number.isInteger(n))) return undefined
+      return n
+    }
+    case 'array':
+      return text.split(',').map((s) => s.trim()).filter(Boolean)
+    default:
+      return text
+  }
+}
+
+async function elicitation(params: ElicitRequestParams): Promise<ElicitResult> {
+  console.log(`  ? ${params.message}`)
+  if (declineAll) {
+    console.log('    (declined: --decline)')
+    return { action: 'decline' }
+  }
+  if (params.mode === 'url') {
+    console.log(`    open this URL to continue: ${params.url}`)
+    const reply = answers.get('url') ?? (await ask('    opened it? [y/N] '))
+    return /^y/i.test(reply) ? { action: 'accept' } : { action: 'decline' }
+  }
+  const content: Record<string, string | number | boolean | string[]> = {}
+  const required = new Set(params.requestedSchema.required ?? [])
+  for (const [field, schema] of Object.entries(params.requestedSchema.properties)) {
+    const label = `${field}${schema.title ? ` (${schema.title})` : ''}${schema.type === 'boolean' ? ' [y/n]' : ''}`
+    for (;;) {
+      const given = answers.get(field)
+      const text = given ?? (await ask(`    ${label}: `))
+      if (given !== undefined) console.log(`    ${label}: ${given}   [--answer]`)
+      if (text === '' && !required.has(field)) break
+      const value = convert(text, schema)
+      if (value !== undefined) {
+        content[field] = value
+        break
+      }
+      if (given !== undefined) throw new Error(`--answer ${field}=${given} is not a valid ${schema.type}`)
+      console.log(`    please enter a valid ${schema.type}`)
+    }
+  }
+  return { action: 'accept', content }
+}
+
+const client = new Client({
+  transport: new StreamableHttpClientTransport(url),
+  clientInfo: { name: 'edge-mcp-cli', version: '0.1.0' },
+  elicitation,
+})
+
+async function call(tool: string, args: Record<string, unknown>): Promise<boolean> {
+  console.log(`→ ${tool} ${JSON.stringify(args)}`)
+  try {
+    const result = await client.callTool(tool, args, {
+      onRound: (r) => {
+        const keys = Object.keys(r.inputRequests)
+        console.log(`  ↺ round ${r.round}: answered ${keys.length ? keys.join(', ') : '(nothing: state only)'}${r.hasRequestState ? '; the opaque requestState goes back unchanged' : ''}`)
+      },
+    })
+    const text = result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n')
+    console.log(`${result.isError ? '✗' : '←'} ${text}`)
+    return !result.isError
+  } catch (error) {
+    console.log(`✗ ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`)
+    return false
+  }
+}
+
+let ok = true
+try {
+  const discovered = await client.discover()
+  const info = discovered._meta?.['io.modelcontextprotocol/serverInfo'] as { name?: string; version?: string } | undefined
+  console.log(`Connected to ${info?.name ?? 'server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`)
+  if (positional.length > 0) {
+    const [tool, json] = positional as [string, string | undefined]
+    ok = await call(tool, json ? (JSON.parse(json) as Record<string, unknown>) : {})
+  } else {
+    ok = (await call('provision', { name: 'orders' })) && ok
+    ok = (await call('order_book', { title: 'Neuromancer' })) && ok
+  }
+} catch (error) {
+  console.log(`✗ ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`)
+  ok = false
+} finally {
+  rl?.close()
+}
+if (!ok) process.exitCode = 1

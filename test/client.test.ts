@@ -1,0 +1,253 @@
+import * as v from 'valibot'
+import { describe, expect, it } from 'vitest'
+import {
+  Client,
+  HttpError,
+  InputRequiredRoundsExceededError,
+  McpError,
+  MissingInputHandlerError,
+  StreamableHttpClientTransport,
+  driveInputRequired,
+  type InputRequiredResult,
+} from '../src/client/index.ts'
+import { McpServer, createFetchHandler, elicitForm, inputRequired, acceptedContent, type FetchHandler } from '../src/server/index.ts'
+import { createDemoServer } from '../worker/server.ts'
+
+const ASK = { type: 'object' as const, properties: { v: { type: 'string' as const } } }
+
+function capture(handler: FetchHandler) {
+  const requests: Array<{ headers: Headers; body: any }> = []
+  const fetch = async (request: Request) => {
+    const body = await request.clone().json()
+    requests.push({ headers: request.headers, body })
+    return handler(request)
+  }
+  return { requests, transport: new StreamableHttpClientTransport('http://x/mcp', { fetch }) }
+}
+
+describe('Client over the demo server', () => {
+  it('completes provision and order_book, answering each round through the callback', async () => {
+    const { requests, transport } = capture(createFetchHandler(createDemoServer()))
+    const asked: string[] = []
+    const client = new Client({
+      transport,
+      clientInfo: { name: 'test', version: '1' },
+      elicitation: (params) => {
+        asked.push(params.message)
+        if (params.mode === 'url') return { action: 'decline' }
+        return 'region' in params.requestedSchema.properties ? { action: 'accept', content: { region: 'eu-west-1' } } : { action: 'accept', content: { confirm: true } }
+      },
+    })
+    const provision = await client.callTool('provision', { name: 'orders' })
+    expect(provision.content).toEqual([{ type: 'text', text: "Provisioned 'orders' in eu-west-1." }])
+    const order = await client.callTool('order_book', { title: 'Neuromancer' })
+    expect(order.content[0]).toEqual({ type: 'text', text: "Backordered 'Neuromancer'; it ships in 2-3 weeks." })
+    expect(asked).toEqual(['Which region should the database live in?', '"Neuromancer" is out of stock (2-3 weeks). Order anyway?'])
+    // every request carries the envelope and the standard headers; every retry has a new id
+    expect(requests).toHaveLength(4)
+    for (const { headers, body } of requests) {
+      expect(body.params._meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28')
+      expect(body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({ elicitation: { form: {}, url: {} } })
+      expect(body.params._meta['io.modelcontextprotocol/clientInfo']).toEqual({ name: 'test', version: '1' })
+      expect(headers.get('mcp-protocol-version')).toBe('2026-07-28')
+      expect(headers.get('mcp-method')).toBe('tools/call')
+      expect(headers.get('mcp-name')).toBe(body.params.name)
+      expect(headers.get('accept')).toBe('application/json, text/event-stream')
+    }
+    expect(new Set(requests.map((r) => r.body.id)).size).toBe(4)
+    // the retry carries the same name/arguments plus the answers and the byte-exact state
+    expect(requests[1]!.body.params).toMatchObject({ name: 'provision', arguments: { name: 'orders' }, inputResponses: { region: { action: 'accept', content: { region: 'eu-west-1' } } } })
+    expect(requests[1]!.body.params.requestState).toMatch(/^v1\./)
+  })
+
+  it('decline ends order_book with a tool error', async () => {
+    const client = new Client({ transport: capture(createFetchHandler(createDemoServer())).transport, elicitation: () => ({ action: 'decline' }) })
+    const result = await client.callTool('order_book', { title: 'Neuromancer' })
+    expect(result.isError).toBe(true)
+    expect(result.content[0]).toMatchObject({ text: 'No order placed: the backorder confirmation was declined.' })
+  })
+
+  it('fails with an error naming the capability when no callback exists (and declares none)', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('ask', {}, (_args, ctx) => (ctx.inputResponses ? 'done' : inputRequired({ q: elicitForm('?', ASK) }, 's')))
+    const { requests, transport } = capture(createFetchHandler(mcp))
+    const client = new Client({ transport })
+    const error = await client.callTool('ask').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(MissingInputHandlerError)
+    expect((error as MissingInputHandlerError).capability).toBe('elicitation')
+    expect((error as Error).message).toMatch(/elicitation/)
+    expect(requests[0]!.body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({})
+    // the demo's tools check the capability instead: -32021 from the server, as McpError
+    const demo = new Client({ transport: capture(createFetchHandler(createDemoServer())).transport })
+    const rpc = await demo.callTool('provision', { name: 'x' }).catch((e: unknown) => e)
+    expect(rpc).toBeInstanceOf(McpError)
+    expect((rpc as McpError).code).toBe(-32021)
+  })
+
+  it('manual mode returns the InputRequiredResult; a new client resumes from the stored state', async () => {
+    const handler = createFetchHandler(createDemoServer())
+    const first = new Client({ transport: capture(handler).transport, capabilities: { elicitation: {} } })
+    const irr = (await first.callTool('provision', { name: 'orders' }, { manual: true })) as InputRequiredResult
+    expect(irr.resultType).toBe('input_required')
+    expect(Object.keys(irr.inputRequests ?? {})).toEqual(['region'])
+    const stored = JSON.parse(JSON.stringify({ state: irr.requestState })) as { state: string }
+    const second = new Client({ transport: capture(handler).transport, capabilities: { elicitation: {} } })
+    const done = await second.callTool('provision', { name: 'orders' }, {
+      manual: true,
+      requestState: stored.state,
+      inputResponses: { region: { action: 'accept', content: { region: 'ap-south-1' } } },
+    })
+    expect(done).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: "Provisioned 'orders' in ap-south-1." }] })
+  })
+
+  it('stops after maxRounds retries with InputRequiredRoundsExceededError', async () => {
+    let calls = 0
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('forever', {}, () => {
+      calls++
+      return inputRequired({ q: elicitForm('again?', ASK) }, 'x')
+    })
+    const client = new Client({ transport: capture(createFetchHandler(mcp)).transport, elicitation: () => ({ action: 'accept', content: { v: 'y' } }), maxRounds: 3 })
+    const error = await client.callTool('forever').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(InputRequiredRoundsExceededError)
+    expect((error as InputRequiredRoundsExceededError).maxRounds).toBe(3)
+    expect(calls).toBe(4) // first call + 3 retries
+    const defaults = new Client({ transport: capture(createFetchHandler(mcp)).transport, elicitation: () => ({ action: 'accept', content: { v: 'y' } }) })
+    calls = 0
+    await expect(defaults.callTool('forever')).rejects.toMatchObject({ maxRounds: 10 })
+    expect(calls).toBe(11)
+  })
+
+  it('echoes requestState byte-exact and dispatches a round concurrently', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('three', {}, (_a, ctx) => {
+      if (!ctx.inputResponses) return inputRequired({ a: elicitForm('a', ASK), b: elicitForm('b', ASK), c: elicitForm('c', ASK) }, 'state with spaces ✓ and "quotes"')
+      expect(ctx.requestState).toBe('state with spaces ✓ and "quotes"')
+      return Object.keys(ctx.inputResponses).map((k) => `${k}=${String(acceptedContent(ctx.inputResponses![k])?.v)}`).join(',')
+    })
+    let started = 0
+    let open!: () => void
+    const gate = new Promise<void>((r) => (open = r))
+    const client = new Client({
+      transport: capture(createFetchHandler(mcp)).transport,
+      elicitation: async (params) => {
+        if (++started === 3) open()
+        await gate // resolves only once all three callbacks have started
+        return { action: 'accept', content: { v: params.message } }
+      },
+    })
+    const result = await client.callTool('three')
+    expect(result.content[0]).toEqual({ type: 'text', text: 'a=a,b=b,c=c' })
+  })
+
+  it('surfaces HTTP failures without a JSON-RPC body as HttpError', async () => {
+    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: async () => new Response('<h1>Bad gateway</h1>', { status: 502 }) }) })
+    const error = await client.discover().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(HttpError)
+    expect((error as HttpError).status).toBe(502)
+  })
+
+  it('reads a response delivered as SSE', async () => {
+    const handler = createFetchHandler(createDemoServer())
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', {
+        fetch: (r) => {
+          const h = new Headers(r.headers)
+          h.set('accept', 'text/event-stream')
+          return handler(new Request(r, { headers: h }))
+        },
+      }),
+    })
+    const tools = await client.listTools()
+    expect(tools.map((t) => t.name)).toContain('order_book')
+  })
+})
+
+describe('input-required driver', () => {
+  const irr = (state?: string, keys: string[] = []): InputRequiredResult => {
+    const r: InputRequiredResult = { resultType: 'input_required' }
+    if (keys.length) r.inputRequests = Object.fromEntries(keys.map((k) => [k, { method: 'roots/list' as const }]))
+    if (state !== undefined) r.requestState = state
+    return r
+  }
+  const isIrr = (x: unknown): x is InputRequiredResult => (x as { resultType?: string }).resultType === 'input_required'
+
+  it('backs off 50 ms doubling to 250 ms on state-only rounds, reset by a round with input requests', async () => {
+    const waits: number[] = []
+    const script = [irr('s'), irr('s'), irr('s'), irr('s'), irr('s'), irr('s'), { done: true }]
+    let i = 0
+    await driveInputRequired(irr('s'), {
+      dispatch: async () => ({ roots: [] }),
+      retry: async (responses) => {
+        expect(responses).toBeUndefined()
+        return script[i++] as never
+      },
+      isInputRequired: isIrr,
+      sleep: async (ms) => void waits.push(ms),
+    })
+    expect(waits).toEqual([50, 100, 200, 250, 250, 250, 250])
+    const waits2: number[] = []
+    const script2 = [irr('s'), irr('s', ['k']), irr('s'), { done: true }]
+    let j = 0
+    await driveInputRequired(irr('s'), {
+      dispatch: async () => ({ roots: [] }),
+      retry: async () => script2[j++] as never,
+      isInputRequired: isIrr,
+      sleep: async (ms) => void waits2.push(ms),
+    })
+    expect(waits2).toEqual([50, 100, 50]) // the dispatch round waits nothing and resets the schedule
+  })
+
+  it('the first failing dispatch aborts its siblings and rejects promptly', async () => {
+    let siblingAborted = false
+    const started = Date.now()
+    const error = await driveInputRequired(irr('s', ['fails', 'hangs']), {
+      dispatch: (key, _req, signal) =>
+        key === 'fails'
+          ? Promise.reject(new Error('user closed the dialog'))
+          : new Promise((_resolve, reject) => signal.addEventListener('abort', () => {
+              siblingAborted = true
+              reject(signal.reason)
+            })),
+      retry: async () => {
+        throw new Error('must not retry')
+      },
+      isInputRequired: isIrr,
+    }).catch((e: unknown) => e)
+    expect((error as Error).message).toBe('user closed the dialog')
+    expect(siblingAborted).toBe(true)
+    expect(Date.now() - started).toBeLessThan(1000)
+  })
+
+  it('passes each round\'s requestState through unchanged', async () => {
+    const seen: Array<string | undefined> = []
+    const states = ['α', ' spaced ', 'v1.abc']
+    let n = 0
+    await driveInputRequired(irr(states[0], ['k']), {
+      dispatch: async () => ({ roots: [] }),
+      retry: async (_r, state) => {
+        seen.push(state)
+        n++
+        return (n < 3 ? irr(states[n], ['k']) : { done: true }) as never
+      },
+      isInputRequired: isIrr,
+    })
+    expect(seen).toEqual(states)
+  })
+})
+
+describe('client result validation', () => {
+  it('rejects an unknown resultType and an InputRequiredResult with an unknown input method', async () => {
+    const answer = (result: unknown) =>
+      new Client({
+        transport: new StreamableHttpClientTransport('http://x/mcp', {
+          fetch: async (r) => Response.json({ jsonrpc: '2.0', id: (await r.json()).id, result }),
+        }),
+        elicitation: () => ({ action: 'accept' }),
+      })
+    await expect(answer({ resultType: 'task', content: [] }).callTool('x')).rejects.toThrow(/Unknown resultType 'task'/)
+    await expect(answer({ resultType: 'input_required', inputRequests: { k: { method: 'ping' } } }).callTool('x')).rejects.toThrow(/Invalid tools\/call result/)
+    const legacy = await answer({ content: [{ type: 'text', text: 'no resultType' }] }).callTool('x')
+    expect(v.is(v.object({ content: v.array(v.unknown()) }), legacy)).toBe(true)
+  })
+})

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest'
+import {
+  AesGcmKeyRing,
+  InvalidRequestStateError,
+  RequestStateSecurity,
+  argumentsDigest,
+  canonicalJson,
+  decodeBase64UrlStrict,
+  encodeBase64Url,
+  type RequestBinding,
+} from '../src/state/index.ts'
+
+const KEY_A = 'a'.repeat(32)
+const KEY_B = new Uint8Array(32).fill(7)
+const enc = (s: string) => new TextEncoder().encode(s)
+const dec = (b: Uint8Array) => new TextDecoder().decode(b)
+
+async function reason(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidRequestStateError)
+    return (error as InvalidRequestStateError).reason
+  }
+  return undefined
+}
+
+describe('base64url', () => {
+  it('round-trips every length and rejects non-canonical text', () => {
+    for (let n = 0; n < 40; n++) {
+      const bytes = crypto.getRandomValues(new Uint8Array(n))
+      const text = encodeBase64Url(bytes)
+      expect(text).toMatch(/^[A-Za-z0-9_-]*$/)
+      expect(decodeBase64UrlStrict(text)).toEqual(bytes)
+    }
+    expect(decodeBase64UrlStrict('AQ==')).toBeUndefined() // padding
+    expect(decodeBase64UrlStrict('AQ\n')).toBeUndefined() // whitespace
+    expect(decodeBase64UrlStrict('AR')).toBeUndefined() // non-zero trailing bits
+    expect(decodeBase64UrlStrict('A')).toBeUndefined() // impossible length
+    expect(decodeBase64UrlStrict('AQ+/')).toBeUndefined() // standard alphabet
+    expect(decodeBase64UrlStrict('AQ')).toEqual(new Uint8Array([1]))
+  })
+})
+
+describe('canonical JSON and argument digests', () => {
+  it('sorts keys at every depth', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: 1 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":1,"z":0}]},"b":1}')
+  })
+  it('binds absent, null and {} identically, and key order never matters', async () => {
+    const empty = await argumentsDigest({})
+    expect(await argumentsDigest(undefined)).toBe(empty)
+    expect(await argumentsDigest(null)).toBe(empty)
+    expect(empty).toMatch(/^[A-Za-z0-9_-]{22}$/)
+    expect(await argumentsDigest({ env: 'prod', n: { b: 1, a: 2 } })).toBe(await argumentsDigest({ n: { a: 2, b: 1 }, env: 'prod' }))
+    expect(await argumentsDigest({ env: 'prod' })).not.toBe(await argumentsDigest({ env: 'staging' }))
+  })
+  it('keeps lone surrogates distinct', async () => {
+    expect(await argumentsDigest({ env: '\ud800-prod' })).not.toBe(await argumentsDigest({ env: '\udfff-prod' }))
+  })
+})
+
+describe('AES-GCM key ring', () => {
+  it('seals into v1. + base64url(kid ‖ nonce ‖ ciphertext ‖ tag) that hides the plaintext', async () => {
+    const codec = new AesGcmKeyRing([KEY_A]).codec('svc')
+    const plaintext = 'SECRET-PLAINTEXT-provision-v1'
+    const token = await codec.seal(enc(plaintext))
+    expect(token).toMatch(/^v1\.[A-Za-z0-9_-]+$/)
+    const body = decodeBase64UrlStrict(token.slice(3))!
+    expect(body.length).toBe(4 + 12 + plaintext.length + 16)
+    expect(token).not.toContain(plaintext)
+    expect(dec(body)).not.toContain(plaintext)
+    expect(token).not.toContain(encodeBase64Url(enc(plaintext)).slice(0, 12))
+    expect(dec(await codec.unseal(token))).toBe(plaintext)
+    expect(await codec.seal(enc(plaintext))).not.toBe(token) // fresh nonce
+  })
+  it('round-trips empty, UTF-8, all byte values and 64 KiB', async () => {
+    const codec = new AesGcmKeyRing([KEY_A]).codec()
+    const all = Uint8Array.from({ length: 256 }, (_, i) => i)
+    for (const p of [new Uint8Array(0), enc('héllo → 世界'), all, new Uint8Array(65536).fill(9)]) {
+      expect(await codec.unseal(await codec.seal(p))).toEqual(p)
+    }
+  })
+  it('rejects malformed, foreign-key and wrong-audience tokens', async () => {
+    const ring = new AesGcmKeyRing([KEY_A])
+    const token = await ring.codec('svc').seal(enc('x'))
+    expect(await reason(ring.codec('svc').unseal(''))).toBe('malformed')
+    expect(await reason(ring.codec('svc').unseal(token.slice(3)))).toBe('malformed')
+    expect(await reason(ring.codec('svc').unseal('v1.!!!not-base64!!!'))).toBe('malformed')
+    expect(await reason(ring.codec('svc').unseal('v1.' + encodeBase64Url(new Uint8Array(31))))).toBe('malformed')
+    expect(await reason(ring.codec('svc').unseal(token + '='))).toBe('malformed')
+    expect(await reason(new AesGcmKeyRing([KEY_B]).codec('svc').unseal(token))).toBe('unknown key')
+    expect(await reason(ring.codec('other').unseal(token))).toBe('seal')
+    expect(await reason(ring.codec().unseal(token))).toBe('seal')
+  })
+  it('rotates: keys[0] seals, every key opens', async () => {
+    const OLD = 'o'.repeat(32)
+    const NEW = 'n'.repeat(32)
+    const fromOld = await new AesGcmKeyRing([OLD]).codec('s').seal(enc('1'))
+    expect(dec(await new AesGcmKeyRing([OLD, NEW]).codec('s').unseal(fromOld))).toBe('1')
+    expect(dec(await new AesGcmKeyRing([NEW, OLD]).codec('s').unseal(fromOld))).toBe('1')
+    expect(await reason(new AesGcmKeyRing([NEW]).codec('s').unseal(fromOld))).toBe('unknown key')
+    const fromNew = await new AesGcmKeyRing([NEW, OLD]).codec('s').seal(enc('2'))
+    expect(dec(await new AesGcmKeyRing([NEW]).codec('s').unseal(fromNew))).toBe('2')
+    expect(await reason(new AesGcmKeyRing([OLD]).codec('s').unseal(fromNew))).toBe('unknown key')
+  })
+  it('validates keys at construction', () => {
+    expect(() => new AesGcmKeyRing([])).toThrow(/at least one key/)
+    expect(() => new AesGcmKeyRing(['short'])).toThrow(/keys\[0\] is 5 bytes/)
+    expect(() => new AesGcmKeyRing([KEY_A, KEY_A])).toThrow(/keys\[1\] duplicates keys\[0\]/)
+    expect(() => new AesGcmKeyRing([KEY_A, enc(KEY_A)])).toThrow(/duplicates/) // a string is its UTF-8 bytes
+    expect(() => new AesGcmKeyRing([42 as never])).toThrow(TypeError)
+  })
+})
+
+describe('RequestStateSecurity claims', () => {
+  const binding: RequestBinding = { method: 'tools/call', target: 'deploy', argsDigest: 'd'.repeat(22), principal: undefined }
+  it('validates its options', () => {
+    expect(() => new RequestStateSecurity({})).toThrow(/exactly one of keys or codec/)
+    expect(() => new RequestStateSecurity({ keys: [KEY_A], codec: { seal: async () => '', unseal: async () => new Uint8Array() } })).toThrow(
+      /exactly one/,
+    )
+    for (const ttl of [0, -600, NaN, Infinity]) {
+      expect(() => new RequestStateSecurity({ keys: [KEY_A], ttl })).toThrow(/positive finite/)
+      expect(() => RequestStateSecurity.ephemeral({ ttl })).toThrow(/positive finite/)
+    }
+  })
+  it('expires after ttl seconds (exp is strict) and tolerates 60 s of future skew', async () => {
+    let now = 1_700_000_000_000
+    const policy = new RequestStateSecurity({ keys: [KEY_A], now: () => now })
+    const token = await policy.seal('state', binding, 'svc')
+    now += 601_000
+    expect(await reason(policy.open(token, binding, 'svc'))).toBe('expired')
+    now -= 2_000
+    expect(await policy.open(token, binding, 'svc')).toBe('state')
+    now -= 599_000 + 120_000
+    expect(await reason(policy.open(token, binding, 'svc'))).toBe('minted in the future')
+    now += 90_000
+    expect(await policy.open(token, binding, 'svc')).toBe('state')
+  })
+  it('binds method, target, arguments, audience and principal', async () => {
+    const policy = new RequestStateSecurity({ keys: [KEY_A] })
+    const token = await policy.seal('s', binding, 'svc')
+    expect(await reason(policy.open(token, { ...binding, target: 'other' }, 'svc'))).toBe('request binding')
+    expect(await reason(policy.open(token, { ...binding, method: 'prompts/get' }, 'svc'))).toBe('request binding')
+    expect(await reason(policy.open(token, { ...binding, argsDigest: 'x'.repeat(22) }, 'svc'))).toBe('request binding')
+    expect(await reason(policy.open(token, { ...binding, principal: 'alice' }, 'svc'))).toBe('principal drift')
+    const alice = await policy.seal('s', { ...binding, principal: 'alice' }, 'svc')
+    expect(await reason(policy.open(alice, { ...binding, principal: 'bob' }, 'svc'))).toBe('principal')
+    expect(await reason(policy.open(alice, binding, 'svc'))).toBe('principal drift')
+    expect(await policy.open(alice, { ...binding, principal: 'alice' }, 'svc')).toBe('s')
+  })
+  it('checks claims for a custom codec too', async () => {
+    const passthrough = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))! }
+    const policy = new RequestStateSecurity({ codec: passthrough })
+    const forged = 'p.' + encodeBase64Url(enc(JSON.stringify({ v: 1, iat: 0, exp: 1, m: 'tools/call', t: 'deploy', a: binding.argsDigest, s: 'x' })))
+    expect(await reason(policy.open(forged, binding, undefined))).toBe('expired')
+    expect(await reason(policy.open('p.' + encodeBase64Url(enc('not json')), binding, undefined))).toBe('malformed claims')
+    const throwing = new RequestStateSecurity({ codec: { seal: passthrough.seal, unseal: async () => { throw new Error('boom') } } })
+    expect(await reason(throwing.open('anything', binding, undefined))).toBe('codec error')
+  })
+})
+
+describe('parseRequestStateKeys', async () => {
+  const { parseRequestStateKeys } = await import('../src/state/index.ts')
+  it('decodes comma-separated base64url keys and names the bad entry', () => {
+    const a = encodeBase64Url(new Uint8Array(32).fill(1))
+    const b = encodeBase64Url(new Uint8Array(48).fill(2))
+    expect(parseRequestStateKeys(`${a}, ${b}`).map((k) => k.length)).toEqual([32, 48])
+    expect(() => parseRequestStateKeys(`${a},${a}=`)).toThrow(/keys\[1\] is not unpadded base64url/)
+    expect(() => parseRequestStateKeys(encodeBase64Url(new Uint8Array(31)))).toThrow(/keys\[0\] is 31 bytes/)
+  })
+})

@@ -1,0 +1,121 @@
+/**
+ * Integration: the demo Worker runs in local workerd (`wrangler dev`), driven over real HTTP by our
+ * Client and by the command-line demo client under Node, Deno and Bun.
+ */
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client, McpError, StreamableHttpClientTransport, type InputRequiredResult } from '../src/client/index.ts'
+import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
+
+const run = promisify(execFile)
+let worker: RunningWorker
+
+beforeAll(async () => {
+  worker = await startWorker()
+})
+afterAll(async () => {
+  await worker?.stop()
+})
+
+function client(answers: Record<string, unknown> = { region: 'eu-west-1', confirm: true }) {
+  return new Client({
+    transport: new StreamableHttpClientTransport(worker.url),
+    clientInfo: { name: 'workerd-test', version: '1' },
+    elicitation: (params) => {
+      if (params.mode === 'url') return { action: 'decline' }
+      const content = Object.fromEntries(Object.keys(params.requestedSchema.properties).map((k) => [k, answers[k]])) as Record<string, string | boolean>
+      return { action: 'accept', content }
+    },
+  })
+}
+
+describe('the demo Worker in workerd, over real HTTP', () => {
+  it('discovers 2026-07-28 and lists the tools', async () => {
+    const c = client()
+    const discovered = await c.discover()
+    expect(discovered.supportedVersions).toContain('2026-07-28')
+    expect((await c.listTools()).map((t) => t.name)).toEqual(['provision', 'reserve_book', 'order_book'])
+  })
+
+  it('completes provision and order_book through the input-required loop', async () => {
+    const c = client()
+    const rounds: number[] = []
+    const provision = await c.callTool('provision', { name: 'orders' }, { onRound: (r) => rounds.push(r.round) })
+    expect(provision.content[0]).toEqual({ type: 'text', text: "Provisioned 'orders' in eu-west-1." })
+    expect(rounds).toEqual([1])
+    expect((await c.callTool('order_book', { title: 'Neuromancer' })).content[0]).toMatchObject({ text: "Backordered 'Neuromancer'; it ships in 2-3 weeks." })
+    expect((await client({ confirm: false }).callTool('order_book', { title: 'Neuromancer' })).content[0]).toMatchObject({ text: 'No order placed.' })
+    expect((await c.callTool('reserve_book', { title: 'Dune' })).content[0]).toMatchObject({ text: "Reserved 'Dune' (6 copies left)." })
+  })
+
+  it('rejects tampered, replayed-elsewhere and rebound requestState with the frozen error', async () => {
+    const c = client()
+    const irr = (await c.callTool('provision', { name: 'orders' }, { manual: true })) as InputRequiredResult
+    const token = irr.requestState!
+    expect(token).toMatch(/^v1\./)
+    expect(token).not.toContain('provision-v1')
+    const answers = { region: { action: 'accept' as const, content: { region: 'eu-west-1' } } }
+    const mid = token.length >> 1
+    const tampered = token.slice(0, mid) + (token[mid] === 'x' ? 'y' : 'x') + token.slice(mid + 1)
+    const attempts = [
+      () => c.callTool('provision', { name: 'orders' }, { manual: true, inputResponses: answers, requestState: tampered }),
+      () => c.callTool('order_book', { title: 'Neuromancer' }, { manual: true, inputResponses: answers, requestState: token }),
+      () => c.callTool('provision', { name: 'billing' }, { manual: true, inputResponses: answers, requestState: token }),
+    ]
+    for (const attempt of attempts) {
+      const error = await attempt().catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(McpError)
+      expect({ code: (error as McpError).code, message: (error as McpError).message }).toEqual({ code: -32602, message: 'Invalid or expired requestState' })
+    }
+    const ok = await c.callTool('provision', { name: 'orders' }, { manual: true, inputResponses: answers, requestState: token })
+    expect(ok).toMatchObject({ content: [{ text: "Provisioned 'orders' in eu-west-1." }] })
+  })
+
+  it('answers client mistakes with 4xx, never 500, and keeps serving', async () => {
+    const send = (body: string, headers: Record<string, string> = {}) =>
+      fetch(worker.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body })
+    const cases: Array<[string, Record<string, string>, number, number]> = [
+      ['{"jsonrpc":"2.0","id":1,"method":', {}, 400, -32700],
+      ['[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]', {}, 400, -32600],
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}', {}, 400, -32602],
+    ]
+    for (const [body, headers, status, code] of cases) {
+      const res = await send(body, headers)
+      expect(res.status).toBe(status)
+      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(code)
+    }
+    const unknown = await client().callTool('nope').catch((e: unknown) => e)
+    expect((unknown as McpError).code).toBe(-32602)
+    const invalid = await client().callTool('provision', { name: 42 })
+    expect(invalid.isError).toBe(true)
+    expect(invalid.content[0]).toMatchObject({ text: expect.stringContaining("field 'name'") })
+    expect((await fetch(worker.url)).status).toBe(405)
+    expect((await client().discover()).supportedVersions).toContain('2026-07-28')
+  })
+})
+
+describe('the command-line demo client', () => {
+  const args = (url: string) => ['examples/cli-client.ts', '--url', url, '--answer', 'region=eu-west-1', '--answer', 'confirm=true']
+  const runtimes: Array<[string, string, string[]]> = [
+    ['Node (tsx)', join(ROOT, 'node_modules/.bin/tsx'), []],
+    ['Deno', join(ROOT, 'node_modules/.bin/deno'), ['run', '--allow-net', '--allow-env', '--allow-read']],
+    ['Bun', join(ROOT, 'node_modules/.bin/bun'), []],
+  ]
+  for (const [name, bin, pre] of runtimes) {
+    it(`completes provision and order_book under ${name}`, async () => {
+      const { stdout } = await run(bin, [...pre, ...args(worker.url)], { cwd: ROOT, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } })
+      expect(stdout).toContain("← Provisioned 'orders' in eu-west-1.")
+      expect(stdout).toContain("← Backordered 'Neuromancer'; it ships in 2-3 weeks.")
+    })
+  }
+  it('exits 1 and says why when the user declines', async () => {
+    const error = (await run(join(ROOT, 'node_modules/.bin/tsx'), ['examples/cli-client.ts', '--url', worker.url, '--decline'], { cwd: ROOT }).catch((e: unknown) => e)) as {
+      code: number
+      stdout: string
+    }
+    expect(error.code).toBe(1)
+    expect(error.stdout).toContain('✗ No order placed: the backorder confirmation was declined.')
+  })
+})

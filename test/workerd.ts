@@ -1,0 +1,75 @@
+/** Start the demo Worker under `wrangler dev` (local workerd) on a free loopback port, for tests. */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+
+export const ROOT = join(import.meta.dirname, '..')
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+export interface RunningWorker {
+  url: string
+  port: number
+  output: () => string
+  stop: () => Promise<void>
+}
+
+const DISCOVER = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'server/discover',
+  params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+})
+
+/** Start `wrangler dev`; resolves once `server/discover` answers. `vars` become `--var NAME:value`. */
+export async function startWorker(vars: Record<string, string> = {}): Promise<RunningWorker> {
+  const port = await freePort()
+  const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', '0', '--log-level', 'warn']
+  for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`)
+  const child: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/wrangler'), args, {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', WRANGLER_SEND_ERROR_REPORTS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1' },
+  })
+  let log = ''
+  child.stdout!.on('data', (d) => (log += d))
+  child.stderr!.on('data', (d) => (log += d))
+  const url = `http://127.0.0.1:${port}/mcp`
+  const stop = async () => {
+    if (child.exitCode !== null) return
+    const exited = new Promise((r) => child.once('exit', r))
+    try {
+      process.kill(-child.pid!, 'SIGTERM')
+    } catch {}
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {}
+  }
+  const deadline = Date.now() + 90_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log}`)
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+        body: DISCOVER,
+        signal: AbortSignal.timeout(2000),
+      })
+      if (res.ok) return { url, port, output: () => log, stop }
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  await stop()
+  throw new Error(`wrangler dev did not answer within 90 s:\n${log}`)
+}
