@@ -11,7 +11,7 @@ import { createFetchHandler, McpServer, inputRequired } from '../src/server/inde
 import { createDemoServer } from '../worker/server.ts'
 import { env, post, req, std } from './helpers.ts'
 
-const schema = JSON.parse(readFileSync(join(import.meta.dirname, '../../shared/spec/2026-07-28/schema.json'), 'utf8'))
+const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/spec/schema-2026-07-28.json'), 'utf8'))
 // ajv is CommonJS: under ESM the class is the module's default export's default
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false })

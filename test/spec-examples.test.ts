@@ -8,7 +8,7 @@ import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import * as S from '../src/protocol/schemas.ts'
 
-const ROOT = join(import.meta.dirname, '../../shared/spec/2026-07-28/examples')
+const ROOT = join(import.meta.dirname, 'fixtures/spec/examples-2026-07-28')
 const ErrorResponse = (code: number) => v.object({ jsonrpc: v.literal('2.0'), id: S.RequestId, error: v.looseObject({ code: v.literal(code), message: v.string(), data: v.optional(v.unknown()) }) })
 const errorOrObject = (code: number) => v.union([ErrorResponse(code), v.looseObject({ code: v.literal(code), message: v.string() })])
 const response = (result: v.GenericSchema) => v.object({ jsonrpc: v.literal('2.0'), id: S.RequestId, result })
