@@ -71,13 +71,19 @@ describe('Client over the demo server', () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.tool('ask', {}, (_args, ctx) => (ctx.inputResponses ? 'done' : inputRequired({ q: elicitForm('?', ASK) }, 's')))
     const { requests, transport } = capture(createFetchHandler(mcp))
-    const client = new Client({ transport })
+    // no callback: nothing is declared, and the server refuses to ask (-32021) without any tool code for it
+    const undeclared = await new Client({ transport }).callTool('ask').catch((e: unknown) => e)
+    expect(undeclared).toBeInstanceOf(McpError)
+    expect((undeclared as McpError).code).toBe(-32021)
+    expect((undeclared as McpError).data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } })
+    expect(requests[0]!.body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({})
+    // declared by hand but no callback: a local error naming the capability
+    const client = new Client({ transport, capabilities: { elicitation: {} } })
     const error = await client.callTool('ask').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(MissingInputHandlerError)
     expect((error as MissingInputHandlerError).capability).toBe('elicitation')
     expect((error as Error).message).toMatch(/elicitation/)
-    expect(requests[0]!.body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({})
-    // the demo's tools check the capability instead: -32021 from the server, as McpError
+    // the demo's tools check the capability in their own code: -32021 as well
     const demo = new Client({ transport: capture(createFetchHandler(createDemoServer())).transport })
     const rpc = await demo.callTool('provision', { name: 'x' }).catch((e: unknown) => e)
     expect(rpc).toBeInstanceOf(McpError)

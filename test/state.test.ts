@@ -170,3 +170,44 @@ describe('parseRequestStateKeys', async () => {
     expect(() => parseRequestStateKeys(encodeBase64Url(new Uint8Array(31)))).toThrow(/keys\[0\] is 31 bytes/)
   })
 })
+
+describe('review: properties the first tests did not pin', () => {
+  const binding: RequestBinding = { method: 'tools/call', target: 'deploy', argsDigest: 'd'.repeat(22), principal: undefined }
+  const passthrough = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))! }
+
+  it('checks the audience claim even when the codec cannot tell audiences apart', async () => {
+    const policy = new RequestStateSecurity({ codec: passthrough })
+    const billing = await policy.seal('s', binding, 'billing')
+    expect(await reason(policy.open(billing, binding, 'payments'))).toBe('audience')
+    expect(await reason(policy.open(billing, binding, undefined))).toBe('audience')
+    const none = await policy.seal('s', binding, undefined)
+    expect(await reason(policy.open(none, binding, 'billing'))).toBe('audience')
+    expect(await policy.open(billing, binding, 'billing')).toBe('s')
+  })
+  it('rejects exactly at exp (now < exp is strict) and accepts 1 ms before', async () => {
+    let now = 1_000_000_000_000
+    const policy = new RequestStateSecurity({ keys: [KEY_A], ttl: 1, now: () => now })
+    const token = await policy.seal('s', binding, 'a')
+    now += 1000
+    expect(await reason(policy.open(token, binding, 'a'))).toBe('expired')
+    now -= 1
+    expect(await policy.open(token, binding, 'a')).toBe('s')
+  })
+  it('rejects a re-prefixed token and a kid transplanted onto another body', async () => {
+    const ring = new AesGcmKeyRing([KEY_A, KEY_B])
+    const fromA = await ring.codec('s').seal(enc('a'))
+    const fromB = await new AesGcmKeyRing([KEY_B, KEY_A]).codec('s').seal(enc('b'))
+    const bodyA = decodeBase64UrlStrict(fromA.slice(3))!
+    const bodyB = decodeBase64UrlStrict(fromB.slice(3))!
+    const transplanted = new Uint8Array(bodyB)
+    transplanted.set(bodyA.subarray(0, 4)) // A's kid on B's nonce+ciphertext
+    expect(await reason(ring.codec('s').unseal('v1.' + encodeBase64Url(transplanted)))).toBe('seal')
+    expect(await reason(ring.codec('s').unseal('v2.' + fromA.slice(3)))).toBe('malformed')
+    expect(dec(await ring.codec('s').unseal(fromB))).toBe('b')
+  })
+  it('refuses tokens over maxTokenLength before decoding, and validates the option', async () => {
+    const policy = new RequestStateSecurity({ keys: [KEY_A], maxTokenLength: 100 })
+    expect(await reason(policy.open('v1.' + 'A'.repeat(200), binding, 'a'))).toBe('too large')
+    for (const maxTokenLength of [0, -1, 1.5, NaN]) expect(() => new RequestStateSecurity({ keys: [KEY_A], maxTokenLength })).toThrow(/maxTokenLength/)
+  })
+})

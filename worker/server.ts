@@ -29,6 +29,11 @@ const BACKORDER_SCHEMA: RequestedSchema = {
   required: ['confirm'],
 }
 
+/** Copies in stock (0 for unknown titles; never reads the prototype, so `constructor` is just unknown). */
+export function stockOf(title: string): number {
+  return Object.hasOwn(INVENTORY, title) ? INVENTORY[title]! : 0
+}
+
 /** Options of {@link createDemoServer}. */
 export interface DemoServerOptions {
   /** Shared request-state keys (newest first); without them each isolate uses its own ephemeral key. */
@@ -70,7 +75,7 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     'reserve_book',
     { description: 'Reserve a copy of a book.', input: { title: v.pipe(v.string(), v.minLength(1)) } },
     ({ title }) => {
-      const copies = INVENTORY[title] ?? 0
+      const copies = stockOf(title)
       if (copies <= 0) return `'${title}' is out of stock.`
       return `Reserved '${title}' (${copies - 1} copies left).`
     },
@@ -83,7 +88,7 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       input: { title: v.pipe(v.string(), v.minLength(1)) },
     },
     ({ title }, ctx) => {
-      const copies = INVENTORY[title] ?? 0
+      const copies = stockOf(title)
       if (copies > 0) return `Ordered '${title}'; it arrives tomorrow.`
       const asked = ctx.requestState === 'order-v1:backorder'
       const response = asked ? ctx.inputResponses?.backorder : undefined

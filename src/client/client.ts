@@ -6,26 +6,27 @@
 import * as v from 'valibot'
 import { LATEST_PROTOCOL_VERSION, META } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
+import { describeIssue } from '../protocol/issues.ts'
 import {
   CallToolResult,
+  CreateMessageResult,
   DiscoverResult,
+  ElicitResult,
   InputRequiredResult,
+  ListRootsResult,
   ListToolsResult,
   type ClientCapabilities,
   type CreateMessageRequestParams,
-  type CreateMessageResult,
   type ElicitRequestParams,
-  type ElicitResult,
   type Implementation,
   type InputRequest,
   type InputResponse,
   type InputResponses,
   type JSONRPCNotification,
-  type ListRootsResult,
   type Tool,
 } from '../protocol/schemas.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
-import { InvalidResultError, MissingInputHandlerError } from './errors.ts'
+import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError } from './errors.ts'
 import { driveInputRequired, type RoundInfo } from './input-required.ts'
 
 /** What an input callback knows about the request it answers. */
@@ -60,8 +61,11 @@ export interface ClientOptions {
    * `{ form: {}, url: {} }`, sampling `{}`, roots `{}` — for each callback given.
    */
   capabilities?: ClientCapabilities
+  /** Answers `elicitation/create` input requests (form and URL mode); declares `elicitation`. */
   elicitation?: ElicitationCallback
+  /** Answers `sampling/createMessage` input requests; declares `sampling`. */
   sampling?: SamplingCallback
+  /** Answers `roots/list` input requests; declares `roots`. */
   roots?: RootsCallback
   /** Retries allowed per call before `InputRequiredRoundsExceededError`. Default 10. */
   maxRounds?: number
@@ -103,7 +107,11 @@ export class Client {
   readonly options: ClientOptions
   #nextId = 1
 
+  /** @throws RangeError when `maxRounds` is not a non-negative integer. */
   constructor(options: ClientOptions) {
+    if (options.maxRounds !== undefined && !(Number.isInteger(options.maxRounds) && options.maxRounds >= 0)) {
+      throw new RangeError(`maxRounds must be a non-negative integer, got ${String(options.maxRounds)}`)
+    }
     this.options = options
   }
 
@@ -135,10 +143,15 @@ export class Client {
     if (options.onNotification) sendOptions.onNotification = options.onNotification
     const response = (await this.options.transport.send(message, sendOptions)) as Record<string, unknown> | undefined
     if (!response || typeof response !== 'object') throw new InvalidResultError(`No response to ${method}`)
-    if (response.id !== id) throw new InvalidResultError(`Response id ${String(response.id)} does not match request id ${id}`)
     const error = response.error as { code?: unknown; message?: unknown; data?: unknown } | undefined
+    // an error without id answers a request the server could not read (parse error, body too large, …)
+    const idless = error !== undefined && (response.id === undefined || response.id === null)
+    if (response.id !== id && !idless) throw new InvalidResultError(`Response id ${String(response.id)} does not match request id ${id}`)
     if (error !== undefined) {
-      throw new McpError(typeof error.code === 'number' ? error.code : 0, typeof error.message === 'string' ? error.message : 'Unknown error', error.data)
+      if (typeof error !== 'object' || error === null || !Number.isInteger(error.code) || typeof error.message !== 'string') {
+        throw new InvalidResultError(`Malformed JSON-RPC error in the response to ${method}`)
+      }
+      throw new McpError(error.code as number, error.message, error.data)
     }
     const result = response.result
     if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new InvalidResultError(`The result of ${method} is not an object`)
@@ -183,6 +196,7 @@ export class Client {
    */
   callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>
   callTool(name: string, args: Record<string, unknown> | undefined, options: ManualCallOptions): Promise<CallToolResult | InputRequiredResult>
+  callTool(name: string, args: Record<string, unknown> | undefined, options: CallOptions & { manual?: boolean }): Promise<CallToolResult | InputRequiredResult>
   async callTool(
     name: string,
     args: Record<string, unknown> = {},
@@ -208,30 +222,40 @@ export class Client {
     return driveInputRequired(first, driveOptions)
   }
 
+  /** Answer one input request through its callback, and check the answer's shape before it is sent. */
   async #answer(key: string, request: InputRequest, ctx: InputContext): Promise<InputResponse> {
+    let answer: unknown
+    let schema: v.GenericSchema
     switch (request.method) {
       case 'elicitation/create': {
         if (!this.options.elicitation) throw new MissingInputHandlerError('elicitation', key)
-        return this.options.elicitation(request.params, ctx)
+        answer = await this.options.elicitation(request.params, ctx)
+        schema = ElicitResult
+        break
       }
       case 'sampling/createMessage': {
         if (!this.options.sampling) throw new MissingInputHandlerError('sampling', key)
-        return this.options.sampling(request.params, ctx)
+        answer = await this.options.sampling(request.params, ctx)
+        schema = CreateMessageResult
+        break
       }
       case 'roots/list': {
         if (!this.options.roots) throw new MissingInputHandlerError('roots', key)
-        return this.options.roots(ctx)
+        answer = await this.options.roots(ctx)
+        schema = ListRootsResult
+        break
       }
     }
+    const parsed = v.safeParse(schema, answer)
+    if (!parsed.success) throw new InvalidInputResponseError(key, describeIssue(parsed.issues[0]))
+    return answer as InputResponse
   }
 }
 
 function parseResult<S extends v.GenericSchema>(schema: S, value: unknown, method: string): v.InferOutput<S> {
   const parsed = v.safeParse(schema, value)
   if (!parsed.success) {
-    const issue = parsed.issues[0]
-    const path = issue.path?.map((p) => String(p.key)).join('.')
-    throw new InvalidResultError(`Invalid ${method} result${path ? ` at ${path}` : ''}: ${issue.message}`)
+    throw new InvalidResultError(`Invalid ${method} result: ${describeIssue(parsed.issues[0])}`)
   }
   return parsed.output
 }
@@ -240,6 +264,9 @@ function parseCallResult(result: Record<string, unknown>): CallToolResult | Inpu
   const type = result.resultType
   if (type === 'input_required') {
     const irr = parseResult(InputRequiredResult, result, 'tools/call')
+    if (Object.keys(irr.inputRequests ?? {}).length === 0 && irr.requestState === undefined) {
+      throw new InvalidResultError('tools/call returned an InputRequiredResult with neither inputRequests nor requestState')
+    }
     return irr
   }
   if (type !== undefined && type !== 'complete') throw new InvalidResultError(`Unknown resultType '${String(type)}' in tools/call result`)

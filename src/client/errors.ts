@@ -3,20 +3,7 @@
  * which carries an error the server answered with.
  * @module
  */
-
-/** An HTTP failure whose body was not a JSON-RPC message (proxy errors, 5xx pages, 401 without body). */
-export class HttpError extends Error {
-  override readonly name: string = 'HttpError'
-  /** The HTTP status code. */
-  readonly status: number
-  /** The response body as text (may be empty). */
-  readonly body: string
-  constructor(status: number, body: string) {
-    super(`HTTP ${status}${body ? `: ${body.slice(0, 200)}` : ''}`)
-    this.status = status
-    this.body = body
-  }
-}
+export { HttpError, InvalidResultError } from '../transport/errors.ts'
 
 /** The server kept answering `InputRequiredResult` beyond the client's round limit. */
 export class InputRequiredRoundsExceededError extends Error {
@@ -46,7 +33,13 @@ export class MissingInputHandlerError extends Error {
   }
 }
 
-/** The server answered something that is not a valid MCP result for the method. */
-export class InvalidResultError extends Error {
-  override readonly name: string = 'InvalidResultError'
+/** An input callback (elicitation, sampling, roots) returned something that is not a valid answer. */
+export class InvalidInputResponseError extends Error {
+  override readonly name: string = 'InvalidInputResponseError'
+  /** The `inputRequests` key whose answer was invalid. */
+  readonly key: string
+  constructor(key: string, detail: string) {
+    super(`The answer to input request '${key}' is invalid: ${detail}`)
+    this.key = key
+  }
 }

@@ -70,6 +70,7 @@ export async function driveInputRequired<R>(first: R | InputRequiredResult, opti
   let rounds = 0
   let delay = STATE_ONLY_BACKOFF_INITIAL_MS
   while (options.isInputRequired(current)) {
+    options.signal?.throwIfAborted()
     rounds++
     if (rounds > maxRounds) throw new InputRequiredRoundsExceededError(maxRounds)
     const requests = current.inputRequests ?? {}
@@ -89,13 +90,23 @@ export async function driveInputRequired<R>(first: R | InputRequiredResult, opti
   return current
 }
 
-/** Run every dispatch concurrently; the first failure aborts the others and rejects. */
+/**
+ * Run every dispatch concurrently. The first failure, or the caller's abort, aborts the others and
+ * rejects at once — even when a callback ignores its signal.
+ */
 async function dispatchAll(requests: Record<string, InputRequest>, dispatch: Dispatch, outer?: AbortSignal): Promise<InputResponses> {
   const controller = new AbortController()
-  const onOuterAbort = () => controller.abort(outer!.reason)
-  outer?.addEventListener('abort', onOuterAbort, { once: true })
+  let onOuterAbort: (() => void) | undefined
+  const aborted = new Promise<never>((_resolve, reject) => {
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })
+  })
+  aborted.catch(() => {})
+  if (outer) {
+    onOuterAbort = () => controller.abort(outer.reason)
+    outer.addEventListener('abort', onOuterAbort, { once: true })
+  }
   try {
-    const entries = await Promise.all(
+    const all = Promise.all(
       Object.entries(requests).map(async ([key, request]) => {
         try {
           return [key, await dispatch(key, request, controller.signal)] as const
@@ -105,8 +116,8 @@ async function dispatchAll(requests: Record<string, InputRequest>, dispatch: Dis
         }
       }),
     )
-    return Object.fromEntries(entries)
+    return Object.fromEntries(await Promise.race([all, aborted]))
   } finally {
-    outer?.removeEventListener('abort', onOuterAbort)
+    if (onOuterAbort) outer?.removeEventListener('abort', onOuterAbort)
   }
 }

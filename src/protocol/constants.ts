@@ -25,6 +25,16 @@ export const META_PREFIX = 'io.modelcontextprotocol/'
 /** Methods whose result may be an `InputRequiredResult` (spec: basic/patterns/mrtr.mdx). */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read'])
 
+/**
+ * The param an MRTR method targets, mirrored in the `Mcp-Name` header and bound into sealed state:
+ * `name` for tools and prompts, `uri` for resources.
+ */
+export const TARGET_PARAM: Readonly<Record<string, 'name' | 'uri'>> = Object.freeze({
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+})
+
 /** Standard Streamable-HTTP request header names (spec: basic/transports/streamable-http.mdx). */
 export const HEADER = Object.freeze({
   protocolVersion: 'mcp-protocol-version',

@@ -6,6 +6,7 @@
 import * as v from 'valibot'
 import { META, META_PREFIX } from './constants.ts'
 import { ErrorCode, McpError, missingCapabilityError } from './errors.ts'
+import { describeIssue } from './issues.ts'
 import { RequestMeta, type ClientCapabilities, type Implementation, type LoggingLevel } from './schemas.ts'
 
 /** The envelope of one modern request, read from `params._meta`. */
@@ -44,9 +45,7 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Reque
   }
   const parsed = v.safeParse(RequestMeta, m)
   if (!parsed.success) {
-    const issue = parsed.issues[0]
-    const path = issue.path?.map((p) => String(p.key)).join('.') ?? ''
-    throw envelopeError(`Invalid _meta field ${path || '(envelope)'}: ${issue.message}`)
+    throw envelopeError(`Invalid _meta envelope: ${describeIssue(parsed.issues[0])}`)
   }
   const out = parsed.output
   const envelope: RequestEnvelope = {
@@ -79,7 +78,7 @@ export function checkProtocolVersion(requested: string, supported: readonly stri
 }
 
 /** A capability a server may need from the client for one request. */
-export type RequiredCapability = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'roots'
+export type RequiredCapability = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'sampling.context' | 'roots'
 
 /**
  * True when `declared` covers `need`. `elicitation: {}` counts as form mode (spec: client/elicitation.mdx).
@@ -94,6 +93,8 @@ export function hasCapability(declared: ClientCapabilities, need: RequiredCapabi
       return declared.sampling !== undefined
     case 'sampling.tools':
       return declared.sampling?.tools !== undefined
+    case 'sampling.context':
+      return declared.sampling?.context !== undefined
     case 'roots':
       return declared.roots !== undefined
   }
@@ -104,6 +105,7 @@ const REQUIRED_DATA: Record<RequiredCapability, Record<string, unknown>> = {
   'elicitation.url': { elicitation: { url: {} } },
   sampling: { sampling: {} },
   'sampling.tools': { sampling: { tools: {} } },
+  'sampling.context': { sampling: { context: {} } },
   roots: { roots: {} },
 }
 
@@ -113,7 +115,7 @@ const REQUIRED_DATA: Record<RequiredCapability, Record<string, unknown>> = {
  * @example requireCapabilities(ctx.clientCapabilities, 'elicitation.form')
  */
 export function requireCapabilities(declared: ClientCapabilities, ...needs: RequiredCapability[]): void {
-  const missing = needs.filter((need) => !hasCapability(declared, need))
+  const missing = [...new Set(needs)].filter((need) => !hasCapability(declared, need))
   if (missing.length === 0) return
   const required: Record<string, Record<string, unknown>> = {}
   for (const need of missing) {

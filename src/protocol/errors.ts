@@ -23,9 +23,6 @@ export const ErrorCode = Object.freeze({
   UnsupportedProtocolVersion: -32022,
 } as const)
 
-/** One of the codes in {@link ErrorCode}, or an application code outside -32768..-32000. */
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | (number & {})
-
 /**
  * An error with a JSON-RPC code, message and optional `data`. Thrown by handlers to answer with a
  * JSON-RPC error, and thrown by the client when the server answered with one.

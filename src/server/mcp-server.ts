@@ -5,6 +5,7 @@
 import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
+import { describeIssue } from '../protocol/issues.ts'
 import {
   InputResponses,
   type CallToolResult,
@@ -157,10 +158,4 @@ function toolResult(isError: boolean, text: string): ResultObject {
   const result: CallToolResult = { content: [{ type: 'text', text }] }
   if (isError) result.isError = true
   return result
-}
-
-/** "field 'a.b': message" for a valibot issue (the field path, then valibot's message). */
-export function describeIssue(issue: v.BaseIssue<unknown>): string {
-  const path = issue.path?.map((p) => String(p.key)).join('.')
-  return path ? `field '${path}': ${issue.message}` : issue.message
 }

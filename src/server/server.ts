@@ -3,12 +3,14 @@
  * optional request-state boundary. Transport-agnostic: feed it parsed messages, get responses back.
  * @module
  */
-import { INPUT_REQUIRED_METHODS, LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
-import { checkProtocolVersion, hasEnvelope, readEnvelope, requireCapabilities } from '../protocol/envelope.ts'
+import { INPUT_REQUIRED_METHODS, META, SUPPORTED_PROTOCOL_VERSIONS, TARGET_PARAM } from '../protocol/constants.ts'
+import * as v from 'valibot'
+import { checkProtocolVersion, hasEnvelope, readEnvelope, requireCapabilities, type RequiredCapability } from '../protocol/envelope.ts'
+import { describeIssue } from '../protocol/issues.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
-import type { Implementation, JSONRPCRequest, JSONRPCResponse, ServerCapabilities } from '../protocol/schemas.ts'
-import { argumentsDigest } from '../state/canonical.ts'
+import { InputRequiredResult, type Implementation, type InputRequest, type JSONRPCRequest, type JSONRPCResponse, type ServerCapabilities } from '../protocol/schemas.ts'
+import { MAX_JSON_DEPTH, argumentsDigest } from '../state/canonical.ts'
 import { InvalidRequestStateError } from '../state/errors.ts'
 import type { RequestBinding, RequestStateSecurity } from '../state/security.ts'
 import { consoleLogger, type Logger, type RequestContext, type RequestInfo } from './context.ts'
@@ -39,7 +41,10 @@ export interface ServerOptions {
   instructions?: string
   /** Protocol versions served. Default `["2026-07-28"]`. */
   supportedVersions?: readonly string[]
-  /** Cache hints for `server/discover` and list results. Default `{ ttlMs: 0, cacheScope: 'private' }`. */
+  /**
+   * Cache hints stamped on `server/discover` and on complete results of the list methods and
+   * `resources/read` that carry none. Default `{ ttlMs: 0, cacheScope: 'private' }`.
+   */
   cache?: CacheHints
   /** Where diagnostics go. Default: the console. */
   logger?: Logger
@@ -52,6 +57,9 @@ export interface Handled {
   /** The JSON-RPC response; undefined for notifications. */
   response?: JSONRPCResponse
 }
+
+/** Methods whose complete results are `CacheableResult`s (spec: server/utilities/caching.mdx), besides discover. */
+const CACHEABLE_METHODS: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'])
 
 const METHOD_CAPABILITY: Record<string, keyof ServerCapabilities> = {
   'tools/list': 'tools',
@@ -197,12 +205,17 @@ export class Server {
     const security = carrier ? this.#security : undefined
     let binding: RequestBinding | undefined
     if (security && params.requestState !== undefined) {
+      let reason: string
       try {
-        binding = await bindingOf(request.method, params, security.policy.principalOf(info))
+        binding = await this.#bindingOf(request.method, params, () => security.policy.principalOf(info))
         const plaintext = await security.policy.open(params.requestState, binding, security.audience)
         params = { ...params, requestState: plaintext }
+        reason = ''
       } catch (error) {
-        const reason = error instanceof InvalidRequestStateError ? error.reason : 'principal error'
+        if (error instanceof McpError) throw error
+        reason = error instanceof InvalidRequestStateError ? error.reason : 'principal error'
+      }
+      if (reason) {
         this.logger.warn(`requestState rejected on ${request.method}: ${reason}`)
         throw invalidRequestStateError()
       }
@@ -214,24 +227,58 @@ export class Server {
     let out: ResultObject = result
     if (isInputRequired(result)) {
       if (!carrier) throw new Error(`handler for ${request.method} returned an InputRequiredResult; only tools/call, prompts/get and resources/read may`)
-      if (result.inputRequests === undefined && result.requestState === undefined) {
+      const parsed = v.safeParse(InputRequiredResult, result)
+      if (!parsed.success) throw new Error(`handler for ${request.method} returned an invalid InputRequiredResult: ${describeIssue(parsed.issues[0])}`)
+      const requests = parsed.output.inputRequests
+      const hasRequests = requests !== undefined && Object.keys(requests).length > 0
+      if (!hasRequests && parsed.output.requestState === undefined) {
         throw new Error(`handler for ${request.method} returned an InputRequiredResult with neither inputRequests nor requestState`)
       }
-      if (security && typeof result.requestState === 'string') {
+      if (requests && !hasRequests) {
+        out = { ...result }
+        delete out.inputRequests
+      }
+      // Only ask for what this request's client declared (spec: mrtr.mdx); otherwise -32021.
+      if (hasRequests) ctx.requireCapabilities(...Object.values(requests).flatMap(capabilitiesNeededBy))
+      if (security && out.requestState !== undefined) {
+        if (binding === undefined) binding = await this.#bindingOf(request.method, params, () => security.policy.principalOf(info), true)
         try {
-          binding ??= await bindingOf(request.method, params, security.policy.principalOf(info))
-          out = { ...result, requestState: await security.policy.seal(result.requestState, binding, security.audience) }
+          out = { ...out, requestState: await security.policy.seal(out.requestState as string, binding, security.audience) }
         } catch (error) {
           this.logger.error(`refusing to seal requestState on ${request.method}`, error instanceof Error ? error.message : undefined)
           throw new McpError(ErrorCode.InternalError, 'Internal error')
         }
       }
-    } else if (out.resultType === undefined) {
-      out = { resultType: 'complete', ...out }
+    } else {
+      if (typeof out.resultType !== 'string') out = { ...out, resultType: 'complete' }
+      if (CACHEABLE_METHODS.has(request.method) && out.resultType === 'complete' && out.ttlMs === undefined) out = { ...out, ...this.cache }
     }
     const meta = (out._meta ?? {}) as Record<string, unknown>
     if (meta[META.serverInfo] === undefined) out = { ...out, _meta: { ...meta, [META.serverInfo]: this.info } }
     return out
+  }
+
+  /**
+   * The request binding of a carrier request. Arguments nested too deeply to digest are a client
+   * mistake (-32602); a throwing `bindPrincipal` fails closed (frozen error at verify, -32603 at seal).
+   */
+  async #bindingOf(method: string, params: RequestParams, principal: () => string | undefined, sealing = false): Promise<RequestBinding> {
+    const target = params[TARGET_PARAM[method] ?? 'name']
+    let argsDigest: string
+    try {
+      argsDigest = await argumentsDigest(method === 'resources/read' ? undefined : params.arguments)
+    } catch {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: arguments are nested more than ${MAX_JSON_DEPTH} levels deep`)
+    }
+    let p: string | undefined
+    try {
+      p = principal()
+    } catch (error) {
+      if (!sealing) throw error
+      this.logger.error(`refusing to seal requestState on ${method}: bindPrincipal failed`, error instanceof Error ? error.message : undefined)
+      throw new McpError(ErrorCode.InternalError, 'Internal error')
+    }
+    return { method, target: typeof target === 'string' ? target : '', argsDigest, principal: p }
   }
 
   #discover(): ResultObject {
@@ -250,16 +297,18 @@ export class Server {
   }
 }
 
-/** The request binding of a carrier request: method, target (name or URI) and arguments digest. */
-async function bindingOf(method: string, params: RequestParams, principal: string | undefined): Promise<RequestBinding> {
-  const isResource = method === 'resources/read'
-  const target = isResource ? params.uri : params.name
-  return {
-    method,
-    target: typeof target === 'string' ? target : '',
-    argsDigest: await argumentsDigest(isResource ? undefined : params.arguments),
-    principal,
+/** The client capabilities an input request needs (spec: mrtr.mdx, client/elicitation.mdx, client/sampling.mdx). */
+function capabilitiesNeededBy(request: InputRequest): RequiredCapability[] {
+  switch (request.method) {
+    case 'elicitation/create':
+      return [request.params.mode === 'url' ? 'elicitation.url' : 'elicitation.form']
+    case 'sampling/createMessage': {
+      const needs: RequiredCapability[] = ['sampling']
+      if (request.params.tools !== undefined || request.params.toolChoice !== undefined) needs.push('sampling.tools')
+      if (request.params.includeContext !== undefined && request.params.includeContext !== 'none') needs.push('sampling.context')
+      return needs
+    }
+    case 'roots/list':
+      return ['roots']
   }
 }
-
-export { LATEST_PROTOCOL_VERSION }

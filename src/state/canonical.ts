@@ -4,17 +4,24 @@
  */
 import { encodeBase64Url } from './base64url.ts'
 
+/** Deepest nesting {@link canonicalJson} accepts (objects and arrays), so hostile input cannot exhaust the stack. */
+export const MAX_JSON_DEPTH = 256
+
 /**
  * Deterministic JSON: object keys sorted by UTF-16 code units at every depth, no whitespace. Strings go
  * through `JSON.stringify`, which escapes lone surrogates (`"\ud800"`), so distinct strings never collide.
  * `undefined` members are dropped, as `JSON.stringify` does.
  * @throws TypeError for values JSON cannot carry (bigint, cycles).
+ * @throws RangeError when nested deeper than {@link MAX_JSON_DEPTH}.
  */
 export function canonicalJson(value: unknown): string {
   return write(value, new Set())
 }
 
 function write(value: unknown, seen: Set<object>): string {
+  if (seen.size >= MAX_JSON_DEPTH && typeof value === 'object' && value !== null) {
+    throw new RangeError(`canonicalJson: nested deeper than ${MAX_JSON_DEPTH} levels`)
+  }
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'bigint') throw new TypeError('canonicalJson: bigint is not JSON')
     return JSON.stringify(value) ?? 'null'

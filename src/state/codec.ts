@@ -36,6 +36,13 @@ const TAG_BYTES = 16
 /** Minimum secret length in bytes. */
 export const MIN_KEY_BYTES = 32
 const EMPTY_SALT = new Uint8Array(0)
+
+/**
+ * Internal: an option key that fixes the nonce source, for deterministic test vectors only. A repeated
+ * nonce breaks AES-GCM; this is deliberately not part of the public entry points.
+ * @internal
+ */
+export const TEST_NONCE_SOURCE: unique symbol = Symbol('edge-mcp.test-nonce-source')
 const KID_INFO = new TextEncoder().encode('edge-mcp/request-state/v1/kid')
 const AES_INFO = 'edge-mcp/request-state/v1/aes-256-gcm'
 
@@ -73,7 +80,7 @@ export class AesGcmKeyRing {
   #byKid: Promise<Map<number, RingEntry>> | undefined
   readonly #nonce: () => Uint8Array<ArrayBuffer>
 
-  constructor(keys: readonly RequestStateKey[], options: { nonce?: () => Uint8Array<ArrayBuffer> } = {}) {
+  constructor(keys: readonly RequestStateKey[], internal: { [TEST_NONCE_SOURCE]?: () => Uint8Array<ArrayBuffer> } = {}) {
     if (!Array.isArray(keys)) throw new TypeError('request-state keys must be an array')
     if (keys.length === 0) throw new RangeError('request-state keys: at least one key is required')
     const raw = keys.map((k, i) => toBytes(k, i))
@@ -94,12 +101,7 @@ export class AesGcmKeyRing {
       )
       return { hkdf, kid, aes: new Map() }
     })
-    this.#nonce = options.nonce ?? (() => crypto.getRandomValues(new Uint8Array(NONCE_BYTES)))
-  }
-
-  /** The number of keys in the ring. */
-  get size(): number {
-    return this.#entries.length
+    this.#nonce = internal[TEST_NONCE_SOURCE] ?? (() => crypto.getRandomValues(new Uint8Array(NONCE_BYTES)))
   }
 
   /** The codec that seals with `keys[0]` and opens with any key, for one audience (undefined: none). */
@@ -175,8 +177,8 @@ export class AesGcmKeyRing {
       const map = new Map<number, RingEntry>()
       kids.forEach((kid, i) => {
         const n = new DataView(kid.buffer, kid.byteOffset, KID_BYTES).getUint32(0)
-        if (map.has(n)) throw new RangeError(`request-state keys[${i}] has the same key id as an earlier key`)
-        map.set(n, this.#entries[i]!)
+        // distinct secrets share a 32-bit kid with probability 2^-32; the earlier (newer) key wins
+        if (!map.has(n)) map.set(n, this.#entries[i]!)
       })
       return map
     })

@@ -68,6 +68,7 @@ export interface RequestStateSecurityOptions {
 export const CLOCK_SKEW_SECONDS = 60
 const DEFAULT_TTL_SECONDS = 600
 const DEFAULT_MAX_TOKEN_LENGTH = 1024 * 1024
+const EPHEMERAL: unique symbol = Symbol('edge-mcp.ephemeral')
 const PRINCIPAL_DOMAIN = new TextEncoder().encode('edge-mcp/request-state/principal:')
 
 /**
@@ -103,7 +104,7 @@ export class RequestStateSecurity {
   readonly #maxTokenLength: number
   readonly #now: () => number
 
-  constructor(options: RequestStateSecurityOptions, ephemeral = false) {
+  constructor(options: RequestStateSecurityOptions) {
     if ((options.keys === undefined) === (options.codec === undefined)) {
       throw new TypeError('RequestStateSecurity takes exactly one of keys or codec')
     }
@@ -113,17 +114,22 @@ export class RequestStateSecurity {
     }
     this.ttl = ttl
     this.audience = options.audience
-    this.isEphemeral = ephemeral
+    this.isEphemeral = (options as { [EPHEMERAL]?: boolean })[EPHEMERAL] === true
     this.#ring = options.keys !== undefined ? new AesGcmKeyRing(options.keys) : undefined
     this.#codec = options.codec
     this.#bindPrincipal = options.bindPrincipal === undefined ? authenticatedPrincipal : options.bindPrincipal
-    this.#maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
+    const maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
+    if (!(Number.isInteger(maxTokenLength) && maxTokenLength > 0)) {
+      throw new RangeError(`request-state maxTokenLength must be a positive integer, got ${String(maxTokenLength)}`)
+    }
+    this.#maxTokenLength = maxTokenLength
     this.#now = options.now ?? Date.now
   }
 
   /** One random 32-byte secret for this process: tokens die with the process (single instance only). */
   static ephemeral(options: Omit<RequestStateSecurityOptions, 'keys' | 'codec'> = {}): RequestStateSecurity {
-    return new RequestStateSecurity({ ...options, keys: [crypto.getRandomValues(new Uint8Array(32))] }, true)
+    const internal = { ...options, keys: [crypto.getRandomValues(new Uint8Array(32))], [EPHEMERAL]: true }
+    return new RequestStateSecurity(internal)
   }
 
   /**
@@ -151,7 +157,9 @@ export class RequestStateSecurity {
     const claims: Record<string, unknown> = { v: 1, iat, exp: iat + this.ttl, m: binding.method, t: binding.target, a: binding.argsDigest, s: state }
     if (audience !== undefined) claims.aud = audience
     if (binding.principal !== undefined) claims.p = await principalTag(binding.principal)
-    return this.#codecFor(audience).seal(new TextEncoder().encode(JSON.stringify(claims)))
+    const token = await this.#codecFor(audience).seal(new TextEncoder().encode(JSON.stringify(claims)))
+    if (typeof token !== 'string') throw new TypeError('the request-state codec returned a non-string token')
+    return token
   }
 
   /**

@@ -2,10 +2,10 @@
  * Streamable HTTP, client side, over `fetch` (spec: basic/transports/streamable-http.mdx).
  * @module
  */
-import { HEADER, META } from '../protocol/constants.ts'
+import { HEADER, META, TARGET_PARAM } from '../protocol/constants.ts'
 import { encodeHeaderValue } from '../protocol/headers.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas.ts'
-import { HttpError } from '../client/errors.ts'
+import { HttpError, InvalidResultError } from './errors.ts'
 
 /** Options for one message sent by a {@link ClientTransport}. */
 export interface SendOptions {
@@ -28,7 +28,6 @@ export interface StreamableHttpClientTransportOptions {
   headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>)
 }
 
-const NAME_PARAM: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
 
 /**
  * POSTs each message with the standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) and
@@ -57,12 +56,15 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const version = (params._meta as Record<string, unknown> | undefined)?.[META.protocolVersion]
     if (typeof version === 'string') headers.set(HEADER.protocolVersion, version)
     headers.set(HEADER.method, message.method)
-    const nameParam = NAME_PARAM[message.method]
+    const nameParam = TARGET_PARAM[message.method]
     const nameValue = nameParam ? params[nameParam] : undefined
     if (typeof nameValue === 'string') headers.set(HEADER.name, encodeHeaderValue(nameValue))
     const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
     if (options.signal) init.signal = options.signal
     const response = await this.#fetch(new Request(this.url, init))
+    if (response.status === 401 || response.status === 403) {
+      throw new HttpError(response.status, await safeText(response), response.headers.get('www-authenticate') ?? undefined)
+    }
     if (response.status === 202 || !('id' in message)) {
       await response.body?.cancel().catch(() => {})
       if (response.ok) return undefined
@@ -92,28 +94,46 @@ async function safeText(response: Response): Promise<string> {
   }
 }
 
-/** Read SSE events until the response carrying `id` arrives; notifications go to `onNotification`. */
+/**
+ * Read SSE events until the response carrying `id` (or an error without id) arrives; notifications go
+ * to `onNotification`; comment lines (keep-alives) are ignored.
+ * @throws InvalidResultError for an event whose data is not JSON; HttpError when the stream ends first.
+ */
 async function readSse(stream: ReadableStream<Uint8Array>, id: string | number, options: SendOptions): Promise<unknown> {
   const reader = stream.getReader()
   const decoder = new TextDecoder()
   let buffer = ''
   let data: string[] = []
+  const dispatch = (): unknown => {
+    if (data.length === 0) return undefined
+    const text = data.join('\n')
+    data = []
+    let message: Record<string, unknown>
+    try {
+      message = JSON.parse(text) as Record<string, unknown>
+    } catch {
+      throw new InvalidResultError('An SSE event carried data that is not JSON')
+    }
+    if (typeof message !== 'object' || message === null) return undefined
+    const isResponse = 'result' in message || 'error' in message
+    if (isResponse && (message.id === id || (!('id' in message) || message.id === null) && 'error' in message)) return message
+    if ('method' in message && !('id' in message)) options.onNotification?.(message as JSONRPCNotification)
+    return undefined
+  }
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
       buffer += decoder.decode(value, { stream: true })
-      let newline: number
-      while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
+      for (;;) {
+        const newline = buffer.search(/\r\n|\r|\n/)
+        // a CR at the very end may be the first half of a CRLF split across chunks: wait for more
+        if (newline < 0 || (buffer[newline] === '\r' && newline === buffer.length - 1)) break
         const line = buffer.slice(0, newline)
         buffer = buffer.slice(buffer[newline] === '\r' && buffer[newline + 1] === '\n' ? newline + 2 : newline + 1)
         if (line === '') {
-          if (data.length > 0) {
-            const message = JSON.parse(data.join('\n')) as Record<string, unknown>
-            data = []
-            if ('id' in message && message.id === id && ('result' in message || 'error' in message)) return message
-            if ('method' in message && !('id' in message)) options.onNotification?.(message as JSONRPCNotification)
-          }
+          const message = dispatch()
+          if (message !== undefined) return message
           continue
         }
         if (line.startsWith(':')) continue
@@ -123,6 +143,8 @@ async function readSse(stream: ReadableStream<Uint8Array>, id: string | number, 
         if (field === 'data') data.push(val)
       }
     }
+    const last = dispatch() // a final event without the trailing blank line
+    if (last !== undefined) return last
   } finally {
     reader.cancel().catch(() => {})
   }

@@ -3,7 +3,7 @@
  * (spec: basic/transports/streamable-http.mdx, 2026-07-28: POST only, one JSON-RPC message per body).
  * @module
  */
-import { HEADER, META } from '../protocol/constants.ts'
+import { HEADER, META, TARGET_PARAM } from '../protocol/constants.ts'
 import { hasEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { decodeHeaderValue } from '../protocol/headers.ts'
@@ -23,13 +23,26 @@ export interface FetchHandlerOptions {
    * an anonymous request. Throw to refuse; the error's message is not sent to the client.
    */
   authenticate?: (request: Request, env: unknown) => AuthInfo | undefined | Promise<AuthInfo | undefined>
+  /**
+   * Browser origins allowed to call this endpoint (spec: servers MUST validate `Origin`, against DNS
+   * rebinding): exact origins like `"https://app.example"`, `"*"` for any, or a predicate. Requests
+   * without an `Origin` header (non-browser clients) are always allowed. Default: only the endpoint's
+   * own origin. A disallowed origin gets 403; an allowed cross-origin caller gets CORS headers on every
+   * response, errors included, and preflights (`OPTIONS`) are answered with 204.
+   */
+  allowedOrigins?: readonly string[] | '*' | ((origin: string) => boolean)
 }
+
+/** Request headers a browser client may send (preflight `Access-Control-Allow-Headers`). */
+const ALLOWED_REQUEST_HEADERS = ['content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id']
+/** Response headers a browser client must be able to read. */
+const EXPOSED_HEADERS = 'WWW-Authenticate, Mcp-Session-Id'
+const PREFLIGHT_MAX_AGE_SECONDS = '86400'
 
 /** A Web-standard fetch handler; `env` and `executionCtx` are passed to handlers (Workers signature). */
 export type FetchHandler = (request: Request, env?: unknown, executionCtx?: unknown) => Promise<Response>
 
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
-const NAME_PARAM: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
 
 /**
  * Serve an MCP server over Streamable HTTP.
@@ -45,7 +58,9 @@ const NAME_PARAM: Record<string, string> = { 'tools/call': 'name', 'prompts/get'
 export function createFetchHandler(target: Server | McpServer, options: FetchHandlerOptions = {}): FetchHandler {
   const server: Server = 'server' in target ? target.server : target
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  return async (request, env, executionCtx) => {
+  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`)
+  const isAllowed = originPolicy(options.allowedOrigins)
+  const handle = async (request: Request, env: unknown, executionCtx: unknown): Promise<Response> => {
     try {
       if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: 'POST, OPTIONS' } })
       if (request.method !== 'POST') {
@@ -100,6 +115,41 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
       return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
     }
   }
+  return async (request, env, executionCtx) => {
+    const origin = request.headers.get('origin')
+    if (origin === null || origin === new URL(request.url).origin) return handle(request, env, executionCtx)
+    if (!isAllowed(origin)) {
+      return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: origin ${origin} is not allowed`))
+    }
+    const cors: Record<string, string> = { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }
+    if (request.method === 'OPTIONS') {
+      const requested = (request.headers.get('access-control-request-headers') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)
+      const allowHeaders = [...new Set([...ALLOWED_REQUEST_HEADERS, ...requested.filter((h) => /^[a-z0-9-]+$/.test(h))])]
+      return new Response(null, {
+        status: 204,
+        headers: {
+          ...cors,
+          'Access-Control-Allow-Methods': 'POST, OPTIONS',
+          'Access-Control-Allow-Headers': allowHeaders.join(', '),
+          'Access-Control-Max-Age': PREFLIGHT_MAX_AGE_SECONDS,
+          Vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+        },
+      })
+    }
+    const response = await handle(request, env, executionCtx)
+    const headers = new Headers(response.headers)
+    for (const [k, val] of Object.entries(cors)) headers.set(k, val)
+    headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS)
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+  }
+}
+
+function originPolicy(allowed: FetchHandlerOptions['allowedOrigins']): (origin: string) => boolean {
+  if (allowed === undefined) return () => false
+  if (allowed === '*') return () => true
+  if (typeof allowed === 'function') return allowed
+  const set = new Set(allowed.map((o) => o.replace(/\/+$/, '')))
+  return (origin) => set.has(origin)
 }
 
 /**
@@ -118,7 +168,7 @@ export function checkHeaders(headers: Headers, request: JSONRPCRequest): McpErro
   const method = headers.get(HEADER.method)
   if (method === null) return mismatch('Header mismatch: missing Mcp-Method header')
   if (method !== request.method) return mismatch(`Header mismatch: Mcp-Method header value '${method}' does not match body value '${request.method}'`)
-  const nameParam = NAME_PARAM[request.method]
+  const nameParam = TARGET_PARAM[request.method]
   if (nameParam) {
     const raw = headers.get(HEADER.name)
     if (raw === null) return mismatch('Header mismatch: missing Mcp-Name header')
