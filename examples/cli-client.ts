@@ -22,25 +22,57 @@ import {
 } from '../src/client/index.ts'
 
 declare const Deno: { args: string[] } | undefined
-declare const process: { argv: string[]; stdin: unknown; stdout: unknown; exitCode?: number }
+declare const process: { argv: string[]; stdin: unknown; stdout: unknown; exitCode?: number | undefined }
 
 const argv: string[] = typeof Deno !== 'undefined' ? Deno.args : process.argv.slice(2)
 
-let url = 'http://127.0.0.1:8787/mcp'
-let declineAll = false
-const answers = new Map<string, string>()
-const positional: string[] = []
-for (let i = 0; i < argv.length; i++) {
-  const arg = argv[i]!
-  if (arg === '--url') url = argv[++i] ?? url
-  else if (arg === '--decline') declineAll = true
-  else if (arg === '--answer') {
-    const pair = argv[++i] ?? ''
-    const eq = pair.indexOf('=')
-    if (eq <= 0) throw new Error(`--answer takes field=value, got '${pair}'`)
-    answers.set(pair.slice(0, eq), pair.slice(eq + 1))
-  } else positional.push(arg)
+const USAGE = `usage: cli-client [--url URL] [--answer field=value]... [--decline] [tool [json-arguments]]
+  --url URL             the MCP endpoint (default http://127.0.0.1:8787/mcp)
+  --answer field=value  answer that elicitation field without asking (repeatable)
+  --decline             decline every question
+  Without a tool: provision {"name":"orders"}, then order_book {"title":"Neuromancer"}.`
+
+interface Options {
+  url: string
+  declineAll: boolean
+  answers: Map<string, string>
+  positional: string[]
+  help: boolean
 }
+
+/** Parse the command line; returns an error message instead of throwing. */
+function parseArgs(args: string[]): Options | string {
+  const o: Options = { url: 'http://127.0.0.1:8787/mcp', declineAll: false, answers: new Map(), positional: [], help: false }
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === '--help' || arg === '-h') o.help = true
+    else if (arg === '--url') {
+      const value = args[++i]
+      if (!value) return '--url needs a URL'
+      o.url = value
+    } else if (arg === '--decline') o.declineAll = true
+    else if (arg === '--answer') {
+      const pair = args[++i] ?? ''
+      const eq = pair.indexOf('=')
+      if (eq <= 0) return `--answer takes field=value, got '${pair}'`
+      o.answers.set(pair.slice(0, eq), pair.slice(eq + 1))
+    } else if (arg.startsWith('--')) return `unknown option ${arg}`
+    else o.positional.push(arg)
+  }
+  if (o.positional[1] !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(o.positional[1])
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'the arguments must be a JSON object'
+    } catch {
+      return `the arguments are not valid JSON: ${o.positional[1]}`
+    }
+  }
+  return o
+}
+
+const parsedArgs = parseArgs(argv)
+const options: Options = typeof parsedArgs === 'string' ? { url: '', declineAll: false, answers: new Map(), positional: [], help: false } : parsedArgs
+const { url, declineAll, answers, positional } = options
 
 let rl: ReturnType<typeof createInterface> | undefined
 let lines: AsyncIterator<string> | undefined
@@ -131,22 +163,36 @@ async function call(tool: string, args: Record<string, unknown>): Promise<boolea
   }
 }
 
-let ok = true
-try {
-  const discovered = await client.discover()
-  const info = discovered._meta?.['io.modelcontextprotocol/serverInfo'] as { name?: string; version?: string } | undefined
-  console.log(`Connected to ${info?.name ?? 'server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`)
-  if (positional.length > 0) {
-    const [tool, json] = positional as [string, string | undefined]
-    ok = await call(tool, json ? (JSON.parse(json) as Record<string, unknown>) : {})
-  } else {
-    ok = (await call('provision', { name: 'orders' })) && ok
-    ok = (await call('order_book', { title: 'Neuromancer' })) && ok
+async function main(): Promise<number> {
+  if (typeof parsedArgs === 'string') {
+    console.error(`${parsedArgs}\n\n${USAGE}`)
+    return 2
   }
-} catch (error) {
-  console.log(`✗ ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`)
-  ok = false
-} finally {
-  rl?.close()
+  if (options.help) {
+    console.log(USAGE)
+    return 0
+  }
+  let ok = true
+  try {
+    const discovered = await client.discover()
+    const info = discovered._meta?.['io.modelcontextprotocol/serverInfo'] as { name?: string; version?: string } | undefined
+    console.log(`Connected to ${info?.name ?? 'server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`)
+    if (positional.length > 0) {
+      const [tool, json] = positional as [string, string | undefined]
+      ok = await call(tool, json ? (JSON.parse(json) as Record<string, unknown>) : {})
+    } else {
+      ok = (await call('provision', { name: 'orders' })) && ok
+      ok = (await call('order_book', { title: 'Neuromancer' })) && ok
+    }
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : ''
+    const hint = error instanceof TypeError && /fetch/i.test(error.message) ? ` — is the Worker running at ${url}? Start it with: npm start` : ''
+    console.log(`✗ ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}${cause}${hint}`)
+    ok = false
+  } finally {
+    rl?.close()
+  }
+  return ok ? 0 : 1
 }
-if (!ok) process.exitCode = 1
+
+process.exitCode = await main()

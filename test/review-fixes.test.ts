@@ -286,3 +286,77 @@ describe('envelope edge: notifications need no headers', () => {
     expect(res.status).toBe(202)
   })
 })
+
+describe('second review round', () => {
+  it('a request with no answer times out with RequestTimeoutError; a callback that never answers does not count', async () => {
+    const { RequestTimeoutError } = await import('../src/client/index.ts')
+    const hang = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: () => new Promise<Response>(() => {}) }),
+      requestTimeoutMs: 50,
+    })
+    const started = Date.now()
+    const error = await hang.discover().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RequestTimeoutError)
+    expect((error as InstanceType<typeof RequestTimeoutError>).timeoutMs).toBe(50)
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(() => new Client({ transport: hang.options.transport, requestTimeoutMs: 0 })).toThrow(RangeError)
+  })
+  it('refuses arrays where the spec wants objects', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('t', {}, () => 'ran')
+    const handler = createFetchHandler(mcp)
+    const args = await call(handler, 'tools/call', { name: 't', arguments: ['zz', 'yy'] })
+    expect(args.body.error).toEqual({ code: -32602, message: 'Invalid params: arguments must be an object' })
+    const responses = await call(handler, 'tools/call', { name: 't', inputResponses: [{ action: 'accept' }] })
+    expect(responses.body.error.code).toBe(-32602)
+    for (const caps of [[], { elicitation: [] }, { sampling: { tools: [] } }]) {
+      const res = await post(handler, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...env(), 'io.modelcontextprotocol/clientCapabilities': caps } } }, std('tools/list'))
+      expect([res.status, res.body.error?.code], JSON.stringify(caps)).toEqual([400, -32602])
+    }
+  })
+  it('answers a cursor McpServer never issued with -32602 "Invalid cursor"', async () => {
+    const handler = createFetchHandler(createDemoServer())
+    for (const cursor of ['garbage', 5]) expect((await call(handler, 'tools/list', { cursor })).body.error).toEqual({ code: -32602, message: 'Invalid cursor' })
+  })
+  it('routes prototype-named methods as unknown methods (404), not as tools/call', async () => {
+    const handler = createFetchHandler(createDemoServer())
+    for (const method of ['constructor', '__proto__', 'hasOwnProperty', 'toString']) {
+      const res = await post(handler, req(method), std(method))
+      expect([res.status, res.body.error.code], method).toEqual([404, -32601])
+    }
+  })
+  it('accepts only canonical base64 in Mcp-Name', async () => {
+    const { decodeHeaderValue } = await import('../src/protocol/headers.ts')
+    expect(decodeHeaderValue('=?base64?ZWNobw==?=')).toBe('echo')
+    for (const bad of ['=?base64?ZWNobw?=', '=?base64?YR==?=', '=?base64?77u/ZWNobw==?=']) {
+      const decoded = decodeHeaderValue(bad)
+      expect(decoded === undefined || decoded !== 'echo', bad).toBe(true)
+    }
+    expect(decodeHeaderValue('=?base64?77u/ZWNobw==?=')).toBe('\ufeffecho') // the BOM is kept, so it cannot pass as "echo"
+  })
+  it('refuses a body declared in another charset (415)', async () => {
+    const handler = createFetchHandler(createDemoServer())
+    expect((await post(handler, req('tools/list'), { ...std('tools/list'), 'content-type': 'application/json; charset=utf-16' })).status).toBe(415)
+    expect((await post(handler, req('tools/list'), { ...std('tools/list'), 'content-type': 'application/json; charset="UTF-8"' })).status).toBe(200)
+  })
+  it('refuses to send an invalid CallToolResult or a token it would itself reject', async () => {
+    const log = recordingLogger()
+    const mcp = new McpServer({ name: 's', version: '1' }, { logger: log.logger, requestStateSecurity: new RequestStateSecurity({ keys: ['k'.repeat(32)], maxTokenLength: 200 }) })
+    mcp.tool('bad', {}, () => ({ content: 'nope' }) as never)
+    mcp.tool('big', {}, () => inputRequired(undefined, 'x'.repeat(500)))
+    const handler = createFetchHandler(mcp)
+    expect((await call(handler, 'tools/call', { name: 'bad' })).body.error).toEqual({ code: -32603, message: 'Internal error' })
+    expect((await call(handler, 'tools/call', { name: 'big' })).body.error).toEqual({ code: -32603, message: 'Internal error' })
+    expect(log.error.join('\n')).toMatch(/invalid CallToolResult[\s\S]*over maxTokenLength/)
+  })
+  it('a "result" sent with a failure status is an HttpError', async () => {
+    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: async (r) => Response.json({ jsonrpc: '2.0', id: (await r.json()).id, result: {} }, { status: 500 }) }) })
+    await expect(client.discover()).rejects.toBeInstanceOf(HttpError)
+  })
+  it('the demo shop does not read the prototype', async () => {
+    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(createDemoServer()) }) })
+    for (const title of ['constructor', '__proto__', 'toString']) {
+      expect((await client.callTool('reserve_book', { title })).content[0]).toEqual({ type: 'text', text: `'${title}' is out of stock.` })
+    }
+  })
+})

@@ -26,7 +26,7 @@ import {
   type Tool,
 } from '../protocol/schemas.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
-import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError } from './errors.ts'
+import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError, RequestTimeoutError } from './errors.ts'
 import { driveInputRequired, type RoundInfo } from './input-required.ts'
 
 /** What an input callback knows about the request it answers. */
@@ -69,6 +69,11 @@ export interface ClientOptions {
   roots?: RootsCallback
   /** Retries allowed per call before `InputRequiredRoundsExceededError`. Default 10. */
   maxRounds?: number
+  /**
+   * Longest wait for the answer to one request (each round of a call is its own request), in
+   * **milliseconds**; then `RequestTimeoutError`. Default 60,000. Time spent in your callbacks is not counted.
+   */
+  requestTimeoutMs?: number
   /** Waits between state-only rounds (50 ms doubling to 250 ms); tests inject a fake. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
 }
@@ -93,6 +98,25 @@ export interface ManualCallOptions extends CallOptions {
 
 type Parsed<S extends v.GenericSchema> = v.InferOutput<S>
 
+/** Default per-request timeout, in milliseconds. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
+/** Most pages a list call walks before giving up (a server that never stops paginating). */
+const MAX_LIST_PAGES = 1000
+
+/** `AbortSignal.any`, with a fallback for runtimes that lack it. */
+function anySignal(signals: AbortSignal[]): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals)
+  const controller = new AbortController()
+  for (const s of signals) {
+    if (s.aborted) {
+      controller.abort(s.reason)
+      break
+    }
+    s.addEventListener('abort', () => controller.abort(s.reason), { once: true })
+  }
+  return controller.signal
+}
+
 /**
  * An MCP client.
  *
@@ -111,6 +135,10 @@ export class Client {
   constructor(options: ClientOptions) {
     if (options.maxRounds !== undefined && !(Number.isInteger(options.maxRounds) && options.maxRounds >= 0)) {
       throw new RangeError(`maxRounds must be a non-negative integer, got ${String(options.maxRounds)}`)
+    }
+    const timeout = options.requestTimeoutMs
+    if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
+      throw new RangeError(`requestTimeoutMs must be a positive integer, got ${String(timeout)}`)
     }
     this.options = options
   }
@@ -138,15 +166,35 @@ export class Client {
       [META.clientInfo]: this.options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
     }
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
-    const sendOptions: { signal?: AbortSignal; onNotification?: (n: JSONRPCNotification) => void } = {}
-    if (options.signal) sendOptions.signal = options.signal
+    options.signal?.throwIfAborted()
+    const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    const timer = new AbortController()
+    const timeoutError = new RequestTimeoutError(method, timeoutMs)
+    const handle = setTimeout(() => timer.abort(timeoutError), timeoutMs)
+    const signal = options.signal ? anySignal([options.signal, timer.signal]) : timer.signal
+    const sendOptions: { signal: AbortSignal; onNotification?: (n: JSONRPCNotification) => void } = { signal }
     if (options.onNotification) sendOptions.onNotification = options.onNotification
-    const response = (await this.options.transport.send(message, sendOptions)) as Record<string, unknown> | undefined
+    let response: Record<string, unknown> | undefined
+    try {
+      // Race the transport too: a custom transport that ignores the signal still cannot hang the call.
+      const aborted = new Promise<never>((_resolve, reject) => {
+        if (signal.aborted) reject(signal.reason)
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+      })
+      response = (await Promise.race([this.options.transport.send(message, sendOptions), aborted])) as Record<string, unknown> | undefined
+    } catch (error) {
+      if (timer.signal.aborted && !options.signal?.aborted) throw timeoutError
+      throw error
+    } finally {
+      clearTimeout(handle)
+    }
     if (!response || typeof response !== 'object') throw new InvalidResultError(`No response to ${method}`)
     const error = response.error as { code?: unknown; message?: unknown; data?: unknown } | undefined
     // an error without id answers a request the server could not read (parse error, body too large, …)
     const idless = error !== undefined && (response.id === undefined || response.id === null)
-    if (response.id !== id && !idless) throw new InvalidResultError(`Response id ${String(response.id)} does not match request id ${id}`)
+    if (response.id !== id && !idless) {
+      throw new InvalidResultError(`Response id ${JSON.stringify(response.id)} does not match request id ${JSON.stringify(id)}`)
+    }
     if (error !== undefined) {
       if (typeof error !== 'object' || error === null || !Number.isInteger(error.code) || typeof error.message !== 'string') {
         throw new InvalidResultError(`Malformed JSON-RPC error in the response to ${method}`)
@@ -169,6 +217,7 @@ export class Client {
     let cursor: string | undefined
     const seen = new Set<string>()
     do {
+      if (seen.size >= MAX_LIST_PAGES) throw new InvalidResultError(`tools/list returned more than ${MAX_LIST_PAGES} pages`)
       const page: Parsed<typeof ListToolsResult> = parseResult(
         ListToolsResult,
         await this.request('tools/list', cursor === undefined ? {} : { cursor }, options),

@@ -29,11 +29,14 @@ export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call'
  * The param an MRTR method targets, mirrored in the `Mcp-Name` header and bound into sealed state:
  * `name` for tools and prompts, `uri` for resources.
  */
-export const TARGET_PARAM: Readonly<Record<string, 'name' | 'uri'>> = Object.freeze({
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-})
+export function targetParamOf(method: string): 'name' | 'uri' | undefined {
+  return TARGET_PARAMS.get(method)
+}
+const TARGET_PARAMS: ReadonlyMap<string, 'name' | 'uri'> = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+])
 
 /** Standard Streamable-HTTP request header names (spec: basic/transports/streamable-http.mdx). */
 export const HEADER = Object.freeze({

@@ -43,6 +43,16 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Reque
   for (const key of [META.protocolVersion, META.clientCapabilities]) {
     if (!(key in m)) throw envelopeError(`Missing required _meta field ${key}`)
   }
+  const caps = m[META.clientCapabilities]
+  if (!isPlainObject(caps)) throw envelopeError(`Invalid _meta envelope: ${META.clientCapabilities} must be an object`)
+  for (const [key, value] of Object.entries(caps)) {
+    if (!isPlainObject(value)) throw envelopeError(`Invalid _meta envelope: ${META.clientCapabilities}.${key} must be an object`)
+    for (const [sub, inner] of Object.entries(value)) {
+      if (!isPlainObject(inner) && ['elicitation', 'sampling'].includes(key)) {
+        throw envelopeError(`Invalid _meta envelope: ${META.clientCapabilities}.${key}.${sub} must be an object`)
+      }
+    }
+  }
   const parsed = v.safeParse(RequestMeta, m)
   if (!parsed.success) {
     throw envelopeError(`Invalid _meta envelope: ${describeIssue(parsed.issues[0])}`)
@@ -58,6 +68,10 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Reque
   if (logLevel !== undefined) envelope.logLevel = logLevel
   if (out.progressToken !== undefined) envelope.progressToken = out.progressToken
   return envelope
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function envelopeError(message: string): McpError {

@@ -31,15 +31,16 @@ export function encodeHeaderValue(value: string): string {
 
 /**
  * Decode a header value written by {@link encodeHeaderValue}.
- * @returns the decoded string, or undefined when the sentinel form carries invalid base64 or UTF-8.
+ * @returns the decoded string, or undefined when the sentinel form carries non-canonical base64 or invalid UTF-8.
  */
 export function decodeHeaderValue(value: string): string | undefined {
   const match = SENTINEL.exec(value)
   if (!match) return value
   try {
     const binary = atob(match[1]!)
+    if (btoa(binary) !== match[1]) return undefined // only canonical, padded base64 (no stray bits)
     const bytes = Uint8Array.from(binary, (ch) => ch.charCodeAt(0))
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
   } catch {
     return undefined
   }

@@ -7,8 +7,8 @@ import { toJsonSchema } from '@valibot/to-json-schema'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import {
+  CallToolResult,
   InputResponses,
-  type CallToolResult,
   type Implementation,
   type InputRequiredResult,
   type Tool,
@@ -91,7 +91,7 @@ export class McpServer {
   constructor(info: Implementation, options: McpServerOptions = {}) {
     this.server = new Server(info, options)
     this.server.useRequestStateSecurity(options.requestStateSecurity ?? RequestStateSecurity.ephemeral())
-    this.server.setRequestHandler('tools/list', () => this.#listTools())
+    this.server.setRequestHandler('tools/list', (params) => this.#listTools(params))
     this.server.setRequestHandler('tools/call', (params, ctx) => this.#callTool(params, ctx))
   }
 
@@ -114,7 +114,9 @@ export class McpServer {
     return this
   }
 
-  #listTools(): ResultObject {
+  #listTools(params: Record<string, unknown>): ResultObject {
+    // One page holds every tool, so no cursor was ever issued: any cursor is invalid (spec: pagination.mdx).
+    if (params.cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor')
     return { tools: [...this.#tools.values()].map((t) => t.definition), ...this.server.cache }
   }
 
@@ -125,12 +127,17 @@ export class McpServer {
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
     let inputResponses: InputResponses | undefined
     if (params.inputResponses !== undefined) {
-      const parsed = v.safeParse(InputResponses, params.inputResponses)
+      const raw = params.inputResponses
+      if (!isPlainObject(raw) || !Object.values(raw).every(isPlainObject)) {
+        throw new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object of result objects')
+      }
+      const parsed = v.safeParse(InputResponses, raw)
       if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${describeIssue(parsed.issues[0])}`)
       inputResponses = parsed.output
     }
     const requestState = typeof params.requestState === 'string' ? params.requestState : undefined
     const rawArgs = params.arguments ?? {}
+    if (!isPlainObject(rawArgs)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object')
     const args = v.safeParse(tool.schema, rawArgs)
     if (!args.success) {
       return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
@@ -146,8 +153,14 @@ export class McpServer {
     }
     if (typeof out === 'string') return toolResult(false, out)
     if (isInputRequired(out)) return out
+    const checked = v.safeParse(CallToolResult, out)
+    if (!checked.success) throw new Error(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
     return out as ResultObject
   }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function isSchema(input: ToolInput): input is v.GenericSchema<Record<string, unknown>, Record<string, unknown>> {

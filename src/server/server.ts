@@ -3,7 +3,7 @@
  * optional request-state boundary. Transport-agnostic: feed it parsed messages, get responses back.
  * @module
  */
-import { INPUT_REQUIRED_METHODS, META, SUPPORTED_PROTOCOL_VERSIONS, TARGET_PARAM } from '../protocol/constants.ts'
+import { INPUT_REQUIRED_METHODS, META, SUPPORTED_PROTOCOL_VERSIONS, targetParamOf } from '../protocol/constants.ts'
 import * as v from 'valibot'
 import { checkProtocolVersion, hasEnvelope, readEnvelope, requireCapabilities, type RequiredCapability } from '../protocol/envelope.ts'
 import { describeIssue } from '../protocol/issues.ts'
@@ -243,7 +243,11 @@ export class Server {
       if (security && out.requestState !== undefined) {
         if (binding === undefined) binding = await this.#bindingOf(request.method, params, () => security.policy.principalOf(info), true)
         try {
-          out = { ...out, requestState: await security.policy.seal(out.requestState as string, binding, security.audience) }
+          const token = await security.policy.seal(out.requestState as string, binding, security.audience)
+          if (token.length > security.policy.maxTokenLength) {
+            throw new Error(`the sealed requestState is ${token.length} characters, over maxTokenLength (${security.policy.maxTokenLength}); keep handler state small`)
+          }
+          out = { ...out, requestState: token }
         } catch (error) {
           this.logger.error(`refusing to seal requestState on ${request.method}`, error instanceof Error ? error.message : undefined)
           throw new McpError(ErrorCode.InternalError, 'Internal error')
@@ -263,7 +267,7 @@ export class Server {
    * mistake (-32602); a throwing `bindPrincipal` fails closed (frozen error at verify, -32603 at seal).
    */
   async #bindingOf(method: string, params: RequestParams, principal: () => string | undefined, sealing = false): Promise<RequestBinding> {
-    const target = params[TARGET_PARAM[method] ?? 'name']
+    const target = params[targetParamOf(method) ?? 'name']
     let argsDigest: string
     try {
       argsDigest = await argumentsDigest(method === 'resources/read' ? undefined : params.arguments)

@@ -96,6 +96,10 @@ export class RequestStateSecurity {
   readonly ttl: number
   /** The explicit audience, or undefined to use the server's name. */
   readonly audience: string | undefined
+  /** The largest token accepted (characters); the server refuses to mint a larger one. */
+  get maxTokenLength(): number {
+    return this.#maxTokenLength
+  }
   /** True for the zero-config per-process policy (exempt from the named-server rule). */
   readonly isEphemeral: boolean
   readonly #ring: AesGcmKeyRing | undefined

@@ -28,3 +28,14 @@ export class HttpError extends Error {
 export class InvalidResultError extends Error {
   override readonly name: string = 'InvalidResultError'
 }
+
+/** A request got no answer within the client's `requestTimeoutMs`. */
+export class RequestTimeoutError extends Error {
+  override readonly name: string = 'RequestTimeoutError'
+  /** The limit that passed, in milliseconds. */
+  readonly timeoutMs: number
+  constructor(method: string, timeoutMs: number) {
+    super(`No answer to ${method} within ${timeoutMs} ms`)
+    this.timeoutMs = timeoutMs
+  }
+}

@@ -2,7 +2,7 @@
  * Streamable HTTP, client side, over `fetch` (spec: basic/transports/streamable-http.mdx).
  * @module
  */
-import { HEADER, META, TARGET_PARAM } from '../protocol/constants.ts'
+import { HEADER, META, targetParamOf } from '../protocol/constants.ts'
 import { encodeHeaderValue } from '../protocol/headers.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas.ts'
 import { HttpError, InvalidResultError } from './errors.ts'
@@ -56,7 +56,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const version = (params._meta as Record<string, unknown> | undefined)?.[META.protocolVersion]
     if (typeof version === 'string') headers.set(HEADER.protocolVersion, version)
     headers.set(HEADER.method, message.method)
-    const nameParam = TARGET_PARAM[message.method]
+    const nameParam = targetParamOf(message.method)
     const nameValue = nameParam ? params[nameParam] : undefined
     if (typeof nameValue === 'string') headers.set(HEADER.name, encodeHeaderValue(nameValue))
     const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
@@ -82,6 +82,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
       throw new HttpError(response.status, text)
     }
     if (typeof body !== 'object' || body === null || !('jsonrpc' in body)) throw new HttpError(response.status, text)
+    if (!response.ok && !('error' in body)) throw new HttpError(response.status, text) // a "result" with a failure status
     return body
   }
 }

@@ -3,7 +3,7 @@
  * (spec: basic/transports/streamable-http.mdx, 2026-07-28: POST only, one JSON-RPC message per body).
  * @module
  */
-import { HEADER, META, TARGET_PARAM } from '../protocol/constants.ts'
+import { HEADER, META, targetParamOf } from '../protocol/constants.ts'
 import { hasEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { decodeHeaderValue } from '../protocol/headers.ts'
@@ -68,9 +68,10 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
           Allow: 'POST, OPTIONS',
         })
       }
-      const contentType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-      if (contentType !== 'application/json') {
-        return jsonError(415, null, new McpError(ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json'))
+      const [mediaType = '', ...mediaParams] = (request.headers.get('content-type') ?? '').toLowerCase().split(';')
+      const charset = mediaParams.map((p) => p.trim()).find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '')
+      if (mediaType.trim() !== 'application/json' || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+        return jsonError(415, null, new McpError(ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json (UTF-8)'))
       }
       const accept = negotiate(request.headers.get('accept'))
       if (!accept) {
@@ -168,7 +169,7 @@ export function checkHeaders(headers: Headers, request: JSONRPCRequest): McpErro
   const method = headers.get(HEADER.method)
   if (method === null) return mismatch('Header mismatch: missing Mcp-Method header')
   if (method !== request.method) return mismatch(`Header mismatch: Mcp-Method header value '${method}' does not match body value '${request.method}'`)
-  const nameParam = TARGET_PARAM[request.method]
+  const nameParam = targetParamOf(request.method)
   if (nameParam) {
     const raw = headers.get(HEADER.name)
     if (raw === null) return mismatch('Header mismatch: missing Mcp-Name header')
