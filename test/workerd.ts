@@ -30,10 +30,20 @@ const DISCOVER = JSON.stringify({
   params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
 })
 
-/** Start `wrangler dev`; resolves once `server/discover` answers. `vars` become `--var NAME:value`. */
-export async function startWorker(vars: Record<string, string> = {}): Promise<RunningWorker> {
+/** Options of {@link startWorker}. */
+export interface StartOptions {
+  /** `--var NAME:value` bindings. */
+  vars?: Record<string, string>
+  /** A wrangler config other than the root `wrangler.toml` (its Worker is probed with GET /). */
+  config?: string
+}
+
+/** Start `wrangler dev`; resolves once the Worker answers (`server/discover` on /mcp, or GET / for `config`). */
+export async function startWorker(options: StartOptions = {}): Promise<RunningWorker> {
+  const vars = options.vars ?? {}
   const port = await freePort()
   const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', '0', '--log-level', 'warn']
+  if (options.config) args.push('--config', options.config)
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`)
   const child: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/wrangler'), args, {
     cwd: ROOT,
@@ -60,12 +70,14 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Ru
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log}`)
     try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
-        body: DISCOVER,
-        signal: AbortSignal.timeout(2000),
-      })
+      const res = options.config
+        ? await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(5000) })
+        : await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+            body: DISCOVER,
+            signal: AbortSignal.timeout(2000),
+          })
       if (res.ok) return { url, port, output: () => log, stop }
     } catch {}
     await new Promise((r) => setTimeout(r, 250))

@@ -38,11 +38,16 @@ export const MIN_KEY_BYTES = 32
 const EMPTY_SALT = new Uint8Array(0)
 
 /**
- * Internal: an option key that fixes the nonce source, for deterministic test vectors only. A repeated
- * nonce breaks AES-GCM; this is deliberately not part of the public entry points.
+ * Internal: an option key that replaces the random source (nonces, principal salts) for deterministic
+ * test vectors only. A repeated nonce breaks AES-GCM; this is deliberately not part of the public entry
+ * points (`edge-mcp/server` does not export it).
  * @internal
  */
-export const TEST_NONCE_SOURCE: unique symbol = Symbol('edge-mcp.test-nonce-source')
+export const TEST_RANDOM_SOURCE: unique symbol = Symbol('edge-mcp.test-random-source')
+
+/** A source of random bytes: `(length) => bytes`. */
+export type RandomSource = (length: number) => Uint8Array<ArrayBuffer>
+const secureRandom: RandomSource = (length) => crypto.getRandomValues(new Uint8Array(length))
 const KID_INFO = new TextEncoder().encode('edge-mcp/request-state/v1/kid')
 const AES_INFO = 'edge-mcp/request-state/v1/aes-256-gcm'
 
@@ -78,9 +83,9 @@ export class AesGcmKeyRing {
   readonly #entries: RingEntry[]
   readonly #codecs = new Map<string, RequestStateCodec>()
   #byKid: Promise<Map<number, RingEntry>> | undefined
-  readonly #nonce: () => Uint8Array<ArrayBuffer>
+  readonly #random: RandomSource
 
-  constructor(keys: readonly RequestStateKey[], internal: { [TEST_NONCE_SOURCE]?: () => Uint8Array<ArrayBuffer> } = {}) {
+  constructor(keys: readonly RequestStateKey[], internal: { [TEST_RANDOM_SOURCE]?: RandomSource } = {}) {
     if (!Array.isArray(keys)) throw new TypeError('request-state keys must be an array')
     if (keys.length === 0) throw new RangeError('request-state keys: at least one key is required')
     const raw = keys.map((k, i) => toBytes(k, i))
@@ -101,7 +106,7 @@ export class AesGcmKeyRing {
       )
       return { hkdf, kid, aes: new Map() }
     })
-    this.#nonce = internal[TEST_NONCE_SOURCE] ?? (() => crypto.getRandomValues(new Uint8Array(NONCE_BYTES)))
+    this.#random = internal[TEST_RANDOM_SOURCE] ?? secureRandom
   }
 
   /** The codec that seals with `keys[0]` and opens with any key, for one audience (undefined: none). */
@@ -134,7 +139,7 @@ export class AesGcmKeyRing {
   async #seal(plaintext: Uint8Array, audience: string | undefined): Promise<string> {
     const entry = this.#entries[0]!
     const [kid, key] = await Promise.all([entry.kid, this.#aesKey(entry, audience)])
-    const nonce = this.#nonce()
+    const nonce = this.#random(NONCE_BYTES)
     if (nonce.length !== NONCE_BYTES) throw new RangeError('nonce must be 12 bytes')
     const aad = new Uint8Array(PREFIX_BYTES.length + KID_BYTES)
     aad.set(PREFIX_BYTES)

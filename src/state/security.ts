@@ -9,7 +9,7 @@
  * @module
  */
 import { decodeBase64UrlStrict, encodeBase64Url } from './base64url.ts'
-import { AesGcmKeyRing, type RequestStateCodec, type RequestStateKey } from './codec.ts'
+import { AesGcmKeyRing, TEST_RANDOM_SOURCE, type RandomSource, type RequestStateCodec, type RequestStateKey } from './codec.ts'
 import { InvalidRequestStateError } from './errors.ts'
 
 /** Verified authentication facts about the caller, supplied by your auth layer. */
@@ -107,6 +107,7 @@ export class RequestStateSecurity {
   readonly #bindPrincipal: ((source: PrincipalSource) => string | undefined) | null
   readonly #maxTokenLength: number
   readonly #now: () => number
+  readonly #random: RandomSource
 
   constructor(options: RequestStateSecurityOptions) {
     if ((options.keys === undefined) === (options.codec === undefined)) {
@@ -119,7 +120,9 @@ export class RequestStateSecurity {
     this.ttl = ttl
     this.audience = options.audience
     this.isEphemeral = (options as { [EPHEMERAL]?: boolean })[EPHEMERAL] === true
-    this.#ring = options.keys !== undefined ? new AesGcmKeyRing(options.keys) : undefined
+    const random = (options as { [TEST_RANDOM_SOURCE]?: RandomSource })[TEST_RANDOM_SOURCE]
+    this.#random = random ?? ((n) => crypto.getRandomValues(new Uint8Array(n)))
+    this.#ring = options.keys !== undefined ? new AesGcmKeyRing(options.keys, random ? { [TEST_RANDOM_SOURCE]: random } : {}) : undefined
     this.#codec = options.codec
     this.#bindPrincipal = options.bindPrincipal === undefined ? authenticatedPrincipal : options.bindPrincipal
     const maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
@@ -160,7 +163,7 @@ export class RequestStateSecurity {
     const iat = this.#now() / 1000
     const claims: Record<string, unknown> = { v: 1, iat, exp: iat + this.ttl, m: binding.method, t: binding.target, a: binding.argsDigest, s: state }
     if (audience !== undefined) claims.aud = audience
-    if (binding.principal !== undefined) claims.p = await principalTag(binding.principal)
+    if (binding.principal !== undefined) claims.p = await principalTag(binding.principal, this.#random(8))
     const token = await this.#codecFor(audience).seal(new TextEncoder().encode(JSON.stringify(claims)))
     if (typeof token !== 'string') throw new TypeError('the request-state codec returned a non-string token')
     return token
@@ -217,8 +220,7 @@ async function tagOf(salt: Uint8Array, principal: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', input)).subarray(0, 16)
 }
 
-async function principalTag(principal: string): Promise<string> {
-  const salt = crypto.getRandomValues(new Uint8Array(8))
+async function principalTag(principal: string, salt: Uint8Array): Promise<string> {
   const tag = await tagOf(salt, principal)
   const out = new Uint8Array(24)
   out.set(salt)

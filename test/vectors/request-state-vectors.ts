@@ -1,0 +1,128 @@
+/**
+ * Deterministic request-state vectors: fixed keys, nonces, salts and clock pin the exact token bytes.
+ * Web APIs only, so the same file runs in Node, workerd, Deno and Bun (see run.ts and worker.ts).
+ */
+import { argumentsDigest, canonicalJson } from '../../src/state/canonical.ts'
+import { AesGcmKeyRing, TEST_RANDOM_SOURCE, type RandomSource } from '../../src/state/codec.ts'
+import { RequestStateSecurity, type RequestBinding } from '../../src/state/security.ts'
+
+const enc = new TextEncoder()
+const dec = new TextDecoder()
+
+/** A deterministic "random" source: bytes seed, seed+1, … continuing across calls. */
+export function counterRandom(seed: number): RandomSource {
+  let next = seed
+  return (length) => Uint8Array.from({ length }, () => next++ & 0xff)
+}
+
+export const KEY_1 = Uint8Array.from({ length: 32 }, (_, i) => i) // 00 01 … 1f
+export const KEY_2 = 'edge-mcp test vector key number two!' // a string key: its UTF-8 bytes
+
+export interface CodecVector {
+  name: string
+  keys: Array<Uint8Array | string>
+  audience: string | undefined
+  seed: number
+  plaintext: string
+  token: string
+}
+
+export const CODEC_VECTORS: CodecVector[] = [
+  {
+    name: 'empty plaintext, audience "svc"',
+    keys: [KEY_1],
+    audience: 'svc',
+    seed: 0x10,
+    plaintext: '',
+    token: 'v1.P7hEGhAREhMUFRYXGBkaG0p9hHgWfqNGa31PqDGHC7g',
+  },
+  {
+    name: 'UTF-8 plaintext, no audience',
+    keys: [KEY_1],
+    audience: undefined,
+    seed: 0x40,
+    plaintext: 'héllo → 世界',
+    token: 'v1.P7hEGkBBQkNERUZHSElKS433yAkrmsYeXZjKLUiKwGvL-iMMcr-py4ynQB9nbfjkZw',
+  },
+  {
+    name: 'string key, audience "billing", sealed by keys[0] of a two-key ring',
+    keys: [KEY_2, KEY_1],
+    audience: 'billing',
+    seed: 0x80,
+    plaintext: '{"step":2}',
+    token: 'v1.NxrIXICBgoOEhYaHiImKi3NwQ55R9_AyMbdOWSS8R6YgLpBE1zfmqBpx',
+  },
+]
+
+export interface PolicyVector {
+  name: string
+  keys: Array<Uint8Array | string>
+  nowMs: number
+  ttl: number
+  audience: string | undefined
+  binding: RequestBinding
+  state: string
+  seed: number
+  token: string
+}
+
+export const POLICY_VECTORS: PolicyVector[] = [
+  {
+    name: 'tools/call deploy {env:"prod"}, audience "deployer", no principal',
+    keys: [KEY_1],
+    nowMs: 1_800_000_000_000,
+    ttl: 600,
+    audience: 'deployer',
+    binding: { method: 'tools/call', target: 'deploy', argsDigest: '_fZbwPys4tn6ogEHRin4tQ', principal: undefined },
+    state: 'awaiting-confirm',
+    seed: 0x20,
+    token: 'v1.P7hEGiAhIiMkJSYnKCkqKx_q0m7W4Eq4w-mRXqUHNc4P5RKmovLdg11QTE2Vn_5omQwp9wNpZdkfoF7rDtGkuYMsz1elFPH57uM3YYi2RZxJEStIWz-ywiOxFvhhGg6oz5xVRwrXn_HAAGF_fm77OsCyRXZmzjjpqVdqan3cSHERk6JLBs-nFAN3ykXrUSL1xJILiyEMfLNwdOKigiMtcNGLJB_jKbTZ_6Zu3Q',
+  },
+  {
+    name: 'resources/read with a principal',
+    keys: [KEY_2],
+    nowMs: 1_700_000_000_500,
+    ttl: 30,
+    audience: 'files',
+    binding: { method: 'resources/read', target: 'file:///notes.txt', argsDigest: 'RBNvo1WzZ4oRRq0W9-hkng', principal: '["client-123",null,"alice"]' },
+    state: 'page-2',
+    seed: 0x60,
+    token: 'v1.NxrIXGhpamtsbW5vcHFyc75B6-IsClUFE4YEX2CNx64wq74dwXKSPbE3eQusQiwmtVFPFHb43wX6y_P9paSYuvfF6M0g6mhrLAc8Jj4pMn9ewqrkDB9ZOeVuebHMocTwCANxE4GqRI5Te8rfp3Lbf2_Dnwwl-y7YfAbNcMf9xpjKgmjxm1yM7UvAGwdhEraw2mrDLllPgZR5ITi5gLWZf7R02IA8lFxu0UYfxy0ArqA4kJ_zazVQF_POSzJmxSIbSZej8m6G9GRf4SS5_5WVNTBjuGXYAKM2GA',
+  },
+]
+
+export const DIGEST_VECTORS: Array<{ args: unknown; canonical: string; digest: string }> = [
+  { args: undefined, canonical: '{}', digest: 'RBNvo1WzZ4oRRq0W9-hkng' },
+  { args: { env: 'prod' }, canonical: '{"env":"prod"}', digest: '_fZbwPys4tn6ogEHRin4tQ' },
+  { args: { b: [1, { z: null, y: 'é' }], a: true }, canonical: '{"a":true,"b":[1,{"y":"é","z":null}]}', digest: '_z1pP8X4yZKq3rySZlZDbQ' },
+  { args: { env: '\ud800-prod' }, canonical: '{"env":"\\ud800-prod"}', digest: 'bKbMaC5qRALUfpLFsAmW4Q' },
+]
+
+/** Compute every vector with the SDK; returns the mismatches (empty when all pass) and the computed values. */
+export async function runVectors(): Promise<{ passed: number; failures: string[]; computed: Record<string, string> }> {
+  const failures: string[] = []
+  const computed: Record<string, string> = {}
+  let passed = 0
+  const check = (name: string, actual: string, expected: string) => {
+    computed[name] = actual
+    if (actual === expected) passed++
+    else failures.push(`${name}: expected ${expected}, got ${actual}`)
+  }
+  for (const v of DIGEST_VECTORS) {
+    check(`canonical ${v.canonical}`, canonicalJson(v.args ?? {}), v.canonical)
+    check(`digest ${v.canonical}`, await argumentsDigest(v.args), v.digest)
+  }
+  for (const v of CODEC_VECTORS) {
+    const ring = new AesGcmKeyRing(v.keys, { [TEST_RANDOM_SOURCE]: counterRandom(v.seed) })
+    check(`codec seal: ${v.name}`, await ring.codec(v.audience).seal(enc.encode(v.plaintext)), v.token)
+    const opened = await new AesGcmKeyRing([...v.keys].reverse()).codec(v.audience).unseal(v.token) // any key of the ring opens
+    check(`codec unseal: ${v.name}`, dec.decode(opened), v.plaintext)
+  }
+  for (const v of POLICY_VECTORS) {
+    const options = { keys: v.keys, ttl: v.ttl, now: () => v.nowMs, [TEST_RANDOM_SOURCE]: counterRandom(v.seed) }
+    const policy = new RequestStateSecurity(options)
+    check(`policy seal: ${v.name}`, await policy.seal(v.state, v.binding, v.audience), v.token)
+    check(`policy open: ${v.name}`, await policy.open(v.token, v.binding, v.audience), v.state)
+  }
+  return { passed, failures, computed }
+}
