@@ -154,7 +154,11 @@ describe('two workerd instances behind a round-robin proxy', () => {
     expect(frozen).toBe(crossRetries.length)
   })
 
-  /** Roll both instances through `phases` (key lists) under continuous load; count flows and failures. */
+  /**
+   * Roll both instances through `phases` (key lists) under continuous load; count flows and failures.
+   * After each instance is replaced the fleet runs mixed (one new, one old) for `mixedMs`, as a real
+   * rolling deploy does.
+   */
   async function rollingRotation(phases: string[]) {
     const proxy = await proxyOver({ a: { REQUEST_STATE_KEYS: OLD }, b: { REQUEST_STATE_KEYS: OLD } })
     const client = clientFor(proxy.url)
@@ -173,7 +177,10 @@ describe('two workerd instances behind a round-robin proxy', () => {
     })
     const completedAt: number[] = []
     for (const keys of phases) {
-      for (const name of ['a', 'b']) await proxy.replace(name, () => startWorker({ vars: { REQUEST_STATE_KEYS: keys } }))
+      for (const name of ['a', 'b']) {
+        await proxy.replace(name, () => startWorker({ vars: { REQUEST_STATE_KEYS: keys } }))
+        await new Promise((r) => setTimeout(r, 1000)) // mixed fleet under load
+      }
       completedAt.push(completed)
     }
     await new Promise((r) => setTimeout(r, 300))

@@ -32,9 +32,17 @@ interface Fixture {
 }
 
 /** A server with a tool, a prompt and a resource that each ask once and count the runs that got past the boundary. */
-function fixture(name = 'deployer', options: Partial<RequestStateSecurityOptions> | RequestStateSecurity = {}): Fixture {
+type FixtureOptions = { [K in keyof RequestStateSecurityOptions]?: RequestStateSecurityOptions[K] | undefined }
+
+function fixture(name = 'deployer', options: FixtureOptions | RequestStateSecurity = {}): Fixture {
   const log = recordingLogger()
-  const security = options instanceof RequestStateSecurity ? options : new RequestStateSecurity({ keys: [KEY], ...options } as RequestStateSecurityOptions)
+  let security: RequestStateSecurity
+  if (options instanceof RequestStateSecurity) security = options
+  else {
+    const merged: FixtureOptions = { keys: [KEY], ...options }
+    if (merged.keys === undefined) delete merged.keys // `keys: undefined` means "use the codec given instead"
+    security = new RequestStateSecurity(merged as RequestStateSecurityOptions)
+  }
   const mcp = new McpServer({ name, version: '1' }, { requestStateSecurity: security, logger: log.logger })
   const runs: Record<string, number> = {}
   const count = (k: string) => (runs[k] = (runs[k] ?? 0) + 1)

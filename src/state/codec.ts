@@ -47,14 +47,39 @@ export const TEST_RANDOM_SOURCE: unique symbol = Symbol('edge-mcp.test-random-so
 
 /** A source of random bytes: `(length) => bytes`. */
 export type RandomSource = (length: number) => Uint8Array<ArrayBuffer>
-const secureRandom: RandomSource = (length) => crypto.getRandomValues(new Uint8Array(length))
+
+/**
+ * Nonces drawn from a pool filled by `crypto.getRandomValues` 4 KiB at a time: each nonce is a fresh,
+ * never-reused slice (the pool is consumed once, then refilled), at a fraction of the per-call cost.
+ */
+function pooledNonces(): () => Uint8Array<ArrayBuffer> {
+  const POOL = 4096 - (4096 % NONCE_BYTES)
+  let pool = new Uint8Array(0)
+  let offset = 0
+  return () => {
+    if (offset + NONCE_BYTES > pool.length) {
+      pool = crypto.getRandomValues(new Uint8Array(POOL))
+      offset = 0
+    }
+    const nonce = pool.slice(offset, offset + NONCE_BYTES)
+    pool.fill(0, offset, offset + NONCE_BYTES) // never hand out the same bytes twice
+    offset += NONCE_BYTES
+    return nonce
+  }
+}
 const KID_INFO = new TextEncoder().encode('edge-mcp/request-state/v1/kid')
 const AES_INFO = 'edge-mcp/request-state/v1/aes-256-gcm'
 
 interface RingEntry {
   hkdf: Promise<CryptoKey>
   kid: Promise<Uint8Array>
+  /** The kid once derived (so the hot path does not await). */
+  kidBytes?: Uint8Array
+  /** `"v1." ‖ kid`, the AAD of every token under this key, once derived. */
+  aad?: Uint8Array<ArrayBuffer>
   aes: Map<string, Promise<CryptoKey>>
+  /** AES keys once derived, by audience id. */
+  aesReady: Map<string, CryptoKey>
 }
 
 function toBytes(key: RequestStateKey, index: number): Uint8Array<ArrayBuffer> {
@@ -83,7 +108,7 @@ export class AesGcmKeyRing {
   readonly #entries: RingEntry[]
   readonly #codecs = new Map<string, RequestStateCodec>()
   #byKid: Promise<Map<number, RingEntry>> | undefined
-  readonly #random: RandomSource
+  readonly #nonce: () => Uint8Array<ArrayBuffer>
 
   constructor(keys: readonly RequestStateKey[], internal: { [TEST_RANDOM_SOURCE]?: RandomSource } = {}) {
     if (!Array.isArray(keys)) throw new TypeError('request-state keys must be an array')
@@ -101,12 +126,20 @@ export class AesGcmKeyRing {
     })
     this.#entries = raw.map((bytes) => {
       const hkdf = crypto.subtle.importKey('raw', bytes, 'HKDF', false, ['deriveKey', 'deriveBits'])
-      const kid = hkdf.then(async (k) =>
-        new Uint8Array(await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: EMPTY_SALT, info: KID_INFO }, k, 256)).slice(0, KID_BYTES),
-      )
-      return { hkdf, kid, aes: new Map() }
+      const entry: RingEntry = { hkdf, kid: Promise.resolve(new Uint8Array(0)), aes: new Map(), aesReady: new Map() }
+      entry.kid = hkdf.then(async (k) => {
+        const bits = await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: EMPTY_SALT, info: KID_INFO }, k, 256)
+        entry.kidBytes = new Uint8Array(bits).slice(0, KID_BYTES)
+        entry.aad = new Uint8Array(PREFIX_BYTES.length + KID_BYTES)
+        entry.aad.set(PREFIX_BYTES)
+        entry.aad.set(entry.kidBytes, PREFIX_BYTES.length)
+        return entry.kidBytes
+      })
+      entry.kid.catch(() => {}) // surfaced by the first seal/unseal that awaits it
+      return entry
     })
-    this.#random = internal[TEST_RANDOM_SOURCE] ?? secureRandom
+    const random = internal[TEST_RANDOM_SOURCE]
+    this.#nonce = random ? () => random(NONCE_BYTES) : pooledNonces()
   }
 
   /** The codec that seals with `keys[0]` and opens with any key, for one audience (undefined: none). */
@@ -120,8 +153,10 @@ export class AesGcmKeyRing {
     return codec
   }
 
-  #aesKey(entry: RingEntry, audience: string | undefined): Promise<CryptoKey> {
+  #aesKey(entry: RingEntry, audience: string | undefined): CryptoKey | Promise<CryptoKey> {
     const id = audience === undefined ? '' : '\u0000' + audience
+    const ready = entry.aesReady.get(id)
+    if (ready) return ready
     let key = entry.aes.get(id)
     if (!key) {
       const info = new TextEncoder().encode(audience === undefined ? AES_INFO : AES_INFO + '\u0000' + audience)
@@ -131,6 +166,7 @@ export class AesGcmKeyRing {
           'decrypt',
         ]),
       )
+      key.then((k) => entry.aesReady.set(id, k), () => entry.aes.delete(id))
       entry.aes.set(id, key)
     }
     return key
@@ -138,15 +174,13 @@ export class AesGcmKeyRing {
 
   async #seal(plaintext: Uint8Array, audience: string | undefined): Promise<string> {
     const entry = this.#entries[0]!
-    const [kid, key] = await Promise.all([entry.kid, this.#aesKey(entry, audience)])
-    const nonce = this.#random(NONCE_BYTES)
+    const kid = entry.kidBytes ?? (await entry.kid)
+    const maybeKey = this.#aesKey(entry, audience)
+    const key = maybeKey instanceof Promise ? await maybeKey : maybeKey
+    const nonce = this.#nonce()
     if (nonce.length !== NONCE_BYTES) throw new RangeError('nonce must be 12 bytes')
-    const aad = new Uint8Array(PREFIX_BYTES.length + KID_BYTES)
-    aad.set(PREFIX_BYTES)
-    aad.set(kid, PREFIX_BYTES.length)
-    const sealed = new Uint8Array(
-      await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: aad, tagLength: 128 }, key, plaintext as Uint8Array<ArrayBuffer>),
-    )
+    // tagLength defaults to 128 bits (Web Crypto AesGcmParams)
+    const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: entry.aad! }, key, plaintext as Uint8Array<ArrayBuffer>))
     const body = new Uint8Array(KID_BYTES + NONCE_BYTES + sealed.length)
     body.set(kid)
     body.set(nonce, KID_BYTES)
@@ -158,16 +192,15 @@ export class AesGcmKeyRing {
     if (typeof token !== 'string' || !token.startsWith(TOKEN_PREFIX)) throw new InvalidRequestStateError('malformed')
     const body = decodeBase64UrlStrict(token.slice(TOKEN_PREFIX.length))
     if (!body || body.length < KID_BYTES + NONCE_BYTES + TAG_BYTES) throw new InvalidRequestStateError('malformed')
-    const kidNumber = new DataView(body.buffer, body.byteOffset, KID_BYTES).getUint32(0)
-    const entry = (await this.#kidMap()).get(kidNumber)
+    const kidNumber = ((body[0]! << 24) | (body[1]! << 16) | (body[2]! << 8) | body[3]!) >>> 0
+    const entry = (this.#byKidReady ?? (await this.#kidMap())).get(kidNumber)
     if (!entry) throw new InvalidRequestStateError('unknown key')
-    const key = await this.#aesKey(entry, audience)
-    const aad = new Uint8Array(PREFIX_BYTES.length + KID_BYTES)
-    aad.set(PREFIX_BYTES)
-    aad.set(body.subarray(0, KID_BYTES), PREFIX_BYTES.length)
+    const maybeKey = this.#aesKey(entry, audience)
+    const key = maybeKey instanceof Promise ? await maybeKey : maybeKey
     try {
+      // the AAD is "v1." ‖ this entry's kid, which equals the token's kid bytes (looked up by them)
       const plain = await crypto.subtle.decrypt(
-        { name: 'AES-GCM', iv: body.subarray(KID_BYTES, KID_BYTES + NONCE_BYTES), additionalData: aad, tagLength: 128 },
+        { name: 'AES-GCM', iv: body.subarray(KID_BYTES, KID_BYTES + NONCE_BYTES), additionalData: entry.aad! },
         key,
         body.subarray(KID_BYTES + NONCE_BYTES),
       )
@@ -177,6 +210,8 @@ export class AesGcmKeyRing {
     }
   }
 
+  #byKidReady: Map<number, RingEntry> | undefined
+
   #kidMap(): Promise<Map<number, RingEntry>> {
     this.#byKid ??= Promise.all(this.#entries.map((e) => e.kid)).then((kids) => {
       const map = new Map<number, RingEntry>()
@@ -185,6 +220,7 @@ export class AesGcmKeyRing {
         // distinct secrets share a 32-bit kid with probability 2^-32; the earlier (newer) key wins
         if (!map.has(n)) map.set(n, this.#entries[i]!)
       })
+      this.#byKidReady = map
       return map
     })
     return this.#byKid

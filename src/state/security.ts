@@ -69,7 +69,9 @@ export const CLOCK_SKEW_SECONDS = 60
 const DEFAULT_TTL_SECONDS = 600
 const DEFAULT_MAX_TOKEN_LENGTH = 1024 * 1024
 const EPHEMERAL: unique symbol = Symbol('edge-mcp.ephemeral')
-const PRINCIPAL_DOMAIN = new TextEncoder().encode('edge-mcp/request-state/principal:')
+const utf8 = new TextEncoder()
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+const PRINCIPAL_DOMAIN = utf8.encode('edge-mcp/request-state/principal:')
 
 /**
  * The default principal: compact JSON `[clientId, issuer|null, subject|null]` of verified auth info,
@@ -164,7 +166,7 @@ export class RequestStateSecurity {
     const claims: Record<string, unknown> = { v: 1, iat, exp: iat + this.ttl, m: binding.method, t: binding.target, a: binding.argsDigest, s: state }
     if (audience !== undefined) claims.aud = audience
     if (binding.principal !== undefined) claims.p = await principalTag(binding.principal, this.#random(8))
-    const token = await this.#codecFor(audience).seal(new TextEncoder().encode(JSON.stringify(claims)))
+    const token = await this.#codecFor(audience).seal(utf8.encode(JSON.stringify(claims)))
     if (typeof token !== 'string') throw new TypeError('the request-state codec returned a non-string token')
     return token
   }
@@ -186,7 +188,7 @@ export class RequestStateSecurity {
     }
     let claims: Record<string, unknown>
     try {
-      const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+      const parsed: unknown = JSON.parse(strictUtf8.decode(bytes))
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error()
       claims = parsed as Record<string, unknown>
     } catch {
@@ -212,7 +214,7 @@ export class RequestStateSecurity {
 
 async function tagOf(salt: Uint8Array, principal: string): Promise<Uint8Array> {
   // JSON.stringify escapes lone surrogates, so "\ud800" and "\udfff" never collide (TextEncoder would map both to U+FFFD).
-  const p = new TextEncoder().encode(JSON.stringify(principal))
+  const p = utf8.encode(JSON.stringify(principal))
   const input = new Uint8Array(PRINCIPAL_DOMAIN.length + salt.length + p.length)
   input.set(PRINCIPAL_DOMAIN)
   input.set(salt, PRINCIPAL_DOMAIN.length)
