@@ -212,12 +212,15 @@ describe('abort and byte-exact state', () => {
   it('an aborted call runs no callback, and an abort mid-round rejects even if a callback ignores it', async () => {
     const handler = lowLevel('s')
     let ran = 0
+    let started!: () => void
+    const callbackStarted = new Promise<void>((r) => (started = r))
     const already = new AbortController()
     already.abort(new Error('user cancelled'))
     const client = new Client({
       transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: handler }),
       elicitation: () => {
         ran++
+        started()
         return new Promise(() => {}) // never answers, ignores the signal
       },
     })
@@ -226,7 +229,7 @@ describe('abort and byte-exact state', () => {
     expect(ran).toBe(0)
     const mid = new AbortController()
     const pending = client.callTool('t', {}, { signal: mid.signal })
-    await new Promise((r) => setTimeout(r, 20))
+    await callbackStarted
     expect(ran).toBe(1)
     mid.abort(new Error('gave up'))
     await expect(pending).rejects.toThrow('gave up')
