@@ -64,7 +64,7 @@ describe('Client over the demo server', () => {
     const client = new Client({ transport: capture(createFetchHandler(createDemoServer())).transport, elicitation: () => ({ action: 'decline' }) })
     const result = await client.callTool('order_book', { title: 'Neuromancer' })
     expect(result.isError).toBe(true)
-    expect(result.content[0]).toMatchObject({ text: 'No order placed: the backorder confirmation was declined.' })
+    expect(result.content[0]).toMatchObject({ text: "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline" })
   })
 
   it('fails with an error naming the capability when no callback exists (and declares none)', async () => {

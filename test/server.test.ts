@@ -40,7 +40,7 @@ describe('McpServer tools', () => {
     const handler = createFetchHandler(createDemoServer())
     const res = await call(handler, 'tools/list')
     expect(res.status).toBe(200)
-    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['provision', 'reserve_book', 'order_book'])
+    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account'])
     expect(res.body.result.tools[0].inputSchema).toEqual({
       type: 'object',
       properties: { name: { type: 'string', minLength: 1 } },
@@ -224,8 +224,8 @@ describe('low-level Server', () => {
     expect(res.body.result).toEqual({
       resultType: 'complete',
       supportedVersions: ['2026-07-28'],
-      capabilities: { tools: {} },
-      instructions: 'A demo server: provision databases, reserve and order books.',
+      capabilities: { tools: {}, prompts: {}, resources: {} },
+      instructions: 'A demo server: provision databases, reserve, order and recommend books, open accounts.',
       ttlMs: 60000,
       cacheScope: 'public',
       _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'edge-mcp-demo', version: '0.1.0', title: 'edge-mcp demo: provisioner and bookshop' } },

@@ -36,7 +36,7 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     const c = client()
     const discovered = await c.discover()
     expect(discovered.supportedVersions).toContain('2026-07-28')
-    expect((await c.listTools()).map((t) => t.name)).toEqual(['provision', 'reserve_book', 'order_book'])
+    expect((await c.listTools()).map((t) => t.name)).toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account'])
   })
 
   it('completes provision and order_book through the input-required loop', async () => {
@@ -116,6 +116,6 @@ describe('the command-line demo client', () => {
       stdout: string
     }
     expect(error.code).toBe(1)
-    expect(error.stdout).toContain('✗ No order placed: the backorder confirmation was declined.')
+    expect(error.stdout).toContain("✗ Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline")
   })
 })

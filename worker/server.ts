@@ -1,15 +1,20 @@
 /**
- * The demo MCP server: a provisioner and a bookshop (the tools of the seed articles), written by hand
- * with `InputRequiredResult` — a tool that needs the user's answer returns the question, and reads the
- * answer (and its own plaintext state) on the retry.
+ * The demo MCP server: a provisioner written by hand with `InputRequiredResult`, and a bookshop whose
+ * values the model must never supply (stock, delivery, a human's confirmation, the client model's
+ * pick, an audience) come from resolvers — the seed articles' examples.
  */
 import * as v from 'valibot'
 import {
   McpServer,
   RequestStateSecurity,
   acceptedContent,
+  arg,
+  elicit,
   elicitForm,
+  formSchema,
   inputRequired,
+  resolver,
+  sample,
   toolError,
   type RequestedSchema,
 } from '../src/server/index.ts'
@@ -17,22 +22,65 @@ import {
 /** Stock levels of the demo shop. */
 export const INVENTORY: Readonly<Record<string, number>> = Object.freeze({ Dune: 7, Neuromancer: 0 })
 
+/** Books by genre, for the shortlist resource. */
+const CATALOG: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  'sci-fi': ['Dune', 'Neuromancer', 'Hyperion', 'Foundation', 'Solaris'],
+  fantasy: ['Earthsea', 'The Hobbit', 'Piranesi'],
+})
+
+/** Copies in stock (0 for unknown titles; never reads the prototype, so `constructor` is just unknown). */
+export function stockOf(title: string): number {
+  return Object.hasOwn(INVENTORY, title) ? INVENTORY[title]! : 0
+}
+
 const REGION_SCHEMA: RequestedSchema = {
   type: 'object',
   properties: { region: { type: 'string', title: 'Region', description: 'Where the database should live, e.g. eu-west-1' } },
   required: ['region'],
 }
 
-const BACKORDER_SCHEMA: RequestedSchema = {
-  type: 'object',
-  properties: { confirm: { type: 'boolean', title: 'Order anyway and wait?' } },
-  required: ['confirm'],
-}
+// ---------------------------------------------------------------- resolvers (checked at start-up)
 
-/** Copies in stock (0 for unknown titles; never reads the prototype, so `constructor` is just unknown). */
-export function stockOf(title: string): number {
-  return Object.hasOwn(INVENTORY, title) ? INVENTORY[title]! : 0
-}
+const Backorder = formSchema({ confirm: v.pipe(v.boolean(), v.title('Order anyway and wait?')) })
+const AccountName = formSchema({ name: v.pipe(v.string(), v.minLength(1), v.title('Your name')) })
+const AccountPlan = formSchema({ plan: v.pipe(v.picklist(['basic', 'pro']), v.title('Plan')) })
+const Confirm = formSchema({ confirm: v.pipe(v.boolean(), v.title('Confirm')) })
+const Audience = formSchema({ audience: v.pipe(v.string(), v.minLength(1), v.title('Audience')) })
+const Length = formSchema({ count: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5), v.title('How many books')) })
+
+/** The stock of the requested title. */
+const checkStock = resolver({ title: arg<string>() }, function checkStock({ title }) {
+  return { title, copies: stockOf(title) }
+})
+/** When it would arrive. */
+const estimateDelivery = resolver({ stock: checkStock }, function estimateDelivery({ stock }) {
+  return stock.copies > 0 ? 'tomorrow' : 'in 2-3 weeks'
+})
+/** Ask only when out of stock. */
+const confirmBackorder = resolver({ title: arg<string>(), stock: checkStock }, function confirmBackorder({ title, stock }) {
+  if (stock.copies > 0) return { confirm: true }
+  return elicit(`"${title}" is out of stock (2-3 weeks). Order anyway?`, Backorder)
+})
+/** The client's model picks a title. */
+const suggestTitle = resolver({ genre: arg<string>() }, function suggestTitle({ genre }) {
+  return sample(`Suggest one ${genre} book title. Answer with the title only.`, { maxTokens: 50 })
+})
+/** A three-question chain: each question depends on the answer before it. */
+const accountName = resolver({}, function accountName() {
+  return elicit('What name should the account be under?', AccountName)
+})
+const accountPlan = resolver({ who: accountName }, function accountPlan({ who }) {
+  return elicit(`Which plan for ${who.name}?`, AccountPlan)
+})
+const accountConfirm = resolver({ who: accountName, plan: accountPlan }, function accountConfirm({ who, plan }) {
+  return elicit(`Open a ${plan.plan} account for ${who.name}?`, Confirm)
+})
+const briefingAudience = resolver({}, function briefingAudience() {
+  return elicit('Who is the briefing for?', Audience)
+})
+const shortlistLength = resolver({ genre: arg<string>() }, function shortlistLength({ genre }) {
+  return elicit(`How many ${genre} books on the shortlist?`, Length)
+})
 
 /** Options of {@link createDemoServer}. */
 export interface DemoServerOptions {
@@ -46,12 +94,13 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
   const mcp = new McpServer(
     { name: 'edge-mcp-demo', version: '0.1.0', title: 'edge-mcp demo: provisioner and bookshop' },
     {
-      instructions: 'A demo server: provision databases, reserve and order books.',
+      instructions: 'A demo server: provision databases, reserve, order and recommend books, open accounts.',
       cache: { ttlMs: 60_000, cacheScope: 'public' },
       ...(security ? { requestStateSecurity: security } : {}),
     },
   )
 
+  // By hand: the handler returns the question and reads the answer (and its own sealed state) on the retry.
   mcp.tool(
     'provision',
     { description: 'Provision a database. Asks which region to put it in.', input: { name: v.pipe(v.string(), v.minLength(1)) } },
@@ -71,14 +120,11 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     },
   )
 
+  // With resolvers: the SDK asks, records and pins the answers.
   mcp.tool(
     'reserve_book',
-    { description: 'Reserve a copy of a book.', input: { title: v.pipe(v.string(), v.minLength(1)) } },
-    ({ title }) => {
-      const copies = stockOf(title)
-      if (copies <= 0) return `'${title}' is out of stock.`
-      return `Reserved '${title}' (${copies - 1} copies left).`
-    },
+    { description: 'Reserve a copy of a book.', input: { title: v.pipe(v.string(), v.minLength(1)) }, use: { stock: checkStock } },
+    ({ title, stock }) => (stock.copies <= 0 ? `'${title}' is out of stock.` : `Reserved '${title}' (${stock.copies - 1} copies left).`),
   )
 
   mcp.tool(
@@ -86,25 +132,43 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     {
       description: 'Order a book from the shop. Asks to confirm a backorder when the book is out of stock.',
       input: { title: v.pipe(v.string(), v.minLength(1)) },
+      use: { stock: checkStock, delivery: estimateDelivery, backorder: confirmBackorder },
     },
-    ({ title }, ctx) => {
-      const copies = stockOf(title)
-      if (copies > 0) return `Ordered '${title}'; it arrives tomorrow.`
-      const asked = ctx.requestState === 'order-v1:backorder'
-      const response = asked ? ctx.inputResponses?.backorder : undefined
-      if (response && 'action' in response && response.action !== 'accept') {
-        return toolError(`No order placed: the backorder confirmation was ${response.action === 'decline' ? 'declined' : 'cancelled'}.`)
-      }
-      const answer = acceptedContent(response)
-      if (typeof answer?.confirm !== 'boolean') {
-        ctx.requireCapabilities('elicitation.form')
-        return inputRequired(
-          { backorder: elicitForm(`"${title}" is out of stock (2-3 weeks). Order anyway?`, BACKORDER_SCHEMA) },
-          'order-v1:backorder',
-        )
-      }
-      if (!answer.confirm) return 'No order placed.'
-      return `Backordered '${title}'; it ships in 2-3 weeks.`
+    ({ title, stock, delivery, backorder }) => {
+      if (!backorder.confirm) return 'No order placed.'
+      if (stock.copies <= 0) return `Backordered '${title}'; it ships in 2-3 weeks.`
+      return `Ordered '${title}'; it arrives ${delivery}.`
+    },
+  )
+
+  mcp.tool(
+    'recommend_book',
+    { description: "Recommend a book in a genre (asks the client's model).", input: { genre: v.pipe(v.string(), v.minLength(1)) }, use: { suggestion: suggestTitle } },
+    ({ genre, suggestion }) => {
+      const content = Array.isArray(suggestion.content) ? suggestion.content[0] : suggestion.content
+      return `Today's ${genre} pick: ${content?.type === 'text' ? content.text.trim() : 'the classics'}`
+    },
+  )
+
+  mcp.tool(
+    'open_account',
+    { description: 'Open a shop account (asks three questions, one after the other).', use: { who: accountName, plan: accountPlan, confirm: accountConfirm } },
+    ({ who, plan, confirm }) => (confirm.confirm ? `Opened a ${plan.plan} account for ${who.name}.` : 'No account opened.'),
+  )
+
+  mcp.prompt(
+    'briefing',
+    { description: 'Draft a briefing on a topic, tuned to its audience (asks who it is for).', arguments: { topic: v.pipe(v.string(), v.description('What the briefing is about')) }, use: { audience: briefingAudience } },
+    ({ topic, audience }) => `Write a one-page briefing on ${topic} for ${audience.audience}.`,
+  )
+
+  mcp.resourceTemplate(
+    'shortlist',
+    'books://{genre}/shortlist',
+    { description: 'A shortlist of books in a genre (asks how long).', mimeType: 'text/plain', use: { length: shortlistLength } },
+    ({ genre, length }) => {
+      const books = Object.hasOwn(CATALOG, genre) ? CATALOG[genre]! : []
+      return books.length ? books.slice(0, length.count).join('\n') : `No ${genre} books in the catalog.`
     },
   )
 

@@ -6,6 +6,7 @@ export * from './context.ts'
 export * from './results.ts'
 export * from './server.ts'
 export * from './mcp-server.ts'
+export * from './resolve.ts'
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
 export {
   RequestStateSecurity,

@@ -1,20 +1,16 @@
 /**
- * The high-level server: register tools with valibot input schemas; requestState sealed by default.
+ * The high-level server: tools, prompts and resource templates with valibot schemas and resolved
+ * parameters; `requestState` sealed by default.
  * @module
  */
 import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
-import {
-  CallToolResult,
-  InputResponses,
-  type Implementation,
-  type InputRequiredResult,
-  type Tool,
-} from '../protocol/schemas.ts'
+import { CallToolResult, InputResponses, type ContentBlock, type Implementation, type InputRequiredResult, type Tool } from '../protocol/schemas.ts'
 import { RequestStateSecurity } from '../state/security.ts'
 import type { RequestContext } from './context.ts'
+import { planResolvers, resolveRound, ResolutionError, type CheckedUses, type NeedValues, type ResolverPlan, type Uses } from './resolve.ts'
 import { isInputRequired } from './results.ts'
 import { Server, type ResultObject, type ServerOptions } from './server.ts'
 
@@ -26,33 +22,88 @@ export type ToolArgs<I extends ToolInput | undefined> = I extends v.GenericSchem
   ? v.InferOutput<I>
   : I extends v.ObjectEntries
     ? v.InferOutput<v.ObjectSchema<I, undefined>>
-    : Record<string, never>
+    : Record<never, never>
 
 /** What a tool handler may return: a result, an `InputRequiredResult`, or a string (one text block). */
 export type ToolReturn = CallToolResult | InputRequiredResult | string
 
-/** The context of a tool call: the request context plus this round's answers and plaintext state. */
+/** The context of a tool, prompt or resource call: the request context plus this round's answers and state. */
 export interface ToolContext extends RequestContext {
-  /** The tool's name. */
+  /** The tool or prompt name, or the resource URI. */
   toolName: string
-  /** The client's answers to the previous round's `inputRequests`, by key (undefined on the first round). */
+  /**
+   * The client's answers to the previous round's `inputRequests`, by key (undefined on the first round,
+   * and always undefined for handlers that use resolvers: the SDK owns their questions).
+   */
   inputResponses: InputResponses | undefined
-  /** The plaintext state your previous round returned (verified and unsealed), undefined on the first round. */
+  /** The plaintext state your previous round returned (verified and unsealed); undefined on the first round. */
   requestState: string | undefined
 }
 
 /** A tool handler. Throw `McpError` for a JSON-RPC error; any other throw becomes an `isError` result. */
-export type ToolHandler<Args> = (args: Args, ctx: ToolContext) => ToolReturn | Promise<ToolReturn>
+export type ToolHandler<Args, R = ToolReturn> = (args: Args, ctx: ToolContext) => R | Promise<R>
 
 /** Registration options of a tool (spec: server/tools.mdx `Tool`). */
-export interface ToolConfig<I extends ToolInput | undefined> {
+export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = {}> {
   title?: string
   description?: string
   /** Input arguments as a valibot object schema or its entries; advertised as `inputSchema` (JSON Schema 2020-12). */
   input?: I
+  /**
+   * Resolved parameters: name → resolver (or `outcome(resolver)`). Hidden from `inputSchema`; a value a
+   * client sends under such a name is ignored. A handler with resolvers may not return an
+   * `InputRequiredResult` itself (one input-required channel per call).
+   */
+  use?: U & CheckedUses<ToolArgs<I>, U>
   annotations?: Tool['annotations']
   icons?: Tool['icons']
   _meta?: Record<string, unknown>
+}
+
+/** A prompt's arguments: string-valued valibot entries (`v.string()`, `v.optional(v.string())`, pipes). */
+export type PromptArguments = Record<string, v.GenericSchema<string | undefined, unknown>>
+
+/** One message of a prompt (spec: server/prompts.mdx `PromptMessage`). */
+export interface PromptMessage {
+  role: 'user' | 'assistant'
+  content: ContentBlock
+}
+/** A `GetPromptResult` (without `resultType`, added by the server). */
+export interface GetPromptResult {
+  description?: string
+  messages: PromptMessage[]
+  _meta?: Record<string, unknown>
+}
+/** What a prompt handler may return: a result, its messages, one user message as a string, or an `InputRequiredResult`. */
+export type PromptReturn = GetPromptResult | PromptMessage[] | string | InputRequiredResult
+
+/** Registration options of a prompt. */
+export interface PromptConfig<A extends PromptArguments, U extends Uses = {}> {
+  title?: string
+  description?: string
+  /** Arguments by name; each a string schema (wrap in `v.optional` for optional ones). Use `v.description` to document them. */
+  arguments?: A
+  /** Resolved parameters, as for tools. */
+  use?: U & CheckedUses<v.InferOutput<v.ObjectSchema<A, undefined>>, U>
+  icons?: Tool['icons']
+}
+
+/** The contents of a resource read (spec: server/resources.mdx `ReadResourceResult`). */
+export interface ReadResourceResult {
+  contents: Array<{ uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string }>
+  _meta?: Record<string, unknown>
+}
+/** What a resource-template handler may return: contents, a string (text of the URI), or an `InputRequiredResult`. */
+export type ResourceReturn = ReadResourceResult | string | InputRequiredResult
+
+/** Registration options of a resource template. */
+export interface ResourceTemplateConfig<U extends Uses = {}> {
+  title?: string
+  description?: string
+  mimeType?: string
+  /** Resolved parameters; their `arg()` needs name URI template variables. */
+  use?: U
+  icons?: Tool['icons']
 }
 
 /** Options of {@link McpServer}. */
@@ -64,10 +115,20 @@ export interface McpServerOptions extends ServerOptions {
   requestStateSecurity?: RequestStateSecurity
 }
 
-interface RegisteredTool {
-  definition: Tool
+interface Registered {
   schema: v.GenericSchema<unknown, Record<string, unknown>>
-  handler: ToolHandler<never>
+  plan: ResolverPlan | undefined
+  handler: (args: never, ctx: ToolContext) => unknown
+}
+interface RegisteredTool extends Registered {
+  definition: Tool
+}
+interface RegisteredPrompt extends Registered {
+  definition: Record<string, unknown>
+}
+interface RegisteredTemplate extends Registered {
+  definition: Record<string, unknown>
+  match: (uri: string) => Record<string, string> | undefined
 }
 
 /**
@@ -75,49 +136,120 @@ interface RegisteredTool {
  *
  * @throws Error at construction when an explicit `requestStateSecurity` is given to a server with an empty name.
  * @example
- * const mcp = new McpServer({ name: 'provisioner', version: '1.0.0' })
- * mcp.tool('provision', { description: 'Provision a database.', input: { name: v.string() } }, ({ name }, ctx) => {
- *   const answer = acceptedContent(ctx.inputResponses?.region)
- *   if (!answer) return inputRequired({ region: elicitForm('Which region?', regionSchema) }, 'provision-v1')
- *   return `Provisioned '${name}' in ${answer.region}.`
- * })
+ * const mcp = new McpServer({ name: 'bookshop', version: '1.0.0' })
+ * mcp.tool('reserve_book', { input: { title: v.string() }, use: { stock: checkStock } }, ({ title, stock }) =>
+ *   stock.copies > 0 ? `Reserved '${title}' (${stock.copies - 1} copies left).` : `'${title}' is out of stock.`)
  * export default { fetch: createFetchHandler(mcp) }
  */
 export class McpServer {
   /** The low-level server underneath (register other methods here). */
   readonly server: Server
   readonly #tools = new Map<string, RegisteredTool>()
+  readonly #prompts = new Map<string, RegisteredPrompt>()
+  readonly #templates = new Map<string, RegisteredTemplate>()
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
     this.server = new Server(info, options)
     this.server.useRequestStateSecurity(options.requestStateSecurity ?? RequestStateSecurity.ephemeral())
-    this.server.setRequestHandler('tools/list', (params) => this.#listTools(params))
+    this.server.setRequestHandler('tools/list', (params) => this.#list(params, 'tools', this.#tools))
     this.server.setRequestHandler('tools/call', (params, ctx) => this.#callTool(params, ctx))
   }
 
   /**
    * Register a tool. Tools are listed in registration order.
    * @throws Error when a tool with this name is already registered.
+   * @throws InvalidSignatureError when its resolver graph cannot work (unknown argument, cycle, collision).
    */
-  tool<I extends ToolInput | undefined = undefined>(name: string, config: ToolConfig<I>, handler: ToolHandler<ToolArgs<I>>): this {
+  tool<I extends ToolInput | undefined = undefined, U extends Uses = {}>(
+    name: string,
+    config: ToolConfig<I, U>,
+    handler: ToolHandler<ToolArgs<I> & NeedValues<U>, [keyof U] extends [never] ? ToolReturn : CallToolResult | string>,
+  ): this {
     if (this.#tools.has(name)) throw new Error(`Tool '${name}' is already registered`)
-    const input = config.input
-    const schema = (input === undefined ? v.object({}) : isSchema(input) ? input : v.object(input)) as v.GenericSchema<unknown, Record<string, unknown>>
-    const { $schema: _ignored, ...inputSchema } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }) as Record<string, unknown>
+    const schema = objectSchema(config.input)
+    const inputSchema = jsonSchemaOf(schema)
+    const plan = config.use ? planResolvers(`tool '${name}'`, new Set(Object.keys((inputSchema.properties as object | undefined) ?? {})), config.use as Uses) : undefined
     const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
     if (config.title !== undefined) definition.title = config.title
     if (config.description !== undefined) definition.description = config.description
     if (config.annotations !== undefined) definition.annotations = config.annotations
     if (config.icons !== undefined) definition.icons = config.icons
     if (config._meta !== undefined) definition._meta = config._meta
-    this.#tools.set(name, { definition, schema, handler: handler as ToolHandler<never> })
+    this.#tools.set(name, { definition, schema, plan, handler: handler as Registered['handler'] })
     return this
   }
 
-  #listTools(params: Record<string, unknown>): ResultObject {
-    // One page holds every tool, so no cursor was ever issued: any cursor is invalid (spec: pagination.mdx).
+  /**
+   * Register a prompt (`prompts/list`, `prompts/get`). Its handler may return an `InputRequiredResult`
+   * or use resolvers, exactly like a tool.
+   * @throws Error when a prompt with this name is already registered; InvalidSignatureError for a bad resolver graph.
+   */
+  prompt<A extends PromptArguments = {}, U extends Uses = {}>(
+    name: string,
+    config: PromptConfig<A, U>,
+    handler: ToolHandler<v.InferOutput<v.ObjectSchema<A, undefined>> & NeedValues<U>, [keyof U] extends [never] ? PromptReturn : Exclude<PromptReturn, InputRequiredResult>>,
+  ): this {
+    if (this.#prompts.has(name)) throw new Error(`Prompt '${name}' is already registered`)
+    const entries = (config.arguments ?? {}) as v.ObjectEntries
+    const schema = v.object(entries) as v.GenericSchema<unknown, Record<string, unknown>>
+    const json = jsonSchemaOf(schema)
+    const required = new Set((json.required as string[] | undefined) ?? [])
+    const props = (json.properties ?? {}) as Record<string, { description?: string; title?: string }>
+    const definition: Record<string, unknown> = { name }
+    if (config.title !== undefined) definition.title = config.title
+    if (config.description !== undefined) definition.description = config.description
+    if (Object.keys(entries).length > 0) {
+      definition.arguments = Object.keys(entries).map((arg) => {
+        const out: Record<string, unknown> = { name: arg }
+        if (props[arg]?.title) out.title = props[arg].title
+        if (props[arg]?.description) out.description = props[arg].description
+        if (required.has(arg)) out.required = true
+        return out
+      })
+    }
+    if (config.icons !== undefined) definition.icons = config.icons
+    const plan = config.use ? planResolvers(`prompt '${name}'`, new Set(Object.keys(entries)), config.use as Uses) : undefined
+    if (this.#prompts.size === 0) {
+      this.server.setRequestHandler('prompts/list', (params) => this.#list(params, 'prompts', this.#prompts))
+      this.server.setRequestHandler('prompts/get', (params, ctx) => this.#getPrompt(params, ctx))
+    }
+    this.#prompts.set(name, { definition, schema, plan, handler: handler as Registered['handler'] })
+    return this
+  }
+
+  /**
+   * Register a resource template (`resources/templates/list`, and `resources/read` for URIs it matches).
+   * Variables are RFC 6570 level-1 expressions (`{name}`), each matching one path segment, percent-decoded.
+   * @throws Error for a duplicate name or an invalid template; InvalidSignatureError for a bad resolver graph.
+   */
+  resourceTemplate<U extends Uses = {}>(
+    name: string,
+    uriTemplate: string,
+    config: ResourceTemplateConfig<U>,
+    handler: ToolHandler<Record<string, string> & NeedValues<U>, [keyof U] extends [never] ? ResourceReturn : Exclude<ResourceReturn, InputRequiredResult>>,
+  ): this {
+    if (this.#templates.has(name)) throw new Error(`Resource template '${name}' is already registered`)
+    const { variables, match } = compileTemplate(uriTemplate)
+    const definition: Record<string, unknown> = { uriTemplate, name }
+    if (config.title !== undefined) definition.title = config.title
+    if (config.description !== undefined) definition.description = config.description
+    if (config.mimeType !== undefined) definition.mimeType = config.mimeType
+    if (config.icons !== undefined) definition.icons = config.icons
+    const plan = config.use ? planResolvers(`resource template '${name}'`, new Set(variables), config.use as Uses) : undefined
+    const schema = v.object(Object.fromEntries(variables.map((x) => [x, v.string()]))) as v.GenericSchema<unknown, Record<string, unknown>>
+    if (this.#templates.size === 0) {
+      this.server.setRequestHandler('resources/list', (params) => this.#list(params, 'resources', new Map()))
+      this.server.setRequestHandler('resources/templates/list', (params) => this.#list(params, 'resourceTemplates', this.#templates))
+      this.server.setRequestHandler('resources/read', (params, ctx) => this.#readResource(params, ctx))
+    }
+    this.#templates.set(name, { definition, schema, plan, handler: handler as Registered['handler'], match })
+    return this
+  }
+
+  #list(params: Record<string, unknown>, field: string, items: Map<string, { definition: unknown }>): ResultObject {
+    // One page holds every item, so no cursor was ever issued: any cursor is invalid (spec: pagination.mdx).
     if (params.cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor')
-    return { tools: [...this.#tools.values()].map((t) => t.definition), ...this.server.cache }
+    return { [field]: [...items.values()].map((t) => t.definition), ...this.server.cache }
   }
 
   async #callTool(params: Record<string, unknown>, ctx: RequestContext): Promise<ResultObject> {
@@ -125,27 +257,13 @@ export class McpServer {
     if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "name" must be a string')
     const tool = this.#tools.get(name)
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
-    let inputResponses: InputResponses | undefined
-    if (params.inputResponses !== undefined) {
-      const raw = params.inputResponses
-      if (!isPlainObject(raw) || !Object.values(raw).every(isPlainObject)) {
-        throw new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object of result objects')
-      }
-      const parsed = v.safeParse(InputResponses, raw)
-      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${describeIssue(parsed.issues[0])}`)
-      inputResponses = parsed.output
-    }
-    const requestState = typeof params.requestState === 'string' ? params.requestState : undefined
     const rawArgs = params.arguments ?? {}
     if (!isPlainObject(rawArgs)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object')
-    const args = v.safeParse(tool.schema, rawArgs)
-    if (!args.success) {
-      return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
-    }
-    const toolCtx: ToolContext = { ...ctx, toolName: name, inputResponses, requestState }
-    let out: ToolReturn
+    const args = v.safeParse(tool.schema, withoutResolved(rawArgs, tool.plan))
+    if (!args.success) return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
+    let out: unknown
     try {
-      out = await tool.handler(args.output as never, toolCtx)
+      out = await this.#invoke(tool, args.output, params, ctx, name)
     } catch (error) {
       if (error instanceof McpError) throw error
       const message = error instanceof Error ? error.message : String(error)
@@ -157,6 +275,135 @@ export class McpServer {
     if (!checked.success) throw new Error(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
     return out as ResultObject
   }
+
+  async #getPrompt(params: Record<string, unknown>, ctx: RequestContext): Promise<ResultObject> {
+    const name = params.name
+    if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "name" must be a string')
+    const prompt = this.#prompts.get(name)
+    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`)
+    const rawArgs = params.arguments ?? {}
+    if (!isPlainObject(rawArgs)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object')
+    const args = v.safeParse(prompt.schema, withoutResolved(rawArgs, prompt.plan))
+    if (!args.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${args.issues.map(describeIssue).join('; ')}`)
+    const out = await this.#invokeOrFail(prompt, args.output, params, ctx, name, 'prompt')
+    if (isInputRequired(out)) return out
+    if (typeof out === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: out } }] }
+    if (Array.isArray(out)) return { messages: out }
+    return out as ResultObject
+  }
+
+  async #readResource(params: Record<string, unknown>, ctx: RequestContext): Promise<ResultObject> {
+    const uri = params.uri
+    if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string')
+    for (const template of this.#templates.values()) {
+      const vars = template.match(uri)
+      if (!vars) continue
+      const out = await this.#invokeOrFail(template, vars, params, ctx, uri, 'resource')
+      if (isInputRequired(out)) return out
+      if (typeof out === 'string') {
+        const mimeType = template.definition.mimeType as string | undefined
+        return { contents: [mimeType ? { uri, mimeType, text: out } : { uri, text: out }] }
+      }
+      return out as ResultObject
+    }
+    throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri })
+  }
+
+  /** Prompts and resources have no `isError`: a resolver that cannot resolve is a JSON-RPC error. */
+  async #invokeOrFail(item: Registered, args: Record<string, unknown>, params: Record<string, unknown>, ctx: RequestContext, target: string, what: string) {
+    try {
+      return await this.#invoke(item, args, params, ctx, target)
+    } catch (error) {
+      if (error instanceof ResolutionError) throw new McpError(ErrorCode.InvalidParams, `Could not get ${what} ${target}: ${error.message}`)
+      throw error
+    }
+  }
+
+  /** Validate answers, run resolvers (if any), then the handler. */
+  async #invoke(item: Registered, args: Record<string, unknown>, params: Record<string, unknown>, ctx: RequestContext, target: string): Promise<unknown> {
+    let inputResponses: InputResponses | undefined
+    if (params.inputResponses !== undefined) {
+      const raw = params.inputResponses
+      if (!isPlainObject(raw) || !Object.values(raw).every(isPlainObject)) {
+        throw new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object of result objects')
+      }
+      const parsed = v.safeParse(InputResponses, raw)
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${describeIssue(parsed.issues[0])}`)
+      inputResponses = parsed.output
+    }
+    const requestState = typeof params.requestState === 'string' ? params.requestState : undefined
+    if (!item.plan) return item.handler(args as never, { ...ctx, toolName: target, inputResponses, requestState })
+    const handlerCtx: ToolContext = { ...ctx, toolName: target, inputResponses: undefined, requestState: undefined }
+    const resolution = await resolveRound({
+      plan: item.plan,
+      args,
+      ctx: handlerCtx,
+      inputResponses,
+      requestState,
+      note: (m) => this.server.logger.warn(m),
+    })
+    if (resolution.status === 'input_required') return resolution.result
+    const out = await item.handler({ ...args, ...resolution.values } as never, handlerCtx)
+    if (isInputRequired(out)) {
+      throw new ResolutionError(
+        'the handler returned an InputRequiredResult but its parameters use resolvers; a call has one input_required channel, so the multi-round flow is driven either by resolvers or by the handler, not both',
+      )
+    }
+    return out
+  }
+}
+
+function objectSchema(input: ToolInput | undefined): v.GenericSchema<unknown, Record<string, unknown>> {
+  return (input === undefined ? v.object({}) : isSchema(input) ? input : v.object(input)) as v.GenericSchema<unknown, Record<string, unknown>>
+}
+
+function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> {
+  const { $schema: _ignored, ...json } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }) as Record<string, unknown>
+  return json
+}
+
+/** Values a client sends under resolved names are dropped before validation: resolvers alone fill them. */
+function withoutResolved(args: Record<string, unknown>, plan: ResolverPlan | undefined): Record<string, unknown> {
+  if (!plan) return args
+  const out: Record<string, unknown> = {}
+  for (const [k, val] of Object.entries(args)) if (!plan.resolvedNames.has(k)) out[k] = val
+  return out
+}
+
+/** Compile an RFC 6570 level-1 template (`scheme://{a}/{b}`) into a matcher of whole URIs. */
+function compileTemplate(template: string): { variables: string[]; match: (uri: string) => Record<string, string> | undefined } {
+  const variables: string[] = []
+  let pattern = '^'
+  let last = 0
+  for (const m of template.matchAll(/\{([A-Za-z0-9_]+)\}/g)) {
+    pattern += escapeRegExp(template.slice(last, m.index))
+    pattern += '([^/?#]+)'
+    if (variables.includes(m[1]!)) throw new Error(`URI template '${template}' repeats variable '${m[1]}'`)
+    variables.push(m[1]!)
+    last = m.index! + m[0].length
+  }
+  const rest = template.slice(last)
+  if (/[{}]/.test(rest) || /[{}]/.test(template.replace(/\{[A-Za-z0-9_]+\}/g, ''))) throw new Error(`URI template '${template}' has an unsupported expression`)
+  pattern += escapeRegExp(rest) + '$'
+  const re = new RegExp(pattern)
+  return {
+    variables,
+    match(uri) {
+      const m = re.exec(uri)
+      if (!m) return undefined
+      const out: Record<string, string> = {}
+      try {
+        variables.forEach((name, i) => (out[name] = decodeURIComponent(m[i + 1]!)))
+      } catch {
+        return undefined
+      }
+      return out
+    },
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,0 +1,29 @@
+/**
+ * Dependencies, tutorial 2: resolvers depend on resolvers. `estimateDelivery` needs `checkStock`; the
+ * tool needs both; `checkStock` still runs once per call.
+ * Run it: `npx wrangler dev examples/dependencies/tutorial002.ts`, then call `order_book`.
+ */
+import * as v from 'valibot'
+import { McpServer, arg, createFetchHandler, resolver } from '../../src/server/index.ts'
+import { INVENTORY, type Stock } from './inventory.ts'
+
+export function createServer(inventory: ReadonlyMap<string, number> = INVENTORY): McpServer {
+  const mcp = new McpServer({ name: 'Bookshop', version: '1.0.0' })
+
+  const checkStock = resolver({ title: arg<string>() }, function checkStock({ title }): Stock {
+    return { title, copies: inventory.get(title) ?? 0 }
+  })
+  const estimateDelivery = resolver({ stock: checkStock }, function estimateDelivery({ stock }) {
+    return stock.copies > 0 ? 'tomorrow' : 'in 2-3 weeks'
+  })
+
+  mcp.tool(
+    'order_book',
+    { description: 'Order a book from the shop.', input: { title: v.string() }, use: { stock: checkStock, delivery: estimateDelivery } },
+    ({ title, stock, delivery }) =>
+      stock.copies <= 0 ? `'${title}' is on backorder; it would arrive ${delivery}.` : `Ordered '${title}'; it arrives ${delivery}.`,
+  )
+  return mcp
+}
+
+export default { fetch: createFetchHandler(createServer()) }
