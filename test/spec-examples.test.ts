@@ -53,6 +53,24 @@ const PARSERS: Record<string, v.GenericSchema> = {
   NumberSchema: S.NumberSchema,
   ParseError: errorOrObject(-32700),
   ResourceLink: S.ResourceLink,
+  GetPromptRequest: S.GetPromptRequest,
+  GetPromptRequestParams: S.GetPromptRequestParams,
+  GetPromptResult: S.GetPromptResult,
+  GetPromptResultResponse: response(v.union([S.InputRequiredResult, S.GetPromptResult])),
+  ListPromptsRequest: S.ListPromptsRequest,
+  ListPromptsResult: S.ListPromptsResult,
+  ListPromptsResultResponse: response(S.ListPromptsResult),
+  ListResourceTemplatesRequest: S.ListResourceTemplatesRequest,
+  ListResourceTemplatesResult: S.ListResourceTemplatesResult,
+  ListResourceTemplatesResultResponse: response(S.ListResourceTemplatesResult),
+  ListResourcesRequest: S.ListResourcesRequest,
+  ListResourcesResult: S.ListResourcesResult,
+  ListResourcesResultResponse: response(S.ListResourcesResult),
+  PaginatedRequestParams: S.PaginatedRequestParams,
+  ReadResourceRequest: S.ReadResourceRequest,
+  ReadResourceResult: S.ReadResourceResult,
+  ReadResourceResultResponse: response(v.union([S.InputRequiredResult, S.ReadResourceResult])),
+  Resource: S.Resource,
   Root: S.Root,
   SamplingMessage: S.SamplingMessage,
   ServerCapabilities: S.ServerCapabilities,
@@ -69,17 +87,12 @@ const PARSERS: Record<string, v.GenericSchema> = {
   UntitledSingleSelectEnumSchema: S.StringSchema,
 }
 
-/** Types of later issues (prompts, resources, completion, logging, progress, subscriptions). */
+/** Types of later issues (completion, logging, progress, subscriptions, list-changed notifications). */
 const NOT_YET = new Set([
   'CompleteRequest', 'CompleteRequestParams', 'CompleteResult', 'CompleteResultResponse',
-  'GetPromptRequest', 'GetPromptRequestParams', 'GetPromptResult', 'GetPromptResultResponse',
-  'ListPromptsRequest', 'ListPromptsResult', 'ListPromptsResultResponse',
-  'ListResourceTemplatesRequest', 'ListResourceTemplatesResult', 'ListResourceTemplatesResultResponse',
-  'ListResourcesRequest', 'ListResourcesResult', 'ListResourcesResultResponse',
   'LoggingMessageNotification', 'LoggingMessageNotificationParams',
-  'PaginatedRequestParams', 'ProgressNotification', 'ProgressNotificationParams',
-  'PromptListChangedNotification', 'ReadResourceRequest', 'ReadResourceResult', 'ReadResourceResultResponse',
-  'Resource', 'ResourceListChangedNotification', 'ResourceUpdatedNotification', 'ResourceUpdatedNotificationParams',
+  'ProgressNotification', 'ProgressNotificationParams',
+  'PromptListChangedNotification', 'ResourceListChangedNotification', 'ResourceUpdatedNotification', 'ResourceUpdatedNotificationParams',
   'SubscriptionsAcknowledgedNotification', 'ToolListChangedNotification', 'SubscriptionsListenRequest', 'SubscriptionsListenResult', 'SubscriptionsListenResultResponse',
 ])
 

@@ -96,6 +96,66 @@ describe('the demo Worker in workerd, over real HTTP', () => {
   })
 })
 
+describe('dependency injection on the Worker in workerd, over real HTTP', () => {
+  it('a three-question chain asks each question exactly once', async () => {
+    const asked: string[] = []
+    const answers: Record<string, unknown> = { name: 'Ada', plan: 'pro', confirm: true }
+    const c = new Client({
+      transport: new StreamableHttpClientTransport(worker.url),
+      elicitation: (params) => {
+        asked.push(params.message)
+        if (params.mode === 'url') return { action: 'decline' }
+        const content = Object.fromEntries(Object.keys(params.requestedSchema.properties).map((k) => [k, answers[k]])) as Record<string, string | boolean>
+        return { action: 'accept', content }
+      },
+    })
+    const rounds: string[][] = []
+    const result = await c.callTool('open_account', {}, { onRound: (r) => rounds.push(Object.keys(r.inputRequests)) })
+    expect(result.content[0]).toMatchObject({ text: 'Opened a pro account for Ada.' })
+    expect(asked).toEqual(['What name should the account be under?', 'Which plan for Ada?', 'Open a pro account for Ada?'])
+    expect(rounds).toEqual([['accountName'], ['accountPlan'], ['accountConfirm']])
+  })
+
+  it('a retry whose state (carrying the recorded answers) was tampered with gets the frozen error', async () => {
+    const c = new Client({ transport: new StreamableHttpClientTransport(worker.url), capabilities: { elicitation: {} } })
+    const first = (await c.callTool('open_account', {}, { manual: true })) as InputRequiredResult
+    const second = (await c.callTool('open_account', {}, {
+      manual: true,
+      requestState: first.requestState!,
+      inputResponses: { accountName: { action: 'accept', content: { name: 'Ada' } } },
+    })) as InputRequiredResult
+    expect(Object.keys(second.inputRequests ?? {})).toEqual(['accountPlan']) // the name is now recorded in the state
+    const token = second.requestState!
+    const at = token.length - 30
+    const tampered = token.slice(0, at) + (token[at] === 'Q' ? 'R' : 'Q') + token.slice(at + 1)
+    const error = (await c.callTool('open_account', {}, { manual: true, requestState: tampered, inputResponses: { accountPlan: { action: 'accept', content: { plan: 'pro' } } } }).catch((e: unknown) => e)) as McpError
+    expect(error).toBeInstanceOf(McpError)
+    expect([error.code, error.message]).toEqual([-32602, 'Invalid or expired requestState'])
+  })
+
+  it('the bookshop: stock, delivery, backorder decline, sampling, a prompt and a resource template that ask', async () => {
+    const c = new Client({
+      transport: new StreamableHttpClientTransport(worker.url),
+      elicitation: (p) => {
+        if (p.mode === 'url') return { action: 'decline' }
+        if ('audience' in p.requestedSchema.properties) return { action: 'accept', content: { audience: 'the board' } }
+        if ('count' in p.requestedSchema.properties) return { action: 'accept', content: { count: 2 } }
+        return { action: 'decline' }
+      },
+      sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'Hyperion' }, model: 'test' }),
+    })
+    expect((await c.callTool('order_book', { title: 'Dune', stock: { copies: 999 } })).content[0]).toMatchObject({ text: "Ordered 'Dune'; it arrives tomorrow." })
+    const declined = await c.callTool('order_book', { title: 'Neuromancer' })
+    expect(declined).toMatchObject({ isError: true, content: [{ text: "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline" }] })
+    expect((await c.callTool('recommend_book', { genre: 'sci-fi' })).content[0]).toMatchObject({ text: "Today's sci-fi pick: Hyperion" })
+    const prompt = await c.getPrompt('briefing', { topic: 'Q3 results' })
+    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Write a one-page briefing on Q3 results for the board.' } }])
+    expect((await c.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['books://{genre}/shortlist'])
+    const shortlist = await c.readResource('books://sci-fi/shortlist')
+    expect(shortlist.contents).toEqual([{ uri: 'books://sci-fi/shortlist', mimeType: 'text/plain', text: 'Dune\nNeuromancer' }])
+  })
+})
+
 describe('the command-line demo client', () => {
   const args = (url: string) => ['examples/cli-client.ts', '--url', url, '--answer', 'region=eu-west-1', '--answer', 'confirm=true']
   const runtimes: Array<[string, string, string[]]> = [

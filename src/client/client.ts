@@ -12,9 +12,17 @@ import {
   CreateMessageResult,
   DiscoverResult,
   ElicitResult,
+  GetPromptResult,
   InputRequiredResult,
+  ListPromptsResult,
+  ListResourceTemplatesResult,
+  ListResourcesResult,
   ListRootsResult,
   ListToolsResult,
+  ReadResourceResult,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
   type ClientCapabilities,
   type CreateMessageRequestParams,
   type ElicitRequestParams,
@@ -95,8 +103,6 @@ export interface CallOptions {
 export interface ManualCallOptions extends CallOptions {
   manual: true
 }
-
-type Parsed<S extends v.GenericSchema> = v.InferOutput<S>
 
 /** Default per-request timeout, in milliseconds. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
@@ -213,24 +219,7 @@ export class Client {
 
   /** `tools/list`, walking every page. */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
-    const tools: Tool[] = []
-    let cursor: string | undefined
-    const seen = new Set<string>()
-    do {
-      if (seen.size >= MAX_LIST_PAGES) throw new InvalidResultError(`tools/list returned more than ${MAX_LIST_PAGES} pages`)
-      const page: Parsed<typeof ListToolsResult> = parseResult(
-        ListToolsResult,
-        await this.request('tools/list', cursor === undefined ? {} : { cursor }, options),
-        'tools/list',
-      )
-      tools.push(...page.tools)
-      cursor = page.nextCursor
-      if (cursor !== undefined) {
-        if (seen.has(cursor)) throw new InvalidResultError('tools/list returned the same cursor twice')
-        seen.add(cursor)
-      }
-    } while (cursor !== undefined)
-    return tools
+    return this.#walk('tools/list', 'tools', ListToolsResult, options)
   }
 
   /**
@@ -251,18 +240,78 @@ export class Client {
     args: Record<string, unknown> = {},
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<CallToolResult | InputRequiredResult> {
+    return this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, options)
+  }
+
+  /**
+   * `prompts/get`, driving the same input-required loop as {@link Client.callTool} (or returning the
+   * first `InputRequiredResult` with `{ manual: true }`).
+   * @throws as {@link Client.callTool}.
+   */
+  getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>
+  getPrompt(name: string, args: Record<string, string> | undefined, options: ManualCallOptions): Promise<GetPromptResult | InputRequiredResult>
+  getPrompt(name: string, args: Record<string, string> | undefined, options: CallOptions & { manual?: boolean }): Promise<GetPromptResult | InputRequiredResult>
+  async getPrompt(name: string, args: Record<string, string> = {}, options: CallOptions & { manual?: boolean } = {}): Promise<GetPromptResult | InputRequiredResult> {
+    return this.#drive('prompts/get', { name, arguments: args }, name, GetPromptResult, options)
+  }
+
+  /**
+   * `resources/read`, driving the same input-required loop as {@link Client.callTool}.
+   * @throws McpError -32602 with `data.uri` when the resource does not exist; otherwise as {@link Client.callTool}.
+   */
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>
+  readResource(uri: string, options: ManualCallOptions): Promise<ReadResourceResult | InputRequiredResult>
+  readResource(uri: string, options: CallOptions & { manual?: boolean }): Promise<ReadResourceResult | InputRequiredResult>
+  async readResource(uri: string, options: CallOptions & { manual?: boolean } = {}): Promise<ReadResourceResult | InputRequiredResult> {
+    return this.#drive('resources/read', { uri }, uri, ReadResourceResult, options)
+  }
+
+  /** `prompts/list`, walking every page. */
+  async listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
+    return this.#walk('prompts/list', 'prompts', ListPromptsResult, options)
+  }
+
+  /** `resources/list`, walking every page. */
+  async listResources(options: CallOptions = {}): Promise<Resource[]> {
+    return this.#walk('resources/list', 'resources', ListResourcesResult, options)
+  }
+
+  /** `resources/templates/list`, walking every page. */
+  async listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
+    return this.#walk('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResult, options)
+  }
+
+  async #walk<T, S extends v.GenericSchema>(method: string, field: string, schema: S, options: CallOptions): Promise<T[]> {
+    const items: T[] = []
+    let cursor: string | undefined
+    const seen = new Set<string>()
+    do {
+      if (seen.size >= MAX_LIST_PAGES) throw new InvalidResultError(`${method} returned more than ${MAX_LIST_PAGES} pages`)
+      const page = parseResult(schema, await this.request(method, cursor === undefined ? {} : { cursor }, options), method) as Record<string, unknown>
+      items.push(...(page[field] as T[]))
+      cursor = page.nextCursor as string | undefined
+      if (cursor !== undefined) {
+        if (seen.has(cursor)) throw new InvalidResultError(`${method} returned the same cursor twice`)
+        seen.add(cursor)
+      }
+    } while (cursor !== undefined)
+    return items
+  }
+
+  /** Send a carrier request and, unless `manual`, answer its input-required rounds until it completes. */
+  async #drive<R>(method: string, base: Record<string, unknown>, target: string, complete: v.GenericSchema<unknown, R>, options: CallOptions & { manual?: boolean }): Promise<R | InputRequiredResult> {
     const send = async (inputResponses: InputResponses | undefined, requestState: string | undefined) => {
-      const params: Record<string, unknown> = { name, arguments: args }
+      const params: Record<string, unknown> = { ...base }
       if (inputResponses !== undefined) params.inputResponses = inputResponses
       if (requestState !== undefined) params.requestState = requestState
-      return parseCallResult(await this.request('tools/call', params, options))
+      return parseCarrierResult(method, await this.request(method, params, options), complete)
     }
     const first = await send(options.inputResponses, options.requestState)
     if (options.manual) return first
-    const driveOptions: Parameters<typeof driveInputRequired<CallToolResult>>[1] = {
-      dispatch: (key, request, signal) => this.#answer(key, request, { key, method: 'tools/call', target: name, signal }),
+    const driveOptions: Parameters<typeof driveInputRequired<R>>[1] = {
+      dispatch: (key, request, signal) => this.#answer(key, request, { key, method, target, signal }),
       retry: send,
-      isInputRequired: (value): value is InputRequiredResult => value.resultType === 'input_required',
+      isInputRequired: (value): value is InputRequiredResult => (value as { resultType?: unknown }).resultType === 'input_required',
     }
     if (this.options.maxRounds !== undefined) driveOptions.maxRounds = this.options.maxRounds
     if (this.options.sleep) driveOptions.sleep = this.options.sleep
@@ -309,15 +358,15 @@ function parseResult<S extends v.GenericSchema>(schema: S, value: unknown, metho
   return parsed.output
 }
 
-function parseCallResult(result: Record<string, unknown>): CallToolResult | InputRequiredResult {
+function parseCarrierResult<R>(method: string, result: Record<string, unknown>, complete: v.GenericSchema<unknown, R>): R | InputRequiredResult {
   const type = result.resultType
   if (type === 'input_required') {
-    const irr = parseResult(InputRequiredResult, result, 'tools/call')
+    const irr = parseResult(InputRequiredResult, result, method)
     if (Object.keys(irr.inputRequests ?? {}).length === 0 && irr.requestState === undefined) {
-      throw new InvalidResultError('tools/call returned an InputRequiredResult with neither inputRequests nor requestState')
+      throw new InvalidResultError(`${method} returned an InputRequiredResult with neither inputRequests nor requestState`)
     }
     return irr
   }
-  if (type !== undefined && type !== 'complete') throw new InvalidResultError(`Unknown resultType '${String(type)}' in tools/call result`)
-  return parseResult(CallToolResult, result, 'tools/call')
+  if (type !== undefined && type !== 'complete') throw new InvalidResultError(`Unknown resultType '${String(type)}' in ${method} result`)
+  return parseResult(complete, result, method)
 }

@@ -421,3 +421,122 @@ export const CancelledNotification = v.object({
   method: v.literal('notifications/cancelled'),
   params: CancelledNotificationParams,
 })
+
+// ---------------------------------------------------------------- prompts
+
+export const PromptArgument = v.looseObject({
+  name: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  required: v.optional(v.boolean()),
+})
+export type PromptArgument = v.InferOutput<typeof PromptArgument>
+
+/** `Prompt`: a prompt definition as listed by `prompts/list`. */
+export const Prompt = v.looseObject({
+  name: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  arguments: v.optional(v.array(PromptArgument)),
+  icons: v.optional(v.array(Icon)),
+  _meta: v.optional(MetaObject),
+})
+export type Prompt = v.InferOutput<typeof Prompt>
+
+export const PromptMessage = v.looseObject({ role: v.picklist(['user', 'assistant']), content: ContentBlock })
+export type PromptMessage = v.InferOutput<typeof PromptMessage>
+
+export const ListPromptsResult = v.looseObject({
+  resultType: v.optional(v.literal('complete')),
+  prompts: v.array(Prompt),
+  nextCursor: v.optional(v.string()),
+  ...Cacheable,
+  ...ResultBase,
+})
+export type ListPromptsResult = v.InferOutput<typeof ListPromptsResult>
+
+/** `GetPromptResult`: the messages of a prompt. */
+export const GetPromptResult = v.looseObject({
+  resultType: v.optional(v.literal('complete')),
+  description: v.optional(v.string()),
+  messages: v.array(PromptMessage),
+  ...ResultBase,
+})
+export type GetPromptResult = v.InferOutput<typeof GetPromptResult>
+
+export const GetPromptRequestParams = v.looseObject({
+  ...RequestParamsBase,
+  name: v.string(),
+  arguments: v.optional(v.record(v.string(), v.string())),
+  inputResponses: v.optional(InputResponses),
+  requestState: v.optional(v.nullable(v.string())),
+})
+export const GetPromptRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('prompts/get'), params: GetPromptRequestParams })
+export const ListPromptsRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('prompts/list'), params: PaginatedRequestParams })
+
+// ---------------------------------------------------------------- resources
+
+/** `Resource`: a concrete resource as listed by `resources/list`. */
+export const Resource = v.looseObject({
+  uri: v.string(),
+  name: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  mimeType: v.optional(v.string()),
+  size: v.optional(v.number()),
+  annotations: v.optional(Annotations),
+  icons: v.optional(v.array(Icon)),
+  _meta: v.optional(MetaObject),
+})
+export type Resource = v.InferOutput<typeof Resource>
+
+/** `ResourceTemplate`: an RFC 6570 URI template as listed by `resources/templates/list`. */
+export const ResourceTemplate = v.looseObject({
+  uriTemplate: v.string(),
+  name: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  mimeType: v.optional(v.string()),
+  annotations: v.optional(Annotations),
+  icons: v.optional(v.array(Icon)),
+  _meta: v.optional(MetaObject),
+})
+export type ResourceTemplate = v.InferOutput<typeof ResourceTemplate>
+
+export const ListResourcesResult = v.looseObject({
+  resultType: v.optional(v.literal('complete')),
+  resources: v.array(Resource),
+  nextCursor: v.optional(v.string()),
+  ...Cacheable,
+  ...ResultBase,
+})
+export type ListResourcesResult = v.InferOutput<typeof ListResourcesResult>
+
+export const ListResourceTemplatesResult = v.looseObject({
+  resultType: v.optional(v.literal('complete')),
+  resourceTemplates: v.array(ResourceTemplate),
+  nextCursor: v.optional(v.string()),
+  ...Cacheable,
+  ...ResultBase,
+})
+export type ListResourceTemplatesResult = v.InferOutput<typeof ListResourceTemplatesResult>
+
+/** `ReadResourceResult`: the contents of a resource; cacheable (ttlMs/cacheScope) when complete. */
+export const ReadResourceResult = v.looseObject({
+  resultType: v.optional(v.literal('complete')),
+  contents: v.array(ResourceContents),
+  ttlMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  cacheScope: v.optional(v.picklist(['public', 'private'])),
+  ...ResultBase,
+})
+export type ReadResourceResult = v.InferOutput<typeof ReadResourceResult>
+
+export const ReadResourceRequestParams = v.looseObject({
+  ...RequestParamsBase,
+  uri: v.string(),
+  inputResponses: v.optional(InputResponses),
+  requestState: v.optional(v.nullable(v.string())),
+})
+export const ReadResourceRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('resources/read'), params: ReadResourceRequestParams })
+export const ListResourcesRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('resources/list'), params: PaginatedRequestParams })
+export const ListResourceTemplatesRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('resources/templates/list'), params: PaginatedRequestParams })

@@ -7,7 +7,16 @@ import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
-import { CallToolResult, InputResponses, type ContentBlock, type Implementation, type InputRequiredResult, type Tool } from '../protocol/schemas.ts'
+import {
+  CallToolResult,
+  InputResponses,
+  type GetPromptResult,
+  type Implementation,
+  type InputRequiredResult,
+  type PromptMessage,
+  type ReadResourceResult,
+  type Tool,
+} from '../protocol/schemas.ts'
 import { RequestStateSecurity } from '../state/security.ts'
 import type { RequestContext } from './context.ts'
 import { planResolvers, resolveRound, ResolutionError, type CheckedUses, type NeedValues, type ResolverPlan, type Uses } from './resolve.ts'
@@ -63,17 +72,6 @@ export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = {}
 /** A prompt's arguments: string-valued valibot entries (`v.string()`, `v.optional(v.string())`, pipes). */
 export type PromptArguments = Record<string, v.GenericSchema<string | undefined, unknown>>
 
-/** One message of a prompt (spec: server/prompts.mdx `PromptMessage`). */
-export interface PromptMessage {
-  role: 'user' | 'assistant'
-  content: ContentBlock
-}
-/** A `GetPromptResult` (without `resultType`, added by the server). */
-export interface GetPromptResult {
-  description?: string
-  messages: PromptMessage[]
-  _meta?: Record<string, unknown>
-}
 /** What a prompt handler may return: a result, its messages, one user message as a string, or an `InputRequiredResult`. */
 export type PromptReturn = GetPromptResult | PromptMessage[] | string | InputRequiredResult
 
@@ -88,11 +86,6 @@ export interface PromptConfig<A extends PromptArguments, U extends Uses = {}> {
   icons?: Tool['icons']
 }
 
-/** The contents of a resource read (spec: server/resources.mdx `ReadResourceResult`). */
-export interface ReadResourceResult {
-  contents: Array<{ uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string }>
-  _meta?: Record<string, unknown>
-}
 /** What a resource-template handler may return: contents, a string (text of the URI), or an `InputRequiredResult`. */
 export type ResourceReturn = ReadResourceResult | string | InputRequiredResult
 
