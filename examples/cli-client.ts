@@ -8,7 +8,8 @@
  *   npx tsx examples/cli-client.ts --url http://127.0.0.1:8787/mcp order_book '{"title":"Dune"}'
  *
  * Options: --url URL (default http://127.0.0.1:8787/mcp), --answer field=value (repeatable; answers the
- * elicitation field of that name without asking), --decline (decline every question), then an optional
+ * elicitation field of that name without asking; `sample=TEXT` answers sampling requests), --decline
+ * (decline every question), then an optional
  * tool name and JSON arguments. Without a tool it runs the demo: provision {"name":"orders"}, then
  * order_book {"title":"Neuromancer"}. Exits 1 when a call fails or returns isError.
  */
@@ -16,6 +17,8 @@ import { createInterface } from 'node:readline/promises'
 import {
   Client,
   StreamableHttpClientTransport,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
   type ElicitRequestParams,
   type ElicitResult,
   type PrimitiveSchemaDefinition,
@@ -28,7 +31,8 @@ const argv: string[] = typeof Deno !== 'undefined' ? Deno.args : process.argv.sl
 
 const USAGE = `usage: cli-client [--url URL] [--answer field=value]... [--decline] [tool [json-arguments]]
   --url URL             the MCP endpoint (default http://127.0.0.1:8787/mcp)
-  --answer field=value  answer that elicitation field without asking (repeatable)
+  --answer field=value  answer that elicitation field without asking (repeatable);
+                        --answer sample=TEXT answers a sampling request
   --decline             decline every question
   Without a tool: provision {"name":"orders"}, then order_book {"title":"Neuromancer"}.`
 
@@ -102,9 +106,18 @@ function convert(text: string, schema: PrimitiveSchemaDefinition): string | numb
     }
     case 'array':
       return text.split(',').map((s) => s.trim()).filter(Boolean)
-    default:
+    default: {
+      const options = choicesOf(schema)
+      if (options && !options.includes(text)) return undefined
       return text
+    }
   }
+}
+
+/** The allowed values of a single-select enum field, if it is one. */
+function choicesOf(schema: PrimitiveSchemaDefinition): string[] | undefined {
+  const s = schema as { enum?: string[]; oneOf?: Array<{ const: string }> }
+  return s.enum ?? s.oneOf?.map((o) => o.const)
 }
 
 async function elicitation(params: ElicitRequestParams): Promise<ElicitResult> {
@@ -121,7 +134,9 @@ async function elicitation(params: ElicitRequestParams): Promise<ElicitResult> {
   const content: Record<string, string | number | boolean | string[]> = {}
   const required = new Set(params.requestedSchema.required ?? [])
   for (const [field, schema] of Object.entries(params.requestedSchema.properties)) {
-    const label = `${field}${schema.title ? ` (${schema.title})` : ''}${schema.type === 'boolean' ? ' [y/n]' : ''}`
+    const choices = choicesOf(schema)
+    const hint = schema.type === 'boolean' ? ' [y/n]' : choices ? ` [${choices.join('/')}]` : ''
+    const label = `${field}${schema.title ? ` (${schema.title})` : ''}${hint}`
     for (;;) {
       const given = answers.get(field)
       const text = given ?? (await ask(`    ${label}: `))
@@ -132,17 +147,30 @@ async function elicitation(params: ElicitRequestParams): Promise<ElicitResult> {
         content[field] = value
         break
       }
-      if (given !== undefined) throw new Error(`--answer ${field}=${given} is not a valid ${schema.type}`)
-      console.log(`    please enter a valid ${schema.type}`)
+      if (given !== undefined) throw new Error(`--answer ${field}=${given} is not a valid ${choices ? `choice (${choices.join(', ')})` : schema.type}`)
+      console.log(choices ? `    please enter one of: ${choices.join(', ')}` : `    please enter a valid ${schema.type}`)
     }
   }
   return { action: 'accept', content }
+}
+
+/** Sampling with a human in the loop: show the prompt, the person at the terminal writes the reply. */
+async function sampling(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
+  for (const m of params.messages) {
+    const parts = Array.isArray(m.content) ? m.content : [m.content]
+    console.log(`  ✎ the server asks the model (${m.role}): ${parts.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ')}`)
+  }
+  const given = answers.get('sample')
+  const reply = given ?? (await ask('    your reply, as the model: '))
+  if (given !== undefined) console.log(`    your reply, as the model: ${given}   [--answer]`)
+  return { role: 'assistant', content: { type: 'text', text: reply }, model: 'human-in-the-loop' }
 }
 
 const client = new Client({
   transport: new StreamableHttpClientTransport(url),
   clientInfo: { name: 'edge-mcp-cli', version: '0.1.0' },
   elicitation,
+  sampling,
 })
 
 async function call(tool: string, args: Record<string, unknown>): Promise<boolean> {
