@@ -114,7 +114,8 @@ export function hasCapability(declared: ClientCapabilities, need: RequiredCapabi
   }
 }
 
-const REQUIRED_DATA: Record<RequiredCapability, Record<string, unknown>> = {
+/** The `requiredCapabilities` value naming one needed capability (spec: MissingRequiredClientCapabilityError). */
+export const REQUIRED_CAPABILITY_DATA: Readonly<Record<RequiredCapability, Record<string, unknown>>> = {
   'elicitation.form': { elicitation: { form: {} } },
   'elicitation.url': { elicitation: { url: {} } },
   sampling: { sampling: {} },
@@ -133,7 +134,7 @@ export function requireCapabilities(declared: ClientCapabilities, ...needs: Requ
   if (missing.length === 0) return
   const required: Record<string, Record<string, unknown>> = {}
   for (const need of missing) {
-    for (const [k, val] of Object.entries(REQUIRED_DATA[need])) required[k] = { ...(required[k] ?? {}), ...(val as object) }
+    for (const [k, val] of Object.entries(REQUIRED_CAPABILITY_DATA[need])) required[k] = { ...(required[k] ?? {}), ...(val as object) }
   }
   throw missingCapabilityError(required, `Server requires the ${missing.join(', ')} capability for this request`)
 }

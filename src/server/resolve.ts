@@ -9,7 +9,7 @@
  */
 import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
-import type { RequiredCapability } from '../protocol/envelope.ts'
+import { REQUIRED_CAPABILITY_DATA, hasCapability, type RequiredCapability } from '../protocol/envelope.ts'
 import { missingCapabilityError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import {
@@ -516,8 +516,8 @@ export async function resolveRound(input: RoundInput): Promise<Resolution> {
     // 3. ask (if this client can be asked)
     const need = capabilityFor(question)
     for (const n of need) {
-      if (!hasCap(ctx, n)) {
-        throw missingCapabilityError(REQUIRED[n], `Client did not declare the ${CAP_LABEL[n]} capability required by resolver '${key}'`)
+      if (!hasCapability(ctx.clientCapabilities, n)) {
+        throw missingCapabilityError(REQUIRED_CAPABILITY_DATA[n], `Client did not declare the ${CAP_LABEL[n]} capability required by resolver '${key}'`)
       }
     }
     pending[key] = request
@@ -619,14 +619,6 @@ function readState(plaintext: string | undefined): ResolverState {
   }
 }
 
-const REQUIRED: Record<RequiredCapability, Record<string, unknown>> = {
-  'elicitation.form': { elicitation: { form: {} } },
-  'elicitation.url': { elicitation: { url: {} } },
-  sampling: { sampling: {} },
-  'sampling.tools': { sampling: { tools: {} } },
-  'sampling.context': { sampling: { context: {} } },
-  roots: { roots: {} },
-}
 const CAP_LABEL: Record<RequiredCapability, string> = {
   'elicitation.form': 'form elicitation',
   'elicitation.url': 'URL elicitation',
@@ -649,14 +641,5 @@ function capabilityFor(question: Question): RequiredCapability[] {
     }
     case 'roots':
       return ['roots']
-  }
-}
-
-function hasCap(ctx: RequestContext, need: RequiredCapability): boolean {
-  try {
-    ctx.requireCapabilities(need)
-    return true
-  } catch {
-    return false
   }
 }
