@@ -174,7 +174,7 @@ describe('compile-time checks (the same mistakes fail to compile)', () => {
       return title.length
     })
     const asks = resolver({}, function asks() {
-      return elicit('?', { ok: v.boolean() })
+      return elicit('?', formSchema({ ok: v.boolean() }))
     })
     const register = (f: () => void) => {
       try {
@@ -533,5 +533,114 @@ describe('prompts and resource templates accept resolved parameters', () => {
     const declined = (await client.request('prompts/get', { name: 'briefing', arguments: { topic: 'Q3' }, requestState: prompt.requestState, inputResponses: { audience: { action: 'decline' } } }).catch((e: unknown) => e)) as McpError
     expect(declined.code).toBe(-32602)
     expect(declined.message).toContain("Resolver for parameter 'audience' could not resolve: elicitation was decline")
+  })
+})
+
+describe('review round: forms, names, args, caching, concurrency', () => {
+  it('formSchema refuses what a form cannot express and normalises literal multi-selects', () => {
+    expect(() => formSchema({ code: v.pipe(v.string(), v.regex(/^[a-z]+$/)) })).toThrow(/field 'code' uses 'pattern'/)
+    expect(() => formSchema({ n: v.pipe(v.number(), v.multipleOf(2)) })).toThrow(/field 'n' uses 'multipleOf'/)
+    expect(() => formSchema({ even: v.pipe(v.number(), v.check((n) => n % 2 === 0)) })).toThrow(InvalidSignatureError)
+    const tags = formSchema({ tags: v.array(v.union([v.literal('x'), v.literal('y')])) })
+    expect(tags.requestedSchema.properties.tags).toEqual({ type: 'array', items: { type: 'string', enum: ['x', 'y'] } })
+    expect(() => elicit('?', { ok: v.boolean() } as never)).toThrow(/formSchema/)
+    expect(() => elicit.url('Connect', '/oauth/start')).toThrow(/absolute URL/)
+    expect(() => elicit.url('Connect', 'javascript:alert(1)')).toThrow(/http\(s\) URL/)
+  })
+
+  it('an answer that never fits is asked again at most twice, then the call fails', async () => {
+    const Age = formSchema({ age: v.pipe(v.number(), v.integer(), v.minValue(18)) })
+    const age = resolver({}, function age() {
+      return elicit('Age?', Age)
+    })
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('t', { use: { age } }, ({ age }) => `age ${age.age}`)
+    let asked = 0
+    const { client } = connect(mcp, { elicitation: () => (asked++, { action: 'accept', content: { age: 3 } }) })
+    const result = await client.callTool('t')
+    expect(result.isError).toBe(true)
+    expect(text(result)).toBe("Error executing tool t: Resolver 'age' received an accepted elicitation whose content does not match the requested schema")
+    expect(asked).toBe(3)
+  })
+
+  it('a resolver needs a name; arg().from() takes another argument; optional arguments type-check', async () => {
+    expect(() => resolver({}, () => 1)).toThrow(/needs a named function/)
+    const mcp = new McpServer({ name: 's', version: '1' })
+    const byAlias = resolver({ t: arg<string>().from('title'), note: arg<string | undefined>() }, function byAlias({ t, note }) {
+      return `${t.toUpperCase()}${note ? ` (${note})` : ''}`
+    })
+    mcp.tool('t', { input: { title: v.string(), note: v.optional(v.string()) }, use: { shout: byAlias } }, ({ shout }) => shout)
+    const { client } = connect(mcp)
+    expect(text(await client.callTool('t', { title: 'dune' }))).toBe('DUNE')
+    expect(text(await client.callTool('t', { title: 'dune', note: 'gift' }))).toBe('DUNE (gift)')
+  })
+
+  it('resource templates check their resolvers against the template variables at compile time', () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    const needsIsbn = resolver({ isbn: arg<string>() }, function needsIsbn({ isbn }) {
+      return isbn
+    })
+    mcp.resourceTemplate('ok', 'books://{isbn}', { use: { x: needsIsbn } }, ({ isbn, x }) => `${isbn}${x}`)
+    // @ts-expect-error -- the template has no {isbn}
+    expect(() => mcp.resourceTemplate('bad', 'books://{id}', { use: { x: needsIsbn } }, () => 'x')).toThrow(InvalidSignatureError)
+  })
+
+  it('a result reached through rounds is never cacheable', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' }, { cache: { ttlMs: 60_000, cacheScope: 'public' } })
+    const n = resolver({}, function n() {
+      return elicit('How many?', formSchema({ n: v.number() }))
+    })
+    mcp.resourceTemplate('list', 'list://{kind}', { use: { n } }, ({ kind, n }) => `${n.n} ${kind}`)
+    mcp.resourceTemplate('plain', 'plain://{kind}', {}, ({ kind }) => kind)
+    const { client } = connect(mcp, { elicitation: () => ({ action: 'accept', content: { n: 2 } }) })
+    expect(await client.readResource('list://books')).toMatchObject({ ttlMs: 0, cacheScope: 'private' })
+    expect(await client.readResource('plain://books')).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' })
+  })
+
+  it('independent resolvers run concurrently, and keys stay in plan order', async () => {
+    let active = 0
+    let maxActive = 0
+    const slow = (name: string, ms: number) =>
+      resolver({}, async () => {
+        maxActive = Math.max(maxActive, ++active)
+        await new Promise((r) => setTimeout(r, ms))
+        active--
+        return elicit(`${name}?`, formSchema({ v: v.string() }))
+      }, { name })
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('t', { use: { a: slow('a', 60), b: slow('b', 10), c: slow('c', 30) } }, ({ a, b, c }) => `${a.v}${b.v}${c.v}`)
+    const keys: string[][] = []
+    const { client } = connect(mcp, { elicitation: () => ({ action: 'accept', content: { v: '.' } }) })
+    expect(text(await client.callTool('t', {}, { onRound: (r) => keys.push(Object.keys(r.inputRequests)) }))).toBe('...')
+    expect(keys).toEqual([['a', 'b', 'c']]) // declaration order, although b finished first
+    expect(maxActive).toBe(3) // all three were running at once
+  })
+
+  it('records only validated fields: extra answer fields do not grow the state', async () => {
+    const codec = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))! }
+    const mcp = new McpServer({ name: 's', version: '1' }, { requestStateSecurity: new RequestStateSecurity({ codec }) })
+    const s = resolver({}, function s() {
+      return sample('hi', { maxTokens: 5 })
+    })
+    const e = resolver({ s }, function e() {
+      return elicit('Then?', formSchema({ x: v.string() }))
+    })
+    mcp.tool('t', { use: { e } }, ({ e }) => e.x)
+    const { client } = connect(mcp, { capabilities: { sampling: {}, elicitation: {} } })
+    const first = (await client.callTool('t', {}, { manual: true })) as any
+    const second = (await client.callTool('t', {}, { manual: true, requestState: first.requestState, inputResponses: { s: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm', junk: 'x'.repeat(50_000) } as never } })) as any
+    const claims = JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(second.requestState.slice(2))!))
+    expect(JSON.parse(claims.s).outcomes.s.data).toEqual({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' })
+    expect(second.requestState.length).toBeLessThan(2000)
+  })
+
+  it('a prompt handler with resolvers that returns an InputRequiredResult is a server error (-32603), not invalid params', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' }, { logger: recordingLogger().logger })
+    const r = resolver({}, function r() {
+      return 1
+    })
+    mcp.prompt('p', { use: { r } }, (() => inputRequired(undefined, 'x')) as never)
+    const error = (await connect(mcp).client.getPrompt('p').catch((e: unknown) => e)) as McpError
+    expect([error.code, error.message]).toEqual([-32603, 'Internal error'])
   })
 })

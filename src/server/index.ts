@@ -6,7 +6,35 @@ export * from './context.ts'
 export * from './results.ts'
 export * from './server.ts'
 export * from './mcp-server.ts'
-export * from './resolve.ts'
+export {
+  InvalidSignatureError,
+  ResolutionError,
+  MAX_REASKS,
+  arg,
+  context,
+  elicit,
+  formSchema,
+  listRoots,
+  outcome,
+  resolver,
+  sample,
+  type Answered,
+  type AnyResolver,
+  type ArgBuilder,
+  type ArgNeed,
+  type CheckedUses,
+  type ContextNeed,
+  type FormSchema,
+  type Need,
+  type NeedValue,
+  type NeedValues,
+  type Outcome,
+  type OutcomeNeed,
+  type Question,
+  type ResolvedOf,
+  type Resolver,
+  type Uses,
+} from './resolve.ts'
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
 export {
   RequestStateSecurity,

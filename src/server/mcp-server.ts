@@ -89,13 +89,18 @@ export interface PromptConfig<A extends PromptArguments, U extends Uses = {}> {
 /** What a resource-template handler may return: contents, a string (text of the URI), or an `InputRequiredResult`. */
 export type ResourceReturn = ReadResourceResult | string | InputRequiredResult
 
+/** The variable names of an RFC 6570 level-1 URI template, as a union of string literals. */
+export type TemplateVariables<T extends string> = T extends `${string}{${infer V}}${infer Rest}` ? V | TemplateVariables<Rest> : never
+/** The handler arguments of a URI template: one string per variable. */
+export type TemplateArgs<T extends string> = { [K in TemplateVariables<T>]: string }
+
 /** Registration options of a resource template. */
-export interface ResourceTemplateConfig<U extends Uses = {}> {
+export interface ResourceTemplateConfig<T extends string = string, U extends Uses = {}> {
   title?: string
   description?: string
   mimeType?: string
   /** Resolved parameters; their `arg()` needs name URI template variables. */
-  use?: U
+  use?: U & CheckedUses<TemplateArgs<T>, U>
   icons?: Tool['icons']
 }
 
@@ -161,7 +166,7 @@ export class McpServer {
     if (this.#tools.has(name)) throw new Error(`Tool '${name}' is already registered`)
     const schema = objectSchema(config.input)
     const inputSchema = jsonSchemaOf(schema)
-    const plan = config.use ? planResolvers(`tool '${name}'`, new Set(Object.keys((inputSchema.properties as object | undefined) ?? {})), config.use as Uses) : undefined
+    const plan = config.use ? planResolvers(`tool '${name}'`, argumentNames(schema), config.use as Uses) : undefined
     const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
     if (config.title !== undefined) definition.title = config.title
     if (config.description !== undefined) definition.description = config.description
@@ -215,11 +220,11 @@ export class McpServer {
    * Variables are RFC 6570 level-1 expressions (`{name}`), each matching one path segment, percent-decoded.
    * @throws Error for a duplicate name or an invalid template; InvalidSignatureError for a bad resolver graph.
    */
-  resourceTemplate<U extends Uses = {}>(
+  resourceTemplate<const T extends string, U extends Uses = {}>(
     name: string,
-    uriTemplate: string,
-    config: ResourceTemplateConfig<U>,
-    handler: ToolHandler<Record<string, string> & NeedValues<U>, [keyof U] extends [never] ? ResourceReturn : Exclude<ResourceReturn, InputRequiredResult>>,
+    uriTemplate: T,
+    config: ResourceTemplateConfig<T, U>,
+    handler: ToolHandler<TemplateArgs<T> & NeedValues<U>, [keyof U] extends [never] ? ResourceReturn : Exclude<ResourceReturn, InputRequiredResult>>,
   ): this {
     if (this.#templates.has(name)) throw new Error(`Resource template '${name}' is already registered`)
     const { variables, match } = compileTemplate(uriTemplate)
@@ -302,12 +307,17 @@ export class McpServer {
     throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri })
   }
 
-  /** Prompts and resources have no `isError`: a resolver that cannot resolve is a JSON-RPC error. */
+  /**
+   * Prompts and resources have no `isError`: a question that could not be resolved (a refusal, a wrong
+   * answer) is `-32602` naming it; any other failure of a resolver or handler is `-32603` (logged).
+   */
   async #invokeOrFail(item: Registered, args: Record<string, unknown>, params: Record<string, unknown>, ctx: RequestContext, target: string, what: string) {
     try {
       return await this.#invoke(item, args, params, ctx, target)
     } catch (error) {
-      if (error instanceof ResolutionError) throw new McpError(ErrorCode.InvalidParams, `Could not get ${what} ${target}: ${error.message}`)
+      if (error instanceof ResolutionError && !(error instanceof HandlerContractError)) {
+        throw new McpError(ErrorCode.InvalidParams, `Could not get ${what} ${target}: ${error.message}`)
+      }
       throw error
     }
   }
@@ -338,12 +348,23 @@ export class McpServer {
     if (resolution.status === 'input_required') return resolution.result
     const out = await item.handler({ ...args, ...resolution.values } as never, handlerCtx)
     if (isInputRequired(out)) {
-      throw new ResolutionError(
+      throw new HandlerContractError(
         'the handler returned an InputRequiredResult but its parameters use resolvers; a call has one input_required channel, so the multi-round flow is driven either by resolvers or by the handler, not both',
       )
     }
     return out
   }
+}
+
+/** The argument names of an object schema, or undefined when they cannot be known (unions, intersections, …). */
+function argumentNames(schema: v.GenericSchema): ReadonlySet<string> | undefined {
+  const entries = (schema as { entries?: unknown }).entries
+  return typeof entries === 'object' && entries !== null ? new Set(Object.keys(entries)) : undefined
+}
+
+/** A handler broke the one-channel rule (resolvers and its own `InputRequiredResult`): a server bug. */
+class HandlerContractError extends ResolutionError {
+  override readonly name: string = 'HandlerContractError'
 }
 
 function objectSchema(input: ToolInput | undefined): v.GenericSchema<unknown, Record<string, unknown>> {

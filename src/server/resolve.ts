@@ -39,7 +39,7 @@ export class ResolutionError extends Error {
 
 // ------------------------------------------------------------------------------------------ needs
 
-const KIND = Symbol('edge-mcp.need')
+const KIND = Symbol.for('edge-mcp.need')
 
 /** A need for a handler argument, by the need's key (or the `name` given). */
 export interface ArgNeed<T = unknown, Name extends string = never> {
@@ -76,14 +76,29 @@ export interface Resolver<Out = unknown, Args = unknown> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance hole for "any resolver"
 export type AnyResolver = Resolver<any, any>
 /** Anything a resolver or a handler's `use` may declare. */
-export type Need = ArgNeed<any, any> | ContextNeed | OutcomeNeed | AnyResolver
+export type Need = ArgNeed<unknown, string> | ContextNeed | OutcomeNeed | AnyResolver
+
+/** An {@link ArgNeed} by its own key, which can also name another argument with `.from(name)`. */
+export interface ArgBuilder<T> extends ArgNeed<T, never> {
+  /** Take the value of the argument called `name` instead of the need's own key. */
+  from<Name extends string>(name: Name): ArgNeed<T, Name>
+}
 
 /**
- * A need for a handler argument. Without a name the need's own key is the argument's name.
+ * A need for a handler argument, matched by the need's own key; `.from('other')` takes another argument.
+ * The type parameter is the argument's type (`unknown` when omitted); an optional argument is
+ * `arg<string | undefined>()`.
  * @example resolver({ title: arg<string>() }, ({ title }) => lookup(title))
+ * @example resolver({ t: arg<string>().from('title') }, ({ t }) => lookup(t))
  */
-export function arg<T = unknown, Name extends string = never>(name?: Name): ArgNeed<T, Name> {
-  return { [KIND]: 'arg', name } as ArgNeed<T, Name>
+export function arg<T = unknown>(): ArgBuilder<T> {
+  return {
+    [KIND]: 'arg',
+    name: undefined,
+    from<Name extends string>(name: Name): ArgNeed<T, Name> {
+      return { [KIND]: 'arg', name } as ArgNeed<T, Name>
+    },
+  } as ArgBuilder<T>
 }
 
 /**
@@ -112,7 +127,7 @@ function isResolver(x: unknown): x is AnyResolver {
 
 // ------------------------------------------------------------------------------------------ questions
 
-const QUESTION = Symbol('edge-mcp.question')
+const QUESTION = Symbol.for('edge-mcp.question')
 
 /** A form schema for `elicit`: checked against the spec's form subset when it is made. */
 export interface FormSchema<S extends v.GenericSchema = v.GenericSchema> {
@@ -158,21 +173,56 @@ export function formSchema<S extends v.ObjectEntries | v.GenericSchema>(
   const valibot = (typeof schema === 'object' && (schema as { kind?: unknown }).kind === 'schema' ? schema : v.object(schema as v.ObjectEntries)) as v.GenericSchema
   const cached = formCache.get(valibot)
   if (cached) return cached as never
-  const { $schema: _drop, ...json } = toJsonSchema(valibot, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }) as Record<string, unknown>
+  let converted: Record<string, unknown>
+  try {
+    // 'throw': a check the client cannot see (v.check, v.transform, …) could never be satisfied by a form
+    converted = toJsonSchema(valibot, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'throw' }) as Record<string, unknown>
+  } catch (error) {
+    throw new InvalidSignatureError(`An elicitation form schema can hold only what JSON Schema forms express: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const { $schema: _drop, ...json } = converted
   if (json.type !== 'object' || typeof json.properties !== 'object' || json.properties === null) {
     throw new InvalidSignatureError('An elicitation form schema must be an object of primitive fields')
   }
+  const properties: Record<string, unknown> = {}
   for (const [field, prop] of Object.entries(json.properties as Record<string, Record<string, unknown>>)) {
-    const problem = formFieldProblem(prop)
+    const normalized = normalizeField(prop)
+    const problem = formFieldProblem(normalized)
     if (problem) throw new InvalidSignatureError(`Elicitation form field '${field}' ${problem}`)
+    properties[field] = normalized
   }
-  const requestedSchema = v.parse(RequestedSchema, { type: 'object', properties: json.properties, ...(Array.isArray(json.required) && json.required.length ? { required: json.required } : {}) })
+  const parsed = v.safeParse(RequestedSchema, { type: 'object', properties, ...(Array.isArray(json.required) && json.required.length ? { required: json.required } : {}) })
+  if (!parsed.success) throw new InvalidSignatureError(`Elicitation form schema: ${describeIssue(parsed.issues[0])}`)
+  const requestedSchema = parsed.output
   const form: FormSchema = { valibot, requestedSchema }
   formCache.set(valibot, form)
   return form as never
 }
 
+/** Keywords a form field may carry (spec: client/elicitation.mdx `PrimitiveSchemaDefinition`). */
+const FIELD_KEYWORDS = new Set(['type', 'title', 'description', 'default', 'minLength', 'maxLength', 'format', 'minimum', 'maximum', 'enum', 'enumNames', 'oneOf', 'items', 'minItems', 'maxItems'])
+
+/** A multi-select of untitled literals (`v.array(v.union([v.literal('x'), …]))`) becomes the spec's enum form. */
+function normalizeField(prop: Record<string, unknown>): Record<string, unknown> {
+  const items = prop.items as Record<string, unknown> | undefined
+  if (prop.type === 'array' && items && Array.isArray(items.anyOf)) {
+    const options = items.anyOf as Array<Record<string, unknown>>
+    if (options.every((o) => typeof o.const === 'string' && o.title === undefined)) {
+      return { ...prop, items: { type: 'string', enum: options.map((o) => o.const) } }
+    }
+  }
+  return prop
+}
+
 function formFieldProblem(prop: Record<string, unknown>): string | undefined {
+  const problem = fieldTypeProblem(prop)
+  if (problem) return problem
+  const extra = Object.keys(prop).filter((k) => !FIELD_KEYWORDS.has(k))
+  if (extra.length) return `uses ${extra.map((k) => `'${k}'`).join(', ')}, which elicitation forms do not support`
+  return undefined
+}
+
+function fieldTypeProblem(prop: Record<string, unknown>): string | undefined {
   const type = prop.type
   if (Array.isArray(prop.enum)) return prop.enum.every((e) => typeof e === 'string') ? undefined : 'has a non-string enum value'
   if (Array.isArray(prop.oneOf)) return undefined
@@ -195,22 +245,30 @@ function formFieldProblem(prop: Record<string, unknown>): string | undefined {
 }
 
 /**
- * Ask the user: return `elicit(message, schema)` from a resolver. The consumer receives the validated
- * content; a decline or cancel fails the call unless the consumer asked for `outcome(resolver)`.
- * `elicit.url(message, url)` asks in URL mode (the consumer gets `true` once the user consented).
+ * Ask the user: return `elicit(message, form)` from a resolver, with a `formSchema(...)` made at module
+ * level. The consumer receives the validated content; a decline or cancel fails the call unless the
+ * consumer asked for `outcome(resolver)`. An answer that does not fit the form is asked again, at most
+ * twice; then the call fails. `elicit.url(message, url)` asks in URL mode (the consumer gets `true` once
+ * the user consented).
+ * @throws InvalidSignatureError for a form not made by `formSchema`, or a URL that is not absolute http(s).
  */
 export const elicit: {
-  <S extends v.GenericSchema | v.ObjectEntries>(message: string, schema: FormSchema<Extract<S, v.GenericSchema>> | S): ElicitQuestion<
-    S extends v.GenericSchema ? S : S extends v.ObjectEntries ? v.ObjectSchema<S, undefined> : never
-  >
+  <S extends v.GenericSchema>(message: string, form: FormSchema<S>): ElicitQuestion<S>
   url(message: string, url: string): UrlQuestion
 } = Object.assign(
-  (message: string, schema: FormSchema | v.GenericSchema | v.ObjectEntries) => {
-    const form = isFormSchema(schema) ? schema : formSchema(schema)
-    return { [QUESTION]: 'elicit' as const, message, form } as never
+  <S extends v.GenericSchema>(message: string, form: FormSchema<S>): ElicitQuestion<S> => {
+    if (!isFormSchema(form)) throw new InvalidSignatureError('elicit() takes a form made with formSchema(), checked once at start-up')
+    return { [QUESTION]: 'elicit', message, form }
   },
   {
     url(message: string, url: string): UrlQuestion {
+      let parsed: URL
+      try {
+        parsed = new URL(url)
+      } catch {
+        throw new InvalidSignatureError(`elicit.url() needs an absolute URL, got '${url}'`)
+      }
+      if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new InvalidSignatureError(`elicit.url() needs an http(s) URL, got '${url}'`)
       return { [QUESTION]: 'url', message, url }
     },
   },
@@ -275,9 +333,9 @@ export type ResolvedOf<R> = R extends Resolver<infer O, any> ? O : never
 
 /** The handler arguments a single need requires (by name and type). */
 export type ArgsOfNeed<K, N> = N extends ArgNeed<infer T, infer Name>
-  ? [Name] extends [never]
-    ? { [P in K & string]: T }
-    : { [P in Name]: T }
+  ? undefined extends T
+    ? { [P in [Name] extends [never] ? K & string : Name]?: T }
+    : { [P in [Name] extends [never] ? K & string : Name]: T }
   : N extends OutcomeNeed<infer R>
     ? ArgsOfResolver<R>
     : N extends Resolver<any, infer A>
@@ -308,8 +366,10 @@ export type CheckedUses<A, U> = {
  * `fn` receives their values and returns a value, or a question (`elicit`, `elicit.url`, `sample`,
  * `listRoots`). Sync or async. It runs at most once per round of a call, whatever its consumers.
  *
- * @param options.name - the wire key stem and error name (default: `fn.name`). Keys must be stable
- *   across instances, so give one when `fn` is anonymous.
+ * @param options.name - the wire key stem and error name (default: `fn.name`; required for an anonymous
+ *   function). Keys must be identical on every instance and every deploy that may serve a retry, so set
+ *   it explicitly when your bundler minifies function names.
+ * @throws InvalidSignatureError when there is no name, or it is not `[A-Za-z0-9_.:-]+`.
  * @example
  * const checkStock = resolver({ title: arg<string>() }, ({ title }) => ({ title, copies: INVENTORY[title] ?? 0 }))
  */
@@ -320,7 +380,10 @@ export function resolver<const N extends Record<string, Need>, R>(
 ): Resolver<Answered<Awaited<R>>, ArgsOfNeeds<N>> {
   if (typeof needs !== 'object' || needs === null) throw new InvalidSignatureError('resolver() takes a needs object and a function')
   if (typeof fn !== 'function') throw new InvalidSignatureError('resolver() takes a function as its second argument')
-  const name = options.name ?? (fn.name || 'resolver')
+  const name = options.name ?? fn.name
+  if (!name) {
+    throw new InvalidSignatureError('resolver() needs a named function (function checkStock() {…}) or { name }: the name keys its question on the wire')
+  }
   if (!/^[A-Za-z0-9_.:-]+$/.test(name)) throw new InvalidSignatureError(`Resolver name '${name}' must match [A-Za-z0-9_.:-]+`)
   return { [KIND]: 'resolver', name, needs, fn: fn as (values: Record<string, unknown>) => unknown } as Resolver<Answered<Awaited<R>>, ArgsOfNeeds<N>>
 }
@@ -407,7 +470,12 @@ interface ResolverState {
   v: 1
   outcomes: Record<string, Recorded>
   asked: Record<string, string>
+  /** How often each question was asked again because its answer did not fit. */
+  reasked?: Record<string, number>
 }
+
+/** How often a question whose answer does not fit its form is asked again before the call fails. */
+export const MAX_REASKS = 2
 
 type Result =
   | { kind: 'value'; value: unknown }
@@ -430,24 +498,19 @@ export interface RoundInput {
 }
 
 /**
- * Run one round: every resolver at most once; every question that is ready goes out together; answers
- * are taken only for the exact question asked last round and recorded in the next state.
- * @throws ResolutionError for a refused question consumed as a plain value or a wrong-kind answer.
+ * Run one round: every resolver at most once (independent ones concurrently); every question that is
+ * ready goes out together, keyed in plan order; answers are taken only for the exact question asked last
+ * round and recorded (validated) in the next state.
+ * @throws ResolutionError for a refused question consumed as a plain value, a wrong-kind answer, or an
+ *   answer that still does not fit its form after {@link MAX_REASKS} re-asks.
  * @throws McpError -32021 when a question needs a capability this request's client did not declare.
  */
 export async function resolveRound(input: RoundInput): Promise<Resolution> {
   const { plan, args, ctx, inputResponses } = input
   const state = readState(input.requestState)
   const next: ResolverState = { v: 1, outcomes: {}, asked: {} }
-  const pending: Record<string, InputRequest> = {}
+  const pending = new Map<string, InputRequest>()
   const memo = new Map<AnyResolver, Promise<Result>>()
-
-  const injected = (r: Result, param: string, wantsOutcome: boolean): { blocked: boolean; value?: unknown } => {
-    if (r.kind === 'pending') return { blocked: true }
-    if (wantsOutcome) return { blocked: false, value: r.kind === 'value' ? { action: 'accept', value: r.value } : { action: r.action } }
-    if (r.kind === 'refused') throw new ResolutionError(`Resolver for parameter '${param}' could not resolve: elicitation was ${r.action}`)
-    return { blocked: false, value: r.value }
-  }
 
   const run = (r: AnyResolver): Promise<Result> => {
     let p = memo.get(r)
@@ -458,28 +521,37 @@ export async function resolveRound(input: RoundInput): Promise<Resolution> {
     return p
   }
 
-  const evaluate = async (r: AnyResolver): Promise<Result> => {
+  /** Resolve a needs map concurrently; `blocked` when any dependency is still waiting for an answer. */
+  const gather = async (needs: ReadonlyArray<readonly [string, Need]>): Promise<{ blocked: boolean; values: Record<string, unknown> }> => {
+    const settled = await Promise.all(
+      needs.map(async ([param, need]): Promise<{ param: string; blocked: boolean; value?: unknown }> => {
+        switch (kindOf(need)) {
+          case 'arg':
+            return { param, blocked: false, value: args[(need as ArgNeed).name ?? param] }
+          case 'context':
+            return { param, blocked: false, value: ctx }
+          default: {
+            const wantsOutcome = kindOf(need) === 'outcome'
+            const r = await run(wantsOutcome ? (need as OutcomeNeed).resolver : (need as AnyResolver))
+            if (r.kind === 'pending') return { param, blocked: true }
+            if (wantsOutcome) return { param, blocked: false, value: r.kind === 'value' ? { action: 'accept', value: r.value } : { action: r.action } }
+            if (r.kind === 'refused') throw new ResolutionError(`Resolver for parameter '${param}' could not resolve: elicitation was ${r.action}`)
+            return { param, blocked: false, value: r.value }
+          }
+        }
+      }),
+    )
     const values: Record<string, unknown> = {}
     let blocked = false
-    for (const [param, need] of Object.entries(r.needs)) {
-      switch (kindOf(need)) {
-        case 'arg':
-          values[param] = args[(need as ArgNeed).name ?? param]
-          break
-        case 'context':
-          values[param] = ctx
-          break
-        case 'resolver':
-        case 'outcome': {
-          const wantsOutcome = kindOf(need) === 'outcome'
-          const target = wantsOutcome ? (need as OutcomeNeed).resolver : (need as AnyResolver)
-          const got = injected(await run(target), param, wantsOutcome) // siblings are still visited when one pends
-          if (got.blocked) blocked = true
-          else values[param] = got.value
-          break
-        }
-      }
+    for (const s of settled) {
+      if (s.blocked) blocked = true
+      else values[s.param] = s.value
     }
+    return { blocked, values }
+  }
+
+  const evaluate = async (r: AnyResolver): Promise<Result> => {
+    const { blocked, values } = await gather(Object.entries(r.needs)) // siblings are still visited when one pends
     if (blocked) return { kind: 'pending' }
     const produced = await r.fn(values)
     const question = questionOf(produced)
@@ -509,33 +581,29 @@ export async function resolveRound(input: RoundInput): Promise<Resolution> {
           next.outcomes[key] = { ...taken.recorded, q }
           return taken.result
         }
+        const reasked = (state.reasked?.[key] ?? 0) + 1
+        if (reasked > MAX_REASKS) throw new ResolutionError(`Resolver '${key}' received an accepted elicitation whose content does not match the requested schema`)
+        ;(next.reasked ??= {})[key] = reasked
       } else {
         input.note?.(`Discarding the answer for resolver '${key}': the question changed since it was asked`)
       }
     }
     // 3. ask (if this client can be asked)
-    const need = capabilityFor(question)
-    for (const n of need) {
+    for (const n of capabilityFor(question)) {
       if (!hasCapability(ctx.clientCapabilities, n)) {
         throw missingCapabilityError(REQUIRED_CAPABILITY_DATA[n], `Client did not declare the ${CAP_LABEL[n]} capability required by resolver '${key}'`)
       }
     }
-    pending[key] = request
+    pending.set(key, request)
     next.asked[key] = q
     return { kind: 'pending' }
   }
 
-  const values: Record<string, unknown> = {}
-  let blocked = false
-  for (const [param, need] of plan.uses) {
-    const wantsOutcome = kindOf(need) === 'outcome'
-    const target = wantsOutcome ? (need as OutcomeNeed).resolver : (need as AnyResolver)
-    const got = injected(await run(target), param, wantsOutcome)
-    if (got.blocked) blocked = true
-    else values[param] = got.value
-  }
-  if (Object.keys(pending).length > 0 || blocked) {
-    return { status: 'input_required', result: { resultType: 'input_required', inputRequests: pending, requestState: JSON.stringify(next) } }
+  const { blocked, values } = await gather(plan.uses)
+  if (pending.size > 0 || blocked) {
+    const inputRequests: Record<string, InputRequest> = {}
+    for (const key of plan.keys.values()) if (pending.has(key)) inputRequests[key] = pending.get(key)! // plan order: deterministic
+    return { status: 'input_required', result: { resultType: 'input_required', inputRequests, requestState: JSON.stringify(next) } }
   }
   return { status: 'ready', values }
 }
@@ -558,21 +626,29 @@ function restore(question: Question, recorded: Recorded): Result | undefined {
   if (recorded.action !== 'accept') {
     return question[QUESTION] === 'elicit' || question[QUESTION] === 'url' ? { kind: 'refused', action: recorded.action } : undefined
   }
-  return accepted(question, recorded.data)
+  return accepted(question, recorded.data)?.result
 }
 
-function accepted(question: Question, data: unknown): Result | undefined {
+/** Validate an accepted answer: the injected value, and the trimmed data to record (only known fields). */
+function accepted(question: Question, data: unknown): { result: Result; data: unknown } | undefined {
   switch (question[QUESTION]) {
     case 'elicit': {
       const parsed = v.safeParse(question.form.valibot, data ?? {})
-      return parsed.success ? { kind: 'value', value: parsed.output } : undefined
+      return parsed.success ? { result: { kind: 'value', value: parsed.output }, data: parsed.output } : undefined
     }
     case 'url':
-      return { kind: 'value', value: true }
-    case 'sample':
-      return v.is(CreateMessageResult, data) ? { kind: 'value', value: data } : undefined
-    case 'roots':
-      return v.is(ListRootsResult, data) ? { kind: 'value', value: data } : undefined
+      return { result: { kind: 'value', value: true }, data: undefined }
+    case 'sample': {
+      if (!v.is(CreateMessageResult, data)) return undefined
+      const { role, content, model, stopReason } = data
+      const trimmed = stopReason === undefined ? { role, content, model } : { role, content, model, stopReason }
+      return { result: { kind: 'value', value: trimmed }, data: trimmed }
+    }
+    case 'roots': {
+      if (!v.is(ListRootsResult, data)) return undefined
+      const trimmed = { roots: data.roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name })) }
+      return { result: { kind: 'value', value: trimmed }, data: trimmed }
+    }
   }
 }
 
@@ -584,15 +660,14 @@ function take(key: string, question: Question, answer: unknown): { result: Resul
     if (!parsed.success || !('action' in (answer as object))) throw new ResolutionError(`Resolver '${key}' received a non-elicitation response`)
     const action = parsed.output.action
     if (action !== 'accept') return { result: { kind: 'refused', action }, recorded: { action } }
-    const data = kind === 'url' ? undefined : parsed.output.content
-    const result = accepted(question, data)
-    if (!result) return undefined // content missing or not matching the schema: ask again
-    return { result, recorded: data === undefined ? { action } : { action, data } }
+    const ok = accepted(question, kind === 'url' ? undefined : parsed.output.content)
+    if (!ok) return undefined // content missing or not matching the form: ask again
+    return { result: ok.result, recorded: ok.data === undefined ? { action } : { action, data: ok.data } }
   }
   if (typeof answer === 'object' && answer !== null && 'action' in answer) throw new ResolutionError(`Resolver '${key}' received a response of the wrong kind`)
-  const result = accepted(question, answer)
-  if (!result) throw new ResolutionError(`Resolver '${key}' received a response of the wrong kind: ${describeShape(question, answer)}`)
-  return { result, recorded: { action: 'accept', data: answer } }
+  const ok = accepted(question, answer)
+  if (!ok) throw new ResolutionError(`Resolver '${key}' received a response of the wrong kind: ${describeShape(question, answer)}`)
+  return { result: ok.result, recorded: { action: 'accept', data: ok.data } }
 }
 
 function describeShape(question: Question, answer: unknown): string {
@@ -613,7 +688,9 @@ function readState(plaintext: string | undefined): ResolverState {
     }
     const asked: Record<string, string> = {}
     for (const [k, q] of Object.entries(parsed.asked)) if (typeof q === 'string') asked[k] = q
-    return { v: 1, outcomes, asked }
+    const reasked: Record<string, number> = {}
+    for (const [k, n] of Object.entries(parsed.reasked ?? {})) if (Number.isInteger(n) && n > 0) reasked[k] = n
+    return { v: 1, outcomes, asked, reasked }
   } catch {
     return empty // tolerant: a state from another deploy means "no progress", not an error
   }
@@ -637,6 +714,7 @@ function capabilityFor(question: Question): RequiredCapability[] {
     case 'sample': {
       const needs: RequiredCapability[] = ['sampling']
       if (question.params.tools !== undefined || question.params.toolChoice !== undefined) needs.push('sampling.tools')
+      if (question.params.includeContext !== undefined && question.params.includeContext !== 'none') needs.push('sampling.context')
       return needs
     }
     case 'roots':

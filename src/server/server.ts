@@ -255,7 +255,12 @@ export class Server {
       }
     } else {
       if (typeof out.resultType !== 'string') out = { ...out, resultType: 'complete' }
-      if (CACHEABLE_METHODS.has(request.method) && out.resultType === 'complete' && out.ttlMs === undefined) out = { ...out, ...this.cache }
+      if (CACHEABLE_METHODS.has(request.method) && out.resultType === 'complete') {
+        // a result reached through rounds is never cacheable (spec: mrtr.mdx "Caching")
+        const retry = params.requestState !== undefined || params.inputResponses !== undefined
+        if (retry) out = { ...out, ttlMs: 0, cacheScope: 'private' }
+        else if (out.ttlMs === undefined) out = { ...out, ...this.cache }
+      }
     }
     const meta = (out._meta ?? {}) as Record<string, unknown>
     if (meta[META.serverInfo] === undefined) out = { ...out, _meta: { ...meta, [META.serverInfo]: this.info } }
