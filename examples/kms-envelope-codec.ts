@@ -7,8 +7,12 @@
  * the exact string `seal` produced opens (upper-case hex, whitespace or a missing prefix are refused).
  * Expiry, request binding, principal and audience are still checked by the SDK around any codec.
  *
+ * One codec holds one data key and writes no key id: changing the data key drops in-flight tokens
+ * (for rotation, keep the old codec around and try it second, or use the built-in key ring).
+ *
  * @example
- * const dataKey = await unwrapDataKey(hexToBytes(env.WRAPPED_DATA_KEY), await importKek(env.KEK))
+ * // wrappedDataKey: Uint8Array you stored next to the app; keyEncryptionKey: a CryptoKey (AES-KW) from your KMS
+ * const dataKey = await unwrapDataKey(wrappedDataKey, keyEncryptionKey)
  * const mcp = new McpServer({ name: 'deployer', version: '1.0.0' }, {
  *   requestStateSecurity: new RequestStateSecurity({ codec: envelopeCodec(dataKey) }),
  * })

@@ -125,7 +125,7 @@ describe('server-side checks of what a handler returns', () => {
     for (let i = 0; i < 300; i++) deep = { d: deep }
     const handler = createFetchHandler(mcp)
     const first = await call(handler, 'tools/call', { name: 't', arguments: { deep } })
-    expect(first.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('nested more than 256 levels') })
+    expect(first.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('nested deeper than 256 levels') })
     const retry = await call(handler, 'tools/call', { name: 't', arguments: { deep }, requestState: 'v1.AAAA' })
     expect(retry.body.error.code).toBe(-32602)
   })

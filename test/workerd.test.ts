@@ -179,3 +179,17 @@ describe('the command-line demo client', () => {
     expect(error.stdout).toContain("✗ Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline")
   })
 })
+
+describe('a server built at module scope (as in the tutorials) starts in workerd', () => {
+  it('tutorial 3 runs as its own Worker: Workers forbid random values at global scope, so keys are made on first use', async () => {
+    const tutorial = await startWorker({ script: 'examples/dependencies/tutorial003.ts' })
+    try {
+      const asked: string[] = []
+      const c = new Client({ transport: new StreamableHttpClientTransport(tutorial.url), elicitation: (p) => (asked.push(p.message), { action: 'accept', content: { confirm: true } }) })
+      expect((await c.callTool('order_book', { title: 'Neuromancer' })).content[0]).toMatchObject({ text: "Backordered 'Neuromancer'; it ships in 2-3 weeks." })
+      expect(asked).toEqual(["'Neuromancer' is out of stock (2-3 weeks). Order anyway?"])
+    } finally {
+      await tutorial.stop()
+    }
+  })
+})

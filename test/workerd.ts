@@ -36,6 +36,8 @@ export interface StartOptions {
   vars?: Record<string, string>
   /** A wrangler config other than the root `wrangler.toml` (its Worker is probed with GET /). */
   config?: string
+  /** A Worker script to run instead of the config's `main` (probed with `server/discover` on `/`). */
+  script?: string
 }
 
 /** Start `wrangler dev`; resolves once the Worker answers (`server/discover` on /mcp, or GET / for `config`). */
@@ -44,6 +46,7 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
   const port = await freePort()
   const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', '0', '--log-level', 'warn']
   if (options.config) args.push('--config', options.config)
+  if (options.script) args.splice(1, 0, options.script)
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`)
   const child: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/wrangler'), args, {
     cwd: ROOT,
@@ -54,7 +57,7 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
   let log = ''
   child.stdout!.on('data', (d) => (log += d))
   child.stderr!.on('data', (d) => (log += d))
-  const url = `http://127.0.0.1:${port}/mcp`
+  const url = options.script ? `http://127.0.0.1:${port}/` : `http://127.0.0.1:${port}/mcp`
   const stop = async () => {
     if (child.exitCode !== null) return
     const exited = new Promise((r) => child.once('exit', r))

@@ -10,7 +10,7 @@ import { describeIssue } from '../protocol/issues.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
 import { InputRequiredResult, type Implementation, type InputRequest, type JSONRPCRequest, type JSONRPCResponse, type ServerCapabilities } from '../protocol/schemas.ts'
-import { MAX_JSON_DEPTH, argumentsDigest } from '../state/canonical.ts'
+import { argumentsDigest } from '../state/canonical.ts'
 import { InvalidRequestStateError } from '../state/errors.ts'
 import type { RequestBinding, RequestStateSecurity } from '../state/security.ts'
 import { consoleLogger, type Logger, type RequestContext, type RequestInfo } from './context.ts'
@@ -120,10 +120,16 @@ export class Server {
   /**
    * Seal every outbound `requestState` of `tools/call`, `prompts/get` and `resources/read`, and verify
    * every inbound one (frozen `-32602 "Invalid or expired requestState"` on any failure).
-   * @param audience - the audience claim; default: the policy's audience, else this server's name.
+   * @param audience - the audience claim; default: the policy's audience, else this server's name;
+   *   `null` for audience-free tokens (any server sharing the keys accepts them — rarely what you want).
    * @throws Error when neither the policy nor the server has a real name and the policy is not ephemeral.
    */
-  useRequestStateSecurity(policy: RequestStateSecurity, audience: string | undefined = policy.audience ?? (this.info.name || undefined)): this {
+  useRequestStateSecurity(policy: RequestStateSecurity, audience?: string | null): this {
+    if (audience === null) {
+      this.#security = { policy, audience: undefined }
+      return this
+    }
+    audience ??= policy.audience ?? (this.info.name || undefined)
     if (audience === undefined && !policy.isEphemeral) {
       throw new Error(
         'requestStateSecurity is configured but this server has no name. Sealed requestState carries the server name as an ' +
@@ -204,16 +210,18 @@ export class Server {
     }
     const security = carrier ? this.#security : undefined
     let binding: RequestBinding | undefined
+    // Bind before the handler runs: what a handler does to its arguments must not change the binding.
+    const argsDigest = security ? await this.#argumentsDigest(request.method, params) : undefined
+    const target = security ? params[targetParamOf(request.method) ?? 'name'] : undefined
     if (security && params.requestState !== undefined) {
-      let reason: string
+      let reason = ''
       try {
-        binding = await this.#bindingOf(request.method, params, () => security.policy.principalOf(info))
+        if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
+        binding = { method: request.method, target, argsDigest: argsDigest!, principal: this.#principal(security.policy, info, request.method) }
         const plaintext = await security.policy.open(params.requestState, binding, security.audience)
         params = { ...params, requestState: plaintext }
-        reason = ''
       } catch (error) {
-        if (error instanceof McpError) throw error
-        reason = error instanceof InvalidRequestStateError ? error.reason : 'principal error'
+        reason = error instanceof InvalidRequestStateError ? error.reason : 'codec error'
       }
       if (reason) {
         this.logger.warn(`requestState rejected on ${request.method}: ${reason}`)
@@ -241,7 +249,17 @@ export class Server {
       // Only ask for what this request's client declared (spec: mrtr.mdx); otherwise -32021.
       if (hasRequests) ctx.requireCapabilities(...Object.values(requests).flatMap(capabilitiesNeededBy))
       if (security && out.requestState !== undefined) {
-        if (binding === undefined) binding = await this.#bindingOf(request.method, params, () => security.policy.principalOf(info), true)
+        if (binding === undefined) {
+          let principal: string | undefined
+          try {
+            if (typeof target !== 'string') throw new Error(`the request's ${targetParamOf(request.method)} is not a string`)
+            principal = this.#principal(security.policy, info, request.method)
+          } catch (error) {
+            this.logger.error(`refusing to seal requestState on ${request.method}`, error instanceof Error ? error.message : undefined)
+            throw new McpError(ErrorCode.InternalError, 'Internal error')
+          }
+          binding = { method: request.method, target: target as string, argsDigest: argsDigest!, principal }
+        }
         try {
           const token = await security.policy.seal(out.requestState as string, binding, security.audience)
           if (token.length > security.policy.maxTokenLength) {
@@ -268,26 +286,26 @@ export class Server {
   }
 
   /**
-   * The request binding of a carrier request. Arguments nested too deeply to digest are a client
-   * mistake (-32602); a throwing `bindPrincipal` fails closed (frozen error at verify, -32603 at seal).
+   * The digest the arguments are bound by (resources: the digest of `{}`). Arguments that cannot be
+   * bound — nested too deeply, or holding non-finite numbers — are a client mistake: -32602.
    */
-  async #bindingOf(method: string, params: RequestParams, principal: () => string | undefined, sealing = false): Promise<RequestBinding> {
-    const target = params[targetParamOf(method) ?? 'name']
-    let argsDigest: string
+  async #argumentsDigest(method: string, params: RequestParams): Promise<string> {
     try {
-      argsDigest = await argumentsDigest(method === 'resources/read' ? undefined : params.arguments)
-    } catch {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: arguments are nested more than ${MAX_JSON_DEPTH} levels deep`)
-    }
-    let p: string | undefined
-    try {
-      p = principal()
+      return await argumentsDigest(method === 'resources/read' ? undefined : params.arguments)
     } catch (error) {
-      if (!sealing) throw error
-      this.logger.error(`refusing to seal requestState on ${method}: bindPrincipal failed`, error instanceof Error ? error.message : undefined)
-      throw new McpError(ErrorCode.InternalError, 'Internal error')
+      const why = error instanceof Error ? error.message.replace(/^canonicalJson: /, '') : 'not JSON'
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: arguments cannot be bound (${why})`)
     }
-    return { method, target: typeof target === 'string' ? target : '', argsDigest, principal: p }
+  }
+
+  /** The principal via `bindPrincipal`; a failure is logged (without detail on the wire) and rethrown as a reason. */
+  #principal(policy: RequestStateSecurity, info: RequestInfo, method: string): string | undefined {
+    try {
+      return policy.principalOf(info)
+    } catch (error) {
+      this.logger.error(`bindPrincipal failed on ${method}`, error instanceof Error ? error.message : undefined)
+      throw new InvalidRequestStateError('principal error')
+    }
   }
 
   #discover(): ResultObject {

@@ -11,8 +11,9 @@ export const MAX_JSON_DEPTH = 256
  * Deterministic JSON: object keys sorted by UTF-16 code units at every depth, no whitespace. Strings go
  * through `JSON.stringify`, which escapes lone surrogates (`"\ud800"`), so distinct strings never collide.
  * `undefined` members are dropped, as `JSON.stringify` does.
+ * `-0` is written `-0` (distinct from `0`).
  * @throws TypeError for values JSON cannot carry (bigint, cycles).
- * @throws RangeError when nested deeper than {@link MAX_JSON_DEPTH}.
+ * @throws RangeError for non-finite numbers (`1e999` parses to Infinity), or nesting deeper than {@link MAX_JSON_DEPTH}.
  */
 export function canonicalJson(value: unknown): string {
   return write(value, new Set())
@@ -24,6 +25,11 @@ function write(value: unknown, seen: Set<object>): string {
   }
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'bigint') throw new TypeError('canonicalJson: bigint is not JSON')
+    if (typeof value === 'number') {
+      // JSON.stringify maps ±Infinity and NaN to null and -0 to 0: keep them from colliding with those values
+      if (!Number.isFinite(value)) throw new RangeError(`canonicalJson: non-finite number ${String(value)}`)
+      if (Object.is(value, -0)) return '-0'
+    }
     return JSON.stringify(value) ?? 'null'
   }
   if (seen.has(value)) throw new TypeError('canonicalJson: cyclic value')
@@ -56,8 +62,9 @@ export async function digest16(text: string): Promise<string> {
 /**
  * Digest of request arguments for binding: absent, `null` and `{}` are the same (the digest of `{}`).
  * @returns a 22-character base64url string.
+ * @throws (rejects with) what {@link canonicalJson} throws.
  */
-export function argumentsDigest(args: unknown): Promise<string> {
+export async function argumentsDigest(args: unknown): Promise<string> {
   const normalized = args === undefined || args === null ? {} : args
   return digest16(canonicalJson(normalized))
 }

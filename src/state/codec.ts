@@ -105,9 +105,10 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * const token = await ring.codec('billing').seal(new TextEncoder().encode('hello'))
  */
 export class AesGcmKeyRing {
-  readonly #entries: RingEntry[]
+  readonly #raw: Uint8Array<ArrayBuffer>[]
+  #built: RingEntry[] | undefined
   readonly #codecs = new Map<string, RequestStateCodec>()
-  #byKid: Promise<Map<number, RingEntry>> | undefined
+  #byKid: Promise<Map<number, RingEntry[]>> | undefined
   readonly #nonce: () => Uint8Array<ArrayBuffer>
 
   constructor(keys: readonly RequestStateKey[], internal: { [TEST_RANDOM_SOURCE]?: RandomSource } = {}) {
@@ -124,7 +125,17 @@ export class AesGcmKeyRing {
       const dup = raw.findIndex((other, j) => j < i && sameBytes(other, bytes))
       if (dup >= 0) throw new RangeError(`request-state keys[${i}] duplicates keys[${dup}]`)
     })
-    this.#entries = raw.map((bytes) => {
+    this.#raw = raw
+    const random = internal[TEST_RANDOM_SOURCE]
+    this.#nonce = random ? () => random(NONCE_BYTES) : pooledNonces()
+  }
+
+  /**
+   * The imported keys, made on first use: Workers forbid crypto work (and random values) at global
+   * scope, so a ring — and a server holding one — may be built at module level.
+   */
+  get #entries(): RingEntry[] {
+    this.#built ??= this.#raw.map((bytes) => {
       const hkdf = crypto.subtle.importKey('raw', bytes, 'HKDF', false, ['deriveKey', 'deriveBits'])
       const entry: RingEntry = { hkdf, kid: Promise.resolve(new Uint8Array(0)), aes: new Map(), aesReady: new Map() }
       entry.kid = hkdf.then(async (k) => {
@@ -138,8 +149,7 @@ export class AesGcmKeyRing {
       entry.kid.catch(() => {}) // surfaced by the first seal/unseal that awaits it
       return entry
     })
-    const random = internal[TEST_RANDOM_SOURCE]
-    this.#nonce = random ? () => random(NONCE_BYTES) : pooledNonces()
+    return this.#built
   }
 
   /** The codec that seals with `keys[0]` and opens with any key, for one audience (undefined: none). */
@@ -193,32 +203,35 @@ export class AesGcmKeyRing {
     const body = decodeBase64UrlStrict(token.slice(TOKEN_PREFIX.length))
     if (!body || body.length < KID_BYTES + NONCE_BYTES + TAG_BYTES) throw new InvalidRequestStateError('malformed')
     const kidNumber = ((body[0]! << 24) | (body[1]! << 16) | (body[2]! << 8) | body[3]!) >>> 0
-    const entry = (this.#byKidReady ?? (await this.#kidMap())).get(kidNumber)
-    if (!entry) throw new InvalidRequestStateError('unknown key')
-    const maybeKey = this.#aesKey(entry, audience)
-    const key = maybeKey instanceof Promise ? await maybeKey : maybeKey
-    try {
-      // the AAD is "v1." ‖ this entry's kid, which equals the token's kid bytes (looked up by them)
-      const plain = await crypto.subtle.decrypt(
-        { name: 'AES-GCM', iv: body.subarray(KID_BYTES, KID_BYTES + NONCE_BYTES), additionalData: entry.aad! },
-        key,
-        body.subarray(KID_BYTES + NONCE_BYTES),
-      )
-      return new Uint8Array(plain)
-    } catch {
-      throw new InvalidRequestStateError('seal')
+    const entries = (this.#byKidReady ?? (await this.#kidMap())).get(kidNumber)
+    if (!entries) throw new InvalidRequestStateError('unknown key')
+    for (const entry of entries) {
+      const maybeKey = this.#aesKey(entry, audience)
+      const key = maybeKey instanceof Promise ? await maybeKey : maybeKey
+      try {
+        // the AAD is "v1." ‖ this entry's kid, which equals the token's kid bytes (looked up by them)
+        const plain = await crypto.subtle.decrypt(
+          { name: 'AES-GCM', iv: body.subarray(KID_BYTES, KID_BYTES + NONCE_BYTES), additionalData: entry.aad! },
+          key,
+          body.subarray(KID_BYTES + NONCE_BYTES),
+        )
+        return new Uint8Array(plain)
+      } catch {
+        // another key may share this kid
+      }
     }
+    throw new InvalidRequestStateError('seal')
   }
 
-  #byKidReady: Map<number, RingEntry> | undefined
+  #byKidReady: Map<number, RingEntry[]> | undefined
 
-  #kidMap(): Promise<Map<number, RingEntry>> {
+  #kidMap(): Promise<Map<number, RingEntry[]>> {
     this.#byKid ??= Promise.all(this.#entries.map((e) => e.kid)).then((kids) => {
-      const map = new Map<number, RingEntry>()
+      const map = new Map<number, RingEntry[]>()
       kids.forEach((kid, i) => {
         const n = new DataView(kid.buffer, kid.byteOffset, KID_BYTES).getUint32(0)
-        // distinct secrets share a 32-bit kid with probability 2^-32; the earlier (newer) key wins
-        if (!map.has(n)) map.set(n, this.#entries[i]!)
+        // distinct secrets share a 32-bit kid with probability 2^-32: keep them all, and try each
+        map.set(n, [...(map.get(n) ?? []), this.#entries[i]!])
       })
       this.#byKidReady = map
       return map

@@ -91,7 +91,7 @@ export function authenticatedPrincipal(source: PrincipalSource): string | undefi
  * @throws RangeError for a ttl that is not a positive finite number, or for invalid keys (see AesGcmKeyRing).
  * @example
  * // many instances: every instance shares the keys (newest first)
- * new RequestStateSecurity({ keys: env.REQUEST_STATE_KEYS.split(','), ttl: 600 })
+ * new RequestStateSecurity({ keys: parseRequestStateKeys(env.REQUEST_STATE_KEYS), ttl: 600 })
  */
 export class RequestStateSecurity {
   /** Lifetime of a round's token, in seconds. */
@@ -104,7 +104,8 @@ export class RequestStateSecurity {
   }
   /** True for the zero-config per-process policy (exempt from the named-server rule). */
   readonly isEphemeral: boolean
-  readonly #ring: AesGcmKeyRing | undefined
+  #ring: AesGcmKeyRing | undefined
+  readonly #ringKeys: readonly RequestStateKey[] | undefined
   readonly #codec: RequestStateCodec | undefined
   readonly #bindPrincipal: ((source: PrincipalSource) => string | undefined) | null
   readonly #maxTokenLength: number
@@ -124,7 +125,9 @@ export class RequestStateSecurity {
     this.isEphemeral = (options as { [EPHEMERAL]?: boolean })[EPHEMERAL] === true
     const random = (options as { [TEST_RANDOM_SOURCE]?: RandomSource })[TEST_RANDOM_SOURCE]
     this.#random = random ?? ((n) => crypto.getRandomValues(new Uint8Array(n)))
-    this.#ring = options.keys !== undefined ? new AesGcmKeyRing(options.keys, random ? { [TEST_RANDOM_SOURCE]: random } : {}) : undefined
+    // the ephemeral key is drawn on first use: Workers forbid random values at global scope
+    this.#ringKeys = options.keys
+    if (options.keys !== undefined && !this.isEphemeral) this.#ring = new AesGcmKeyRing(options.keys, random ? { [TEST_RANDOM_SOURCE]: random } : {})
     this.#codec = options.codec
     this.#bindPrincipal = options.bindPrincipal === undefined ? authenticatedPrincipal : options.bindPrincipal
     const maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
@@ -137,7 +140,7 @@ export class RequestStateSecurity {
 
   /** One random 32-byte secret for this process: tokens die with the process (single instance only). */
   static ephemeral(options: Omit<RequestStateSecurityOptions, 'keys' | 'codec'> = {}): RequestStateSecurity {
-    const internal = { ...options, keys: [crypto.getRandomValues(new Uint8Array(32))], [EPHEMERAL]: true }
+    const internal = { ...options, keys: [], [EPHEMERAL]: true }
     return new RequestStateSecurity(internal)
   }
 
@@ -154,7 +157,9 @@ export class RequestStateSecurity {
   }
 
   #codecFor(audience: string | undefined): RequestStateCodec {
-    return this.#ring ? this.#ring.codec(audience) : this.#codec!
+    if (this.#codec) return this.#codec
+    this.#ring ??= new AesGcmKeyRing(this.isEphemeral ? [crypto.getRandomValues(new Uint8Array(32))] : this.#ringKeys!)
+    return this.#ring.codec(audience)
   }
 
   /**
@@ -198,16 +203,18 @@ export class RequestStateSecurity {
     if (v !== 1 || typeof s !== 'string') throw new InvalidRequestStateError('malformed claims')
     const now = this.#now() / 1000
     if (!(typeof iat === 'number' && iat <= now + CLOCK_SKEW_SECONDS)) throw new InvalidRequestStateError('minted in the future')
-    if (!(typeof exp === 'number' && now < exp)) throw new InvalidRequestStateError('expired')
-    if (claims.m !== binding.method || claims.t !== binding.target || claims.a !== binding.argsDigest) {
-      throw new InvalidRequestStateError('request binding')
-    }
-    if (claims.aud !== audience) throw new InvalidRequestStateError('audience')
+    // expired by its own exp, or by this policy's ttl (a shortened ttl also shortens tokens already out)
+    if (!(typeof exp === 'number' && now < exp && now < iat + this.ttl)) throw new InvalidRequestStateError('expired')
+    // Every binding check runs before any verdict, so the time taken does not tell which one failed.
+    const requestOk = claims.m === binding.method && claims.t === binding.target && claims.a === binding.argsDigest
+    const audienceOk = claims.aud === audience
     const hasTag = 'p' in claims
-    if (hasTag !== (binding.principal !== undefined)) throw new InvalidRequestStateError('principal drift')
-    if (binding.principal !== undefined && !(await principalMatches(claims.p, binding.principal))) {
-      throw new InvalidRequestStateError('principal')
-    }
+    const presenceOk = hasTag === (binding.principal !== undefined)
+    const principalOk = binding.principal === undefined ? !hasTag : await principalMatches(claims.p, binding.principal)
+    if (!requestOk) throw new InvalidRequestStateError('request binding')
+    if (!audienceOk) throw new InvalidRequestStateError('audience')
+    if (!presenceOk) throw new InvalidRequestStateError('principal drift')
+    if (!principalOk) throw new InvalidRequestStateError('principal')
     return s
   }
 }
