@@ -33,7 +33,7 @@ const USAGE = `usage: cli-client [--url URL] [--answer field=value]... [--declin
   --url URL             the MCP endpoint (default http://127.0.0.1:8787/mcp)
   --answer field=value  answer that elicitation field without asking (repeatable);
                         --answer sample=TEXT answers a sampling request
-  --decline             decline every question
+  --decline             decline every elicitation (sampling cannot be declined)
   Without a tool: provision {"name":"orders"}, then order_book {"title":"Neuromancer"}.`
 
 interface Options {
@@ -136,7 +136,8 @@ async function elicitation(params: ElicitRequestParams): Promise<ElicitResult> {
   for (const [field, schema] of Object.entries(params.requestedSchema.properties)) {
     const choices = choicesOf(schema)
     const hint = schema.type === 'boolean' ? ' [y/n]' : choices ? ` [${choices.join('/')}]` : ''
-    const label = `${field}${schema.title ? ` (${schema.title})` : ''}${hint}`
+    const caption = schema.title ?? schema.description
+    const label = `${field}${caption ? ` (${caption})` : ''}${hint}`
     for (;;) {
       const given = answers.get(field)
       const text = given ?? (await ask(`    ${label}: `))
@@ -156,6 +157,7 @@ async function elicitation(params: ElicitRequestParams): Promise<ElicitResult> {
 
 /** Sampling with a human in the loop: show the prompt, the person at the terminal writes the reply. */
 async function sampling(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
+  if (declineAll) throw new Error('--decline: a sampling request cannot be declined (answer it with --answer sample=TEXT)')
   for (const m of params.messages) {
     const parts = Array.isArray(m.content) ? m.content : [m.content]
     console.log(`  ✎ the server asks the model (${m.role}): ${parts.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ')}`)

@@ -243,10 +243,11 @@ export class AesGcmKeyRing {
 /**
  * Parse a comma-separated list of keys, newest first, each the unpadded base64url of ≥ 32 random bytes
  * (the format of the demo Worker's `REQUEST_STATE_KEYS` secret). Whitespace around entries is ignored.
- * @throws RangeError naming the entry that is not canonical base64url or is shorter than 32 bytes.
+ * @throws TypeError when there is no text; RangeError naming the entry that is not canonical base64url or is shorter than 32 bytes.
  * @example new RequestStateSecurity({ keys: parseRequestStateKeys(env.REQUEST_STATE_KEYS) })
  */
 export function parseRequestStateKeys(text: string): Uint8Array<ArrayBuffer>[] {
+  if (typeof text !== 'string' || text.trim() === '') throw new TypeError('request-state keys: expected comma-separated base64url keys, got none (is the secret set?)')
   const entries = text.split(',').map((s) => s.trim())
   return entries.map((entry, i) => {
     const bytes = decodeBase64UrlStrict(entry)
