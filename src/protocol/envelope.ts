@@ -7,7 +7,7 @@ import * as v from 'valibot'
 import { META, META_PREFIX } from './constants.ts'
 import { ErrorCode, McpError, missingCapabilityError } from './errors.ts'
 import { describeIssue } from './issues.ts'
-import { RequestMeta, type ClientCapabilities, type Implementation, type LoggingLevel } from './schemas.ts'
+import { RequestMeta, type ClientCapabilities, type Implementation, type InputRequest, type LoggingLevel } from './schemas.ts'
 
 /** The envelope of one modern request, read from `params._meta`. */
 export interface RequestEnvelope {
@@ -137,4 +137,20 @@ export function requireCapabilities(declared: ClientCapabilities, ...needs: Requ
     for (const [k, val] of Object.entries(REQUIRED_CAPABILITY_DATA[need])) required[k] = { ...(required[k] ?? {}), ...(val as object) }
   }
   throw missingCapabilityError(required, `Server requires the ${missing.join(', ')} capability for this request`)
+}
+
+/** The client capabilities an input request needs (spec: mrtr.mdx, client/elicitation.mdx, client/sampling.mdx). */
+export function capabilitiesNeededBy(request: InputRequest): RequiredCapability[] {
+  switch (request.method) {
+    case 'elicitation/create':
+      return [request.params.mode === 'url' ? 'elicitation.url' : 'elicitation.form']
+    case 'sampling/createMessage': {
+      const needs: RequiredCapability[] = ['sampling']
+      if (request.params.tools !== undefined || request.params.toolChoice !== undefined) needs.push('sampling.tools')
+      if (request.params.includeContext !== undefined && request.params.includeContext !== 'none') needs.push('sampling.context')
+      return needs
+    }
+    case 'roots/list':
+      return ['roots']
+  }
 }

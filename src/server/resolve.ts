@@ -9,7 +9,7 @@
  */
 import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
-import { REQUIRED_CAPABILITY_DATA, hasCapability, type RequiredCapability } from '../protocol/envelope.ts'
+import { REQUIRED_CAPABILITY_DATA, capabilitiesNeededBy, hasCapability, type RequiredCapability } from '../protocol/envelope.ts'
 import { missingCapabilityError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import {
@@ -589,7 +589,7 @@ export async function resolveRound(input: RoundInput): Promise<Resolution> {
       }
     }
     // 3. ask (if this client can be asked)
-    for (const n of capabilityFor(question)) {
+    for (const n of capabilitiesNeededBy(request)) {
       if (!hasCapability(ctx.clientCapabilities, n)) {
         throw missingCapabilityError(REQUIRED_CAPABILITY_DATA[n], `Client did not declare the ${CAP_LABEL[n]} capability required by resolver '${key}'`)
       }
@@ -705,19 +705,3 @@ const CAP_LABEL: Record<RequiredCapability, string> = {
   roots: 'roots',
 }
 
-function capabilityFor(question: Question): RequiredCapability[] {
-  switch (question[QUESTION]) {
-    case 'elicit':
-      return ['elicitation.form']
-    case 'url':
-      return ['elicitation.url']
-    case 'sample': {
-      const needs: RequiredCapability[] = ['sampling']
-      if (question.params.tools !== undefined || question.params.toolChoice !== undefined) needs.push('sampling.tools')
-      if (question.params.includeContext !== undefined && question.params.includeContext !== 'none') needs.push('sampling.context')
-      return needs
-    }
-    case 'roots':
-      return ['roots']
-  }
-}

@@ -5,11 +5,11 @@
  */
 import { INPUT_REQUIRED_METHODS, META, SUPPORTED_PROTOCOL_VERSIONS, targetParamOf } from '../protocol/constants.ts'
 import * as v from 'valibot'
-import { checkProtocolVersion, hasEnvelope, readEnvelope, requireCapabilities, type RequiredCapability } from '../protocol/envelope.ts'
+import { capabilitiesNeededBy, checkProtocolVersion, hasEnvelope, readEnvelope, requireCapabilities } from '../protocol/envelope.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
-import { InputRequiredResult, type Implementation, type InputRequest, type JSONRPCRequest, type JSONRPCResponse, type ServerCapabilities } from '../protocol/schemas.ts'
+import { InputRequiredResult, type Implementation, type JSONRPCRequest, type JSONRPCResponse, type ServerCapabilities } from '../protocol/schemas.ts'
 import { argumentsDigest } from '../state/canonical.ts'
 import { InvalidRequestStateError } from '../state/errors.ts'
 import type { RequestBinding, RequestStateSecurity } from '../state/security.ts'
@@ -321,21 +321,5 @@ export class Server {
     }
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions
     return result
-  }
-}
-
-/** The client capabilities an input request needs (spec: mrtr.mdx, client/elicitation.mdx, client/sampling.mdx). */
-function capabilitiesNeededBy(request: InputRequest): RequiredCapability[] {
-  switch (request.method) {
-    case 'elicitation/create':
-      return [request.params.mode === 'url' ? 'elicitation.url' : 'elicitation.form']
-    case 'sampling/createMessage': {
-      const needs: RequiredCapability[] = ['sampling']
-      if (request.params.tools !== undefined || request.params.toolChoice !== undefined) needs.push('sampling.tools')
-      if (request.params.includeContext !== undefined && request.params.includeContext !== 'none') needs.push('sampling.context')
-      return needs
-    }
-    case 'roots/list':
-      return ['roots']
   }
 }
