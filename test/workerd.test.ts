@@ -193,3 +193,18 @@ describe('a server built at module scope (as in the tutorials) starts in workerd
     }
   })
 })
+
+describe('the official SDK 2.4.0 client against the Worker in workerd', () => {
+  it('auto mode negotiates 2026-07-28; list, call, and an MRTR elicitation over real HTTP', async () => {
+    const { Client: OfficialClient, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client')
+    const client = new OfficialClient({ name: 'official', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } } as never)
+    client.setRequestHandler('elicitation/create' as never, (async () => ({ action: 'accept', content: { region: 'eu-west-1' } })) as never)
+    const transport = new StreamableHTTPClientTransport(new URL(worker.url))
+    await client.connect(transport)
+    expect(transport.protocolVersion).toBe('2026-07-28')
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('provision')
+    const result = (await client.callTool({ name: 'provision', arguments: { name: 'orders' } })) as { content: Array<{ text: string }> }
+    expect(result.content[0]!.text).toBe("Provisioned 'orders' in eu-west-1.")
+    await client.close()
+  })
+})
