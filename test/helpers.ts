@@ -1,4 +1,4 @@
-import { McpServer, Server, createFetchHandler, type FetchHandler } from '../src/server/index.ts'
+import { McpServer, Server, createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../src/server/index.ts'
 import { mcpHandler } from '../src/hono/index.ts'
 import { Hono } from 'hono'
 
@@ -60,11 +60,11 @@ export function call(handler: FetchHandler, method: string, params: Record<strin
 }
 
 /** The two ways we serve HTTP: the plain fetch handler and the Hono adapter. */
-export function adapters(server: Server | McpServer): Array<[string, FetchHandler]> {
+export function adapters(server: Server | McpServer, options: FetchHandlerOptions = {}): Array<[string, FetchHandler]> {
   const app = new Hono()
-  app.all('/mcp', mcpHandler(server))
+  app.all('/mcp', mcpHandler(server, options))
   return [
-    ['fetch handler', createFetchHandler(server)],
+    ['fetch handler', createFetchHandler(server, options)],
     ['hono adapter', async (request) => app.fetch(request)],
   ]
 }

@@ -1,0 +1,79 @@
+/**
+ * shared/cases/http-transport.md H1 (CORS preflight), H2 (headers a browser must read, on every status)
+ * and H6 (c) (4 MiB − 1 byte accepted), against the fetch handler and the Hono adapter.
+ */
+import { describe, expect, it } from 'vitest'
+import { createDemoServer } from '../worker/server.ts'
+import { adapters, post, req, std } from './helpers.ts'
+
+const ORIGIN = 'https://spa.example'
+const options = {
+  allowedOrigins: [ORIGIN],
+  authenticate: (request: Request) => {
+    if (request.headers.get('authorization') === 'Bearer nope') throw new Error('bad token')
+    return undefined
+  },
+}
+
+for (const [label, handler] of adapters(createDemoServer(), options)) {
+  describe(`CORS and browser-visible errors via ${label}`, () => {
+    it('H1 answers an allowed preflight with 204, every requested header, a max-age; never as JSON-RPC', async () => {
+      const res = await handler(
+        new Request('http://localhost/mcp', {
+          method: 'OPTIONS',
+          headers: {
+            origin: ORIGIN,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'content-type, accept, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region',
+          },
+        }),
+      )
+      expect(res.status).toBe(204)
+      expect(await res.text()).toBe('')
+      expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN)
+      expect(res.headers.get('vary')).toMatch(/Origin/)
+      expect(res.headers.get('access-control-allow-methods')).toMatch(/POST/)
+      const allowed = res.headers.get('access-control-allow-headers')!.split(/,\s*/)
+      for (const h of ['content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region']) expect(allowed).toContain(h)
+      expect(allowed).not.toContain('*')
+      expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0)
+    })
+
+    it('H1 answers a POST from an origin that is not allowed with 403', async () => {
+      const res = await post(handler, req('tools/list'), { ...std('tools/list'), origin: 'https://evil.example' })
+      expect(res.status).toBe(403)
+      expect(res.headers.get('access-control-allow-origin')).toBeNull()
+    })
+
+    it('H2 every error status carries the CORS headers; a 401 exposes WWW-Authenticate', async () => {
+      const cors = { origin: ORIGIN }
+      const statuses: Array<[number, Promise<Response>]> = [
+        [400, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('tools/list'), ...cors }, body: '{' }))],
+        [401, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('tools/list'), ...cors, authorization: 'Bearer nope' }, body: JSON.stringify(req('tools/list')) }))],
+        [404, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('nope/nope'), ...cors }, body: JSON.stringify(req('nope/nope')) }))],
+        [405, handler(new Request('http://localhost/mcp', { method: 'GET', headers: cors }))],
+        [406, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('tools/list'), ...cors, accept: 'text/html' }, body: JSON.stringify(req('tools/list')) }))],
+        [413, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('tools/list'), ...cors, 'content-length': String(5 * 1024 * 1024) }, body: '{}' }))],
+        [415, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('tools/list'), ...cors, 'content-type': 'text/plain' }, body: '{}' }))],
+      ]
+      for (const [status, pending] of statuses) {
+        const res = await pending
+        expect(res.status, String(status)).toBe(status)
+        expect(res.headers.get('access-control-allow-origin'), String(status)).toBe(ORIGIN)
+        expect(res.headers.get('access-control-expose-headers'), String(status)).toContain('WWW-Authenticate')
+        if (status === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/)
+        if (status !== 405) expect(((await res.json()) as { jsonrpc: string }).jsonrpc).toBe('2.0')
+      }
+    })
+
+    it('H6 (c) accepts a body of exactly 4 MiB − 1 byte', async () => {
+      const base = JSON.stringify(req('tools/list', { pad: '' }))
+      const limit = 4 * 1024 * 1024
+      const body = base.replace('"pad":""', `"pad":"${'a'.repeat(limit - 1 - base.length)}"`)
+      expect(new TextEncoder().encode(body).length).toBe(limit - 1)
+      expect((await post(handler, body, std('tools/list'))).status).toBe(200)
+      const over = base.replace('"pad":""', `"pad":"${'a'.repeat(limit + 1 - base.length)}"`)
+      expect((await post(handler, over, std('tools/list'))).status).toBe(413)
+    })
+  })
+}
