@@ -162,6 +162,10 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     ({ topic, audience }) => `Write a one-page briefing on ${topic} for ${audience.audience}.`,
   )
 
+  mcp.resource('catalog', 'books://catalog', { description: 'Every book the shop knows, by genre.', mimeType: 'application/json' }, () =>
+    JSON.stringify(CATALOG),
+  )
+
   mcp.resourceTemplate(
     'shortlist',
     'books://{genre}/shortlist',

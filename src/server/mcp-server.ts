@@ -145,6 +145,8 @@ export class McpServer {
   readonly #tools = new Map<string, RegisteredTool>()
   readonly #prompts = new Map<string, RegisteredPrompt>()
   readonly #templates = new Map<string, RegisteredTemplate>()
+  readonly #resources = new Map<string, RegisteredTemplate>()
+  #resourcesEnabled = false
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
     this.server = new Server(info, options)
@@ -235,13 +237,40 @@ export class McpServer {
     if (config.icons !== undefined) definition.icons = config.icons
     const plan = config.use ? planResolvers(`resource template '${name}'`, new Set(variables), config.use as Uses) : undefined
     const schema = v.object(Object.fromEntries(variables.map((x) => [x, v.string()]))) as v.GenericSchema<unknown, Record<string, unknown>>
-    if (this.#templates.size === 0) {
-      this.server.setRequestHandler('resources/list', (params) => this.#list(params, 'resources', new Map()))
-      this.server.setRequestHandler('resources/templates/list', (params) => this.#list(params, 'resourceTemplates', this.#templates))
-      this.server.setRequestHandler('resources/read', (params, ctx) => this.#readResource(params, ctx))
-    }
+    this.#enableResources()
     this.#templates.set(name, { definition, schema, plan, handler: handler as Registered['handler'], match })
     return this
+  }
+
+  /**
+   * Register a static resource (`resources/list`, and `resources/read` of exactly this URI). Its handler
+   * returns the contents (or a string: the text of the URI); it takes no arguments and asks no questions.
+   * @throws Error when a resource with this URI is already registered.
+   */
+  resource(name: string, uri: string, config: Omit<ResourceTemplateConfig, 'use'>, handler: (ctx: ToolContext) => ReadResourceResult | string | Promise<ReadResourceResult | string>): this {
+    if (this.#resources.has(uri)) throw new Error(`Resource '${uri}' is already registered`)
+    const definition: Record<string, unknown> = { uri, name }
+    if (config.title !== undefined) definition.title = config.title
+    if (config.description !== undefined) definition.description = config.description
+    if (config.mimeType !== undefined) definition.mimeType = config.mimeType
+    if (config.icons !== undefined) definition.icons = config.icons
+    this.#enableResources()
+    this.#resources.set(uri, {
+      definition,
+      schema: v.object({}) as v.GenericSchema<unknown, Record<string, unknown>>,
+      plan: undefined,
+      handler: ((_args: never, ctx: ToolContext) => handler(ctx)) as Registered['handler'],
+      match: (candidate) => (candidate === uri ? {} : undefined),
+    })
+    return this
+  }
+
+  #enableResources(): void {
+    if (this.#resourcesEnabled) return
+    this.#resourcesEnabled = true
+    this.server.setRequestHandler('resources/list', (params) => this.#list(params, 'resources', this.#resources))
+    this.server.setRequestHandler('resources/templates/list', (params) => this.#list(params, 'resourceTemplates', this.#templates))
+    this.server.setRequestHandler('resources/read', (params, ctx) => this.#readResource(params, ctx))
   }
 
   #list(params: Record<string, unknown>, field: string, items: Map<string, { definition: unknown }>): ResultObject {
@@ -293,7 +322,9 @@ export class McpServer {
   async #readResource(params: Record<string, unknown>, ctx: RequestContext): Promise<ResultObject> {
     const uri = params.uri
     if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string')
-    for (const template of this.#templates.values()) {
+    // an exact static resource first, then the templates in registration order
+    const exact = this.#resources.get(uri)
+    for (const template of exact ? [exact] : this.#templates.values()) {
       const vars = template.match(uri)
       if (!vars) continue
       const out = await this.#invokeOrFail(template, vars, params, ctx, uri, 'resource')

@@ -1,0 +1,37 @@
+/** Static resources next to resource templates (spec: server/resources.mdx). */
+import * as v from 'valibot'
+import { describe, expect, it } from 'vitest'
+import { Client, McpError, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { McpServer, createFetchHandler } from '../src/server/index.ts'
+import { createDemoServer } from '../worker/server.ts'
+
+const clientOf = (mcp: McpServer) => new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }) })
+
+describe('static resources', () => {
+  it('are listed, read by exact URI with cache hints, and take precedence over a matching template', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' }, { cache: { ttlMs: 5000, cacheScope: 'public' } })
+    mcp.resource('readme', 'docs://readme', { title: 'Read me', mimeType: 'text/markdown' }, () => '# Hello')
+    mcp.resource('blob', 'docs://logo', {}, () => ({ contents: [{ uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' }] }))
+    mcp.resourceTemplate('doc', 'docs://{name}', {}, ({ name }) => `template for ${name}`)
+    const client = clientOf(mcp)
+    expect(await client.listResources()).toEqual([
+      { uri: 'docs://readme', name: 'readme', title: 'Read me', mimeType: 'text/markdown' },
+      { uri: 'docs://logo', name: 'blob' },
+    ])
+    const readme = await client.readResource('docs://readme')
+    expect(readme).toMatchObject({ contents: [{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# Hello' }], ttlMs: 5000, cacheScope: 'public' })
+    expect((await client.readResource('docs://logo')).contents).toEqual([{ uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' }])
+    expect((await client.readResource('docs://other')).contents[0]).toMatchObject({ text: 'template for other' })
+    const missing = (await client.readResource('nope://x').catch((e: unknown) => e)) as McpError
+    expect([missing.code, missing.message, missing.data]).toEqual([-32602, 'Resource not found', { uri: 'nope://x' }])
+    expect(() => mcp.resource('again', 'docs://readme', {}, () => 'x')).toThrow(/already registered/)
+  })
+
+  it('the demo Worker lists its catalog and its shortlist template', async () => {
+    const client = clientOf(createDemoServer())
+    expect((await client.listResources()).map((r) => r.uri)).toEqual(['books://catalog'])
+    const catalog = await client.readResource('books://catalog')
+    expect(JSON.parse((catalog.contents[0] as { text: string }).text)['sci-fi']).toContain('Dune')
+    expect(v.is(v.array(v.string()), JSON.parse((catalog.contents[0] as { text: string }).text).fantasy)).toBe(true)
+  })
+})
