@@ -35,3 +35,27 @@ describe('static resources', () => {
     expect(v.is(v.array(v.string()), JSON.parse((catalog.contents[0] as { text: string }).text).fantasy)).toBe(true)
   })
 })
+
+describe('tools with an output schema', () => {
+  it('advertise outputSchema and send structuredContent only when it matches', async () => {
+    const { recordingLogger } = await import('./helpers.ts')
+    const log = recordingLogger()
+    const mcp = new McpServer({ name: 's', version: '1' }, { logger: log.logger })
+    const Weather = v.object({ temperature: v.number(), conditions: v.string() })
+    mcp.tool('weather', { title: 'Weather', input: { city: v.string() }, output: Weather, annotations: { readOnlyHint: true } }, ({ city }) => ({
+      content: [{ type: 'text', text: `${city}: 22.5, cloudy` }],
+      structuredContent: { temperature: 22.5, conditions: 'cloudy' },
+    }))
+    mcp.tool('broken', { output: Weather }, () => ({ content: [], structuredContent: { temperature: 'hot' } }))
+    mcp.tool('failing', { output: Weather }, () => ({ content: [{ type: 'text', text: 'no data' }], isError: true }))
+    const client = clientOf(mcp)
+    const [tool] = await client.listTools()
+    expect(tool).toMatchObject({ name: 'weather', title: 'Weather', annotations: { readOnlyHint: true } })
+    expect(tool!.outputSchema).toEqual({ type: 'object', properties: { temperature: { type: 'number' }, conditions: { type: 'string' } }, required: ['temperature', 'conditions'] })
+    expect((await client.callTool('weather', { city: 'Paris' })).structuredContent).toEqual({ temperature: 22.5, conditions: 'cloudy' })
+    const broken = (await client.callTool('broken').catch((e: unknown) => e)) as McpError
+    expect([broken.code, broken.message]).toEqual([-32603, 'Internal error'])
+    expect(log.error.join()).toMatch(/does not match its outputSchema/)
+    expect((await client.callTool('failing')).isError).toBe(true) // an error result needs no structuredContent
+  })
+})

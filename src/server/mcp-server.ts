@@ -64,6 +64,11 @@ export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = {}
    * `InputRequiredResult` itself (one input-required channel per call).
    */
   use?: U & CheckedUses<ToolArgs<I>, U>
+  /**
+   * The shape of `structuredContent`, advertised as `outputSchema`. A result that lacks
+   * `structuredContent` or does not match is a server error (-32603, logged), never sent.
+   */
+  output?: v.GenericSchema
   annotations?: Tool['annotations']
   icons?: Tool['icons']
   _meta?: Record<string, unknown>
@@ -120,6 +125,7 @@ interface Registered {
 }
 interface RegisteredTool extends Registered {
   definition: Tool
+  output: v.GenericSchema | undefined
 }
 interface RegisteredPrompt extends Registered {
   definition: Record<string, unknown>
@@ -170,12 +176,13 @@ export class McpServer {
     const inputSchema = jsonSchemaOf(schema)
     const plan = config.use ? planResolvers(`tool '${name}'`, argumentNames(schema), config.use as Uses) : undefined
     const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
+    if (config.output !== undefined) definition.outputSchema = jsonSchemaOf(config.output)
     if (config.title !== undefined) definition.title = config.title
     if (config.description !== undefined) definition.description = config.description
     if (config.annotations !== undefined) definition.annotations = config.annotations
     if (config.icons !== undefined) definition.icons = config.icons
     if (config._meta !== undefined) definition._meta = config._meta
-    this.#tools.set(name, { definition, schema, plan, handler: handler as Registered['handler'] })
+    this.#tools.set(name, { definition, schema, plan, handler: handler as Registered['handler'], output: config.output })
     return this
   }
 
@@ -300,6 +307,10 @@ export class McpServer {
     if (isInputRequired(out)) return out
     const checked = v.safeParse(CallToolResult, out)
     if (!checked.success) throw new Error(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
+    if (tool.output && !checked.output.isError) {
+      const structured = v.safeParse(tool.output, checked.output.structuredContent)
+      if (!structured.success) throw new Error(`tool ${name} returned structuredContent that does not match its outputSchema: ${describeIssue(structured.issues[0])}`)
+    }
     return out as ResultObject
   }
 
