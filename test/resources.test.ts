@@ -59,3 +59,28 @@ describe('tools with an output schema', () => {
     expect((await client.callTool('failing')).isError).toBe(true) // an error result needs no structuredContent
   })
 })
+
+describe('completion/complete', () => {
+  it('suggests prompt arguments and template variables; unknown references are -32602', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    const frameworks = ['flask', 'fastapi', 'django', 'pytorch']
+    mcp.prompt(
+      'code_review',
+      { arguments: { language: v.string(), framework: v.string() }, complete: { framework: (value, ctx) => (ctx.language === 'python' ? frameworks.filter((f) => f.startsWith(value)) : []) } },
+      ({ language, framework }) => `Review ${language}/${framework}`,
+    )
+    mcp.resourceTemplate('doc', 'docs://{name}', { complete: { name: () => Array.from({ length: 150 }, (_, i) => `doc${i}`) } }, ({ name }) => name)
+    const client = clientOf(mcp)
+    expect((await client.discover()).capabilities.completions).toEqual({})
+    expect(await client.complete({ type: 'ref/prompt', name: 'code_review' }, { name: 'framework', value: 'f' }, { language: 'python' })).toEqual({
+      values: ['flask', 'fastapi'],
+      total: 2,
+      hasMore: false,
+    })
+    expect((await client.complete({ type: 'ref/prompt', name: 'code_review' }, { name: 'language', value: 'p' })).values).toEqual([])
+    const many = await client.complete({ type: 'ref/resource', uri: 'docs://{name}' }, { name: 'name', value: '' })
+    expect([many.values.length, many.total, many.hasMore]).toEqual([100, 150, true])
+    const unknown = (await client.complete({ type: 'ref/prompt', name: 'nope' }, { name: 'x', value: '' }).catch((e: unknown) => e)) as McpError
+    expect([unknown.code, unknown.message]).toEqual([-32602, 'Unknown prompt: nope'])
+  })
+})

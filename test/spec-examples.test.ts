@@ -53,6 +53,10 @@ const PARSERS: Record<string, v.GenericSchema> = {
   NumberSchema: S.NumberSchema,
   ParseError: errorOrObject(-32700),
   ResourceLink: S.ResourceLink,
+  CompleteRequest: S.CompleteRequest,
+  CompleteRequestParams: S.CompleteRequestParams,
+  CompleteResult: S.CompleteResult,
+  CompleteResultResponse: response(S.CompleteResult),
   GetPromptRequest: S.GetPromptRequest,
   GetPromptRequestParams: S.GetPromptRequestParams,
   GetPromptResult: S.GetPromptResult,
@@ -89,7 +93,6 @@ const PARSERS: Record<string, v.GenericSchema> = {
 
 /** Types of later issues (completion, logging, progress, subscriptions, list-changed notifications). */
 const NOT_YET = new Set([
-  'CompleteRequest', 'CompleteRequestParams', 'CompleteResult', 'CompleteResultResponse',
   'LoggingMessageNotification', 'LoggingMessageNotificationParams',
   'ProgressNotification', 'ProgressNotificationParams',
   'PromptListChangedNotification', 'ResourceListChangedNotification', 'ResourceUpdatedNotification', 'ResourceUpdatedNotificationParams',

@@ -9,6 +9,7 @@ import { McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import {
   CallToolResult,
+  CompleteResult,
   CreateMessageResult,
   DiscoverResult,
   ElicitResult,
@@ -264,6 +265,22 @@ export class Client {
   readResource(uri: string, options: CallOptions & { manual?: boolean }): Promise<ReadResourceResult | InputRequiredResult>
   async readResource(uri: string, options: CallOptions & { manual?: boolean } = {}): Promise<ReadResourceResult | InputRequiredResult> {
     return this.#drive('resources/read', { uri }, uri, ReadResourceResult, options)
+  }
+
+  /**
+   * `completion/complete`: suggested values for a prompt argument or a URI-template variable.
+   * @param ref - `{ type: 'ref/prompt', name }` or `{ type: 'ref/resource', uri: template }`
+   * @param argument - the argument being completed and what was typed so far
+   * @param context - the other arguments already given
+   */
+  async complete(
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    argument: { name: string; value: string },
+    context: Record<string, string> = {},
+    options: CallOptions = {},
+  ): Promise<CompleteResult['completion']> {
+    const result = await this.request('completion/complete', { ref, argument, context: { arguments: context } }, options)
+    return parseResult(CompleteResult, result, 'completion/complete').completion
   }
 
   /** `prompts/list`, walking every page. */

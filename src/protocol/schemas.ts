@@ -540,3 +540,29 @@ export const ReadResourceRequestParams = v.looseObject({
 export const ReadResourceRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('resources/read'), params: ReadResourceRequestParams })
 export const ListResourcesRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('resources/list'), params: PaginatedRequestParams })
 export const ListResourceTemplatesRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('resources/templates/list'), params: PaginatedRequestParams })
+
+// ---------------------------------------------------------------- completion
+
+export const PromptReference = v.looseObject({ type: v.literal('ref/prompt'), name: v.string(), title: v.optional(v.string()) })
+export const ResourceTemplateReference = v.looseObject({ type: v.literal('ref/resource'), uri: v.string() })
+
+export const CompleteRequestParams = v.looseObject({
+  ...RequestParamsBase,
+  ref: v.variant('type', [PromptReference, ResourceTemplateReference]),
+  argument: v.looseObject({ name: v.string(), value: v.string() }),
+  context: v.optional(v.looseObject({ arguments: v.optional(v.record(v.string(), v.string())) })),
+})
+export type CompleteRequestParams = v.InferOutput<typeof CompleteRequestParams>
+export const CompleteRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('completion/complete'), params: CompleteRequestParams })
+
+/** `CompleteResult`: at most 100 suggested values. */
+export const CompleteResult = v.looseObject({
+  resultType: v.optional(v.literal('complete')),
+  completion: v.looseObject({
+    values: v.pipe(v.array(v.string()), v.maxLength(100)),
+    total: v.optional(v.pipe(v.number(), v.integer())),
+    hasMore: v.optional(v.boolean()),
+  }),
+  ...ResultBase,
+})
+export type CompleteResult = v.InferOutput<typeof CompleteResult>

@@ -9,6 +9,7 @@ import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import {
   CallToolResult,
+  CompleteRequestParams,
   InputResponses,
   type GetPromptResult,
   type Implementation,
@@ -88,8 +89,16 @@ export interface PromptConfig<A extends PromptArguments, U extends Uses = {}> {
   arguments?: A
   /** Resolved parameters, as for tools. */
   use?: U & CheckedUses<v.InferOutput<v.ObjectSchema<A, undefined>>, U>
+  /** Suggestions for argument values (`completion/complete`), by argument name. */
+  complete?: { [K in keyof A]?: Completer }
   icons?: Tool['icons']
 }
+
+/**
+ * Suggest values for an argument being typed: `value` is what the user typed so far, `context` the
+ * other arguments already given. Return up to 100 values (more are cut, with `hasMore: true`).
+ */
+export type Completer = (value: string, context: Record<string, string>) => string[] | Promise<string[]>
 
 /** What a resource-template handler may return: contents, a string (text of the URI), or an `InputRequiredResult`. */
 export type ResourceReturn = ReadResourceResult | string | InputRequiredResult
@@ -106,6 +115,8 @@ export interface ResourceTemplateConfig<T extends string = string, U extends Use
   mimeType?: string
   /** Resolved parameters; their `arg()` needs name URI template variables. */
   use?: U & CheckedUses<TemplateArgs<T>, U>
+  /** Suggestions for template variables (`completion/complete`), by variable name. */
+  complete?: { [K in TemplateVariables<T>]?: Completer }
   icons?: Tool['icons']
 }
 
@@ -129,10 +140,12 @@ interface RegisteredTool extends Registered {
 }
 interface RegisteredPrompt extends Registered {
   definition: Record<string, unknown>
+  complete?: Record<string, Completer | undefined> | undefined
 }
 interface RegisteredTemplate extends Registered {
   definition: Record<string, unknown>
   match: (uri: string) => Record<string, string> | undefined
+  complete?: Record<string, Completer | undefined> | undefined
 }
 
 /**
@@ -220,7 +233,8 @@ export class McpServer {
       this.server.setRequestHandler('prompts/list', (params) => this.#list(params, 'prompts', this.#prompts))
       this.server.setRequestHandler('prompts/get', (params, ctx) => this.#getPrompt(params, ctx))
     }
-    this.#prompts.set(name, { definition, schema, plan, handler: handler as Registered['handler'] })
+    this.#prompts.set(name, { definition, schema, plan, handler: handler as Registered['handler'], complete: config.complete as Record<string, Completer | undefined> | undefined })
+    if (config.complete) this.#enableCompletions()
     return this
   }
 
@@ -245,7 +259,8 @@ export class McpServer {
     const plan = config.use ? planResolvers(`resource template '${name}'`, new Set(variables), config.use as Uses) : undefined
     const schema = v.object(Object.fromEntries(variables.map((x) => [x, v.string()]))) as v.GenericSchema<unknown, Record<string, unknown>>
     this.#enableResources()
-    this.#templates.set(name, { definition, schema, plan, handler: handler as Registered['handler'], match })
+    this.#templates.set(name, { definition, schema, plan, handler: handler as Registered['handler'], match, complete: config.complete as Record<string, Completer | undefined> | undefined })
+    if (config.complete) this.#enableCompletions()
     return this
   }
 
@@ -270,6 +285,30 @@ export class McpServer {
       match: (candidate) => (candidate === uri ? {} : undefined),
     })
     return this
+  }
+
+  #enableCompletions(): void {
+    this.server.setRequestHandler('completion/complete', (params) => this.#complete(params))
+  }
+
+  async #complete(params: Record<string, unknown>): Promise<ResultObject> {
+    const parsed = v.safeParse(CompleteRequestParams, params)
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
+    const { ref, argument, context } = parsed.output
+    let completers: Record<string, Completer | undefined> | undefined
+    if (ref.type === 'ref/prompt') {
+      const prompt = this.#prompts.get(ref.name)
+      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`)
+      completers = prompt.complete
+    } else {
+      const template = [...this.#templates.values()].find((t) => t.definition.uriTemplate === ref.uri)
+      if (!template) throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri: ref.uri })
+      completers = template.complete
+    }
+    const completer = completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined
+    const all = completer ? await completer(argument.value, context?.arguments ?? {}) : []
+    const values = all.slice(0, 100)
+    return { completion: { values, total: all.length, hasMore: all.length > values.length } }
   }
 
   #enableResources(): void {
