@@ -32,6 +32,7 @@ import {
   type InputResponse,
   type InputResponses,
   type JSONRPCNotification,
+  type LoggingLevel,
   type Tool,
 } from '../protocol/schemas.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
@@ -98,6 +99,13 @@ export interface CallOptions {
   onRound?: (info: RoundInfo) => void
   /** Receives notifications sent on this request's stream. */
   onNotification?: (notification: JSONRPCNotification) => void
+  /**
+   * Receives progress (`notifications/progress`) for this call; setting it sends a `progressToken`.
+   * `total` and `message` when the server gives them.
+   */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void
+  /** Ask for log messages of at least this severity (sent as `_meta` logLevel); they arrive via `onNotification`. */
+  logLevel?: LoggingLevel
 }
 
 /** Per-call options of manual mode: the first `InputRequiredResult` is returned, not answered. */
@@ -172,6 +180,9 @@ export class Client {
       [META.clientCapabilities]: this.capabilities,
       [META.clientInfo]: this.options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
     }
+    const progressToken = `progress-${id}`
+    if (options.onProgress) meta.progressToken = progressToken
+    if (options.logLevel) meta[META.logLevel] = options.logLevel
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
     options.signal?.throwIfAborted()
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
@@ -180,7 +191,18 @@ export class Client {
     const handle = setTimeout(() => timer.abort(timeoutError), timeoutMs)
     const signal = options.signal ? anySignal([options.signal, timer.signal]) : timer.signal
     const sendOptions: { signal: AbortSignal; onNotification?: (n: JSONRPCNotification) => void } = { signal }
-    if (options.onNotification) sendOptions.onNotification = options.onNotification
+    if (options.onNotification || options.onProgress) {
+      sendOptions.onNotification = (n) => {
+        const p = n.params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined
+        if (n.method === 'notifications/progress' && p?.progressToken === progressToken && typeof p.progress === 'number') {
+          const event: { progress: number; total?: number; message?: string } = { progress: p.progress }
+          if (typeof p.total === 'number') event.total = p.total
+          if (typeof p.message === 'string') event.message = p.message
+          options.onProgress?.(event)
+        }
+        options.onNotification?.(n)
+      }
+    }
     let response: Record<string, unknown> | undefined
     try {
       // Race the transport too: a custom transport that ignores the signal still cannot hang the call.

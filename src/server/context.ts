@@ -3,7 +3,7 @@
  * @module
  */
 import type { RequestEnvelope, RequiredCapability } from '../protocol/envelope.ts'
-import type { ClientCapabilities, Implementation, RequestId } from '../protocol/schemas.ts'
+import type { ClientCapabilities, Implementation, JSONRPCNotification, LoggingLevel, RequestId } from '../protocol/schemas.ts'
 import type { AuthInfo } from '../state/security.ts'
 
 /** Facts a transport hands to the server with each message. All optional. */
@@ -18,6 +18,11 @@ export interface RequestInfo {
   authInfo?: AuthInfo
   /** Aborts when the client goes away (on Workers: `request.signal`). */
   signal?: AbortSignal
+  /**
+   * Sends a notification about this request to the client before its response (the transport streams
+   * it as SSE when the client accepts that). Undefined when the transport cannot.
+   */
+  notify?: (notification: JSONRPCNotification) => void
 }
 
 /** The context passed to every request handler. */
@@ -41,6 +46,17 @@ export interface RequestContext extends RequestInfo {
    * @example ctx.requireCapabilities('elicitation.form')
    */
   requireCapabilities(...needs: RequiredCapability[]): void
+  /**
+   * Report progress (spec: basic/patterns/progress.mdx). Sent only when the request carried a
+   * `progressToken`; `progress` must increase with each call. Returns whether it was sent.
+   */
+  sendProgress(progress: number, total?: number, message?: string): boolean
+  /**
+   * Send a log message (deprecated feature of 2026-07-28, spec: server/utilities/logging.mdx). Sent only
+   * when the request's `_meta` asked for a `logLevel` and `level` is at least that severe.
+   * Returns whether it was sent.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): boolean
 }
 
 /** A sink for the server's own diagnostics (request-state rejections, handler crashes). */

@@ -9,7 +9,7 @@ import { capabilitiesNeededBy, checkProtocolVersion, hasEnvelope, readEnvelope, 
 import { describeIssue } from '../protocol/issues.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
-import { InputRequiredResult, type Implementation, type JSONRPCRequest, type JSONRPCResponse, type ServerCapabilities } from '../protocol/schemas.ts'
+import { InputRequiredResult, type Implementation, type JSONRPCRequest, type LoggingLevel, type JSONRPCResponse, type ServerCapabilities } from '../protocol/schemas.ts'
 import { argumentsDigest } from '../state/canonical.ts'
 import { InvalidRequestStateError } from '../state/errors.ts'
 import type { RequestBinding, RequestStateSecurity } from '../state/security.ts'
@@ -57,6 +57,9 @@ export interface Handled {
   /** The JSON-RPC response; undefined for notifications. */
   response?: JSONRPCResponse
 }
+
+/** RFC 5424 severities, least to most severe (spec: `LoggingLevel`). */
+const LOG_SEVERITY: Readonly<Record<LoggingLevel, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 }
 
 /** Methods whose complete results are `CacheableResult`s (spec: server/utilities/caching.mdx), besides discover. */
 const CACHEABLE_METHODS: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'])
@@ -191,6 +194,7 @@ export class Server {
     if (!handler) {
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`, { reason: 'unknown method' })
     }
+    let lastProgress = -Infinity
     const ctx: RequestContext = {
       ...info,
       method: request.method,
@@ -201,6 +205,24 @@ export class Server {
       clientInfo: envelope.clientInfo,
       signal: info.signal ?? new AbortController().signal,
       requireCapabilities: (...needs) => requireCapabilities(envelope.clientCapabilities, ...needs),
+      sendProgress: (progress, total, message) => {
+        const token = envelope.progressToken
+        if (token === undefined || !info.notify || !(progress > lastProgress)) return false
+        lastProgress = progress
+        const params: Record<string, unknown> = { progressToken: token, progress }
+        if (total !== undefined) params.total = total
+        if (message !== undefined) params.message = message
+        info.notify({ jsonrpc: '2.0', method: 'notifications/progress', params })
+        return true
+      },
+      log: (level, data, logger) => {
+        const wanted = envelope.logLevel
+        if (wanted === undefined || !info.notify || LOG_SEVERITY[level] < LOG_SEVERITY[wanted]) return false
+        const params: Record<string, unknown> = { level, data }
+        if (logger !== undefined) params.logger = logger
+        info.notify({ jsonrpc: '2.0', method: 'notifications/message', params })
+        return true
+      },
     }
 
     const carrier = INPUT_REQUIRED_METHODS.has(request.method)

@@ -8,7 +8,7 @@ import { hasEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { decodeHeaderValue } from '../protocol/headers.ts'
 import { classifyMessage, errorResponse, requestIdOf, type InboundMessage } from '../protocol/jsonrpc.ts'
-import type { JSONRPCRequest, RequestId } from '../protocol/schemas.ts'
+import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas.ts'
 import type { RequestInfo } from '../server/context.ts'
 import type { McpServer } from '../server/mcp-server.ts'
 import type { Server } from '../server/server.ts'
@@ -31,7 +31,11 @@ export interface FetchHandlerOptions {
    * response, errors included, and preflights (`OPTIONS`) are answered with 204.
    */
   allowedOrigins?: readonly string[] | '*' | ((origin: string) => boolean)
+  /** Interval of `:` keep-alive comments on a streamed (SSE) response, in **milliseconds**. Default 15,000. */
+  keepAliveMs?: number
 }
+
+const DEFAULT_KEEP_ALIVE_MS = 15_000
 
 /** Request headers a browser client may send (preflight `Access-Control-Allow-Headers`). */
 const ALLOWED_REQUEST_HEADERS = ['content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id']
@@ -58,6 +62,7 @@ const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 export function createFetchHandler(target: Server | McpServer, options: FetchHandlerOptions = {}): FetchHandler {
   const server: Server = 'server' in target ? target.server : target
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`)
   const isAllowed = originPolicy(options.allowedOrigins)
   const handle = async (request: Request, env: unknown, executionCtx: unknown): Promise<Response> => {
@@ -108,9 +113,12 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
           })
         }
       }
-      const handled = await server.handle(message, info)
-      if (!handled.response) return new Response(null, { status: handled.status })
-      return reply(handled.status, handled.response, accept)
+      if (message.kind === 'notification' || !acceptsSse(request.headers.get('accept'))) {
+        const handled = await server.handle(message, info)
+        if (!handled.response) return new Response(null, { status: handled.status })
+        return reply(handled.status, handled.response, accept)
+      }
+      return streamIfNotified(server, message, info, accept, keepAliveMs)
     } catch (error) {
       server.logger.error('fetch handler failed', error)
       return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
@@ -190,6 +198,16 @@ function mismatch(message: string): McpError {
 type Representation = 'json' | 'sse'
 
 /** Pick the response type from `Accept` (q-values honoured; no header means anything). */
+/** True when `Accept` admits `text/event-stream` at all (q > 0). */
+function acceptsSse(header: string | null): boolean {
+  if (header === null || header.trim() === '') return false
+  return header.split(',').some((part) => {
+    const [type, ...paramsList] = part.trim().toLowerCase().split(';')
+    const q = paramsList.map((p) => p.trim().split('=')).find(([k]) => k === 'q')?.[1]
+    return (type === 'text/event-stream' || type === 'text/*' || type === '*/*') && (q === undefined || Number(q) > 0)
+  })
+}
+
 function negotiate(header: string | null): Representation | undefined {
   if (header === null || header.trim() === '') return 'json'
   let json = 0
@@ -249,4 +267,72 @@ function reply(status: number, body: unknown, as: Representation, headers: Recor
 
 function jsonError(status: number, id: RequestId | null, error: McpError, headers: Record<string, string> = {}): Response {
   return reply(status, errorResponse(id, error), 'json', headers)
+}
+
+
+/**
+ * Answer with JSON when the handler sends no notification before its result; once it does, switch to
+ * a per-request SSE stream: the notifications so far, then each new one, then the response, then close
+ * (spec: streamable-http.mdx). Closing the stream is the cancel: the handler's `signal` aborts.
+ */
+async function streamIfNotified(server: Server, message: InboundMessage, info: RequestInfo, accept: Representation, keepAliveMs: number): Promise<Response> {
+  const cancel = new AbortController()
+  const signals = [cancel.signal, ...(info.signal ? [info.signal] : [])]
+  info.signal = typeof AbortSignal.any === 'function' ? AbortSignal.any(signals) : cancel.signal
+  const queued: JSONRPCNotification[] = []
+  let write: ((event: unknown) => void) | undefined
+  let firstNotification!: () => void
+  const notified = new Promise<'notified'>((resolve) => (firstNotification = () => resolve('notified')))
+  info.notify = (notification) => {
+    if (write) write(notification)
+    else {
+      queued.push(notification)
+      firstNotification()
+    }
+  }
+  const work = server.handle(message, info)
+  const first = await Promise.race([work, notified])
+  if (first !== 'notified') {
+    if (!first.response) return new Response(null, { status: first.status })
+    return reply(first.status, first.response, accept)
+  }
+  const encoder = new TextEncoder()
+  let timer: ReturnType<typeof setInterval> | undefined
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true
+      const send = (text: string) => {
+        if (!open) return
+        try {
+          controller.enqueue(encoder.encode(text))
+        } catch {
+          open = false
+        }
+      }
+      write = (event) => send(`event: message\ndata: ${JSON.stringify(event)}\n\n`)
+      for (const n of queued) write(n)
+      timer = setInterval(() => send(': keep-alive\n\n'), keepAliveMs)
+      work
+        .then((handled) => {
+          if (handled.response) write!(handled.response)
+        })
+        .catch((error: unknown) => server.logger.error('streamed request failed', error))
+        .finally(() => {
+          clearInterval(timer)
+          write = () => {}
+          if (open) {
+            open = false
+            controller.close()
+          }
+        })
+    },
+    cancel() {
+      clearInterval(timer)
+      cancel.abort(new Error('the client closed the stream'))
+    },
+  })
+  return new Response(stream, {
+    status: 200,
+    headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+  })
 }
