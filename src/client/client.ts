@@ -5,7 +5,8 @@
  */
 import * as v from 'valibot'
 import { LATEST_PROTOCOL_VERSION, META } from '../protocol/constants.ts'
-import { McpError } from '../protocol/errors.ts'
+import { ErrorCode, McpError } from '../protocol/errors.ts'
+import { formatParamValue, headerParamsOf, valueAt, type HeaderParam } from '../protocol/param-headers.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import {
   CallToolResult,
@@ -84,6 +85,8 @@ export interface ClientOptions {
    * **milliseconds**; then `RequestTimeoutError`. Default 60,000. Time spent in your callbacks is not counted.
    */
   requestTimeoutMs?: number
+  /** Receives warnings, e.g. a tool dropped from `listTools` for an invalid `x-mcp-header`. Default `console.warn`. */
+  onWarning?: (message: string) => void
   /** Waits between state-only rounds (50 ms doubling to 250 ms); tests inject a fake. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
 }
@@ -172,7 +175,7 @@ export class Client {
    * Send one request with the envelope and return its raw result.
    * @throws McpError when the server answers with a JSON-RPC error; HttpError for HTTP failures.
    */
-  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
+  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions & { headers?: Record<string, string> } = {}): Promise<Record<string, unknown>> {
     const id = this.#nextId++
     const meta: Record<string, unknown> = {
       ...(params._meta as Record<string, unknown> | undefined),
@@ -190,7 +193,8 @@ export class Client {
     const timeoutError = new RequestTimeoutError(method, timeoutMs)
     const handle = setTimeout(() => timer.abort(timeoutError), timeoutMs)
     const signal = options.signal ? anySignal([options.signal, timer.signal]) : timer.signal
-    const sendOptions: { signal: AbortSignal; onNotification?: (n: JSONRPCNotification) => void } = { signal }
+    const sendOptions: { signal: AbortSignal; onNotification?: (n: JSONRPCNotification) => void; headers?: Record<string, string> } = { signal }
+    if (options.headers) sendOptions.headers = options.headers
     if (options.onNotification || options.onProgress) {
       sendOptions.onNotification = (n) => {
         const p = n.params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined
@@ -240,9 +244,37 @@ export class Client {
     return parseResult(DiscoverResult, await this.request('server/discover', {}, options), 'server/discover')
   }
 
-  /** `tools/list`, walking every page. */
+  /**
+   * `tools/list`, walking every page. Tools whose `x-mcp-header` annotations are invalid are left out
+   * (spec: streamable-http.mdx), with a warning; the others' header parameters are remembered so that
+   * `callTool` mirrors them into `Mcp-Param-*` headers.
+   */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
-    return this.#walk('tools/list', 'tools', ListToolsResult, options)
+    const tools = await this.#walk<Tool, typeof ListToolsResult>('tools/list', 'tools', ListToolsResult, options)
+    const kept: Tool[] = []
+    this.#toolHeaders.clear()
+    for (const tool of tools) {
+      const found = headerParamsOf(tool.inputSchema)
+      if ('invalid' in found) {
+        ;(this.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(`Ignoring tool '${tool.name}': ${found.invalid}`)
+        continue
+      }
+      if (found.params.length) this.#toolHeaders.set(tool.name, found.params)
+      kept.push(tool)
+    }
+    return kept
+  }
+
+  readonly #toolHeaders = new Map<string, HeaderParam[]>()
+
+  /** The `Mcp-Param-*` headers of a tool call, from the tool definitions `listTools` saw. */
+  #paramHeaders(name: string, args: Record<string, unknown>): Record<string, string> {
+    const out: Record<string, string> = {}
+    for (const param of this.#toolHeaders.get(name) ?? []) {
+      const value = formatParamValue(valueAt(args, param.path))
+      if (value !== undefined) out[`Mcp-Param-${param.name}`] = value
+    }
+    return out
   }
 
   /**
@@ -263,7 +295,14 @@ export class Client {
     args: Record<string, unknown> = {},
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<CallToolResult | InputRequiredResult> {
-    return this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, options)
+    try {
+      return await this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, { ...options, headers: this.#paramHeaders(name, args) })
+    } catch (error) {
+      // -32020: the tool's headers may have changed; re-list once and retry (spec: streamable-http.mdx)
+      if (!(error instanceof McpError && error.code === ErrorCode.HeaderMismatch)) throw error
+      await this.listTools(options.signal ? { signal: options.signal } : {})
+      return this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, { ...options, headers: this.#paramHeaders(name, args) })
+    }
   }
 
   /**
@@ -338,7 +377,7 @@ export class Client {
   }
 
   /** Send a carrier request and, unless `manual`, answer its input-required rounds until it completes. */
-  async #drive<R>(method: string, base: Record<string, unknown>, target: string, complete: v.GenericSchema<unknown, R>, options: CallOptions & { manual?: boolean }): Promise<R | InputRequiredResult> {
+  async #drive<R>(method: string, base: Record<string, unknown>, target: string, complete: v.GenericSchema<unknown, R>, options: CallOptions & { manual?: boolean; headers?: Record<string, string> }): Promise<R | InputRequiredResult> {
     const send = async (inputResponses: InputResponses | undefined, requestState: string | undefined) => {
       const params: Record<string, unknown> = { ...base }
       if (inputResponses !== undefined) params.inputResponses = inputResponses

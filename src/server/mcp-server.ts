@@ -7,6 +7,7 @@ import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
+import { headerParamsOf, paramMatches, valueAt, type HeaderParam } from '../protocol/param-headers.ts'
 import {
   CallToolResult,
   CompleteRequestParams,
@@ -70,6 +71,12 @@ export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = {}
    * `structuredContent` or does not match is a server error (-32603, logged), never sent.
    */
   output?: v.GenericSchema
+  /**
+   * Arguments mirrored into request headers: argument name → `{Name}` of `Mcp-Param-{Name}` (advertised as
+   * `x-mcp-header`; string, integer or boolean arguments only). Over HTTP, a header that is missing or
+   * differs from the body is `-32020` (HTTP 400).
+   */
+  headers?: { [K in keyof ToolArgs<I>]?: string }
   annotations?: Tool['annotations']
   icons?: Tool['icons']
   _meta?: Record<string, unknown>
@@ -137,6 +144,7 @@ interface Registered {
 interface RegisteredTool extends Registered {
   definition: Tool
   output: v.GenericSchema | undefined
+  headerParams: HeaderParam[]
 }
 interface RegisteredPrompt extends Registered {
   definition: Record<string, unknown>
@@ -190,12 +198,20 @@ export class McpServer {
     const plan = config.use ? planResolvers(`tool '${name}'`, argumentNames(schema), config.use as Uses) : undefined
     const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
     if (config.output !== undefined) definition.outputSchema = jsonSchemaOf(config.output)
+    const properties = (definition.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>
+    for (const [argName, header] of Object.entries((config.headers ?? {}) as Record<string, string | undefined>)) {
+      if (header === undefined) continue
+      if (!Object.hasOwn(properties, argName)) throw new Error(`Tool '${name}': headers.${argName} names no argument`)
+      properties[argName] = { ...properties[argName], 'x-mcp-header': header }
+    }
+    const found = headerParamsOf(definition.inputSchema)
+    if ('invalid' in found) throw new Error(`Tool '${name}': ${found.invalid}`)
     if (config.title !== undefined) definition.title = config.title
     if (config.description !== undefined) definition.description = config.description
     if (config.annotations !== undefined) definition.annotations = config.annotations
     if (config.icons !== undefined) definition.icons = config.icons
     if (config._meta !== undefined) definition._meta = config._meta
-    this.#tools.set(name, { definition, schema, plan, handler: handler as Registered['handler'], output: config.output })
+    this.#tools.set(name, { definition, schema, plan, handler: handler as Registered['handler'], output: config.output, headerParams: found.params })
     return this
   }
 
@@ -332,6 +348,7 @@ export class McpServer {
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
     const rawArgs = params.arguments ?? {}
     if (!isPlainObject(rawArgs)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object')
+    if (ctx.request) checkParamHeaders(ctx.request.headers, tool.headerParams, rawArgs)
     const args = v.safeParse(tool.schema, withoutResolved(rawArgs, tool.plan))
     if (!args.success) return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
     let out: unknown
@@ -446,6 +463,26 @@ function argumentNames(schema: v.GenericSchema): ReadonlySet<string> | undefined
 /** A handler broke the one-channel rule (resolvers and its own `InputRequiredResult`): a server bug. */
 class HandlerContractError extends ResolutionError {
   override readonly name: string = 'HandlerContractError'
+}
+
+/**
+ * Over HTTP, every `x-mcp-header` argument with a value needs its `Mcp-Param-{Name}` header, equal to it
+ * once decoded; a header for an absent value is a mismatch too.
+ * @throws McpError -32020 (HTTP 400).
+ */
+function checkParamHeaders(headers: Headers, params: readonly HeaderParam[], args: Record<string, unknown>): void {
+  for (const param of params) {
+    const header = headers.get(`mcp-param-${param.name}`)
+    const value = valueAt(args, param.path)
+    if (value === undefined) {
+      if (header !== null) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Param-${param.name} is set but arguments.${param.path.join('.')} is absent`)
+      continue
+    }
+    if (header === null) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: missing Mcp-Param-${param.name} header`)
+    if (!paramMatches(header, value, param.type)) {
+      throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Param-${param.name} header does not match arguments.${param.path.join('.')}`)
+    }
+  }
 }
 
 function objectSchema(input: ToolInput | undefined): v.GenericSchema<unknown, Record<string, unknown>> {

@@ -13,6 +13,8 @@ export interface SendOptions {
   signal?: AbortSignal
   /** Called for each notification received on the request's SSE stream before its response. */
   onNotification?: (notification: JSONRPCNotification) => void
+  /** Extra request headers for this message only (e.g. `Mcp-Param-*`). */
+  headers?: Record<string, string>
 }
 
 /** Moves one JSON-RPC message to the server and brings back its response (undefined for notifications). */
@@ -56,6 +58,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const version = (params._meta as Record<string, unknown> | undefined)?.[META.protocolVersion]
     if (typeof version === 'string') headers.set(HEADER.protocolVersion, version)
     headers.set(HEADER.method, message.method)
+    for (const [k, val] of Object.entries(options.headers ?? {})) headers.set(k, val)
     const nameParam = targetParamOf(message.method)
     const nameValue = nameParam ? params[nameParam] : undefined
     if (typeof nameValue === 'string') headers.set(HEADER.name, encodeHeaderValue(nameValue))
