@@ -7,6 +7,7 @@ import * as v from 'valibot'
 import { META, META_PREFIX } from './constants.ts'
 import { ErrorCode, McpError, missingCapabilityError } from './errors.ts'
 import { describeIssue } from './issues.ts'
+import { isPlainObject } from './jsonrpc.ts'
 import { RequestMeta, type ClientCapabilities, type Implementation, type InputRequest, type LoggingLevel } from './schemas.ts'
 
 /** The envelope of one modern request, read from `params._meta`. */
@@ -68,10 +69,6 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Reque
   if (logLevel !== undefined) envelope.logLevel = logLevel
   if (out.progressToken !== undefined) envelope.progressToken = out.progressToken
   return envelope
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function envelopeError(message: string): McpError {

@@ -10,7 +10,8 @@ export type InboundMessage =
   | { kind: 'request'; message: JSONRPCRequest }
   | { kind: 'notification'; message: JSONRPCNotification }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** True for a JSON object (not null, not an array). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 

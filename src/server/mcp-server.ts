@@ -7,6 +7,7 @@ import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
+import { isPlainObject } from '../protocol/jsonrpc.ts'
 import { headerParamsOf, paramMatches, valueAt, type HeaderParam } from '../protocol/param-headers.ts'
 import {
   CallToolResult,
@@ -341,13 +342,22 @@ export class McpServer {
     return { [field]: [...items.values()].map((t) => t.definition), ...this.server.cache }
   }
 
-  async #callTool(params: Record<string, unknown>, ctx: RequestContext): Promise<ResultObject> {
+  /**
+   * The named item and its raw arguments.
+   * @throws McpError -32602 for a non-string name, an unknown name, or arguments that are not an object.
+   */
+  #named<T>(params: Record<string, unknown>, items: Map<string, T>, kind: 'tool' | 'prompt'): { name: string; item: T; rawArgs: Record<string, unknown> } {
     const name = params.name
     if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "name" must be a string')
-    const tool = this.#tools.get(name)
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
+    const item = items.get(name)
+    if (!item) throw new McpError(ErrorCode.InvalidParams, `Unknown ${kind}: ${name}`)
     const rawArgs = params.arguments ?? {}
     if (!isPlainObject(rawArgs)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object')
+    return { name, item, rawArgs }
+  }
+
+  async #callTool(params: Record<string, unknown>, ctx: RequestContext): Promise<ResultObject> {
+    const { name, item: tool, rawArgs } = this.#named(params, this.#tools, 'tool')
     if (ctx.request) checkParamHeaders(ctx.request.headers, tool.headerParams, rawArgs)
     const args = v.safeParse(tool.schema, withoutResolved(rawArgs, tool.plan))
     if (!args.success) return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
@@ -371,12 +381,7 @@ export class McpServer {
   }
 
   async #getPrompt(params: Record<string, unknown>, ctx: RequestContext): Promise<ResultObject> {
-    const name = params.name
-    if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "name" must be a string')
-    const prompt = this.#prompts.get(name)
-    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`)
-    const rawArgs = params.arguments ?? {}
-    if (!isPlainObject(rawArgs)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object')
+    const { name, item: prompt, rawArgs } = this.#named(params, this.#prompts, 'prompt')
     const args = v.safeParse(prompt.schema, withoutResolved(rawArgs, prompt.plan))
     if (!args.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${args.issues.map(describeIssue).join('; ')}`)
     const out = await this.#invokeOrFail(prompt, args.output, params, ctx, name, 'prompt')
@@ -536,10 +541,6 @@ function compileTemplate(template: string): { variables: string[]; match: (uri: 
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function isSchema(input: ToolInput): input is v.GenericSchema<Record<string, unknown>, Record<string, unknown>> {
