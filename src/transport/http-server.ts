@@ -31,7 +31,11 @@ export interface FetchHandlerOptions {
    * response, errors included, and preflights (`OPTIONS`) are answered with 204.
    */
   allowedOrigins?: readonly string[] | '*' | ((origin: string) => boolean)
-  /** Interval of `:` keep-alive comments on a streamed (SSE) response, in **milliseconds**. Default 15,000. */
+  /**
+   * Interval of `:` keep-alive comments on a streamed (SSE) response, in **milliseconds**. Default 15,000.
+   * workerd notices a closed connection only when it next writes, so on Workers this also bounds how
+   * late the handler's `signal` aborts after the client goes away (with `enable_request_signal`).
+   */
   keepAliveMs?: number
 }
 
