@@ -257,3 +257,40 @@ describe('client result validation', () => {
     expect(v.is(v.object({ content: v.array(v.unknown()) }), legacy)).toBe(true)
   })
 })
+
+describe('SDK-local failures are told apart from server errors', () => {
+  function slowServer() {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('slow', {}, async (_args, ctx) => {
+      await new Promise((r) => setTimeout(r, 5_000).unref?.())
+      return ctx.signal.aborted ? 'aborted' : 'slow'
+    })
+    mcp.tool('fail', {}, () => {
+      throw new McpError(-32602, 'bad thing', { field: 'x' })
+    })
+    return new Client({ transport: capture(createFetchHandler(mcp)).transport, requestTimeoutMs: 30_000 })
+  }
+
+  it('a per-call timeoutMs overrides requestTimeoutMs and rejects with RequestTimeoutError', async () => {
+    const { RequestTimeoutError } = await import('../src/client/index.ts')
+    const started = Date.now()
+    const error = await slowServer().callTool('slow', {}, { timeoutMs: 50 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RequestTimeoutError)
+    expect(error).not.toBeInstanceOf(McpError)
+    expect((error as InstanceType<typeof RequestTimeoutError>).timeoutMs).toBe(50)
+    expect(Date.now() - started).toBeLessThan(2_000)
+    await expect(slowServer().callTool('slow', {}, { timeoutMs: 0 })).rejects.toThrow(RangeError)
+  })
+
+  it('an aborted call rejects with the signal\'s reason (AbortError), a server error with McpError', async () => {
+    const client = slowServer()
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 20)
+    const aborted = await client.callTool('slow', {}, { signal: controller.signal }).catch((e: unknown) => e)
+    expect((aborted as Error).name).toBe('AbortError')
+    expect(aborted).not.toBeInstanceOf(McpError)
+    const served = await client.callTool('fail', {}).catch((e: unknown) => e)
+    expect(served).toBeInstanceOf(McpError)
+    expect(served).toMatchObject({ code: -32602, message: 'bad thing', data: { field: 'x' } })
+  })
+})

@@ -93,7 +93,13 @@ export interface ClientOptions {
 
 /** Per-call options. */
 export interface CallOptions {
+  /** Aborts the call; it then rejects with the signal's reason (an `AbortError` `DOMException` by default). */
   signal?: AbortSignal
+  /**
+   * Limit for each request of this call, in **milliseconds** (overrides the client's `requestTimeoutMs`);
+   * then `RequestTimeoutError`. Time spent in your input callbacks is not counted.
+   */
+  timeoutMs?: number
   /** Seed the first request with answers (resume a flow from stored state). */
   inputResponses?: InputResponses
   /** Seed the first request with a `requestState` from an earlier `InputRequiredResult` (byte-exact). */
@@ -188,7 +194,10 @@ export class Client {
     if (options.logLevel) meta[META.logLevel] = options.logLevel
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
     options.signal?.throwIfAborted()
-    const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) {
+      throw new RangeError(`timeoutMs must be a positive integer, got ${String(options.timeoutMs)}`)
+    }
+    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
     const timer = new AbortController()
     const timeoutError = new RequestTimeoutError(method, timeoutMs)
     const handle = setTimeout(() => timer.abort(timeoutError), timeoutMs)
