@@ -38,6 +38,7 @@ import {
 } from '../protocol/schemas.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
 import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError, RequestTimeoutError } from './errors.ts'
+import { ResponseCache, type ResponseCacheOptions } from './cache.ts'
 import { driveInputRequired, type RoundInfo } from './input-required.ts'
 
 /** What an input callback knows about the request it answers. */
@@ -89,6 +90,12 @@ export interface ClientOptions {
   onWarning?: (message: string) => void
   /** Waits between state-only rounds (50 ms doubling to 250 ms); tests inject a fake. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+  /**
+   * Cache the results of `server/discover`, the list methods and `resources/read` for as long as their
+   * `ttlMs` says, honouring `cacheScope` (spec: server/utilities/caching.mdx). `true` for an in-memory
+   * cache of 500 entries, or options (store, clock, principal). Off by default.
+   */
+  cache?: boolean | ResponseCacheOptions
 }
 
 /** Per-call options. */
@@ -126,6 +133,13 @@ export interface ManualCallOptions extends CallOptions {
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 /** Most pages a list call walks before giving up (a server that never stops paginating). */
 const MAX_LIST_PAGES = 1000
+/** The cached methods each server notification makes stale. */
+const STALE_AFTER: ReadonlyMap<string, readonly string[]> = new Map([
+  ['notifications/tools/list_changed', ['tools/list']],
+  ['notifications/prompts/list_changed', ['prompts/list']],
+  ['notifications/resources/list_changed', ['resources/list', 'resources/templates/list']],
+  ['notifications/resources/updated', ['resources/read']],
+])
 
 /** `AbortSignal.any`, with a fallback for runtimes that lack it. */
 function anySignal(signals: AbortSignal[]): AbortSignal {
@@ -154,8 +168,9 @@ function anySignal(signals: AbortSignal[]): AbortSignal {
 export class Client {
   readonly options: ClientOptions
   #nextId = 1
+  readonly #cache: ResponseCache | undefined
 
-  /** @throws RangeError when `maxRounds` is not a non-negative integer. */
+  /** @throws RangeError when `maxRounds` is not a non-negative integer, or `cache.maxEntries` not a positive one. */
   constructor(options: ClientOptions) {
     if (options.maxRounds !== undefined && !(Number.isInteger(options.maxRounds) && options.maxRounds >= 0)) {
       throw new RangeError(`maxRounds must be a non-negative integer, got ${String(options.maxRounds)}`)
@@ -165,6 +180,63 @@ export class Client {
       throw new RangeError(`requestTimeoutMs must be a positive integer, got ${String(timeout)}`)
     }
     this.options = options
+    if (options.cache) {
+      const url = (options.transport as { url?: unknown }).url
+      this.#cache = new ResponseCache(options.cache === true ? {} : options.cache, {
+        url: typeof url === 'string' ? url : undefined,
+        protocolVersion: options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+        capabilities: this.capabilities,
+      })
+    }
+  }
+
+  /**
+   * Drop cached results (see {@link ClientOptions.cache}): all of this server's, or those of one method
+   * (e.g. `'tools/list'`), for every principal. Does nothing when the cache is off.
+   */
+  async invalidateCache(method?: string): Promise<void> {
+    await this.#cache?.deletePrefix(await this.#cache.prefix(method))
+  }
+
+  /**
+   * Drop the cached results a server notification makes stale (spec: caching.mdx "Interaction with
+   * Notifications"): `notifications/tools/list_changed` → `tools/list`, `…/prompts/list_changed` →
+   * `prompts/list`, `…/resources/list_changed` → `resources/list` and `resources/templates/list`,
+   * `notifications/resources/updated` `{ uri }` → that URI's `resources/read`.
+   * @returns whether the notification is one of these.
+   */
+  async invalidateCacheFor(notification: { method: string; params?: Record<string, unknown> | undefined }): Promise<boolean> {
+    const methods = STALE_AFTER.get(notification.method)
+    if (!methods) return false
+    const uri = notification.params?.uri
+    for (const method of this.#cache ? methods : []) {
+      const params = method === 'resources/read' && typeof uri === 'string' ? { uri } : undefined
+      await this.#cache!.deletePrefix(await this.#cache!.prefix(method, params))
+    }
+    return true
+  }
+
+  /**
+   * Send a cacheable request through the cache (when it is on): a fresh entry answers without a request;
+   * otherwise the result is parsed, then stored if its hints allow. Errors are never stored; a store
+   * that fails counts as a miss (with a warning).
+   */
+  async #cached<T>(method: string, params: Record<string, unknown>, options: CallOptions, parse: (result: Record<string, unknown>) => T): Promise<T> {
+    const cache = this.#cache
+    if (!cache) return parse(await this.request(method, params, options))
+    options.signal?.throwIfAborted()
+    const keys = await cache.keys(method, params)
+    const hit = await cache.get(keys).catch((error: unknown) => this.#warn(`response cache: get failed: ${String(error)}`))
+    if (hit !== undefined) return parse(hit)
+    const result = await this.request(method, params, options)
+    const parsed = parse(result)
+    await cache.put(keys, result).catch((error: unknown) => this.#warn(`response cache: set failed: ${String(error)}`))
+    return parsed
+  }
+
+  #warn(message: string): undefined {
+    ;(this.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(message)
+    return undefined
   }
 
   /** The capabilities declared on every request. */
@@ -250,7 +322,7 @@ export class Client {
 
   /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */
   async discover(options: CallOptions = {}): Promise<DiscoverResult> {
-    return parseResult(DiscoverResult, await this.request('server/discover', {}, options), 'server/discover')
+    return this.#cached('server/discover', {}, options, (result) => parseResult(DiscoverResult, result, 'server/discover'))
   }
 
   /**
@@ -265,7 +337,7 @@ export class Client {
     for (const tool of tools) {
       const found = headerParamsOf(tool.inputSchema)
       if ('invalid' in found) {
-        ;(this.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(`Ignoring tool '${tool.name}': ${found.invalid}`)
+        this.#warn(`Ignoring tool '${tool.name}': ${found.invalid}`)
         continue
       }
       if (found.params.length) this.#toolHeaders.set(tool.name, found.params)
@@ -309,6 +381,7 @@ export class Client {
     } catch (error) {
       // -32020: the tool's headers may have changed; re-list once and retry (spec: streamable-http.mdx)
       if (!(error instanceof McpError && error.code === ErrorCode.HeaderMismatch)) throw error
+      await this.invalidateCache('tools/list') // a cached list is what got the headers wrong
       await this.listTools(options.signal ? { signal: options.signal } : {})
       return this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, { ...options, headers: this.#paramHeaders(name, args) })
     }
@@ -374,7 +447,15 @@ export class Client {
     const seen = new Set<string>()
     do {
       if (seen.size >= MAX_LIST_PAGES) throw new InvalidResultError(`${method} returned more than ${MAX_LIST_PAGES} pages`)
-      const page = parseResult(schema, await this.request(method, cursor === undefined ? {} : { cursor }, options), method) as Record<string, unknown>
+      const params = cursor === undefined ? {} : { cursor }
+      let page: Record<string, unknown>
+      try {
+        page = await this.#cached(method, params, options, (result) => parseResult(schema, result, method) as Record<string, unknown>)
+      } catch (error) {
+        // a cursor that fails makes every cached page suspect (spec: caching.mdx "Interaction with Pagination")
+        if (cursor !== undefined) await this.invalidateCache(method)
+        throw error
+      }
       items.push(...(page[field] as T[]))
       cursor = page.nextCursor as string | undefined
       if (cursor !== undefined) {
@@ -393,7 +474,11 @@ export class Client {
       if (requestState !== undefined) params.requestState = requestState
       return parseCarrierResult(method, await this.request(method, params, options), complete)
     }
-    const first = await send(options.inputResponses, options.requestState)
+    // only a first request without answers or state may be cached (spec: caching.mdx "Cache Key")
+    const cacheable = method === 'resources/read' && options.inputResponses === undefined && options.requestState === undefined
+    const first = cacheable
+      ? await this.#cached(method, base, options, (result) => parseCarrierResult(method, result, complete))
+      : await send(options.inputResponses, options.requestState)
     if (options.manual) return first
     const driveOptions: Parameters<typeof driveInputRequired<R>>[1] = {
       dispatch: (key, request, signal) => this.#answer(key, request, { key, method, target, signal }),

@@ -3,6 +3,7 @@
  * @module
  */
 export * from './client.ts'
+export { MemoryCacheStore, type CacheEntry, type ResponseCacheOptions, type ResponseCacheStore } from './cache.ts'
 export * from './errors.ts'
 export * from './input-required.ts'
 export * from '../transport/http-client.ts'

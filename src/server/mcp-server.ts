@@ -25,6 +25,7 @@ import type { RequestContext } from './context.ts'
 import { planResolvers, resolveRound, ResolutionError, type CheckedUses, type NeedValues, type ResolverPlan, type Uses } from './resolve.ts'
 import { isInputRequired } from './results.ts'
 import { Server, type ResultObject, type ServerOptions } from './server.ts'
+import { checkCacheHints, type CacheHints } from './cache.ts'
 
 /** A valibot object schema, or the entries of one (`{ title: v.string() }`). */
 export type ToolInput = v.ObjectEntries | v.GenericSchema<Record<string, unknown>, Record<string, unknown>>
@@ -126,6 +127,12 @@ export interface ResourceTemplateConfig<T extends string = string, U extends Use
   /** Suggestions for template variables (`completion/complete`), by variable name. */
   complete?: { [K in TemplateVariables<T>]?: Completer }
   icons?: Tool['icons']
+  /**
+   * Cache hints of its `resources/read` results (`ttlMs` in milliseconds, integer ≥ 0; `cacheScope`).
+   * Fields the handler's result sets win; unset ones come from the server's `cache` for `resources/read`.
+   * Results reached through input-required rounds are always `{ ttlMs: 0, cacheScope: 'private' }`.
+   */
+  cache?: Partial<CacheHints>
 }
 
 /** Options of {@link McpServer}. */
@@ -153,6 +160,7 @@ interface RegisteredPrompt extends Registered {
 }
 interface RegisteredTemplate extends Registered {
   definition: Record<string, unknown>
+  cache?: Partial<CacheHints> | undefined
   match: (uri: string) => Record<string, string> | undefined
   complete?: Record<string, Completer | undefined> | undefined
 }
@@ -258,7 +266,8 @@ export class McpServer {
   /**
    * Register a resource template (`resources/templates/list`, and `resources/read` for URIs it matches).
    * Variables are RFC 6570 level-1 expressions (`{name}`), each matching one path segment, percent-decoded.
-   * @throws Error for a duplicate name or an invalid template; InvalidSignatureError for a bad resolver graph.
+   * @throws Error for a duplicate name or an invalid template; InvalidSignatureError for a bad resolver graph;
+   *   RangeError for invalid `cache` hints.
    */
   resourceTemplate<const T extends string, U extends Uses = {}>(
     name: string,
@@ -267,6 +276,7 @@ export class McpServer {
     handler: ToolHandler<TemplateArgs<T> & NeedValues<U>, [keyof U] extends [never] ? ResourceReturn : Exclude<ResourceReturn, InputRequiredResult>>,
   ): this {
     if (this.#templates.has(name)) throw new Error(`Resource template '${name}' is already registered`)
+    checkCacheHints(`Resource template '${name}': cache`, config.cache)
     const { variables, match } = compileTemplate(uriTemplate)
     const definition: Record<string, unknown> = { uriTemplate, name }
     if (config.title !== undefined) definition.title = config.title
@@ -276,7 +286,7 @@ export class McpServer {
     const plan = config.use ? planResolvers(`resource template '${name}'`, new Set(variables), config.use as Uses) : undefined
     const schema = v.object(Object.fromEntries(variables.map((x) => [x, v.string()]))) as v.GenericSchema<unknown, Record<string, unknown>>
     this.#enableResources()
-    this.#templates.set(name, { definition, schema, plan, handler: handler as Registered['handler'], match, complete: config.complete as Record<string, Completer | undefined> | undefined })
+    this.#templates.set(name, { definition, schema, plan, handler: handler as Registered['handler'], match, complete: config.complete as Record<string, Completer | undefined> | undefined, cache: config.cache })
     if (config.complete) this.#enableCompletions()
     return this
   }
@@ -284,10 +294,11 @@ export class McpServer {
   /**
    * Register a static resource (`resources/list`, and `resources/read` of exactly this URI). Its handler
    * returns the contents (or a string: the text of the URI); it takes no arguments and asks no questions.
-   * @throws Error when a resource with this URI is already registered.
+   * @throws Error when a resource with this URI is already registered; RangeError for invalid `cache` hints.
    */
   resource(name: string, uri: string, config: Omit<ResourceTemplateConfig, 'use'>, handler: (ctx: ToolContext) => ReadResourceResult | string | Promise<ReadResourceResult | string>): this {
     if (this.#resources.has(uri)) throw new Error(`Resource '${uri}' is already registered`)
+    checkCacheHints(`Resource '${uri}': cache`, config.cache)
     const definition: Record<string, unknown> = { uri, name }
     if (config.title !== undefined) definition.title = config.title
     if (config.description !== undefined) definition.description = config.description
@@ -300,6 +311,7 @@ export class McpServer {
       plan: undefined,
       handler: ((_args: never, ctx: ToolContext) => handler(ctx)) as Registered['handler'],
       match: (candidate) => (candidate === uri ? {} : undefined),
+      cache: config.cache,
     })
     return this
   }
@@ -339,7 +351,8 @@ export class McpServer {
   #list(params: Record<string, unknown>, field: string, items: Map<string, { definition: unknown }>): ResultObject {
     // One page holds every item, so no cursor was ever issued: any cursor is invalid (spec: pagination.mdx).
     if (params.cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor')
-    return { [field]: [...items.values()].map((t) => t.definition), ...this.server.cache }
+    // cache hints: the server's for this list method (stamped by Server), never the items' own
+    return { [field]: [...items.values()].map((t) => t.definition) }
   }
 
   /**
@@ -401,11 +414,16 @@ export class McpServer {
       if (!vars) continue
       const out = await this.#invokeOrFail(template, vars, params, ctx, uri, 'resource')
       if (isInputRequired(out)) return out
+      let result = out as ResultObject
       if (typeof out === 'string') {
         const mimeType = template.definition.mimeType as string | undefined
-        return { contents: [mimeType ? { uri, mimeType, text: out } : { uri, text: out }] }
+        result = { contents: [mimeType ? { uri, mimeType, text: out } : { uri, text: out }] }
       }
-      return out as ResultObject
+      // the item's hints fill what the handler left unset; Server fills the rest and handles retries
+      const hints = template.cache
+      if (hints?.ttlMs !== undefined && result.ttlMs === undefined) result = { ...result, ttlMs: hints.ttlMs }
+      if (hints?.cacheScope !== undefined && result.cacheScope === undefined) result = { ...result, cacheScope: hints.cacheScope }
+      return result
     }
     throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri })
   }

@@ -15,6 +15,9 @@ import { InvalidRequestStateError } from '../state/errors.ts'
 import type { RequestBinding, RequestStateSecurity } from '../state/security.ts'
 import { consoleLogger, type Logger, type RequestContext, type RequestInfo } from './context.ts'
 import { isInputRequired } from './results.ts'
+import { CACHEABLE_METHODS, cacheHintsFor, checkCacheOptions, withCacheHints, type CacheHints, type CacheOptions } from './cache.ts'
+
+export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
 
 /** Params of a request as received (`_meta` envelope included). */
 export type RequestParams = Record<string, unknown>
@@ -25,14 +28,6 @@ export type RequestHandler = (params: RequestParams, ctx: RequestContext) => Res
 /** Handles one notification method; its return value and errors are ignored. */
 export type NotificationHandler = (params: RequestParams, info: RequestInfo) => void | Promise<void>
 
-/** Cache hints of a `CacheableResult` (spec: server/utilities/caching.mdx). */
-export interface CacheHints {
-  /** How long the result stays fresh, in **milliseconds** (integer ≥ 0). */
-  ttlMs: number
-  /** `public`: shareable across users; `private`: same authorization context only. */
-  cacheScope: 'public' | 'private'
-}
-
 /** Options of {@link Server}. */
 export interface ServerOptions {
   /** Capabilities to advertise in `server/discover` (merged with those implied by registered handlers). */
@@ -42,10 +37,12 @@ export interface ServerOptions {
   /** Protocol versions served. Default `["2026-07-28"]`. */
   supportedVersions?: readonly string[]
   /**
-   * Cache hints stamped on `server/discover` and on complete results of the list methods and
-   * `resources/read` that carry none. Default `{ ttlMs: 0, cacheScope: 'private' }`.
+   * Cache hints for `server/discover`, the list methods and `resources/read` (spec:
+   * server/utilities/caching.mdx): a server default, and per-method overrides under `methods`. A field a
+   * result already carries wins. Default `{ ttlMs: 0, cacheScope: 'private' }`.
+   * @example { ttlMs: 60_000, cacheScope: 'public', methods: { 'resources/list': { cacheScope: 'private' } } }
    */
-  cache?: CacheHints
+  cache?: CacheOptions
   /** Where diagnostics go. Default: the console. */
   logger?: Logger
 }
@@ -60,9 +57,6 @@ export interface Handled {
 
 /** RFC 5424 severities, least to most severe (spec: `LoggingLevel`). */
 const LOG_SEVERITY: Readonly<Record<LoggingLevel, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 }
-
-/** Methods whose complete results are `CacheableResult`s (spec: server/utilities/caching.mdx), besides discover. */
-const CACHEABLE_METHODS: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'])
 
 const METHOD_CAPABILITY: Record<string, keyof ServerCapabilities> = {
   'tools/list': 'tools',
@@ -91,7 +85,9 @@ export class Server {
   readonly #notificationHandlers = new Map<string, NotificationHandler>()
   #security: { policy: RequestStateSecurity; audience: string | undefined } | undefined
 
+  /** @throws RangeError when `options.cache` holds an invalid value (see {@link ServerOptions.cache}). */
   constructor(info: Implementation, options: ServerOptions = {}) {
+    checkCacheOptions(options.cache)
     this.info = info
     this.options = options
     this.logger = options.logger ?? consoleLogger
@@ -103,9 +99,14 @@ export class Server {
     return this.options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS
   }
 
-  /** Cache hints used for discover and list results. */
+  /** The server-wide cache hints (without per-method overrides). */
   get cache(): CacheHints {
-    return this.options.cache ?? { ttlMs: 0, cacheScope: 'private' }
+    return cacheHintsFor(this.options.cache, '')
+  }
+
+  /** The cache hints a complete result of `method` gets when it carries none. */
+  cacheHintsFor(method: string): CacheHints {
+    return cacheHintsFor(this.options.cache, method)
   }
 
   /** Register (or replace) the handler of a request method. */
@@ -264,9 +265,12 @@ export class Server {
       if (!hasRequests && parsed.output.requestState === undefined) {
         throw new Error(`handler for ${request.method} returned an InputRequiredResult with neither inputRequests nor requestState`)
       }
-      if (requests && !hasRequests) {
+      if ((requests && !hasRequests) || out.ttlMs !== undefined || out.cacheScope !== undefined) {
+        // an InputRequiredResult is never cacheable and carries no hints (spec: caching.mdx)
         out = { ...result }
-        delete out.inputRequests
+        if (!hasRequests) delete out.inputRequests
+        delete out.ttlMs
+        delete out.cacheScope
       }
       // Only ask for what this request's client declared (spec: mrtr.mdx); otherwise -32021.
       if (hasRequests) ctx.requireCapabilities(...Object.values(requests).flatMap(capabilitiesNeededBy))
@@ -298,8 +302,7 @@ export class Server {
       if (CACHEABLE_METHODS.has(request.method) && out.resultType === 'complete') {
         // a result reached through rounds is never cacheable (spec: mrtr.mdx "Caching")
         const retry = params.requestState !== undefined || params.inputResponses !== undefined
-        if (retry) out = { ...out, ttlMs: 0, cacheScope: 'private' }
-        else if (out.ttlMs === undefined) out = { ...out, ...this.cache }
+        out = withCacheHints(out, request.method, this.options.cache, retry)
       }
     }
     const meta = (out._meta ?? {}) as Record<string, unknown>
@@ -339,7 +342,6 @@ export class Server {
       resultType: 'complete',
       supportedVersions: [...this.supportedVersions],
       capabilities,
-      ...this.cache,
     }
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions
     return result
