@@ -5,5 +5,6 @@
 export * from './client.ts'
 export * from './errors.ts'
 export * from './input-required.ts'
+export * from './oauth.ts'
 export * from '../transport/http-client.ts'
 export * from '../protocol/index.ts'
