@@ -386,6 +386,9 @@ export class OAuthClientProvider {
     if (!response.ok || typeof body?.access_token !== 'string' || typeof body.token_type !== 'string') {
       throw oauthErrorOf(body, `Token request to ${String(as.token_endpoint)} failed (HTTP ${response.status})`)
     }
+    if (body.token_type.toLowerCase() !== 'bearer') {
+      throw new OAuthError('unsupported_token_type', `The token endpoint issued a ${body.token_type} token; only Bearer tokens are supported`)
+    }
     const tokens: StoredTokens = { issuer, access_token: body.access_token, token_type: body.token_type }
     const refresh = typeof body.refresh_token === 'string' ? body.refresh_token : refreshToken
     if (refresh !== undefined) tokens.refresh_token = refresh
