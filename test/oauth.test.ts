@@ -45,6 +45,7 @@ interface WorldOptions {
   grant?: (requested: string[]) => string[]
   /** The MCP server accepts no token at all. */
   rejectAllTokens?: boolean
+  tokenType?: string
 }
 
 /** A fetch-level fake of an MCP server (a real McpServer behind a Bearer check) and its authorization server. */
@@ -76,7 +77,7 @@ function world(o: WorldOptions = {}) {
   const issue = (scope: string[]) => {
     const access_token = `tok-${++n}`
     tokens.set(access_token, o.grant ? o.grant(scope) : scope)
-    const body: Record<string, unknown> = { access_token, token_type: 'Bearer', expires_in: 3600 }
+    const body: Record<string, unknown> = { access_token, token_type: o.tokenType ?? 'Bearer', expires_in: 3600 }
     if (o.refreshTokens) {
       body.refresh_token = `refresh-${n}`
       refreshTokens.add(body.refresh_token as string)
@@ -377,6 +378,13 @@ describe('OAuthClientProvider against a fake authorization server', () => {
     expect(w.tokenRequests.map((t) => t.form.get('grant_type'))).toEqual(['authorization_code'])
     expect(w.authorizations[0]!.get('client_id')).toBe('client-1')
     expect((await auth.storage.loadTokens(MCP))?.issuer).toBe(w.issuer)
+  })
+
+  it('refuses a token that is not a Bearer token (and stores nothing)', async () => {
+    const w = world({ tokenType: 'DPoP' })
+    const { auth, client } = connect(w)
+    await expect(client.listTools()).rejects.toMatchObject({ name: 'OAuthError', code: 'unsupported_token_type' })
+    expect(await auth.storage.loadTokens(MCP)).toBeUndefined()
   })
 
   it('authorizes once per request after a 401: a second 401 is an HttpError', async () => {
