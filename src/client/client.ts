@@ -4,7 +4,7 @@
  * @module
  */
 import * as v from 'valibot'
-import { LATEST_PROTOCOL_VERSION, META } from '../protocol/constants.ts'
+import { LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { formatParamValue, headerParamsOf, valueAt, type HeaderParam } from '../protocol/param-headers.ts'
 import { describeIssue } from '../protocol/issues.ts'
@@ -169,6 +169,7 @@ export class Client {
   readonly options: ClientOptions
   #nextId = 1
   readonly #cache: ResponseCache | undefined
+  #version: string | undefined
 
   /** @throws RangeError when `maxRounds` is not a non-negative integer, or `cache.maxEntries` not a positive one. */
   constructor(options: ClientOptions) {
@@ -249,15 +250,35 @@ export class Client {
     return caps
   }
 
+  /** The protocol version sent: `protocolVersion`, or the one a `-32022` answer told us to use. */
+  get protocolVersion(): string {
+    return this.#version ?? this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION
+  }
+
   /**
-   * Send one request with the envelope and return its raw result.
+   * Send one request with the envelope and return its raw result. A `-32022` answer whose
+   * `data.supported` lists a version this SDK speaks is retried once with that version, which is then
+   * kept for later requests (spec: basic/versioning.mdx, SEP-2575).
    * @throws McpError when the server answers with a JSON-RPC error; HttpError for HTTP failures.
    */
   async request(method: string, params: Record<string, unknown> = {}, options: CallOptions & { headers?: Record<string, string> } = {}): Promise<Record<string, unknown>> {
+    try {
+      return await this.#request(method, params, options)
+    } catch (error) {
+      if (!(error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion)) throw error
+      const supported = (error.data as { supported?: unknown } | undefined)?.supported
+      const version = Array.isArray(supported) ? supported.find((s): s is string => typeof s === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(s)) : undefined
+      if (version === undefined) throw error
+      this.#version = version
+      return this.#request(method, params, options)
+    }
+  }
+
+  async #request(method: string, params: Record<string, unknown>, options: CallOptions & { headers?: Record<string, string> }): Promise<Record<string, unknown>> {
     const id = this.#nextId++
     const meta: Record<string, unknown> = {
       ...(params._meta as Record<string, unknown> | undefined),
-      [META.protocolVersion]: this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+      [META.protocolVersion]: this.protocolVersion,
       [META.clientCapabilities]: this.capabilities,
       [META.clientInfo]: this.options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
     }

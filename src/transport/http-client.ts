@@ -5,6 +5,7 @@
 import { HEADER, META, targetParamOf } from '../protocol/constants.ts'
 import { encodeHeaderValue } from '../protocol/headers.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas.ts'
+import { bearerParams, type OAuthClientProvider } from '../client/oauth.ts'
 import { HttpError, InvalidResultError } from './errors.ts'
 
 /** Options for one message sent by a {@link ClientTransport}. */
@@ -28,6 +29,11 @@ export interface StreamableHttpClientTransportOptions {
   fetch?: (input: Request) => Promise<Response>
   /** Extra headers on every request (e.g. `Authorization`), or a function returning them. */
   headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>)
+  /**
+   * OAuth (spec: basic/authorization): sends the stored access token, and on `401` or
+   * `403 insufficient_scope` authorizes and retries (once after a 401, `maxStepUps` times after 403s).
+   */
+  auth?: OAuthClientProvider
 }
 
 
@@ -43,14 +49,38 @@ export class StreamableHttpClientTransport implements ClientTransport {
   readonly url: string
   readonly #fetch: (input: Request) => Promise<Response>
   readonly #headers: StreamableHttpClientTransportOptions['headers']
+  readonly #auth: OAuthClientProvider | undefined
 
   constructor(url: string | URL, options: StreamableHttpClientTransportOptions = {}) {
     this.url = String(url)
     this.#fetch = options.fetch ?? ((input) => fetch(input))
     this.#headers = options.headers
+    this.#auth = options.auth
   }
 
+  /**
+   * Send one message and read its answer.
+   * @throws HttpError for 401/403 (after the OAuth retries, when `auth` is set) and non-MCP HTTP failures;
+   *   OAuthError when authorization itself fails.
+   */
   async send(message: JSONRPCRequest | JSONRPCNotification, options: SendOptions = {}): Promise<unknown> {
+    const auth = this.#auth
+    let response = await this.#post(message, options)
+    let reauthorized = false
+    let stepUps = 0
+    while (auth && (response.status === 401 || response.status === 403)) {
+      const challenge = response.headers.get('www-authenticate') ?? undefined
+      if (response.status === 401 ? reauthorized : bearerParams(challenge).error !== 'insufficient_scope' || stepUps >= auth.maxStepUps) break
+      if (response.status === 401) reauthorized = true
+      else stepUps++
+      await response.body?.cancel().catch(() => {})
+      await auth.authorize(this.url, challenge, options.signal)
+      response = await this.#post(message, options)
+    }
+    return this.#read(message, response, options)
+  }
+
+  async #post(message: JSONRPCRequest | JSONRPCNotification, options: SendOptions): Promise<Response> {
     const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
     headers.set('content-type', 'application/json')
     headers.set('accept', 'application/json, text/event-stream')
@@ -62,9 +92,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const nameParam = targetParamOf(message.method)
     const nameValue = nameParam ? params[nameParam] : undefined
     if (typeof nameValue === 'string') headers.set(HEADER.name, encodeHeaderValue(nameValue))
+    const authorization = await this.#auth?.authorizationHeader(this.url)
+    if (authorization) headers.set('authorization', authorization)
     const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
     if (options.signal) init.signal = options.signal
-    const response = await this.#fetch(new Request(this.url, init))
+    return this.#fetch(new Request(this.url, init))
+  }
+
+  async #read(message: JSONRPCRequest | JSONRPCNotification, response: Response, options: SendOptions): Promise<unknown> {
     if (response.status === 401 || response.status === 403) {
       throw new HttpError(response.status, await safeText(response), response.headers.get('www-authenticate') ?? undefined)
     }

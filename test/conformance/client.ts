@@ -1,0 +1,117 @@
+/**
+ * The conformance fixture client (`@modelcontextprotocol/conformance client`): the suite appends the
+ * scenario server's URL and sets MCP_CONFORMANCE_SCENARIO (and MCP_CONFORMANCE_CONTEXT, JSON, for some
+ * scenarios). Exits 0 when the scenario's flow completed, 1 otherwise (some auth scenarios expect that).
+ *
+ *   node --import tsx test/conformance/client.ts http://localhost:PORT/mcp
+ */
+import { Client, OAuthClientProvider, StreamableHttpClientTransport, type OAuthClientProviderOptions, type Tool } from '../../src/client/index.ts'
+
+const url = process.argv[2]
+if (!url) {
+  console.error('usage: client.ts <server-url>  (MCP_CONFORMANCE_SCENARIO names the scenario)')
+  process.exit(2)
+}
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ''
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, unknown>
+
+/** The CIMD URL `auth/basic-cimd` expects as client_id. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json'
+
+function oauth(): OAuthClientProvider {
+  const options: OAuthClientProviderOptions = {
+    redirectUrl: 'http://localhost:3000/callback',
+    clientName: 'edge-mcp-conformance-client',
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    // The scenarios' authorization endpoints redirect at once: follow by hand and hand back the Location.
+    redirectToAuthorization: async (authorizationUrl, signal) => {
+      const response = await fetch(authorizationUrl, { redirect: 'manual', ...(signal ? { signal } : {}) })
+      const location = response.headers.get('location')
+      if (!location) throw new Error(`The authorization endpoint answered ${response.status} without a redirect`)
+      return location
+    },
+  }
+  if (typeof context.client_id === 'string' && typeof context.issuer === 'string') {
+    options.preRegistered = [{ issuer: context.issuer, client_id: context.client_id, ...(typeof context.client_secret === 'string' ? { client_secret: context.client_secret } : {}) }]
+  }
+  return new OAuthClientProvider(options)
+}
+
+const transport = new StreamableHttpClientTransport(url, scenario.startsWith('auth/') ? { auth: oauth() } : {})
+const client = new Client({
+  transport,
+  clientInfo: { name: 'edge-mcp-conformance-client', version: '0.1.0' },
+  elicitation: () => ({ action: 'accept', content: { confirmed: true } }),
+  onWarning: (message) => console.error(`[warning] ${message}`),
+})
+
+/** Arguments that satisfy a tool's required properties (by their JSON Schema type). */
+function sampleArguments(tool: Tool): Record<string, unknown> {
+  const schema = tool.inputSchema as { properties?: Record<string, { type?: unknown }>; required?: string[] }
+  const args: Record<string, unknown> = {}
+  for (const name of schema.required ?? []) {
+    const type = schema.properties?.[name]?.type
+    args[name] = type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : type === 'object' ? {} : type === 'array' ? [] : 'sample'
+  }
+  return args
+}
+
+async function run(): Promise<void> {
+  switch (scenario) {
+    case 'tools_call': {
+      await client.listTools()
+      const result = await client.callTool('add_numbers', { a: 5, b: 3 })
+      console.log(JSON.stringify(result.content))
+      return
+    }
+    case 'sep-2322-client-request-state': {
+      await client.listTools()
+      let unrelatedCalled = false
+      const between = new Client({
+        transport,
+        elicitation: async () => {
+          // a different call while this one waits for its answer: it must carry none of this flow's state
+          if (!unrelatedCalled) {
+            unrelatedCalled = true
+            await client.callTool('test_mrtr_unrelated', {})
+          }
+          return { action: 'accept', content: { confirmed: true } }
+        },
+      })
+      await between.callTool('test_mrtr_echo_state', {})
+      await client.callTool('test_mrtr_no_state', {})
+      await client.callTool('test_mrtr_no_result_type', {})
+      return
+    }
+    case 'http-standard-headers': {
+      for (const tool of await client.listTools()) await client.callTool(tool.name, sampleArguments(tool))
+      for (const resource of await client.listResources()) await client.readResource(resource.uri)
+      for (const prompt of await client.listPrompts()) await client.getPrompt(prompt.name)
+      return
+    }
+    case 'http-custom-headers': {
+      await client.listTools()
+      const calls = (context.toolCalls ?? []) as { name: string; arguments: Record<string, unknown> }[]
+      for (const call of calls) await client.callTool(call.name, call.arguments)
+      return
+    }
+    case 'http-invalid-tool-headers': {
+      // listTools leaves out the tools with invalid x-mcp-header declarations; call every one it kept
+      for (const tool of await client.listTools()) await client.callTool(tool.name, sampleArguments(tool))
+      return
+    }
+    default: {
+      await client.discover()
+      const tools = await client.listTools()
+      if (scenario.startsWith('auth/')) for (const tool of tools) await client.callTool(tool.name, sampleArguments(tool))
+    }
+  }
+}
+
+try {
+  await run()
+  process.exit(0)
+} catch (error) {
+  console.error(error instanceof Error ? `${error.name}: ${error.message}` : error)
+  process.exit(1)
+}
