@@ -224,7 +224,7 @@ describe('low-level Server', () => {
     expect(res.body.result).toEqual({
       resultType: 'complete',
       supportedVersions: ['2026-07-28'],
-      capabilities: { tools: {}, prompts: {}, resources: {} },
+      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
       instructions: 'A demo server: provision databases, reserve, order and recommend books, open accounts.',
       ttlMs: 60000,
       cacheScope: 'public',

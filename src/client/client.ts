@@ -24,6 +24,7 @@ import {
   ReadResourceResult,
   type Prompt,
   type Resource,
+  type SubscriptionFilter,
   type ResourceTemplate,
   type ClientCapabilities,
   type CreateMessageRequestParams,
@@ -40,6 +41,7 @@ import type { ClientTransport } from '../transport/http-client.ts'
 import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError, RequestTimeoutError } from './errors.ts'
 import { ResponseCache, type ResponseCacheOptions } from './cache.ts'
 import { driveInputRequired, type RoundInfo } from './input-required.ts'
+import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
 
 /** What an input callback knows about the request it answers. */
 export interface InputContext {
@@ -445,6 +447,34 @@ export class Client {
   ): Promise<CompleteResult['completion']> {
     const result = await this.request('completion/complete', { ref, argument, context: { arguments: context } }, options)
     return parseResult(CompleteResult, result, 'completion/complete').completion
+  }
+
+  /**
+   * `subscriptions/listen`: open a long-lived stream of the notifications `filter` opts in to, and
+   * resolve once the server acknowledged it (`requestTimeoutMs` applies to that wait only). Then
+   * notifications reach the callbacks and the returned async iterable, until you abort `signal` (or
+   * call `close()`), or the server ends the subscription.
+   *
+   * @example
+   * const sub = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] }, { signal })
+   * for await (const n of sub) if (n.method === 'notifications/tools/list_changed') await client.listTools()
+   * @throws McpError when the server refuses (e.g. -32602 naming a bad filter field); RequestTimeoutError,
+   *   InvalidResultError and HttpError as for any request. After the acknowledgement, a broken stream
+   *   rejects `subscription.ended` (and the iterator) with SubscriptionDroppedError.
+   */
+  async listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
+    options.signal?.throwIfAborted()
+    const id = this.#nextId++
+    const meta: Record<string, unknown> = {
+      [META.protocolVersion]: this.protocolVersion,
+      [META.clientCapabilities]: this.capabilities,
+      [META.clientInfo]: this.options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
+    }
+    const request = { jsonrpc: '2.0' as const, id, method: 'subscriptions/listen', params: { notifications: filter, _meta: meta } }
+    const warn = this.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`))
+    // list changes and resource updates drop the cache entries they make stale before the app hears of them
+    const before = this.#cache ? (n: JSONRPCNotification) => this.invalidateCacheFor(n) : undefined
+    return openSubscription(this.options.transport, request, options, this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, warn, before)
   }
 
   /** `prompts/list`, walking every page. */

@@ -43,3 +43,18 @@ export class InvalidInputResponseError extends Error {
     this.key = key
   }
 }
+
+/**
+ * A `subscriptions/listen` stream broke after its acknowledgement without the server's closing result
+ * (a network drop, a proxy timeout, a server restart). Notifications may have been missed: re-read what
+ * you care about and listen again (spec: subscriptions.mdx "Graceful Closure").
+ */
+export class SubscriptionDroppedError extends Error {
+  override readonly name: string = 'SubscriptionDroppedError'
+  /** The id of the listen request (its subscriptionId). */
+  readonly subscriptionId: string | number
+  constructor(subscriptionId: string | number, cause: unknown) {
+    super(`Subscription ${JSON.stringify(subscriptionId)} dropped: the stream closed without the server's closing result`, { cause })
+    this.subscriptionId = subscriptionId
+  }
+}

@@ -566,3 +566,53 @@ export const CompleteResult = v.looseObject({
   ...ResultBase,
 })
 export type CompleteResult = v.InferOutput<typeof CompleteResult>
+
+// ---------------------------------------------------------------- subscriptions (spec: basic/patterns/subscriptions.mdx)
+
+/** `SubscriptionFilter`: the notification kinds a client opts in to on `subscriptions/listen` (all optional). */
+export const SubscriptionFilter = v.looseObject({
+  toolsListChanged: v.optional(v.boolean()),
+  promptsListChanged: v.optional(v.boolean()),
+  resourcesListChanged: v.optional(v.boolean()),
+  resourceSubscriptions: v.optional(v.array(v.string())),
+})
+export type SubscriptionFilter = v.InferOutput<typeof SubscriptionFilter>
+
+export const SubscriptionsListenRequestParams = v.looseObject({ ...RequestParamsBase, notifications: SubscriptionFilter })
+export type SubscriptionsListenRequestParams = v.InferOutput<typeof SubscriptionsListenRequestParams>
+export const SubscriptionsListenRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.literal('subscriptions/listen'),
+  params: SubscriptionsListenRequestParams,
+})
+
+/** `_meta` of every message on a listen stream: the JSON-RPC id of the `subscriptions/listen` request. */
+const SubscriptionMeta = v.looseObject({ [META.subscriptionId]: RequestId })
+
+/** `SubscriptionsListenResult`: the graceful end of a subscription (no other data). */
+export const SubscriptionsListenResult = v.looseObject({ resultType: v.string(), _meta: SubscriptionMeta })
+export type SubscriptionsListenResult = v.InferOutput<typeof SubscriptionsListenResult>
+export const SubscriptionsListenResultResponse = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, result: SubscriptionsListenResult })
+
+/** `notifications/subscriptions/acknowledged`: the first message of a listen stream, with the honoured subset. */
+export const SubscriptionsAcknowledgedNotification = v.object({
+  jsonrpc: v.literal('2.0'),
+  method: v.literal('notifications/subscriptions/acknowledged'),
+  params: v.looseObject({ _meta: v.optional(MetaObject), notifications: SubscriptionFilter }),
+})
+export type SubscriptionsAcknowledgedNotification = v.InferOutput<typeof SubscriptionsAcknowledgedNotification>
+
+const listChanged = <M extends string>(method: M) =>
+  v.object({ jsonrpc: v.literal('2.0'), method: v.literal(method), params: v.optional(v.looseObject({ _meta: v.optional(MetaObject) })) })
+export const ToolListChangedNotification = listChanged('notifications/tools/list_changed')
+export const PromptListChangedNotification = listChanged('notifications/prompts/list_changed')
+export const ResourceListChangedNotification = listChanged('notifications/resources/list_changed')
+
+export const ResourceUpdatedNotificationParams = v.looseObject({ _meta: v.optional(MetaObject), uri: v.string() })
+export const ResourceUpdatedNotification = v.object({
+  jsonrpc: v.literal('2.0'),
+  method: v.literal('notifications/resources/updated'),
+  params: ResourceUpdatedNotificationParams,
+})
+export type ResourceUpdatedNotification = v.InferOutput<typeof ResourceUpdatedNotification>

@@ -46,3 +46,10 @@ export {
 export { AesGcmKeyRing, parseRequestStateKeys, type RequestStateCodec, type RequestStateKey } from '../state/codec.ts'
 export { InvalidRequestStateError } from '../state/errors.ts'
 export * from '../protocol/index.ts'
+export {
+  InMemoryNotificationBus,
+  type NotificationBus,
+  type ServerEvent,
+  type ServerEventListener,
+  type Unsubscribe,
+} from './notifications.ts'

@@ -23,6 +23,7 @@ import {
 import { RequestStateSecurity } from '../state/security.ts'
 import type { RequestContext } from './context.ts'
 import { planResolvers, resolveRound, ResolutionError, type CheckedUses, type NeedValues, type ResolverPlan, type Uses } from './resolve.ts'
+import { isAbsoluteUri, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
 import { Server, type ResultObject, type ServerOptions } from './server.ts'
 import { checkCacheHints, type CacheHints } from './cache.ts'
@@ -192,7 +193,8 @@ export class McpServer {
   }
 
   /**
-   * Register a tool. Tools are listed in registration order.
+   * Register a tool. Tools are listed in registration order. Once the server is serving, listen streams
+   * that asked for `toolsListChanged` are told (likewise for prompts, resources and templates).
    * @throws Error when a tool with this name is already registered.
    * @throws InvalidSignatureError when its resolver graph cannot work (unknown argument, cycle, collision).
    */
@@ -221,7 +223,53 @@ export class McpServer {
     if (config.icons !== undefined) definition.icons = config.icons
     if (config._meta !== undefined) definition._meta = config._meta
     this.#tools.set(name, { definition, schema, plan, handler: handler as Registered['handler'], output: config.output, headerParams: found.params })
+    this.#changed('toolsListChanged')
     return this
+  }
+
+  /**
+   * Remove a tool; once the server is serving, listen streams that asked for `toolsListChanged` are told.
+   * @returns whether a tool of that name was registered.
+   */
+  removeTool(name: string): boolean {
+    return this.#remove(this.#tools, name, 'toolsListChanged')
+  }
+
+  /** Remove a prompt (announced like {@link McpServer.removeTool}). @returns whether it was registered. */
+  removePrompt(name: string): boolean {
+    return this.#remove(this.#prompts, name, 'promptsListChanged')
+  }
+
+  /** Remove a static resource by URI (announced as `resourcesListChanged`). @returns whether it was registered. */
+  removeResource(uri: string): boolean {
+    return this.#remove(this.#resources, uri, 'resourcesListChanged')
+  }
+
+  /** Remove a resource template by name (announced as `resourcesListChanged`). @returns whether it was registered. */
+  removeResourceTemplate(name: string): boolean {
+    return this.#remove(this.#templates, name, 'resourcesListChanged')
+  }
+
+  /**
+   * Announce that the resource at `uri` changed: `notifications/resources/updated` goes to the listen
+   * streams (on every instance sharing the notification bus) whose `resourceSubscriptions` hold exactly
+   * this URI. Resolves once the bus took the event; bus failures are logged, not thrown.
+   * @throws TypeError when `uri` is not an absolute URI (`scheme:…`).
+   */
+  async resourceUpdated(uri: string): Promise<void> {
+    if (!isAbsoluteUri(uri)) throw new TypeError(`resourceUpdated: ${JSON.stringify(uri)} is not an absolute URI`)
+    await this.server.publish({ kind: 'resourceUpdated', uri })
+  }
+
+  /** A list changed: announce it once the server is serving (registrations at start-up are not news). */
+  #changed(kind: Exclude<ServerEvent['kind'], 'resourceUpdated'>): void {
+    if (this.server.serving) void this.server.publish({ kind })
+  }
+
+  #remove(items: Map<string, unknown>, key: string, kind: Exclude<ServerEvent['kind'], 'resourceUpdated'>): boolean {
+    if (!items.delete(key)) return false
+    this.#changed(kind)
+    return true
   }
 
   /**
@@ -260,6 +308,7 @@ export class McpServer {
     }
     this.#prompts.set(name, { definition, schema, plan, handler: handler as Registered['handler'], complete: config.complete as Record<string, Completer | undefined> | undefined })
     if (config.complete) this.#enableCompletions()
+    this.#changed('promptsListChanged')
     return this
   }
 
@@ -288,6 +337,7 @@ export class McpServer {
     this.#enableResources()
     this.#templates.set(name, { definition, schema, plan, handler: handler as Registered['handler'], match, complete: config.complete as Record<string, Completer | undefined> | undefined, cache: config.cache })
     if (config.complete) this.#enableCompletions()
+    this.#changed('resourcesListChanged')
     return this
   }
 
@@ -313,6 +363,7 @@ export class McpServer {
       match: (candidate) => (candidate === uri ? {} : undefined),
       cache: config.cache,
     })
+    this.#changed('resourcesListChanged')
     return this
   }
 

@@ -9,11 +9,12 @@ import { capabilitiesNeededBy, checkProtocolVersion, hasEnvelope, readEnvelope, 
 import { describeIssue } from '../protocol/issues.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
-import { InputRequiredResult, type Implementation, type JSONRPCRequest, type LoggingLevel, type JSONRPCResponse, type ServerCapabilities } from '../protocol/schemas.ts'
+import { InputRequiredResult, type Implementation, type JSONRPCNotification, type JSONRPCRequest, type LoggingLevel, type JSONRPCResponse, type ServerCapabilities } from '../protocol/schemas.ts'
 import { argumentsDigest } from '../state/canonical.ts'
 import { InvalidRequestStateError } from '../state/errors.ts'
 import type { RequestBinding, RequestStateSecurity } from '../state/security.ts'
 import { consoleLogger, type Logger, type RequestContext, type RequestInfo } from './context.ts'
+import { honouredFilter, InMemoryNotificationBus, notificationMatcher, parseListenFilter, type NotificationBus, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
 import { CACHEABLE_METHODS, cacheHintsFor, checkCacheOptions, withCacheHints, type CacheHints, type CacheOptions } from './cache.ts'
 
@@ -45,6 +46,11 @@ export interface ServerOptions {
   cache?: CacheOptions
   /** Where diagnostics go. Default: the console. */
   logger?: Logger
+  /**
+   * Carries server events to `subscriptions/listen` streams. Default: a new `InMemoryNotificationBus`
+   * (this isolate only); share one across instances to fan out (see `notifications.ts`).
+   */
+  notificationBus?: NotificationBus
 }
 
 /** What the server answers for one inbound message: an HTTP-like status and, for requests, a response. */
@@ -58,11 +64,12 @@ export interface Handled {
 /** RFC 5424 severities, least to most severe (spec: `LoggingLevel`). */
 const LOG_SEVERITY: Readonly<Record<LoggingLevel, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 }
 
-const METHOD_CAPABILITY: Record<string, keyof ServerCapabilities> = {
-  'tools/list': 'tools',
-  'prompts/list': 'prompts',
-  'resources/list': 'resources',
-  'completion/complete': 'completions',
+/** Capabilities implied by a registered handler; list changes and resource updates come through `subscriptions/listen`. */
+const METHOD_CAPABILITY: Record<string, [keyof ServerCapabilities, Record<string, unknown>]> = {
+  'tools/list': ['tools', { listChanged: true }],
+  'prompts/list': ['prompts', { listChanged: true }],
+  'resources/list': ['resources', { subscribe: true, listChanged: true }],
+  'completion/complete': ['completions', {}],
 }
 
 /**
@@ -81,9 +88,14 @@ export class Server {
   readonly info: Implementation
   readonly options: ServerOptions
   readonly logger: Logger
+  /** The bus `subscriptions/listen` streams read from (`options.notificationBus`, or an in-memory one). */
+  readonly notifications: NotificationBus
   readonly #handlers = new Map<string, RequestHandler>()
   readonly #notificationHandlers = new Map<string, NotificationHandler>()
   #security: { policy: RequestStateSecurity; audience: string | undefined } | undefined
+  /** Ends each listen stream open on this instance. */
+  readonly #listens = new Set<() => void>()
+  #serving = false
 
   /** @throws RangeError when `options.cache` holds an invalid value (see {@link ServerOptions.cache}). */
   constructor(info: Implementation, options: ServerOptions = {}) {
@@ -91,7 +103,36 @@ export class Server {
     this.info = info
     this.options = options
     this.logger = options.logger ?? consoleLogger
+    this.notifications = options.notificationBus ?? new InMemoryNotificationBus()
     this.#handlers.set('server/discover', () => this.#discover())
+    this.#handlers.set('subscriptions/listen', (params, ctx) => this.#listen(params, ctx))
+  }
+
+  /** True once this server has been handed its first message (registrations after that are announced). */
+  get serving(): boolean {
+    return this.#serving
+  }
+
+  /**
+   * Publish a server event to the `subscriptions/listen` streams (of every instance sharing the bus),
+   * which forward it to the clients that asked for its kind. Never throws: a bus failure is logged.
+   * @example await server.publish({ kind: 'resourceUpdated', uri: 'file:///config.json' })
+   */
+  async publish(event: ServerEvent): Promise<void> {
+    try {
+      await this.notifications.publish(event)
+    } catch (error) {
+      this.logger.error(`publishing ${event.kind} failed`, error)
+    }
+  }
+
+  /**
+   * End every listen stream open on this instance gracefully (e.g. before shutdown): each gets its
+   * `subscriptions/listen` result (`_meta` subscriptionId), then its stream closes
+   * (spec: subscriptions.mdx "Graceful Closure").
+   */
+  closeSubscriptions(): void {
+    for (const end of [...this.#listens]) end()
   }
 
   /** The versions this server accepts. */
@@ -152,6 +193,7 @@ export class Server {
 
   /** Answer one classified inbound message. Never throws. */
   async handle(message: InboundMessage, info: RequestInfo = {}): Promise<Handled> {
+    this.#serving = true
     if (message.kind === 'notification') {
       const handler = this.#notificationHandlers.get(message.message.method)
       if (handler) {
@@ -168,6 +210,7 @@ export class Server {
 
   /** Answer one JSON-RPC request. Never throws: failures become JSON-RPC errors. */
   async handleRequest(request: JSONRPCRequest, info: RequestInfo = {}): Promise<Handled> {
+    this.#serving = true
     try {
       const result = await this.#dispatch(request, info)
       return { status: 200, response: { jsonrpc: '2.0', id: request.id, result } }
@@ -333,15 +376,68 @@ export class Server {
     }
   }
 
-  #discover(): ResultObject {
+  /** `options.capabilities`, plus those implied by registered handlers (where not set explicitly). */
+  #capabilities(): ServerCapabilities {
     const capabilities: ServerCapabilities = { ...this.options.capabilities }
-    for (const [method, cap] of Object.entries(METHOD_CAPABILITY)) {
-      if (this.#handlers.has(method) && capabilities[cap] === undefined) (capabilities as Record<string, unknown>)[cap] = {}
+    for (const [method, [cap, value]] of Object.entries(METHOD_CAPABILITY)) {
+      if (this.#handlers.has(method) && capabilities[cap] === undefined) (capabilities as Record<string, unknown>)[cap] = { ...value }
     }
+    return capabilities
+  }
+
+  /**
+   * `subscriptions/listen` (spec: basic/patterns/subscriptions.mdx): subscribe to the bus, send the
+   * acknowledgement (the honoured subset of the filter), then every matching event, each tagged with the
+   * request id as `_meta` subscriptionId, until the client goes away (`signal`) or
+   * {@link Server.closeSubscriptions} ends it with a result. Progress and log messages never go here.
+   * @throws McpError -32602 for a bad filter; -32600 (HTTP 406) when the transport cannot stream.
+   */
+  async #listen(params: RequestParams, ctx: RequestContext): Promise<ResultObject> {
+    const filter = honouredFilter(parseListenFilter(params), this.#capabilities())
+    const notify = ctx.notify
+    if (!notify) {
+      throw new McpError(ErrorCode.InvalidRequest, 'Not Acceptable: subscriptions/listen answers with an SSE stream; Accept must include text/event-stream', undefined, 406)
+    }
+    const match = notificationMatcher(filter, ctx.requestId)
+    let early: JSONRPCNotification[] | undefined = [] // events between subscribing and the acknowledgement
+    const unsubscribe = await this.notifications.subscribe((event) => {
+      const notification = match(event)
+      if (!notification) return
+      if (early) early.push(notification)
+      else notify(notification)
+    })
+    try {
+      if (!ctx.signal.aborted) {
+        notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [META.subscriptionId]: ctx.requestId }, notifications: filter } })
+        for (const n of early) notify(n)
+        early = undefined
+        let end!: () => void
+        const ended = new Promise<void>((resolve) => (end = resolve))
+        ctx.signal.addEventListener('abort', end, { once: true })
+        this.#listens.add(end)
+        try {
+          await ended
+        } finally {
+          ctx.signal.removeEventListener('abort', end)
+          this.#listens.delete(end)
+        }
+      }
+    } finally {
+      try {
+        await unsubscribe()
+      } catch (error) {
+        this.logger.error('unsubscribing a listen stream from the notification bus failed', error)
+      }
+    }
+    // the graceful-closure result; after a disconnect nobody reads it
+    return { _meta: { [META.subscriptionId]: ctx.requestId } }
+  }
+
+  #discover(): ResultObject {
     const result: ResultObject = {
       resultType: 'complete',
       supportedVersions: [...this.supportedVersions],
-      capabilities,
+      capabilities: this.#capabilities(),
     }
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions
     return result

@@ -278,6 +278,8 @@ function jsonError(status: number, id: RequestId | null, error: McpError, header
  * Answer with JSON when the handler sends no notification before its result; once it does, switch to
  * a per-request SSE stream: the notifications so far, then each new one, then the response, then close
  * (spec: streamable-http.mdx). Closing the stream is the cancel: the handler's `signal` aborts.
+ * `subscriptions/listen` rides the same path: its acknowledgement opens the stream, which then stays
+ * open (with keep-alives) until the client disconnects or the server ends the subscription.
  */
 async function streamIfNotified(server: Server, message: InboundMessage, info: RequestInfo, accept: Representation, keepAliveMs: number): Promise<Response> {
   const cancel = new AbortController()
@@ -302,9 +304,9 @@ async function streamIfNotified(server: Server, message: InboundMessage, info: R
   }
   const encoder = new TextEncoder()
   let timer: ReturnType<typeof setInterval> | undefined
+  let open = true
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      let open = true
       const send = (text: string) => {
         if (!open) return
         try {
@@ -331,6 +333,7 @@ async function streamIfNotified(server: Server, message: InboundMessage, info: R
         })
     },
     cancel() {
+      open = false
       clearInterval(timer)
       cancel.abort(new Error('the client closed the stream'))
     },

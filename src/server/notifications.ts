@@ -1,0 +1,135 @@
+/**
+ * The notification bus behind `subscriptions/listen` (spec: basic/patterns/subscriptions.mdx): server
+ * events go in with `publish`, every open listen stream takes them out with `subscribe` and forwards
+ * the kinds its client asked for. The default bus is in memory (one isolate); plug your own to fan out
+ * across instances.
+ *
+ * **Many instances.** A Worker deployment runs many isolates, and a listen stream is held by one of
+ * them, so an event published on another isolate must reach it. Implement {@link NotificationBus} over
+ * a fan-out you already run — a Durable Object holding WebSockets to each isolate, a queue, Redis
+ * pub/sub, a `BroadcastChannel` (Deno Deploy, browsers) — and pass it as `notificationBus` to every
+ * instance. `publish` sends the event (plain JSON) to the others *and* to local listeners;
+ * `subscribe` may resolve only once the subscription is live, because the server acknowledges a
+ * listen request only after it resolves (so nothing published after the acknowledgement is missed).
+ * Both may be async; failures are logged by the server, never thrown at the caller.
+ * @module
+ */
+import * as v from 'valibot'
+import { META } from '../protocol/constants.ts'
+import { ErrorCode, McpError } from '../protocol/errors.ts'
+import { describeIssue } from '../protocol/issues.ts'
+import { isPlainObject } from '../protocol/jsonrpc.ts'
+import { SubscriptionFilter, type JSONRPCNotification, type RequestId, type ServerCapabilities } from '../protocol/schemas.ts'
+
+/**
+ * One server event, plain JSON so that any bus can carry it: a list changed, or a resource was updated
+ * (`uri`: an absolute URI). Each maps to one notification kind of the listen filter.
+ */
+export type ServerEvent =
+  | { kind: 'toolsListChanged' }
+  | { kind: 'promptsListChanged' }
+  | { kind: 'resourcesListChanged' }
+  | { kind: 'resourceUpdated'; uri: string }
+
+/** Receives every event published on a bus. */
+export type ServerEventListener = (event: ServerEvent) => void
+/** Ends a subscription to a bus. */
+export type Unsubscribe = () => void | Promise<void>
+
+/** Where server events meet listen streams. Async-friendly: either method may return a promise. */
+export interface NotificationBus {
+  /** Deliver `event` to every subscriber (on every instance, for a shared bus). */
+  publish(event: ServerEvent): void | Promise<void>
+  /** Call `listener` for every event from now on, until the returned function is called. */
+  subscribe(listener: ServerEventListener): Unsubscribe | Promise<Unsubscribe>
+}
+
+/**
+ * The default bus: synchronous fan-out to the listeners of this isolate. Every listener runs even when
+ * one throws; `publish` then throws the first error.
+ */
+export class InMemoryNotificationBus implements NotificationBus {
+  readonly #listeners = new Set<{ listener: ServerEventListener }>()
+
+  /** How many subscriptions are open (one per live listen stream). */
+  get listenerCount(): number {
+    return this.#listeners.size
+  }
+
+  publish(event: ServerEvent): void {
+    let failure: { error: unknown } | undefined
+    for (const entry of [...this.#listeners]) {
+      try {
+        entry.listener(event)
+      } catch (error) {
+        failure ??= { error }
+      }
+    }
+    if (failure) throw failure.error
+  }
+
+  subscribe(listener: ServerEventListener): Unsubscribe {
+    const entry = { listener } // one entry per call: the same function may subscribe twice
+    this.#listeners.add(entry)
+    return () => {
+      this.#listeners.delete(entry)
+    }
+  }
+}
+
+/** True for an absolute URI (a scheme, then `:`), as `ResourceUpdatedNotification.uri` requires. */
+export function isAbsoluteUri(uri: unknown): uri is string {
+  return typeof uri === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/.test(uri)
+}
+
+const ListenParams = v.looseObject({ notifications: SubscriptionFilter })
+
+/**
+ * The filter of a `subscriptions/listen` request.
+ * @throws McpError -32602 naming the field, e.g. `field 'notifications.resourceSubscriptions.0'`.
+ */
+export function parseListenFilter(params: Record<string, unknown>): SubscriptionFilter {
+  if (!isPlainObject(params.notifications)) {
+    throw new McpError(ErrorCode.InvalidParams, "Invalid params: field 'notifications' must be an object (a SubscriptionFilter)")
+  }
+  const parsed = v.safeParse(ListenParams, params)
+  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
+  return parsed.output.notifications
+}
+
+/**
+ * The subset of `requested` the server honours (sent back in the acknowledgement): list changes of the
+ * kinds whose capability advertises `listChanged`, resource subscriptions when `resources.subscribe`.
+ * Unknown or false kinds are left out.
+ */
+export function honouredFilter(requested: SubscriptionFilter, capabilities: ServerCapabilities): SubscriptionFilter {
+  const out: SubscriptionFilter = {}
+  if (requested.toolsListChanged === true && capabilities.tools?.listChanged === true) out.toolsListChanged = true
+  if (requested.promptsListChanged === true && capabilities.prompts?.listChanged === true) out.promptsListChanged = true
+  if (requested.resourcesListChanged === true && capabilities.resources?.listChanged === true) out.resourcesListChanged = true
+  if (requested.resourceSubscriptions !== undefined && capabilities.resources?.subscribe === true) {
+    out.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)]
+  }
+  return out
+}
+
+const LIST_CHANGED: Readonly<Record<Exclude<ServerEvent['kind'], 'resourceUpdated'>, string>> = {
+  toolsListChanged: 'notifications/tools/list_changed',
+  promptsListChanged: 'notifications/prompts/list_changed',
+  resourcesListChanged: 'notifications/resources/list_changed',
+}
+
+/**
+ * A matcher for one listen stream: the notification an event becomes on it (tagged with
+ * `_meta["io.modelcontextprotocol/subscriptionId"]`), or undefined when the filter did not ask for it.
+ */
+export function notificationMatcher(filter: SubscriptionFilter, subscriptionId: RequestId): (event: ServerEvent) => JSONRPCNotification | undefined {
+  const uris = new Set(filter.resourceSubscriptions ?? [])
+  const meta = { [META.subscriptionId]: subscriptionId }
+  return (event) => {
+    if (event.kind === 'resourceUpdated') {
+      return uris.has(event.uri) ? { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: meta, uri: event.uri } } : undefined
+    }
+    return filter[event.kind] === true ? { jsonrpc: '2.0', method: LIST_CHANGED[event.kind], params: { _meta: meta } } : undefined
+  }
+}
