@@ -24,6 +24,7 @@ import {
   sample,
   type FetchHandler,
   type InputRequest,
+  type RequestedSchema,
 } from '../../src/server/index.ts'
 
 /** A 1×1 red PNG pixel. */
@@ -33,8 +34,8 @@ export const TEST_AUDIO_BASE64 = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACAB
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const nameForm = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const
-const confirmForm = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } as const
+const nameForm: RequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
+const confirmForm: RequestedSchema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] }
 
 // resolvers: the SDK asks, records each answer in the sealed requestState, and injects the values
 const Name = formSchema({ name: v.string() })
@@ -111,6 +112,12 @@ export function createConformanceServer(): McpServer {
     return inputRequired({ confirm: elicitForm('Please confirm', confirmForm) })
   })
 
+  mcp.tool(
+    'test_param_headers',
+    { description: 'Mirrors its region argument into the Mcp-Param-Region header', input: { region: v.string() }, headers: { region: 'Region' } },
+    ({ region }) => `Routed to ${region}`,
+  )
+
   // ------------------------------------------------------------------ multi-round-trip requests
   mcp.tool('test_input_required_result_elicitation', { description: 'MRTR: one elicitation' }, (_args, ctx) => {
     // answers without state: the key alone says what was asked; anything else is asked again
@@ -130,11 +137,9 @@ export function createConformanceServer(): McpServer {
     }
     return inputRequired({ capital_question: question })
   })
-  mcp.tool('test_input_required_result_list_roots', { description: 'MRTR: one roots/list request' }, (_args, ctx) => {
-    const answer = ctx.inputResponses?.client_roots
-    if (answer && 'roots' in answer) return `Found ${answer.roots.length} root(s): ${answer.roots.map((r) => r.uri).join(', ')}`
-    return inputRequired({ client_roots: { method: 'roots/list' } })
-  })
+  mcp.tool('test_input_required_result_list_roots', { description: 'MRTR: one roots/list request', use: { roots: client_roots } }, ({ roots }) =>
+    `Found ${roots.roots.length} root(s): ${roots.roots.map((r) => r.uri).join(', ')}`,
+  )
   mcp.tool('test_input_required_result_request_state', { description: 'MRTR: inputRequests plus requestState' }, (_args, ctx) => {
     // ctx.requestState is the plaintext minted last round, sealed on the wire and verified on the way back
     const answer = acceptedContent(ctx.inputResponses?.confirm)
