@@ -64,13 +64,17 @@ function scoredScenarios() {
   return legs
 }
 
-/** checks.json of every scenario run into `dir` (`<leg>-<scenario>-<timestamp>/checks.json`), by scenario. */
+/**
+ * checks.json of every scenario run into `dir`, by scenario: the CLI writes
+ * `server-<scenario>-<timestamp>/checks.json` for servers and `<scenario>-<timestamp>/checks.json` for clients.
+ */
 function readChecks(dir, leg) {
+  const prefix = leg === 'server' ? 'server-' : ''
   const byScenario = new Map()
   if (!existsSync(dir)) return byScenario
   for (const file of readdirSync(dir, { recursive: true })) {
     const path = String(file).split('\\').join('/')
-    const m = new RegExp(`^${leg}-(.+)-\\d{4}-\\d{2}-\\d{2}T[\\d-]+Z/checks\\.json$`).exec(path)
+    const m = new RegExp(`^${prefix}(.+)-\\d{4}-\\d{2}-\\d{2}T[\\d-]+Z/checks\\.json$`).exec(path)
     if (m) byScenario.set(m[1], JSON.parse(readFileSync(join(dir, path), 'utf8')))
   }
   return byScenario
