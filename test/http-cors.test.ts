@@ -77,3 +77,40 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
     })
   })
 }
+
+for (const [label, handler] of adapters(createDemoServer(), { allowedHosts: ['localhost', '127.0.0.1:8787', '[::1]'] })) {
+  describe(`DNS rebinding: allowedHosts via ${label}`, () => {
+    const at = (url: string, headers: Record<string, string> = {}) =>
+      handler(new Request(url, { method: 'POST', headers: { ...std('tools/list'), ...headers }, body: JSON.stringify(req('tools/list')) }))
+
+    it('refuses a rebound host with 403 even when Origin is same-origin with it', async () => {
+      // the attack: evil.example resolves to 127.0.0.1; the browser sends Host and Origin of evil.example
+      const res = await at('http://evil.example:8787/mcp', { origin: 'http://evil.example:8787' })
+      expect(res.status).toBe(403)
+      const body = (await res.json()) as { error: { code: number; message: string } }
+      expect(body.error.code).toBe(-32600)
+      expect(body.error.message).toContain('evil.example:8787')
+      const preflight = await handler(new Request('http://evil.example:8787/mcp', { method: 'OPTIONS', headers: { origin: 'http://evil.example:8787' } }))
+      expect(preflight.status).toBe(403)
+    })
+
+    it('serves listed hosts: a bare name on any port, a host:port entry on that port only, IPv6, any case', async () => {
+      expect((await at('http://LOCALHOST:3000/mcp', { origin: 'http://localhost:3000' })).status).toBe(200)
+      expect((await at('http://127.0.0.1:8787/mcp')).status).toBe(200)
+      expect((await at('http://127.0.0.1:8788/mcp')).status).toBe(403)
+      expect((await at('http://[::1]:9/mcp')).status).toBe(200)
+    })
+
+    it('still applies the Origin rule on an allowed host', async () => {
+      expect((await at('http://localhost:3000/mcp', { origin: 'http://evil.example' })).status).toBe(403)
+    })
+  })
+}
+
+describe('DNS rebinding: without allowedHosts', () => {
+  it('serves any host (the default; only the Origin rule applies)', async () => {
+    const [[, handler]] = adapters(createDemoServer()) as [[string, (r: Request) => Promise<Response>]]
+    const res = await handler(new Request('http://anything.example/mcp', { method: 'POST', headers: std('tools/list'), body: JSON.stringify(req('tools/list')) }))
+    expect(res.status).toBe(200)
+  })
+})

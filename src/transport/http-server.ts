@@ -32,6 +32,16 @@ export interface FetchHandlerOptions {
    */
   allowedOrigins?: readonly string[] | '*' | ((origin: string) => boolean)
   /**
+   * Host names this endpoint is served under, checked against the request URL's host (the `Host`
+   * header) before anything else: a request for any other host gets 403. An entry with a port
+   * (`"localhost:8787"`) must match host and port; one without (`"localhost"`, `"[::1]"`) matches any
+   * port. Case-insensitive. Set it for a server on loopback or a private network: under DNS rebinding
+   * the attacker's page is same-origin with its own host name, so only the host check stops it
+   * (spec: basic/transports/streamable-http.mdx "Security Warning"). Default: any host.
+   * @example createFetchHandler(mcp, { allowedHosts: ['localhost', '127.0.0.1', '[::1]'] })
+   */
+  allowedHosts?: readonly string[]
+  /**
    * Interval of `:` keep-alive comments on a streamed (SSE) response, in **milliseconds**. Default 15,000.
    * workerd notices a closed connection only when it next writes, so on Workers this also bounds how
    * late the handler's `signal` aborts after the client goes away (with `enable_request_signal`).
@@ -58,7 +68,8 @@ const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
  * Answers: 200 with JSON (or a one-event SSE stream when the client accepts only `text/event-stream`);
  * 202 for notifications; 400 for framing, envelope, version (-32022), header (-32020) and capability
  * (-32021) errors; 404 with -32601 for unknown methods; 405 for other HTTP methods; 406 / 415 for
- * unacceptable `Accept` / `Content-Type`; 413 over the body cap. Never a 500 for a client mistake.
+ * unacceptable `Accept` / `Content-Type`; 413 over the body cap; 403 for a host outside `allowedHosts` or
+ * a disallowed `Origin`. Never a 500 for a client mistake.
  *
  * @example
  * export default { fetch: createFetchHandler(mcp) }
@@ -69,6 +80,7 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`)
   const isAllowed = originPolicy(options.allowedOrigins)
+  const isAllowedHost = hostPolicy(options.allowedHosts)
   const handle = async (request: Request, env: unknown, executionCtx: unknown): Promise<Response> => {
     try {
       if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: 'POST, OPTIONS' } })
@@ -129,8 +141,10 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
     }
   }
   return async (request, env, executionCtx) => {
+    const url = new URL(request.url)
+    if (!isAllowedHost(url)) return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: host ${url.host} is not allowed`))
     const origin = request.headers.get('origin')
-    if (origin === null || origin === new URL(request.url).origin) return handle(request, env, executionCtx)
+    if (origin === null || origin === url.origin) return handle(request, env, executionCtx)
     if (!isAllowed(origin)) {
       return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: origin ${origin} is not allowed`))
     }
@@ -163,6 +177,12 @@ function originPolicy(allowed: FetchHandlerOptions['allowedOrigins']): (origin: 
   if (typeof allowed === 'function') return allowed
   const set = new Set(allowed.map((o) => o.replace(/\/+$/, '')))
   return (origin) => set.has(origin)
+}
+
+function hostPolicy(allowed: FetchHandlerOptions['allowedHosts']): (url: URL) => boolean {
+  if (allowed === undefined) return () => true
+  const hosts = new Set(allowed.map((h) => h.toLowerCase()))
+  return (url) => hosts.has(url.host) || hosts.has(url.hostname) // URL lowercases both
 }
 
 /**
