@@ -64,6 +64,23 @@ export function createConformanceServer(): McpServer {
   )
 
   // ----------------------------------------------------------------------------------------- tools
+  // Diagnostic hooks of server-stateless (SEP-2575): change a list while a listen stream is open; the
+  // McpServer announces the change on the notification bus, and every listen stream that asked hears it.
+  let toolToggle = false
+  mcp.tool('test_trigger_tool_change', { description: 'Adds or removes the tool test_toggled_tool' }, () => {
+    toolToggle = !toolToggle
+    if (toolToggle) mcp.tool('test_toggled_tool', { description: 'Comes and goes' }, () => 'here')
+    else mcp.removeTool('test_toggled_tool')
+    return toolToggle ? 'added test_toggled_tool' : 'removed test_toggled_tool'
+  })
+  let promptToggle = false
+  mcp.tool('test_trigger_prompt_change', { description: 'Adds or removes the prompt test_toggled_prompt' }, () => {
+    promptToggle = !promptToggle
+    if (promptToggle) mcp.prompt('test_toggled_prompt', { description: 'Comes and goes' }, () => 'here')
+    else mcp.removePrompt('test_toggled_prompt')
+    return promptToggle ? 'added test_toggled_prompt' : 'removed test_toggled_prompt'
+  })
+
   mcp.tool('test_simple_text', { description: 'Tests simple text content response' }, () => 'This is a simple text response for testing.')
   mcp.tool('test_image_content', { description: 'Tests image content response' }, () => ({
     content: [{ type: 'image', data: TEST_IMAGE_BASE64, mimeType: 'image/png' }],
