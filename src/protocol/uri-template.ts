@@ -57,7 +57,7 @@ export class UriTemplateError extends Error {
 }
 
 /** URIs longer than this many characters match no template (it bounds matching time). */
-export const MAX_MATCH_LENGTH = 8192
+export const MAX_MATCH_LENGTH = 4096
 
 // The names of a template's variables, at the type level (for literal template strings).
 type Expressions<T extends string> = T extends `${string}{${infer E}}${infer Rest}` ? E | Expressions<Rest> : never
