@@ -177,6 +177,7 @@ describe('match', () => {
     expect(new UriTemplate('{?tag*}{&page}').match('?tag=a&page=2&tag=b')).toBeUndefined() // {&page} comes after
     expect(new UriTemplate('{?tag*}{&page}').match('?tag=a&tag=b&page=2')).toEqual({ tag: ['a', 'b'], page: '2' })
     expect(new UriTemplate('x{;v,w}').match('x;w=2;v')).toEqual({ w: '2', v: '' })
+    expect(new UriTemplate('{?q,qq}x').match('?qq=1&q=2x')).toEqual({ qq: '1', q: '2' }) // a name that starts another
   })
 
   it('values stop at the first character of what follows them; the last {+…}/{#…}/{…*} may span it', () => {

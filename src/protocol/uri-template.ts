@@ -350,7 +350,9 @@ function expressionPattern(expression: UriTemplateExpression, stop: string | und
   const without = (chars: string, c: string | undefined) => (c === undefined ? chars : chars.split(c).join(''))
   const chars = without(valueChars(expression.operator) + ',', stop)
   if (op.named) {
-    const item = `(?:${expression.varspecs.map((s) => escapeRegExp(s.name)).join('|')})(?:=${charClass(chars)}*)?`
+    // longest name first: the group is atomic, so `q` must not win over `qq`
+    const names = expression.varspecs.map((s) => escapeRegExp(s.name)).sort((a, b) => b.length - a.length)
+    const item = `(?:${names.join('|')})(?:=${charClass(chars)}*)?`
     return `(?:${escapeRegExp(op.first)}${item}(?:${escapeRegExp(op.sep)}${item})${more})?`
   }
   if (count === 1 && !explode) {
