@@ -12,8 +12,9 @@
  *   Values are percent-decoded (UTF-8); a malformed escape matches nothing.
  * - Within an expression, values are split on its separator (`,` for `{x,y}`, `/` for `{/a,b}`, `.`
  *   for `{.a,b}`): a non-exploded variable takes one value, an exploded one (`{/segments*}`) a list of
- *   every value left (`string[]`, `[]` when there is none). A lone non-exploded variable takes the whole
- *   expression, separator included (`{.ext}` on `.tar.gz` is `tar.gz`; `{list}` on `a,b` is `"a,b"`).
+ *   every value left (`string[]`, `[]` when there is none); fewer values than variables leave the last
+ *   ones absent (`{x,y}` on `1` is `x: '1'`), more match nothing. A lone non-exploded variable takes the
+ *   whole expression, separator included (`{.ext}` on `.tar.gz` is `tar.gz`; `{list}` on `a,b` is `"a,b"`).
  * - `{?x,y}`, `{&x}` and `{;x}` take their variables by name, in any order; an item without `=` is the
  *   empty string; a name that is not in the expression, or a non-exploded name given twice, matches
  *   nothing. Associative arrays (exploded maps) are expanded but never matched.
@@ -23,9 +24,12 @@
  *   other expression takes the longest run it can and never gives any back, and its values never contain
  *   the first character of what follows it in the template (`{name}.{ext}` on `a.b.c` is `a` and
  *   `b.c`). That last expression takes the longest match that lets the rest of the template match, and
- *   may span the literal after it (`{+path}/here` on `/a/b/here` is `/a/b`).
+ *   may span the literal after it (`{+path}/here` on `/a/b/here` is `/a/b`). Two expressions with
+ *   nothing between them (`{a}{b}`) cannot be told apart: the first takes all it can.
  * - A prefix `{x:3}` matches values of at most 3 characters. A variable used twice must match the same
- *   value in both places (or, with a prefix, the start of it: `{/v:1,v}` on `/a/ab` is `ab`). URIs longer than {@link MAX_MATCH_LENGTH} characters match nothing.
+ *   value in both places (or, with a prefix, the start of it: `{/v:1,v}` on `/a/ab` is `ab`).
+ * - URIs longer than {@link MAX_MATCH_LENGTH} characters match nothing: matching is linear but for the
+ *   one backtracking expression, which can make a hostile URI cost O(n²) steps (tens of ms at the cap).
  * @module
  */
 
