@@ -20,6 +20,7 @@ import {
   type ReadResourceResult,
   type Tool,
 } from '../protocol/schemas.ts'
+import { UriTemplate, type TemplateArgs, type TemplateVariables } from '../protocol/uri-template.ts'
 import { RequestStateSecurity } from '../state/security.ts'
 import type { RequestContext } from './context.ts'
 import { planResolvers, resolveRound, ResolutionError, type CheckedUses, type NeedValues, type ResolverPlan, type Uses } from './resolve.ts'
@@ -113,11 +114,6 @@ export type Completer = (value: string, context: Record<string, string>) => stri
 /** What a resource-template handler may return: contents, a string (text of the URI), or an `InputRequiredResult`. */
 export type ResourceReturn = ReadResourceResult | string | InputRequiredResult
 
-/** The variable names of an RFC 6570 level-1 URI template, as a union of string literals. */
-export type TemplateVariables<T extends string> = T extends `${string}{${infer V}}${infer Rest}` ? V | TemplateVariables<Rest> : never
-/** The handler arguments of a URI template: one string per variable. */
-export type TemplateArgs<T extends string> = { [K in TemplateVariables<T>]: string }
-
 /** Registration options of a resource template. */
 export interface ResourceTemplateConfig<T extends string = string, U extends Uses = {}> {
   title?: string
@@ -146,23 +142,24 @@ export interface McpServerOptions extends ServerOptions {
 }
 
 interface Registered {
-  schema: v.GenericSchema<unknown, Record<string, unknown>>
   plan: ResolverPlan | undefined
   handler: (args: never, ctx: ToolContext) => unknown
 }
 interface RegisteredTool extends Registered {
+  schema: v.GenericSchema<unknown, Record<string, unknown>>
   definition: Tool
   output: v.GenericSchema | undefined
   headerParams: HeaderParam[]
 }
 interface RegisteredPrompt extends Registered {
+  schema: v.GenericSchema<unknown, Record<string, unknown>>
   definition: Record<string, unknown>
   complete?: Record<string, Completer | undefined> | undefined
 }
 interface RegisteredTemplate extends Registered {
   definition: Record<string, unknown>
   cache?: Partial<CacheHints> | undefined
-  match: (uri: string) => Record<string, string> | undefined
+  match: (uri: string) => Record<string, unknown> | undefined
   complete?: Record<string, Completer | undefined> | undefined
 }
 
@@ -313,10 +310,15 @@ export class McpServer {
   }
 
   /**
-   * Register a resource template (`resources/templates/list`, and `resources/read` for URIs it matches).
-   * Variables are RFC 6570 level-1 expressions (`{name}`), each matching one path segment, percent-decoded.
-   * @throws Error for a duplicate name or an invalid template; InvalidSignatureError for a bad resolver graph;
-   *   RangeError for invalid `cache` hints.
+   * Register a resource template (`resources/templates/list`, and `resources/read` for URIs it matches;
+   * spec: server/resources.mdx "Resource Templates"). `uriTemplate` is an RFC 6570 template, levels 1–4
+   * (`file:///{+path}`, `docs://{/segments*}`, `search://{?q,lang}`). `resources/read` routes a URI to
+   * the first template (in registration order) whose `UriTemplate.match` accepts it, and the handler gets
+   * the percent-decoded variables: a `string` for the lone variable of `{x}` or `{+x}`, a `string[]` for an
+   * exploded `{x*}`, an optional `string` otherwise (see `uri-template.ts` for the matching rule).
+   * @throws UriTemplateError for an invalid template; Error for a duplicate name or a `complete` entry
+   *   that names no variable; InvalidSignatureError for a bad resolver graph; RangeError for invalid
+   *   `cache` hints.
    */
   resourceTemplate<const T extends string, U extends Uses = {}>(
     name: string,
@@ -326,16 +328,20 @@ export class McpServer {
   ): this {
     if (this.#templates.has(name)) throw new Error(`Resource template '${name}' is already registered`)
     checkCacheHints(`Resource template '${name}': cache`, config.cache)
-    const { variables, match } = compileTemplate(uriTemplate)
+    const template = new UriTemplate(uriTemplate)
+    const variables = template.variables
+    for (const key of Object.keys(config.complete ?? {})) {
+      if (!variables.includes(key)) throw new Error(`Resource template '${name}': complete.${key} names no variable of ${uriTemplate}`)
+    }
     const definition: Record<string, unknown> = { uriTemplate, name }
     if (config.title !== undefined) definition.title = config.title
     if (config.description !== undefined) definition.description = config.description
     if (config.mimeType !== undefined) definition.mimeType = config.mimeType
     if (config.icons !== undefined) definition.icons = config.icons
     const plan = config.use ? planResolvers(`resource template '${name}'`, new Set(variables), config.use as Uses) : undefined
-    const schema = v.object(Object.fromEntries(variables.map((x) => [x, v.string()]))) as v.GenericSchema<unknown, Record<string, unknown>>
     this.#enableResources()
-    this.#templates.set(name, { definition, schema, plan, handler: handler as Registered['handler'], match, complete: config.complete as Record<string, Completer | undefined> | undefined, cache: config.cache })
+    const match = (uri: string) => template.match(uri) as Record<string, unknown> | undefined
+    this.#templates.set(name, { definition, plan, handler: handler as Registered['handler'], match, complete: config.complete as Record<string, Completer | undefined> | undefined, cache: config.cache })
     if (config.complete) this.#enableCompletions()
     this.#changed('resourcesListChanged')
     return this
@@ -357,7 +363,6 @@ export class McpServer {
     this.#enableResources()
     this.#resources.set(uri, {
       definition,
-      schema: v.object({}) as v.GenericSchema<unknown, Record<string, unknown>>,
       plan: undefined,
       handler: ((_args: never, ctx: ToolContext) => handler(ctx)) as Registered['handler'],
       match: (candidate) => (candidate === uri ? {} : undefined),
@@ -574,42 +579,6 @@ function withoutResolved(args: Record<string, unknown>, plan: ResolverPlan | und
   const out: Record<string, unknown> = {}
   for (const [k, val] of Object.entries(args)) if (!plan.resolvedNames.has(k)) out[k] = val
   return out
-}
-
-/** Compile an RFC 6570 level-1 template (`scheme://{a}/{b}`) into a matcher of whole URIs. */
-function compileTemplate(template: string): { variables: string[]; match: (uri: string) => Record<string, string> | undefined } {
-  const variables: string[] = []
-  let pattern = '^'
-  let last = 0
-  for (const m of template.matchAll(/\{([A-Za-z0-9_]+)\}/g)) {
-    pattern += escapeRegExp(template.slice(last, m.index))
-    pattern += '([^/?#]+)'
-    if (variables.includes(m[1]!)) throw new Error(`URI template '${template}' repeats variable '${m[1]}'`)
-    variables.push(m[1]!)
-    last = m.index! + m[0].length
-  }
-  const rest = template.slice(last)
-  if (/[{}]/.test(rest) || /[{}]/.test(template.replace(/\{[A-Za-z0-9_]+\}/g, ''))) throw new Error(`URI template '${template}' has an unsupported expression`)
-  pattern += escapeRegExp(rest) + '$'
-  const re = new RegExp(pattern)
-  return {
-    variables,
-    match(uri) {
-      const m = re.exec(uri)
-      if (!m) return undefined
-      const out: Record<string, string> = {}
-      try {
-        variables.forEach((name, i) => (out[name] = decodeURIComponent(m[i + 1]!)))
-      } catch {
-        return undefined
-      }
-      return out
-    },
-  }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 function isSchema(input: ToolInput): input is v.GenericSchema<Record<string, unknown>, Record<string, unknown>> {
