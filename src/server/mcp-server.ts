@@ -28,6 +28,7 @@ import { isAbsoluteUri, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
 import { Server, type ResultObject, type ServerOptions } from './server.ts'
 import { checkCacheHints, type CacheHints } from './cache.ts'
+import { decodeBase64UrlStrict, encodeBase64Url } from '../state/base64url.ts'
 
 /** A valibot object schema, or the entries of one (`{ title: v.string() }`). */
 export type ToolInput = v.ObjectEntries | v.GenericSchema<Record<string, unknown>, Record<string, unknown>>
@@ -139,7 +140,18 @@ export interface McpServerOptions extends ServerOptions {
    * the audience is the server's name). Pass shared keys when retries may reach another instance.
    */
   requestStateSecurity?: RequestStateSecurity
+  /**
+   * Most items on one page of `tools/list`, `prompts/list`, `resources/list` and
+   * `resources/templates/list` (spec: server/utilities/pagination.mdx). Lists are in registration order;
+   * a longer list ends its page with an opaque `nextCursor`. Default 100.
+   * @throws RangeError (from the constructor) unless a positive integer.
+   */
+  pageSize?: number
 }
+
+/** Default {@link McpServerOptions.pageSize}. */
+const DEFAULT_PAGE_SIZE = 100
+const CURSOR_PREFIX = 'edge-mcp/cursor/v1'
 
 interface Registered {
   plan: ResolverPlan | undefined
@@ -176,6 +188,7 @@ interface RegisteredTemplate extends Registered {
 export class McpServer {
   /** The low-level server underneath (register other methods here). */
   readonly server: Server
+  readonly #pageSize: number
   readonly #tools = new Map<string, RegisteredTool>()
   readonly #prompts = new Map<string, RegisteredPrompt>()
   readonly #templates = new Map<string, RegisteredTemplate>()
@@ -183,6 +196,9 @@ export class McpServer {
   #resourcesEnabled = false
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
+    const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE
+    if (!(Number.isInteger(pageSize) && pageSize > 0)) throw new RangeError(`pageSize must be a positive integer, got ${String(options.pageSize)}`)
+    this.#pageSize = pageSize
     this.server = new Server(info, options)
     this.server.useRequestStateSecurity(options.requestStateSecurity ?? RequestStateSecurity.ephemeral())
     this.server.setRequestHandler('tools/list', (params) => this.#list(params, 'tools', this.#tools))
@@ -405,10 +421,32 @@ export class McpServer {
   }
 
   #list(params: Record<string, unknown>, field: string, items: Map<string, { definition: unknown }>): ResultObject {
-    // One page holds every item, so no cursor was ever issued: any cursor is invalid (spec: pagination.mdx).
-    if (params.cursor !== undefined) throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor')
+    const all = [...items.values()]
+    const start = params.cursor === undefined ? 0 : this.#offsetOf(params.cursor, field)
+    const end = start + this.#pageSize
+    const page: ResultObject = { [field]: all.slice(start, end).map((t) => t.definition) }
+    if (end < all.length) page.nextCursor = this.#cursorFor(field, end)
     // cache hints: the server's for this list method (stamped by Server), never the items' own
-    return { [field]: [...items.values()].map((t) => t.definition) }
+    return page
+  }
+
+  /** An opaque cursor: base64url of `edge-mcp/cursor/v1 <list field> <offset>`. */
+  #cursorFor(field: string, offset: number): string {
+    return encodeBase64Url(new TextEncoder().encode(`${CURSOR_PREFIX} ${field} ${offset}`))
+  }
+
+  /**
+   * The offset a cursor of {@link McpServer.#cursorFor} points at. A list that shrank since is read from
+   * its end (an empty last page), so a walk in progress ends rather than fails.
+   * @throws McpError -32602 "Invalid cursor" for anything this server did not issue for this list.
+   */
+  #offsetOf(cursor: unknown, field: string): number {
+    const bytes = typeof cursor === 'string' && cursor.length <= 200 ? decodeBase64UrlStrict(cursor) : undefined
+    const match = bytes && /^(\S+) (\S+) (\d{1,9})$/.exec(new TextDecoder().decode(bytes))
+    if (!match || match[1] !== CURSOR_PREFIX || match[2] !== field || Number(match[3]) === 0) {
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid cursor')
+    }
+    return Number(match[3])
   }
 
   /**
