@@ -294,3 +294,18 @@ describe('SDK-local failures are told apart from server errors', () => {
     expect(served).toMatchObject({ code: -32602, message: 'bad thing', data: { field: 'x' } })
   })
 })
+
+describe('network failures', () => {
+  it('a fetch that never reaches the server is a NetworkError naming the URL, with the cause kept', async () => {
+    const { NetworkError } = await import('../src/client/index.ts')
+    const refused = new TypeError('fetch failed')
+    const client = new Client({ transport: new StreamableHttpClientTransport('http://127.0.0.1:9/mcp', { fetch: () => Promise.reject(refused) }) })
+    const error = await client.listTools().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(NetworkError)
+    expect(error).not.toBeInstanceOf(McpError)
+    expect(error).toMatchObject({ url: 'http://127.0.0.1:9/mcp', cause: refused, message: 'Could not reach http://127.0.0.1:9/mcp: fetch failed' })
+    // a real refused connection (port 9, discard, is closed here) too
+    const real = new Client({ transport: new StreamableHttpClientTransport('http://127.0.0.1:9/mcp') })
+    expect(await real.discover().catch((e: unknown) => e)).toBeInstanceOf(NetworkError)
+  })
+})

@@ -3,7 +3,7 @@
  * which carries an error the server answered with.
  * @module
  */
-export { HttpError, InvalidResultError, RequestTimeoutError } from '../transport/errors.ts'
+export { HttpError, InvalidResultError, NetworkError, RequestTimeoutError } from '../transport/errors.ts'
 
 /** The server kept answering `InputRequiredResult` beyond the client's round limit. */
 export class InputRequiredRoundsExceededError extends Error {

@@ -39,3 +39,18 @@ export class RequestTimeoutError extends Error {
     this.timeoutMs = timeoutMs
   }
 }
+
+/**
+ * The request never got an HTTP response: DNS, connection refused or reset, TLS, CORS refusal in a
+ * browser. `cause` is what `fetch` threw (usually a `TypeError`). Nothing reached the server, or nothing
+ * came back; the server sent no error.
+ */
+export class NetworkError extends Error {
+  override readonly name: string = 'NetworkError'
+  /** The endpoint that could not be reached. */
+  readonly url: string
+  constructor(url: string, cause: unknown) {
+    super(`Could not reach ${url}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.url = url
+  }
+}

@@ -6,7 +6,7 @@ import { HEADER, META, targetParamOf } from '../protocol/constants.ts'
 import { encodeHeaderValue } from '../protocol/headers.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas.ts'
 import { bearerParams, type OAuthClientProvider } from '../client/oauth.ts'
-import { HttpError, InvalidResultError } from './errors.ts'
+import { HttpError, InvalidResultError, NetworkError } from './errors.ts'
 
 /** Options for one message sent by a {@link ClientTransport}. */
 export interface SendOptions {
@@ -96,7 +96,12 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (authorization) headers.set('authorization', authorization)
     const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
     if (options.signal) init.signal = options.signal
-    return this.#fetch(new Request(this.url, init))
+    try {
+      return await this.#fetch(new Request(this.url, init))
+    } catch (error) {
+      if (options.signal?.aborted) throw error // an abort or a timeout: the caller's signal says which
+      throw new NetworkError(this.url, error)
+    }
   }
 
   async #read(message: JSONRPCRequest | JSONRPCNotification, response: Response, options: SendOptions): Promise<unknown> {
