@@ -120,6 +120,7 @@ export function openSubscription(
       .then(() => deliverNow(n))
   }
   const deliverNow = (n: JSONRPCNotification) => {
+    if (outcome) return // ended (an abort, or the server's end once every earlier delivery was made)
     try {
       callbacks(n)
     } catch (error) {
@@ -168,19 +169,21 @@ export function openSubscription(
     settleAck.resolve(acknowledged)
   }
 
+  // the server's end settles only after the deliveries before it (their `before` hooks are async)
+  const finishInOrder = (result: { end: SubscriptionEnd } | { error: unknown }) => void inOrder.then(() => finish(result))
   transport.send(request, { signal: controller.signal, onNotification }).then(
     (response) => {
       const message = response as { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined
       if (message?.error && typeof message.error === 'object' && Number.isInteger(message.error.code) && typeof message.error.message === 'string') {
-        return finish({ error: new McpError(message.error.code as number, message.error.message, message.error.data) })
+        return finishInOrder({ error: new McpError(message.error.code as number, message.error.message, message.error.data) })
       }
-      if (!acknowledged) return finish({ error: new InvalidResultError('subscriptions/listen: the stream ended before the acknowledgement') })
-      if (message?.id === id && typeof message.result === 'object' && message.result !== null) return finish({ end: 'closed' })
-      finish({ error: new InvalidResultError('subscriptions/listen: the stream ended with an invalid response') })
+      if (!acknowledged) return finishInOrder({ error: new InvalidResultError('subscriptions/listen: the stream ended before the acknowledgement') })
+      if (message?.id === id && typeof message.result === 'object' && message.result !== null) return finishInOrder({ end: 'closed' })
+      finishInOrder({ error: new InvalidResultError('subscriptions/listen: the stream ended with an invalid response') })
     },
     (error: unknown) => {
       if (controller.signal.aborted) return finish({ end: 'aborted' })
-      finish({ error: acknowledged ? new SubscriptionDroppedError(id, error) : error })
+      finishInOrder({ error: acknowledged ? new SubscriptionDroppedError(id, error) : error })
     },
   )
 
