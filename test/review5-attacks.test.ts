@@ -23,3 +23,42 @@ describe('Client.listen with the response cache on', () => {
     expect(callbacks).toEqual(['tools'])
   })
 })
+
+/** A transport whose server answers with these bytes as an SSE body, cut into `chunk`-byte pieces. */
+function sseTransport(body: string | Uint8Array, chunk: number) {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body
+  return new StreamableHttpClientTransport('http://x/mcp', {
+    fetch: async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let i = 0; i < bytes.length; i += chunk) controller.enqueue(bytes.slice(i, i + chunk))
+            controller.close()
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      ),
+  })
+}
+
+describe('client SSE reader', () => {
+  it('reads a large event in small chunks in linear time (it rescanned the whole buffer per chunk: 4 MB in 1 KB chunks took seconds)', async () => {
+    const text = 'x'.repeat(4_000_000)
+    const transport = sseTransport(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text } })}\n\n`, 1024)
+    const started = performance.now()
+    const response = (await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} })) as { result: { text: string } }
+    expect(response.result.text.length).toBe(text.length)
+    expect(performance.now() - started).toBeLessThan(1_500)
+  })
+
+  it('splits lines on CRLF, CR and LF wherever the chunks cut them, multi-byte characters included', async () => {
+    const notification = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'é€😀' } }
+    const body = `: keep-alive\r\n\r\ndata: ${JSON.stringify(notification)}\r\rdata: {"jsonrpc":"2.0",\ndata: "id":7,"result":{"ok":"ü"}}\r\n\r\n`
+    for (const chunk of [1, 2, 3, 7, 1000]) {
+      const seen: unknown[] = []
+      const response = await sseTransport(body, chunk).send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: {} }, { onNotification: (n) => seen.push(n) })
+      expect(response, `chunk ${chunk}`).toEqual({ jsonrpc: '2.0', id: 7, result: { ok: 'ü' } })
+      expect(seen, `chunk ${chunk}`).toEqual([notification])
+    }
+  })
+})

@@ -146,7 +146,9 @@ async function safeText(response: Response): Promise<string> {
 async function readSse(stream: ReadableStream<Uint8Array>, id: string | number, options: SendOptions): Promise<unknown> {
   const reader = stream.getReader()
   const decoder = new TextDecoder()
-  let buffer = ''
+  const terminator = /\r\n|\r|\n/g
+  let partial: string[] = [] // the current line's text so far (only new text is scanned: linear in the stream)
+  let afterCr = false // the last chunk ended in CR: an LF opening the next one belongs to it
   let data: string[] = []
   const dispatch = (): unknown => {
     if (data.length === 0) return undefined
@@ -168,13 +170,21 @@ async function readSse(stream: ReadableStream<Uint8Array>, id: string | number, 
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      buffer += decoder.decode(value, { stream: true })
+      const text = decoder.decode(value, { stream: true })
+      if (text === '') continue
+      let start = afterCr && text[0] === '\n' ? 1 : 0
+      afterCr = false
       for (;;) {
-        const newline = buffer.search(/\r\n|\r|\n/)
-        // a CR at the very end may be the first half of a CRLF split across chunks: wait for more
-        if (newline < 0 || (buffer[newline] === '\r' && newline === buffer.length - 1)) break
-        const line = buffer.slice(0, newline)
-        buffer = buffer.slice(buffer[newline] === '\r' && buffer[newline + 1] === '\n' ? newline + 2 : newline + 1)
+        terminator.lastIndex = start
+        const found = terminator.exec(text)
+        if (!found) {
+          partial.push(text.slice(start))
+          break
+        }
+        const line = partial.join('') + text.slice(start, found.index)
+        partial = []
+        start = found.index + found[0].length
+        afterCr = found[0] === '\r' && start === text.length
         if (line === '') {
           const message = dispatch()
           if (message !== undefined) return message
