@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
+import { req, std } from './helpers.ts'
 
 describe('Client.listen with the response cache on', () => {
   it('a notification right before the graceful close reaches the iterator and its callback before `ended` settles', async () => {
@@ -60,5 +61,20 @@ describe('client SSE reader', () => {
       expect(response, `chunk ${chunk}`).toEqual({ jsonrpc: '2.0', id: 7, result: { ok: 'ü' } })
       expect(seen, `chunk ${chunk}`).toEqual([notification])
     }
+  })
+})
+
+describe('allowedHosts', () => {
+  it('a host:port entry with the default port matches a URL whose port is implied (URL drops :80 / :443)', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    const handler = createFetchHandler(mcp, { allowedHosts: ['localhost:80', 'example.com:443'] })
+    const at = (url: string) => handler(new Request(url, { method: 'POST', headers: std('tools/list'), body: JSON.stringify(req('tools/list')) }))
+    expect((await at('http://localhost/mcp')).status).toBe(200)
+    expect((await at('http://localhost:80/mcp')).status).toBe(200)
+    expect((await at('https://example.com/mcp')).status).toBe(200)
+    // the port still counts: another port, or the other scheme's default, is refused
+    expect((await at('http://localhost:8080/mcp')).status).toBe(403)
+    expect((await at('http://example.com/mcp')).status).toBe(403)
+    expect((await at('https://localhost/mcp')).status).toBe(403)
   })
 })

@@ -34,8 +34,8 @@ export interface FetchHandlerOptions {
   /**
    * Host names this endpoint is served under, checked against the request URL's host (the `Host`
    * header) before anything else: a request for any other host gets 403. An entry with a port
-   * (`"localhost:8787"`) must match host and port; one without (`"localhost"`, `"[::1]"`) matches any
-   * port. Case-insensitive. Set it for a server on loopback or a private network: under DNS rebinding
+   * (`"localhost:8787"`, `"example.com:443"`) must match host and port, the scheme's default port
+   * included; one without (`"localhost"`, `"[::1]"`) matches any port. Case-insensitive. Set it for a server on loopback or a private network: under DNS rebinding
    * the attacker's page is same-origin with its own host name, so only the host check stops it
    * (spec: basic/transports/streamable-http.mdx "Security Warning"). Default: any host.
    * @example createFetchHandler(mcp, { allowedHosts: ['localhost', '127.0.0.1', '[::1]'] })
@@ -182,7 +182,9 @@ function originPolicy(allowed: FetchHandlerOptions['allowedOrigins']): (origin: 
 function hostPolicy(allowed: FetchHandlerOptions['allowedHosts']): (url: URL) => boolean {
   if (allowed === undefined) return () => true
   const hosts = new Set(allowed.map((h) => h.toLowerCase()))
-  return (url) => hosts.has(url.host) || hosts.has(url.hostname) // URL lowercases both
+  // URL lowercases both, and drops a default port: `example.com:443` must still match https://example.com
+  const port = (url: URL) => url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '')
+  return (url) => hosts.has(url.hostname) || hosts.has(`${url.hostname}:${port(url)}`)
 }
 
 /**
