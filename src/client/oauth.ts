@@ -265,6 +265,9 @@ export class OAuthClientProvider {
     const as = await this.#authorizationServer(issuer, signal)
     const stored = await this.storage.loadTokens(serverUrl)
     const previous = stored?.issuer === issuer ? stored : undefined
+    // the server moved to another authorization server: its tokens are dropped now, not only once a new
+    // one is issued, so that a failed or abandoned authorization never sends them again
+    if (stored !== undefined && previous === undefined) await this.storage.saveTokens(serverUrl, undefined)
 
     if (!stepUp && previous?.refresh_token) {
       const client = await this.#client(issuer, as, signal)
