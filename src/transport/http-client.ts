@@ -172,7 +172,7 @@ async function readSse(stream: ReadableStream<Uint8Array>, id: string | number, 
       if (done) break
       const text = decoder.decode(value, { stream: true })
       if (text === '') continue
-      let start = afterCr && text[0] === '\n' ? 1 : 0
+      let start: number = afterCr && text[0] === '\n' ? 1 : 0
       afterCr = false
       for (;;) {
         terminator.lastIndex = start
