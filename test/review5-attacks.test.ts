@@ -43,13 +43,14 @@ function sseTransport(body: string | Uint8Array, chunk: number) {
 }
 
 describe('client SSE reader', () => {
-  it('reads a large event in small chunks in linear time (it rescanned the whole buffer per chunk: 4 MB in 1 KB chunks took seconds)', async () => {
+  it('reads a 4 MB event sent in 256-byte chunks without hanging (it rescanned the whole buffer per chunk: minutes, now well under a second)', async () => {
+    // Not a speed target (bench/ measures speed): a hang guard with a 50x margin over this machine's time.
     const text = 'x'.repeat(4_000_000)
-    const transport = sseTransport(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text } })}\n\n`, 1024)
+    const transport = sseTransport(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text } })}\n\n`, 256)
     const started = performance.now()
     const response = (await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} })) as { result: { text: string } }
     expect(response.result.text.length).toBe(text.length)
-    expect(performance.now() - started).toBeLessThan(1_500)
+    expect(performance.now() - started).toBeLessThan(15_000)
   })
 
   it('splits lines on CRLF, CR and LF wherever the chunks cut them, multi-byte characters included', async () => {
