@@ -336,7 +336,7 @@ describe('F4 URL mode', () => {
 })
 
 describe('keyboard only', () => {
-  it('completes a form with Tab, Space, arrows, typing and Enter', async () => {
+  it('completes a form with Tab, Space, typing and Enter only', async () => {
     const { page } = await open()
     const requestedSchema = {
       type: 'object',
@@ -354,8 +354,7 @@ describe('keyboard only', () => {
     expect(await page.evaluate(() => document.activeElement === document.querySelector('input#' + document.querySelector('label.mcp-label')!.getAttribute('for')))).toBe(true)
     await page.keyboard.type('Ada')
     await page.keyboard.press('Tab') // plan
-    await page.keyboard.press('ArrowDown') // Choose… → Free
-    await page.keyboard.press('ArrowDown') // → Pro
+    await page.keyboard.type('P') // type-ahead: Pro
     await page.keyboard.press('Tab') // confirm
     await page.keyboard.press('Space')
     await page.keyboard.press('Tab') // extras: backup
@@ -442,6 +441,12 @@ describe('server text is text', () => {
     await ask(page, 'sample', { messages: [{ role: 'user', content: { type: 'text', text: evil } }], systemPrompt: evil, maxTokens: 10 }, { container: '#host' })
     expect(await page.locator('.mcp-turn .mcp-text').textContent()).toBe(evil)
     expect(await page.locator('#host img, #host script').count()).toBe(0)
+    await page.getByRole('button', { name: 'Decline' }).click()
+    await answer(page)
+    await ask(page, 'elicit', { mode: 'url', message: evil, url: 'https://auth.example.com/?q=<img src=x onerror=alert(1)>' }, { container: '#host' })
+    expect(await page.locator('.mcp-message').textContent()).toBe(evil)
+    expect(await page.locator('.mcp-url').textContent()).toBe('https://auth.example.com/?q=%3Cimg%20src=x%20onerror=alert(1)%3E')
+    expect(await page.locator('#host img, #host script').count()).toBe(0)
     expect(await page.evaluate(() => (window as any).pwned)).toBeUndefined()
     expect(errors).toEqual([])
   })
@@ -469,7 +474,7 @@ describe('sampling form and roots', () => {
     systemPrompt: 'You recommend books.',
     messages: [
       { role: 'user', content: { type: 'text', text: 'Recommend one sci-fi book.' } },
-      { role: 'assistant', content: [{ type: 'text', text: 'Any constraints?' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Any constraints?' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'tool_use', id: 't1', name: 'search', input: {} }] },
       { role: 'user', content: { type: 'text', text: 'Under 400 pages.' } },
     ],
     maxTokens: 100,
@@ -482,7 +487,7 @@ describe('sampling form and roots', () => {
     expect(await page.locator('.mcp-system').textContent()).toBe('InstructionsYou recommend books.')
     expect(await page.locator('.mcp-turn').evaluateAll((items) => items.map((i) => [(i as HTMLElement).dataset.role, i.textContent]))).toEqual([
       ['user', 'UserRecommend one sci-fi book.'],
-      ['assistant', 'AssistantAny constraints?[image image/png]'],
+      ['assistant', 'AssistantAny constraints?[image image/png][tool_use]'],
       ['user', 'UserUnder 400 pages.'],
     ])
     expect(await focused(page)).toBe(`textarea#${await page.locator('textarea').getAttribute('id')}.mcp-reply`)
