@@ -1,0 +1,184 @@
+/**
+ * End to end: the web demo (web-demo/, built into web-demo/dist by `npm run build:web`) served by the
+ * demo Worker under `wrangler dev`, driven in headless Chromium. `order_book` for Neuromancer asks to
+ * confirm a backorder through the browser form; confirm, submit unticked and decline each give the
+ * tool's answer; the rounds view shows the opaque requestState that travelled. The SPA also works
+ * against an endpoint on another origin that allows it. Screenshots go to test-results/web-demo/.
+ */
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
+
+const SHOTS = join(ROOT, 'test-results/web-demo')
+const QUESTION = '"Neuromancer" is out of stock (2-3 weeks). Order anyway?'
+const BACKORDERED = "Backordered 'Neuromancer'; it ships in 2-3 weeks."
+const DECLINED = "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline"
+
+let browser: Browser
+let worker: RunningWorker
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'web-demo/dist/index.html'))) throw new Error('web-demo/dist is missing: run `npm run build:web` first (npm test does)')
+  mkdirSync(SHOTS, { recursive: true })
+  ;[browser, worker] = await Promise.all([
+    chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    }),
+    startWorker(),
+  ])
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await worker?.stop()
+})
+
+const origin = (w: RunningWorker) => `http://127.0.0.1:${w.port}`
+
+/** A fresh page on the demo, connected (the status line names the server). */
+async function openDemo(at: string, query = ''): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+  await page.goto(`${at}/${query}`)
+  return page
+}
+
+/** Select order_book, enter a title and call it; resolves once the server's question is shown. */
+async function callOrderBook(page: Page, title: string): Promise<void> {
+  await page.getByRole('button', { name: 'Call order_book' }).click()
+  await page.locator('#args').getByLabel('title').fill(title)
+  await page.getByRole('button', { name: 'Call tool' }).click()
+  await expect.poll(() => page.locator('#questions').innerText()).toContain(QUESTION)
+}
+
+/** The POST bodies the page sent to an MCP endpoint. */
+function recordRequests(page: Page): Array<{ url: string; body: any }> {
+  const seen: Array<{ url: string; body: any }> = []
+  page.on('request', (request) => {
+    if (request.method() === 'POST') seen.push({ url: request.url(), body: JSON.parse(request.postData() ?? 'null') })
+  })
+  return seen
+}
+
+describe('the web demo served by the Worker', () => {
+  it('serves the SPA at / and lists the tools, prompts and resources; /mcp is still the MCP endpoint', async () => {
+    const page = await openDemo(origin(worker))
+    await expect.poll(() => page.locator('#status').innerText()).toMatch(/^Connected to edge-mcp-demo 0\.1\.0 at http:\/\/127\.0\.0\.1:\d+\/mcp \(versions: 2026-07-28\)$/)
+    await expect.poll(() => page.locator('#tools code').allInnerTexts()).toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account'])
+    expect(await page.locator('#prompts code').allInnerTexts()).toEqual(['briefing'])
+    expect(await page.locator('#resources code').allInnerTexts()).toEqual(['books://catalog', 'books://{genre}/shortlist'])
+    expect(await page.locator('#tools').innerText()).toContain('Order a book from the shop. Asks to confirm a backorder when the book is out of stock.')
+    expect(await page.title()).toBe('edge-mcp web demo')
+    // GET /mcp reaches the Worker (405 from the MCP handler), not an asset
+    const res = await fetch(`${origin(worker)}/mcp`)
+    expect(res.status).toBe(405)
+    await page.close()
+  })
+
+  it('order_book Neuromancer: the form appears, confirm → backordered; the round shows the requestState that travelled', async () => {
+    const page = await openDemo(origin(worker))
+    const requests = recordRequests(page)
+    await callOrderBook(page, 'Neuromancer')
+    await page.locator('#questions').getByLabel('Order anyway and wait?').check()
+    await page.screenshot({ path: join(SHOTS, 'order-book-form.png'), fullPage: true })
+    await page.locator('#questions').getByRole('button', { name: 'Submit' }).click()
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual([BACKORDERED])
+    await page.screenshot({ path: join(SHOTS, 'order-book-backordered.png'), fullPage: true })
+
+    // what the page sent: the call, then the retry with the answer and the server's state, byte-exact
+    const calls = requests.filter((r) => r.body?.method === 'tools/call')
+    expect(calls).toHaveLength(2)
+    expect(calls[0]!.body.params).toMatchObject({ name: 'order_book', arguments: { title: 'Neuromancer' } })
+    const retry = calls[1]!.body.params
+    expect(retry.inputResponses).toEqual({ confirmBackorder: { action: 'accept', content: { confirm: true } } })
+    const state: string = retry.requestState
+    expect(state).toMatch(/^v1\./)
+    // ...and what the rounds view shows about it
+    const rounds = page.locator('#rounds > li')
+    expect(await rounds.count()).toBe(1)
+    const round = await rounds.first().innerText()
+    expect(round).toContain('Round 1')
+    expect(round).toContain(`confirmBackorder: elicitation (form): ${QUESTION}`)
+    expect(round).toContain('→ {"action":"accept","content":{"confirm":true}}')
+    expect(await page.locator('#rounds .round-state').innerText()).toBe(
+      `requestState: ${state.length} chars, ${state.slice(0, 16)}… — opaque to the client, sent back unchanged with the answers.`,
+    )
+    await page.close()
+  })
+
+  it('order_book Neuromancer: submitted unticked → "No order placed."; Decline → the decline error', async () => {
+    const page = await openDemo(origin(worker))
+    await callOrderBook(page, 'Neuromancer')
+    await page.locator('#questions').getByRole('button', { name: 'Submit' }).click()
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual(['No order placed.'])
+    expect(await page.locator('#rounds').innerText()).toContain('→ {"action":"accept","content":{"confirm":false}}')
+
+    await callOrderBook(page, 'Neuromancer')
+    expect(await page.locator('#rounds > li').count()).toBe(0) // a new call starts a fresh rounds view
+    await page.locator('#questions').getByRole('button', { name: 'Decline' }).click()
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual([DECLINED])
+    expect(await page.locator('#result').innerText()).toContain('The tool reported an error:')
+    expect(await page.locator('#rounds').innerText()).toContain('→ {"action":"decline"}')
+    await page.screenshot({ path: join(SHOTS, 'order-book-declined.png'), fullPage: true })
+    await page.close()
+  })
+
+  it('a tool that needs no answer runs in one request, with no rounds; bad arguments are refused in the form', async () => {
+    const page = await openDemo(origin(worker))
+    const requests = recordRequests(page)
+    await page.getByRole('button', { name: 'Call reserve_book' }).click()
+    await page.getByRole('button', { name: 'Call tool' }).click() // title is required: the browser refuses the empty form
+    expect(await page.locator('#args').getByLabel('title').evaluate((input: HTMLInputElement) => input.validity.valueMissing)).toBe(true)
+    expect(requests.filter((r) => r.body?.method === 'tools/call')).toHaveLength(0)
+    await page.locator('#args').getByLabel('title').fill('Dune')
+    await page.getByRole('button', { name: 'Call tool' }).click()
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual(["Reserved 'Dune' (6 copies left)."])
+    expect(await page.locator('#rounds > li').count()).toBe(0)
+    await page.close()
+  })
+})
+
+describe('the web demo against another origin', () => {
+  let other: RunningWorker
+  beforeAll(async () => {
+    other = await startWorker({ vars: { ALLOWED_ORIGINS: origin(worker) } })
+  })
+  afterAll(async () => {
+    await other?.stop()
+  })
+
+  it('works against an endpoint on another origin that allows the page’s origin', async () => {
+    const page = await openDemo(origin(worker))
+    await expect.poll(() => page.locator('#status').innerText()).toMatch(/^Connected to /)
+    const requests = recordRequests(page)
+    await page.locator('#endpoint').fill(other.url)
+    await page.getByRole('button', { name: 'Connect' }).click()
+    await expect.poll(() => page.locator('#status').innerText()).toBe(`Connected to edge-mcp-demo 0.1.0 at ${other.url} (versions: 2026-07-28)`)
+    await expect.poll(() => page.locator('#tools code').allInnerTexts()).toContain('order_book')
+    await callOrderBook(page, 'Neuromancer')
+    await page.locator('#questions').getByLabel('Order anyway and wait?').check()
+    await page.locator('#questions').getByRole('button', { name: 'Submit' }).click()
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual([BACKORDERED])
+    await page.screenshot({ path: join(SHOTS, 'cross-origin-backordered.png'), fullPage: true })
+    expect(requests.length).toBeGreaterThan(0)
+    expect(requests.every((r) => r.url === other.url)).toBe(true) // every MCP request went to the other origin
+    await page.close()
+  })
+
+  it('an origin the endpoint does not allow cannot use it (403, no CORS), and says so', async () => {
+    // the page on `other`, the endpoint on `worker`, which allows no other origin
+    const page = await openDemo(origin(other), `?endpoint=${encodeURIComponent(worker.url)}`)
+    await expect.poll(() => page.locator('#status').innerText()).toMatch(
+      new RegExp(`^Could not connect to ${worker.url.replace(/[.]/g, '\\.')}: NetworkError: Could not reach ${worker.url.replace(/[.]/g, '\\.')}: Failed to fetch$`),
+    )
+    // what the browser met: the endpoint refuses the page's origin at the CORS preflight
+    const preflight = await fetch(worker.url, { method: 'OPTIONS', headers: { origin: origin(other), 'access-control-request-method': 'POST' } })
+    expect(preflight.status).toBe(403)
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull()
+    expect(await page.locator('#tools li').count()).toBe(0)
+    await page.close()
+  })
+})
