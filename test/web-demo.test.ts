@@ -9,6 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Server, createFetchHandler } from '../src/server/index.ts'
 import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
 
 const SHOTS = join(ROOT, 'test-results/web-demo')
@@ -179,6 +180,82 @@ describe('the web demo against another origin', () => {
     expect(preflight.status).toBe(403)
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull()
     expect(await page.locator('#tools li').count()).toBe(0)
+    await page.close()
+  })
+})
+
+describe('the arguments form built from a tool\'s inputSchema', () => {
+  const SCHEMA = {
+    type: 'object',
+    properties: {
+      title: { type: 'string', title: 'Book title', description: 'As printed on the cover', minLength: 2 },
+      copies: { type: 'integer', minimum: 1, maximum: 5, default: 1 },
+      budget: { type: 'number' },
+      gift: { type: 'boolean', title: 'Gift wrap' },
+      binding: { type: 'string', enum: ['paperback', 'hardcover'] },
+      shipping: { type: 'string', oneOf: [{ const: 'std', title: 'Standard' }, { const: 'express', title: 'Express' }], default: 'std' },
+      email: { type: 'string', format: 'email' },
+      note: { type: 'string' },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['title', 'copies', 'binding', 'shipping'],
+  }
+  const ENDPOINT = 'http://typed.test/mcp'
+
+  /** A page on the demo whose endpoint is an in-process server (low-level `Server`) with one tool echoing its arguments. */
+  async function typedPage(): Promise<{ page: Page; calls: unknown[] }> {
+    const server = new Server({ name: 'typed', version: '1.0.0' })
+    const calls: unknown[] = []
+    server.setRequestHandler('tools/list', () => ({ tools: [{ name: 'echo', description: 'Echoes its arguments as JSON.', inputSchema: SCHEMA }] }))
+    server.setRequestHandler('tools/call', (params) => {
+      calls.push(params.arguments)
+      return { content: [{ type: 'text', text: JSON.stringify(params.arguments) }] }
+    })
+    const handler = createFetchHandler(server, { allowedOrigins: [origin(worker)] })
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+    await page.route(`${ENDPOINT}`, async (route) => {
+      const r = route.request()
+      const headers = Object.fromEntries(Object.entries(await r.allHeaders()).filter(([k]) => !k.startsWith(':')))
+      const res = await handler(new Request(r.url(), { method: r.method(), headers, ...(r.method() === 'POST' ? { body: r.postData() ?? '' } : {}) }))
+      await route.fulfill({ status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() })
+    })
+    await page.goto(`${origin(worker)}/?endpoint=${encodeURIComponent(ENDPOINT)}`)
+    await expect.poll(() => page.locator('#status').innerText()).toBe(`Connected to typed 1.0.0 at ${ENDPOINT} (versions: 2026-07-28)`)
+    return { page, calls }
+  }
+
+  it('one field per property, labelled, required marked, described; values sent as the schema\'s JSON types', async () => {
+    const { page, calls } = await typedPage()
+    expect(await page.locator('#prompts').innerText()).toBe('None.') // not declared by this server: not listed
+    await page.getByRole('button', { name: 'Call echo' }).click()
+    const form = page.locator('#args')
+    expect(await form.locator('label').allInnerTexts()).toEqual(['Book title *', 'copies *', 'budget', 'Gift wrap', 'binding *', 'shipping *', 'email', 'note', 'tags'])
+    const title = form.getByLabel('Book title')
+    expect(await title.evaluate((input) => document.getElementById(input.getAttribute('aria-describedby')!)?.textContent)).toBe('As printed on the cover')
+    expect(await form.getByLabel('copies').inputValue()).toBe('1') // the default
+    expect(await form.getByLabel('shipping').locator('option:checked').innerText()).toBe('Standard')
+    expect(await form.getByLabel('email').getAttribute('type')).toBe('email')
+    expect(await form.getByLabel('binding').locator('option').allInnerTexts()).toEqual(['Choose…', 'paperback', 'hardcover'])
+
+    await title.fill('Dune')
+    await form.getByLabel('copies').fill('7') // above maximum: the browser refuses the form
+    await form.getByLabel('binding').selectOption({ label: 'hardcover' })
+    await page.getByRole('button', { name: 'Call tool' }).click()
+    expect(await form.getByLabel('copies').evaluate((input: HTMLInputElement) => input.validity.rangeOverflow)).toBe(true)
+    await form.getByLabel('copies').fill('2')
+    await form.getByLabel('tags').fill('[a]') // not JSON: refused with a message, nothing sent
+    await page.getByRole('button', { name: 'Call tool' }).click()
+    await expect.poll(() => page.locator('#result .error').allInnerTexts()).toEqual(['Error: tags: not valid JSON'])
+    expect(calls).toEqual([])
+
+    await form.getByLabel('budget').fill('12.5')
+    await form.getByLabel('Gift wrap').check()
+    await form.getByLabel('shipping').selectOption({ label: 'Express' })
+    await form.getByLabel('tags').fill('["sci-fi", "classic"]')
+    await page.getByRole('button', { name: 'Call tool' }).click()
+    const sent = { title: 'Dune', copies: 2, budget: 12.5, gift: true, binding: 'hardcover', shipping: 'express', tags: ['sci-fi', 'classic'] }
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual([JSON.stringify(sent)])
+    expect(calls).toEqual([sent]) // empty optional fields (email, note) omitted
     await page.close()
   })
 })

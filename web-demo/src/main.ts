@@ -79,10 +79,12 @@ async function connect(endpoint: string): Promise<void> {
     elicitation: createElicitationHandler({ container: ui.questions, serverName: () => serverLabel }),
     sampling: createSamplingHandler({ container: ui.questions, serverName: () => serverLabel }),
   })
+  let offers: { tools?: unknown; prompts?: unknown; resources?: unknown }
   try {
     const discovered = await c.discover()
     const info = discovered._meta?.[META.serverInfo] as { name?: string; title?: string; version?: string } | undefined
     serverLabel = info?.title ?? info?.name ?? new URL(url).host
+    offers = discovered.capabilities
     client = c
     setStatus(`Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`)
   } catch (error) {
@@ -90,18 +92,23 @@ async function connect(endpoint: string): Promise<void> {
     setStatus(`Could not connect to ${url}: ${errorText(error)}`, true)
     return
   }
-  const [tools, prompts, resources, templates] = await Promise.allSettled([c.listTools(), c.listPrompts(), c.listResources(), c.listResourceTemplates()])
+  // list only what the server declares (an undeclared list is an empty one, not an error)
+  const none = Promise.resolve([])
+  const [tools, prompts, resources, templates] = await Promise.allSettled([
+    offers.tools ? c.listTools() : none,
+    offers.prompts ? c.listPrompts() : none,
+    offers.resources ? c.listResources() : none,
+    offers.resources ? c.listResourceTemplates() : none,
+  ])
   fill(ui.tools, tools, (tool: Tool) => item(tool.title ?? tool.name, tool.description, 'Call…', () => selectTool(tool)))
   fill(ui.prompts, prompts, (prompt: Prompt) => item(prompt.title ?? prompt.name, prompt.description, 'Get…', () => selectPrompt(prompt)))
   fill(ui.resources, resources, (resource: Resource) => item(resource.uri, resource.description, 'Read', () => void readResource(resource.uri)))
-  if (templates.status === 'fulfilled') {
-    for (const template of templates.value) ui.resources.append(item(template.uriTemplate, template.description, 'Read…', () => selectTemplate(template)))
-  }
+  fill(ui.resources, templates, (template: ResourceTemplate) => item(template.uriTemplate, template.description, 'Read…', () => selectTemplate(template)))
+  for (const list of [ui.tools, ui.prompts, ui.resources]) if (!list.firstChild) list.append(el('li', 'empty', 'None.'))
 }
 
 function fill<T>(list: HTMLUListElement, settled: PromiseSettledResult<T[]>, render: (x: T) => HTMLLIElement): void {
   if (settled.status === 'rejected') list.append(el('li', 'error', errorText(settled.reason)))
-  else if (settled.value.length === 0) list.append(el('li', 'empty', 'None.'))
   else list.append(...settled.value.map(render))
 }
 
