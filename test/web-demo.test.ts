@@ -7,9 +7,10 @@
  */
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Server, createFetchHandler } from '../src/server/index.ts'
+import { launchChromium } from './browser.ts'
 import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
 
 const SHOTS = join(ROOT, 'test-results/web-demo')
@@ -24,11 +25,7 @@ beforeAll(async () => {
   if (!existsSync(join(ROOT, 'web-demo/dist/index.html'))) throw new Error('web-demo/dist is missing: run `npm run build:web` first (npm test does)')
   mkdirSync(SHOTS, { recursive: true })
   ;[browser, worker] = await Promise.all([
-    chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    }),
+    launchChromium(),
     startWorker(),
   ])
 })
