@@ -14,7 +14,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
 
 export const ROOT = join(import.meta.dirname, '..')
 
@@ -87,6 +87,8 @@ export interface OpenPageOptions {
   body?: string
   /** Collect `console.error` / page errors into this array. */
   errors?: string[]
+  /** Options of the fresh context (e.g. `timezoneId`, `locale`). */
+  contextOptions?: BrowserContextOptions
 }
 
 /**
@@ -94,7 +96,7 @@ export interface OpenPageOptions {
  * other request not routed by the test is aborted, so a test can assert nothing was fetched.
  */
 export async function openPage(browser: Browser, options: OpenPageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext()
+  const context = await browser.newContext(options.contextOptions)
   const page = await context.newPage()
   const scripts = options.scripts ?? []
   await context.route('**/*', (route) => route.abort('blockedbyclient'))
@@ -117,4 +119,18 @@ export async function openPage(browser: Browser, options: OpenPageOptions = {}):
   }
   await page.goto(`${PAGE_ORIGIN}/`)
   return { context, page }
+}
+
+/**
+ * Answer the page's requests to `url` (a glob or URL) with a fetch handler running in Node, e.g.
+ * `createFetchHandler(mcp)`: the browser's `fetch` reaches a real server without a socket. Responses are
+ * buffered (fine for JSON answers; an SSE stream arrives whole once the handler ends it).
+ */
+export async function routeFetchHandler(page: Page, url: string, handler: (request: Request) => Promise<Response>): Promise<void> {
+  await page.route(url, async (route) => {
+    const r = route.request()
+    const body = r.postDataBuffer()
+    const response = await handler(new Request(r.url(), { method: r.method(), headers: await r.allHeaders(), ...(body ? { body: new Uint8Array(body) } : {}) }))
+    await route.fulfill({ status: response.status, headers: Object.fromEntries(response.headers), body: Buffer.from(await response.arrayBuffer()) })
+  })
 }

@@ -1,0 +1,16 @@
+/**
+ * `edge-mcp/browser`: input callbacks for a browser `Client` — elicitation as native HTML forms and URL
+ * consent, human-in-the-loop sampling, static roots. All server text goes through `textContent`.
+ *
+ * ```ts
+ * import { Client, StreamableHttpClientTransport } from 'edge-mcp/client'
+ * import { createElicitationHandler, createSamplingHandler, staticRoots } from 'edge-mcp/browser'
+ * const client = new Client({ transport: new StreamableHttpClientTransport(url), elicitation: createElicitationHandler() })
+ * ```
+ * @module
+ */
+export { createElicitationHandler, toRfc3339 } from './elicitation.ts'
+export { createSamplingHandler, staticRoots, SamplingDeclinedError } from './sampling.ts'
+export type { BrowserFormOptions } from './host.ts'
+export { DEFAULT_STRINGS, type BrowserStrings } from './strings.ts'
+export { DEFAULT_STYLESHEET } from './style.ts'
