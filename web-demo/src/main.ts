@@ -20,7 +20,7 @@ import {
   type RoundInfo,
   type Tool,
 } from '../../src/client/index.ts'
-import { createElicitationHandler, createSamplingHandler } from '../../src/browser/index.ts'
+import { DEFAULT_STYLESHEET, createElicitationHandler, createSamplingHandler } from '../../src/browser/index.ts'
 import { argumentsForm, type ObjectSchema } from './args-form.ts'
 
 /** How many characters of a `requestState` the rounds view shows. */
@@ -262,6 +262,10 @@ function showError(error: unknown): void {
 }
 
 // ------------------------------------------------------------------ start
+
+const style = document.createElement('style')
+style.textContent = DEFAULT_STYLESHEET // the optional look of edge-mcp/browser's forms
+document.head.append(style)
 
 const initial = new URLSearchParams(location.search).get('endpoint') ?? new URL('/mcp', location.href).href
 ui.endpoint.value = initial
