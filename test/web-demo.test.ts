@@ -139,6 +139,78 @@ describe('the web demo served by the Worker', () => {
   })
 })
 
+describe('the web demo: sampling, several rounds, prompts and resources', () => {
+  it('recommend_book: the sampling form shows the server\'s prompt; the human reply is the pick', async () => {
+    const page = await openDemo(origin(worker))
+    await page.getByRole('button', { name: 'Call recommend_book' }).click()
+    await page.locator('#args').getByLabel('genre').fill('sci-fi')
+    await page.getByRole('button', { name: 'Call tool' }).click()
+    const questions = page.locator('#questions')
+    await expect.poll(() => questions.innerText()).toContain('Suggest one sci-fi book title. Answer with the title only.')
+    await questions.getByLabel('Your reply').fill('Hyperion')
+    await questions.getByRole('button', { name: 'Send' }).click()
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual(["Today's sci-fi pick: Hyperion"])
+    expect(await page.locator('#rounds').innerText()).toContain(
+      'suggestTitle: sampling, 1 message(s) → {"role":"assistant","content":{"type":"text","text":"Hyperion"},"model":"human","stopReason":"endTurn"}',
+    )
+    await page.close()
+  })
+
+  it('open_account: three rounds in a row, each listed with its question, answer and state', async () => {
+    const page = await openDemo(origin(worker))
+    await page.getByRole('button', { name: 'Call open_account' }).click()
+    await page.getByRole('button', { name: 'Call tool' }).click()
+    const questions = page.locator('#questions')
+    await expect.poll(() => questions.innerText()).toContain('What name should the account be under?')
+    await questions.getByLabel('Your name').fill('Ada')
+    await questions.getByRole('button', { name: 'Submit' }).click()
+    await expect.poll(() => questions.innerText()).toContain('Which plan for Ada?')
+    await questions.getByRole('combobox').selectOption('pro')
+    await questions.getByRole('button', { name: 'Submit' }).click()
+    await expect.poll(() => questions.innerText()).toContain('Open a pro account for Ada?')
+    await questions.getByLabel('Confirm').check()
+    await questions.getByRole('button', { name: 'Submit' }).click()
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual(['Opened a pro account for Ada.'])
+    const rounds = await page.locator('#rounds > li').allInnerTexts()
+    expect(rounds).toHaveLength(3)
+    expect(rounds[0]).toContain('accountName: elicitation (form): What name should the account be under? → {"action":"accept","content":{"name":"Ada"}}')
+    expect(rounds[1]).toContain('accountPlan: elicitation (form): Which plan for Ada? → {"action":"accept","content":{"plan":"pro"}}')
+    expect(rounds[2]).toContain('accountConfirm: elicitation (form): Open a pro account for Ada? → {"action":"accept","content":{"confirm":true}}')
+    const states = await page.locator('#rounds .round-state').allInnerTexts()
+    for (const [i, state] of states.entries()) expect(state, `round ${i + 1}`).toMatch(/^requestState: \d+ chars, v1\.\S{13}… — opaque/)
+    await page.screenshot({ path: join(SHOTS, 'open-account-three-rounds.png'), fullPage: true })
+    await page.close()
+  })
+
+  it('a prompt and a resource template that ask, and a static resource', async () => {
+    const page = await openDemo(origin(worker))
+    const questions = page.locator('#questions')
+    await page.getByRole('button', { name: 'Get briefing' }).click()
+    await page.locator('#args').getByLabel('topic').fill('Q3')
+    await page.getByRole('button', { name: 'Get prompt' }).click()
+    await expect.poll(() => questions.innerText()).toContain('Who is the briefing for?')
+    await questions.getByLabel('Audience').fill('the board')
+    await questions.getByRole('button', { name: 'Submit' }).click()
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual(['user: Write a one-page briefing on Q3 for the board.'])
+
+    await page.getByRole('button', { name: 'Read books://{genre}/shortlist' }).click()
+    await page.locator('#args').getByLabel('genre').fill('sci-fi')
+    await page.getByRole('button', { name: 'Read resource' }).click()
+    await expect.poll(() => questions.innerText()).toContain('How many sci-fi books on the shortlist?')
+    await questions.getByLabel('How many books').fill('2')
+    await questions.getByRole('button', { name: 'Submit' }).click()
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual(['Dune\nNeuromancer'])
+    expect(await page.locator('#rounds').innerText()).toContain('→ {"action":"accept","content":{"count":2}}') // a JSON number
+
+    await page.getByRole('button', { name: 'Read books://catalog' }).click()
+    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual([
+      JSON.stringify({ 'sci-fi': ['Dune', 'Neuromancer', 'Hyperion', 'Foundation', 'Solaris'], fantasy: ['Earthsea', 'The Hobbit', 'Piranesi'] }),
+    ])
+    expect(await page.locator('#rounds > li').count()).toBe(0)
+    await page.close()
+  })
+})
+
 describe('the web demo against another origin', () => {
   let other: RunningWorker
   beforeAll(async () => {
