@@ -1,6 +1,7 @@
 /**
- * The demo Worker: the MCP endpoint at `/mcp` (Hono adapter); everything else is the web demo's static
- * assets (`web-demo/dist`, see wrangler.toml `[assets]`), so `/` is the SPA.
+ * The demo Worker: the MCP endpoint at `/mcp` (Hono adapter); every other path is served from the web
+ * demo's static assets (`web-demo/dist` through the `ASSETS` binding, see wrangler.toml `[assets]`), so
+ * `/` is the SPA.
  *
  * Reads two optional bindings:
  * - `REQUEST_STATE_KEYS` (secret): comma-separated keys, newest first, each the unpadded base64url of at
@@ -17,6 +18,8 @@ import { createDemoServer } from './server.ts'
 interface Env {
   REQUEST_STATE_KEYS?: string
   ALLOWED_ORIGINS?: string
+  /** The static assets (wrangler.toml `[assets] binding`); absent when run without them. */
+  ASSETS?: { fetch(request: Request): Promise<Response> }
 }
 
 let cached: { keys: string; origins: string; handler: ReturnType<typeof mcpHandler> } | undefined
@@ -35,5 +38,6 @@ function handlerFor(env: Env): ReturnType<typeof mcpHandler> {
 
 const app = new Hono<{ Bindings: Env }>()
 app.all('/mcp', (c, next) => handlerFor(c.env)(c, next))
+app.all('*', (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()))
 
 export default app
