@@ -52,7 +52,7 @@ export function createSamplingHandler(options: BrowserFormOptions = {}): Samplin
               item.append(
                 b.type === 'text' && typeof b.text === 'string'
                   ? el(doc, 'p', 'mcp-text', b.text)
-                  : el(doc, 'p', 'mcp-other', fill(strings.otherContent, { type: b.type, mimeType: typeof b.mimeType === 'string' ? b.mimeType : '' }).trim()),
+                  : el(doc, 'p', 'mcp-other', otherText(strings.otherContent, b.type, b.mimeType)),
               )
             }
             list.append(item)
@@ -88,6 +88,13 @@ export function createSamplingHandler(options: BrowserFormOptions = {}): Samplin
       },
     )
   }
+}
+
+/** The stand-in for a non-text block; an absent `{mimeType}` leaves no stray space (`[tool_use]`). */
+function otherText(template: string, type: string, mimeType: unknown): string {
+  return fill(template, { type, mimeType: typeof mimeType === 'string' ? mimeType : '' })
+    .replace(/\s+([\])}])/g, '$1')
+    .trim()
 }
 
 /**
