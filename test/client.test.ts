@@ -225,8 +225,9 @@ describe('input-required driver', () => {
     expect(Date.now() - started).toBeLessThan(1000)
   })
 
-  it('passes each round\'s requestState through unchanged', async () => {
+  it('passes each round\'s requestState through unchanged, and shows it to onRound', async () => {
     const seen: Array<string | undefined> = []
+    const observed: Array<[number, boolean, string | undefined]> = []
     const states = ['α', ' spaced ', 'v1.abc']
     let n = 0
     await driveInputRequired(irr(states[0], ['k']), {
@@ -234,11 +235,13 @@ describe('input-required driver', () => {
       retry: async (_r, state) => {
         seen.push(state)
         n++
-        return (n < 3 ? irr(states[n], ['k']) : { done: true }) as never
+        return (n < 3 ? irr(states[n], ['k']) : n === 3 ? irr(undefined, ['k']) : { done: true }) as never
       },
       isInputRequired: isIrr,
+      onRound: (info) => observed.push([info.round, info.hasRequestState, info.requestState]),
     })
-    expect(seen).toEqual(states)
+    expect(seen).toEqual([...states, undefined])
+    expect(observed).toEqual([[1, true, 'α'], [2, true, ' spaced '], [3, true, 'v1.abc'], [4, false, undefined]])
   })
 })
 

@@ -25,6 +25,8 @@ export interface RoundInfo {
   inputRequests: Record<string, InputRequest>
   /** Whether an opaque `requestState` travels with the retry. */
   hasRequestState: boolean
+  /** That `requestState`, byte-exact as the server sent it and as the retry carries it (opaque: never parse it). */
+  requestState?: string
   /** The answers sent back (undefined for a state-only round). */
   inputResponses?: InputResponses
 }
@@ -83,6 +85,7 @@ export async function driveInputRequired<R>(first: R | InputRequiredResult, opti
       delay = Math.min(delay * 2, STATE_ONLY_BACKOFF_CAP_MS)
     }
     const info: RoundInfo = { round: rounds, inputRequests: requests, hasRequestState: current.requestState !== undefined }
+    if (current.requestState !== undefined) info.requestState = current.requestState
     if (responses) info.inputResponses = responses
     options.onRound?.(info)
     current = await options.retry(responses, current.requestState)

@@ -1,0 +1,276 @@
+/**
+ * The web demo: connect to an MCP endpoint, list its tools, prompts and resources, call one with
+ * arguments from a form built from its schema, and watch the input-required rounds — the server's
+ * questions are rendered by `edge-mcp/browser`, and each round shows the opaque `requestState` that went
+ * back. Plain DOM; every server-provided string goes through `textContent`.
+ * @module
+ */
+import {
+  Client,
+  META,
+  StreamableHttpClientTransport,
+  UriTemplate,
+  type CallToolResult,
+  type GetPromptResult,
+  type InputRequest,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type RoundInfo,
+  type Tool,
+} from '../../src/client/index.ts'
+import { DEFAULT_STYLESHEET, createElicitationHandler, createSamplingHandler } from '../../src/browser/index.ts'
+import { argumentsForm, type ObjectSchema } from './args-form.ts'
+
+/** How many characters of a `requestState` the rounds view shows. */
+const STATE_PREVIEW_CHARS = 16
+
+function byId<T extends HTMLElement>(id: string): T {
+  return document.getElementById(id) as T
+}
+
+/** `document.createElement` with a class and text (always `textContent`). */
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag)
+  if (className) node.className = className
+  if (text !== undefined) node.textContent = text
+  return node
+}
+
+const ui = {
+  connect: byId<HTMLFormElement>('connect'),
+  endpoint: byId<HTMLInputElement>('endpoint'),
+  status: byId<HTMLParagraphElement>('status'),
+  tools: byId<HTMLUListElement>('tools'),
+  prompts: byId<HTMLUListElement>('prompts'),
+  resources: byId<HTMLUListElement>('resources'),
+  call: byId<HTMLElement>('call'),
+  callTitle: byId<HTMLHeadingElement>('call-title'),
+  callDescription: byId<HTMLParagraphElement>('call-description'),
+  args: byId<HTMLFormElement>('args'),
+  questions: byId<HTMLElement>('questions'),
+  rounds: byId<HTMLOListElement>('rounds'),
+  result: byId<HTMLDivElement>('result'),
+}
+
+let client: Client | undefined
+let serverLabel = 'The server'
+
+function setStatus(text: string, isError = false): void {
+  ui.status.textContent = text
+  ui.status.classList.toggle('error', isError)
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+}
+
+// ------------------------------------------------------------------ connecting and listing
+
+async function connect(endpoint: string): Promise<void> {
+  const url = new URL(endpoint, location.href).href
+  for (const list of [ui.tools, ui.prompts, ui.resources]) list.replaceChildren()
+  ui.call.hidden = true
+  setStatus(`Connecting to ${url}…`)
+  const c = new Client({
+    transport: new StreamableHttpClientTransport(url),
+    clientInfo: { name: 'edge-mcp-web-demo', version: '0.1.0' },
+    elicitation: createElicitationHandler({ container: ui.questions, serverName: () => serverLabel }),
+    sampling: createSamplingHandler({ container: ui.questions, serverName: () => serverLabel }),
+  })
+  let offers: { tools?: unknown; prompts?: unknown; resources?: unknown }
+  try {
+    const discovered = await c.discover()
+    const info = discovered._meta?.[META.serverInfo] as { name?: string; title?: string; version?: string } | undefined
+    serverLabel = info?.title ?? info?.name ?? new URL(url).host
+    offers = discovered.capabilities
+    client = c
+    setStatus(`Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`)
+  } catch (error) {
+    client = undefined
+    setStatus(`Could not connect to ${url}: ${errorText(error)}`, true)
+    return
+  }
+  // list only what the server declares (an undeclared list is an empty one, not an error)
+  const none = Promise.resolve([])
+  const [tools, prompts, resources, templates] = await Promise.allSettled([
+    offers.tools ? c.listTools() : none,
+    offers.prompts ? c.listPrompts() : none,
+    offers.resources ? c.listResources() : none,
+    offers.resources ? c.listResourceTemplates() : none,
+  ])
+  fill(ui.tools, tools, (tool: Tool) => item(tool.title ?? tool.name, tool.description, 'Call…', () => selectTool(tool)))
+  fill(ui.prompts, prompts, (prompt: Prompt) => item(prompt.title ?? prompt.name, prompt.description, 'Get…', () => selectPrompt(prompt)))
+  fill(ui.resources, resources, (resource: Resource) => item(resource.uri, resource.description, 'Read', () => void readResource(resource.uri)))
+  fill(ui.resources, templates, (template: ResourceTemplate) => item(template.uriTemplate, template.description, 'Read…', () => selectTemplate(template)))
+  for (const list of [ui.tools, ui.prompts, ui.resources]) if (!list.firstChild) list.append(el('li', 'empty', 'None.'))
+}
+
+function fill<T>(list: HTMLUListElement, settled: PromiseSettledResult<T[]>, render: (x: T) => HTMLLIElement): void {
+  if (settled.status === 'rejected') list.append(el('li', 'error', errorText(settled.reason)))
+  else list.append(...settled.value.map(render))
+}
+
+function item(name: string, description: string | undefined, action: string, onClick: () => void): HTMLLIElement {
+  const li = el('li')
+  const button = el('button', undefined, action)
+  button.type = 'button'
+  button.setAttribute('aria-label', `${action.replace('…', '')} ${name}`)
+  button.addEventListener('click', onClick)
+  li.append(el('code', 'name', name), ' ', button)
+  if (description) li.append(el('p', 'description', description))
+  return li
+}
+
+// ------------------------------------------------------------------ the arguments form
+
+function showForm(title: string, description: string | undefined, schema: ObjectSchema, submitText: string, run: (args: Record<string, unknown>) => Promise<void>): void {
+  ui.call.hidden = false
+  ui.callTitle.textContent = title
+  ui.callDescription.textContent = description ?? ''
+  const form = argumentsForm(schema, 'arg')
+  const submit = el('button', undefined, submitText)
+  submit.type = 'submit'
+  ui.args.replaceChildren(...form.fields, submit)
+  ui.args.onsubmit = async (event) => {
+    event.preventDefault()
+    let args: Record<string, unknown>
+    try {
+      args = form.read()
+    } catch (error) {
+      showError(error)
+      return
+    }
+    submit.disabled = true
+    try {
+      await run(args)
+    } finally {
+      submit.disabled = false
+    }
+  }
+  ;(ui.args.querySelector<HTMLElement>('input, select, textarea') ?? submit).focus()
+}
+
+function selectTool(tool: Tool): void {
+  showForm(`Tool: ${tool.name}`, tool.description, tool.inputSchema as ObjectSchema, 'Call tool', (args) =>
+    track(`tools/call ${tool.name} ${JSON.stringify(args)}`, (onRound) => client!.callTool(tool.name, args, { onRound }), renderToolResult),
+  )
+}
+
+function selectPrompt(prompt: Prompt): void {
+  const schema: ObjectSchema = { properties: {}, required: [] }
+  for (const a of prompt.arguments ?? []) {
+    schema.properties![a.name] = { type: 'string', ...(a.title ? { title: a.title } : {}), ...(a.description ? { description: a.description } : {}) }
+    if (a.required) schema.required!.push(a.name)
+  }
+  showForm(`Prompt: ${prompt.name}`, prompt.description, schema, 'Get prompt', (args) =>
+    track(`prompts/get ${prompt.name} ${JSON.stringify(args)}`, (onRound) => client!.getPrompt(prompt.name, args as Record<string, string>, { onRound }) as Promise<GetPromptResult>, renderPromptResult),
+  )
+}
+
+function selectTemplate(template: ResourceTemplate): void {
+  const uriTemplate = new UriTemplate(template.uriTemplate)
+  const schema: ObjectSchema = { properties: Object.fromEntries(uriTemplate.variables.map((name) => [name, { type: 'string' }])), required: [...uriTemplate.variables] }
+  showForm(`Resource template: ${template.uriTemplate}`, template.description, schema, 'Read resource', (vars) => readResource(uriTemplate.expand(vars as Record<string, string>)))
+}
+
+function readResource(uri: string): Promise<void> {
+  return track(`resources/read ${uri}`, (onRound) => client!.readResource(uri, { onRound }) as Promise<ReadResourceResult>, renderResourceResult)
+}
+
+// ------------------------------------------------------------------ a call, its rounds, its result
+
+/** Run one call: clear the rounds and result, record every round, render the result or the error. */
+async function track<R>(label: string, call: (onRound: (info: RoundInfo) => void) => Promise<R>, render: (result: R) => void): Promise<void> {
+  if (!client) return setStatus('Not connected.', true)
+  ui.rounds.replaceChildren()
+  ui.result.replaceChildren(el('p', 'pending', `${label} …`))
+  try {
+    const result = await call((info) => ui.rounds.append(roundItem(info)))
+    ui.result.replaceChildren(el('p', 'call', label))
+    render(result)
+  } catch (error) {
+    ui.result.replaceChildren(el('p', 'call', label))
+    showError(error)
+  }
+}
+
+/** One round: what was asked, what went back, and the opaque state that travelled with it. */
+function roundItem(info: RoundInfo): HTMLLIElement {
+  const li = el('li', 'round')
+  li.append(el('strong', undefined, `Round ${info.round}`))
+  const asked = Object.entries(info.inputRequests)
+  const list = el('ul')
+  if (asked.length === 0) list.append(el('li', undefined, 'No questions: a state-only round (the client waits, then retries).'))
+  for (const [key, request] of asked) {
+    const response = info.inputResponses?.[key]
+    const q = el('li', 'asked')
+    q.append(el('code', undefined, key), `: ${describeRequest(request)}`)
+    if (response) q.append(el('span', 'answer', ` → ${JSON.stringify(response)}`))
+    list.append(q)
+  }
+  li.append(list)
+  const state = info.requestState
+  li.append(
+    el(
+      'p',
+      'round-state',
+      state === undefined
+        ? 'No requestState in this round.'
+        : `requestState: ${state.length} chars, ${state.slice(0, STATE_PREVIEW_CHARS)}… — opaque to the client, sent back unchanged with the answers.`,
+    ),
+  )
+  return li
+}
+
+function describeRequest(request: InputRequest): string {
+  switch (request.method) {
+    case 'elicitation/create':
+      return request.params.mode === 'url' ? `elicitation (URL): ${request.params.message} ${request.params.url}` : `elicitation (form): ${request.params.message}`
+    case 'sampling/createMessage':
+      return `sampling, ${request.params.messages.length} message(s)`
+    case 'roots/list':
+      return 'roots'
+  }
+}
+
+function renderToolResult(result: CallToolResult): void {
+  if (result.isError) ui.result.append(el('p', 'error', 'The tool reported an error:'))
+  for (const block of result.content) {
+    ui.result.append(el('pre', result.isError ? 'content error' : 'content', block.type === 'text' ? block.text : JSON.stringify(block, null, 2)))
+  }
+  if (result.structuredContent !== undefined) ui.result.append(el('pre', 'structured', JSON.stringify(result.structuredContent, null, 2)))
+}
+
+function renderPromptResult(result: GetPromptResult): void {
+  for (const message of result.messages) {
+    const content = message.content
+    ui.result.append(el('pre', 'content', `${message.role}: ${content.type === 'text' ? content.text : JSON.stringify(content)}`))
+  }
+}
+
+function renderResourceResult(result: ReadResourceResult): void {
+  for (const contents of result.contents) {
+    const text = typeof contents.text === 'string' ? contents.text : `(${contents.mimeType ?? 'binary'}, ${String(contents.blob).length} base64 chars)`
+    ui.result.append(el('pre', 'content', text))
+  }
+}
+
+function showError(error: unknown): void {
+  ui.result.append(el('p', 'error', errorText(error)))
+}
+
+// ------------------------------------------------------------------ start
+
+const style = document.createElement('style')
+style.textContent = DEFAULT_STYLESHEET // the optional look of edge-mcp/browser's forms
+document.head.append(style)
+
+const initial = new URLSearchParams(location.search).get('endpoint') ?? new URL('/mcp', location.href).href
+ui.endpoint.value = initial
+ui.connect.addEventListener('submit', (event) => {
+  event.preventDefault()
+  void connect(ui.endpoint.value)
+})
+void connect(initial)
