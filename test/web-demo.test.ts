@@ -295,7 +295,7 @@ describe('the arguments form built from a tool\'s inputSchema', () => {
 
   it('one field per property, labelled, required marked, described; values sent as the schema\'s JSON types', async () => {
     const { page, calls } = await typedPage()
-    expect(await page.locator('#prompts').innerText()).toBe('None.') // not declared by this server: not listed
+    await expect.poll(() => page.locator('#prompts').innerText()).toBe('None.') // not declared by this server: not listed
     await page.getByRole('button', { name: 'Call echo' }).click()
     const form = page.locator('#args')
     expect(await form.locator('label').allInnerTexts()).toEqual(['Book title *', 'copies *', 'budget', 'Gift wrap', 'binding *', 'shipping *', 'email', 'note', 'tags'])
