@@ -66,8 +66,8 @@ describe('the web demo served by the Worker', () => {
     const page = await openDemo(origin(worker))
     await expect.poll(() => page.locator('#status').innerText()).toMatch(/^Connected to edge-mcp-demo 0\.1\.0 at http:\/\/127\.0\.0\.1:\d+\/mcp \(versions: 2026-07-28\)$/)
     await expect.poll(() => page.locator('#tools code').allInnerTexts()).toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account'])
-    expect(await page.locator('#prompts code').allInnerTexts()).toEqual(['briefing'])
-    expect(await page.locator('#resources code').allInnerTexts()).toEqual(['books://catalog', 'books://{genre}/shortlist'])
+    await expect.poll(() => page.locator('#prompts code').allInnerTexts()).toEqual(['briefing'])
+    await expect.poll(() => page.locator('#resources code').allInnerTexts()).toEqual(['books://catalog', 'books://{genre}/shortlist'])
     expect(await page.locator('#tools').innerText()).toContain('Order a book from the shop. Asks to confirm a backorder when the book is out of stock.')
     expect(await page.title()).toBe('edge-mcp web demo')
     // GET /mcp reaches the Worker (405 from the MCP handler), not an asset
