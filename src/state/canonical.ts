@@ -60,11 +60,18 @@ export async function digest16(text: string): Promise<string> {
 }
 
 /**
- * Digest of request arguments for binding: absent, `null` and `{}` are the same (the digest of `{}`).
+ * Canonical JSON of request arguments for binding: absent, `null` and `{}` are the same (`"{}"`).
+ * @throws what {@link canonicalJson} throws.
+ */
+export function canonicalArguments(args: unknown): string {
+  return canonicalJson(args === undefined || args === null ? {} : args)
+}
+
+/**
+ * Digest of request arguments for binding: {@link digest16} of {@link canonicalArguments}.
  * @returns a 22-character base64url string.
  * @throws (rejects with) what {@link canonicalJson} throws.
  */
 export async function argumentsDigest(args: unknown): Promise<string> {
-  const normalized = args === undefined || args === null ? {} : args
-  return digest16(canonicalJson(normalized))
+  return digest16(canonicalArguments(args))
 }
