@@ -53,6 +53,8 @@ export async function benchMrtr(): Promise<{ ours: number; theirs: number; lines
   const [ours, theirs, raw] = (await measureAll(ops, { warmup: 1000, rounds: 7 })) as [number, number, number]
   const [oursC, theirsC, rawC] = (await measureAll(ops, { concurrency: 32, rounds: 5, warmup: 100 })) as [number, number, number]
   const lines = [
+    '### Two-round MRTR flows, in-process',
+    '',
     '| two-round MRTR flow, in-process fetch handler (flows/s) | sequential | 32 in flight |',
     '| --- | ---: | ---: |',
     `| edge-mcp (state sealed: AES-256-GCM, bound to tool + arguments) | ${fmt(ours)} | ${fmt(oursC)} |`,

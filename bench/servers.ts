@@ -25,9 +25,13 @@ export type Handler = (request: Request) => Promise<Response>
 
 const STATE = 'deploy-v1'
 
-/** edge-mcp: one `McpServer`, one fetch handler (sealing on, ephemeral key). */
+/**
+ * edge-mcp: one `McpServer`, one fetch handler (sealing on, ephemeral key). Warnings (the refused
+ * tampered token the MRTR bench sends on purpose) are not printed; errors are.
+ */
 export function ourHandler(): Handler {
-  const mcp = new McpServer({ name: 'bench', version: '1.0.0' })
+  const logger = { warn: () => {}, error: (message: string, error?: unknown) => console.error(`[edge-mcp] ${message}`, error ?? '') }
+  const mcp = new McpServer({ name: 'bench', version: '1.0.0' }, { logger })
   mcp.tool('echo', { input: { text: v.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }))
   mcp.tool('deploy', { input: { env: v.string() } }, ({ env }, ctx) => {
     const answer = ctx.requestState === STATE ? acceptedContent(ctx.inputResponses?.confirm) : undefined

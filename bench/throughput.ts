@@ -38,6 +38,8 @@ export async function benchThroughput(): Promise<{ ours: number; theirs: number;
   const [ours, theirs] = (await measureAll(ops, { warmup: 2000 })) as [number, number]
   const [oursC, theirsC] = (await measureAll(ops, { concurrency: 32, rounds: 7, warmup: 200 })) as [number, number]
   const lines = [
+    '### `tools/call` throughput, in-process',
+    '',
     '| `tools/call` `echo`, in-process fetch handler (req/s) | sequential | 32 in flight |',
     '| --- | ---: | ---: |',
     `| edge-mcp (\`createFetchHandler\`) | ${fmt(ours)} | ${fmt(oursC)} |`,
