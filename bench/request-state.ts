@@ -7,6 +7,7 @@
 import { createRequestStateCodec } from '@modelcontextprotocol/server'
 import { AesGcmKeyRing } from '../src/state/codec.ts'
 import { RequestStateSecurity } from '../src/state/security.ts'
+import { fmt, measureAll, x } from './measure.ts'
 
 export interface BenchRow {
   name: string
@@ -17,39 +18,6 @@ const SIZE = 1024
 const KEY = crypto.getRandomValues(new Uint8Array(32))
 const bytes = crypto.getRandomValues(new Uint8Array(SIZE))
 const text = 'x'.repeat(SIZE)
-
-/**
- * Ops/s of each candidate, measured in interleaved windows (so drift hits every candidate alike):
- * `rounds` windows of `ms` each per candidate after a warm-up, `concurrency` operations in flight;
- * the median window counts.
- */
-export async function measureAll(
-  candidates: Array<() => Promise<unknown>>,
-  { ms = 400, rounds = 9, warmup = 1500, concurrency = 1 } = {},
-): Promise<number[]> {
-  for (const fn of candidates) for (let i = 0; i < warmup; i++) await fn()
-  const samples: number[][] = candidates.map(() => [])
-  for (let r = 0; r < rounds; r++) {
-    for (const [c, fn] of candidates.entries()) {
-      let ops = 0
-      const start = performance.now()
-      let now = start
-      while (now - start < ms) {
-        const batch: Promise<unknown>[] = []
-        for (let i = 0; i < concurrency; i++) batch.push(fn())
-        await Promise.all(batch)
-        ops += concurrency
-        if (concurrency === 1) for (let i = 0; i < 49; i++, ops++) await fn()
-        now = performance.now()
-      }
-      samples[c]!.push((ops * 1000) / (now - start))
-    }
-  }
-  return samples.map((s) => s.sort((a, b) => a - b)[Math.floor(s.length / 2)]!)
-}
-
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
-const x = (n: number) => `${n.toFixed(2)}×`
 
 export async function benchRequestState(): Promise<{ rows: BenchRow[]; lines: string[] }> {
   const raw = await crypto.subtle.importKey('raw', KEY, 'AES-GCM', false, ['encrypt', 'decrypt'])

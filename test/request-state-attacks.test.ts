@@ -34,6 +34,9 @@ describe('argument binding edge cases', () => {
     const zeroToken = (await send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":0}}}`)).result.requestState
     const negZero = await send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":-0},"requestState":"${zeroToken}"}}`)
     expect(negZero.error).toEqual(FROZEN)
+    // a first round (no token yet) is refused the same way: the arguments could never be bound
+    const firstRound = await send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":1e999}}}`)
+    expect(firstRound.error).toMatchObject({ code: -32602, message: expect.stringMatching(/arguments cannot be bound \(non-finite number Infinity\)/) })
     expect(runs).toBe(0)
   })
 

@@ -87,4 +87,27 @@ describe('notifications on a per-request stream', () => {
     await reader.cancel()
     await sawAbort
   })
+
+  it("aborting the HTTP request aborts the handler's signal, before and after it started", async () => {
+    const seen: string[] = []
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('wait', {}, async (_args, ctx) => {
+      if (ctx.signal.aborted) return `already aborted: ${String(ctx.signal.reason)}`
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+      seen.push(String(ctx.signal.reason))
+      return 'aborted while running'
+    })
+    const handler = createFetchHandler(mcp)
+    const call = (signal: AbortSignal) =>
+      handler(new Request('http://x/mcp', { method: 'POST', headers: std('tools/call', 'wait'), signal, body: JSON.stringify(req('tools/call', { name: 'wait' })) }))
+    const running = new AbortController()
+    const pending = call(running.signal)
+    await new Promise((r) => setTimeout(r, 10))
+    running.abort('client went away')
+    expect(await (await pending).json()).toMatchObject({ result: { content: [{ text: 'aborted while running' }] } })
+    expect(seen).toEqual(['client went away'])
+    const early = new AbortController()
+    early.abort('too late')
+    expect(await (await call(early.signal)).json()).toMatchObject({ result: { content: [{ text: 'already aborted: too late' }] } })
+  })
 })

@@ -10,7 +10,7 @@ import { describeIssue } from '../protocol/issues.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
 import { InputRequiredResult, type Implementation, type JSONRPCNotification, type JSONRPCRequest, type LoggingLevel, type JSONRPCResponse, type ServerCapabilities } from '../protocol/schemas.ts'
-import { argumentsDigest } from '../state/canonical.ts'
+import { canonicalArguments, digest16 } from '../state/canonical.ts'
 import { InvalidRequestStateError } from '../state/errors.ts'
 import type { RequestBinding, RequestStateSecurity } from '../state/security.ts'
 import { consoleLogger, type Logger, type RequestContext, type RequestInfo } from './context.ts'
@@ -277,13 +277,15 @@ export class Server {
     const security = carrier ? this.#security : undefined
     let binding: RequestBinding | undefined
     // Bind before the handler runs: what a handler does to its arguments must not change the binding.
-    const argsDigest = security ? await this.#argumentsDigest(request.method, params) : undefined
+    // The canonical form is taken (and checked) now; it is hashed only when a token is opened or sealed.
+    const canonicalArgs = security ? this.#canonicalArguments(request.method, params) : undefined
     const target = security ? params[targetParamOf(request.method) ?? 'name'] : undefined
     if (security && params.requestState !== undefined) {
       let reason = ''
+      const argsDigest = await digest16(canonicalArgs!)
       try {
         if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
-        binding = { method: request.method, target, argsDigest: argsDigest!, principal: this.#principal(security.policy, info, request.method) }
+        binding = { method: request.method, target, argsDigest, principal: this.#principal(security.policy, info, request.method) }
         const plaintext = await security.policy.open(params.requestState, binding, security.audience)
         params = { ...params, requestState: plaintext }
       } catch (error) {
@@ -319,6 +321,7 @@ export class Server {
       if (hasRequests) ctx.requireCapabilities(...Object.values(requests).flatMap(capabilitiesNeededBy))
       if (security && out.requestState !== undefined) {
         if (binding === undefined) {
+          const argsDigest = await digest16(canonicalArgs!)
           let principal: string | undefined
           try {
             if (typeof target !== 'string') throw new Error(`the request's ${targetParamOf(request.method)} is not a string`)
@@ -327,7 +330,7 @@ export class Server {
             this.logger.error(`refusing to seal requestState on ${request.method}`, error instanceof Error ? error.message : undefined)
             throw new McpError(ErrorCode.InternalError, 'Internal error')
           }
-          binding = { method: request.method, target: target as string, argsDigest: argsDigest!, principal }
+          binding = { method: request.method, target: target as string, argsDigest, principal }
         }
         try {
           const token = await security.policy.seal(out.requestState as string, binding, security.audience)
@@ -354,12 +357,12 @@ export class Server {
   }
 
   /**
-   * The digest the arguments are bound by (resources: the digest of `{}`). Arguments that cannot be
-   * bound — nested too deeply, or holding non-finite numbers — are a client mistake: -32602.
+   * The canonical JSON the arguments are bound by (resources: `{}`). Arguments that cannot be bound —
+   * nested too deeply, or holding non-finite numbers — are a client mistake: -32602.
    */
-  async #argumentsDigest(method: string, params: RequestParams): Promise<string> {
+  #canonicalArguments(method: string, params: RequestParams): string {
     try {
-      return await argumentsDigest(method === 'resources/read' ? undefined : params.arguments)
+      return canonicalArguments(method === 'resources/read' ? undefined : params.arguments)
     } catch (error) {
       const why = error instanceof Error ? error.message.replace(/^canonicalJson: /, '') : 'not JSON'
       throw new McpError(ErrorCode.InvalidParams, `Invalid params: arguments cannot be bound (${why})`)

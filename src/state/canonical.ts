@@ -3,6 +3,7 @@
  * @module
  */
 import { encodeBase64Url } from './base64url.ts'
+import { sha256 } from './sha256.ts'
 
 /** Deepest nesting {@link canonicalJson} accepts (objects and arrays), so hostile input cannot exhaust the stack. */
 export const MAX_JSON_DEPTH = 256
@@ -53,18 +54,29 @@ function write(value: unknown, seen: Set<object>): string {
 
 const encoder = new TextEncoder()
 
+/** Inputs up to this many **bytes** are hashed in JavaScript (synchronously); longer ones by `crypto.subtle`. */
+const INLINE_DIGEST_MAX_BYTES = 1024
+
 /** base64url(SHA-256(utf8(text))[0..16]): a 22-character digest. */
 export async function digest16(text: string): Promise<string> {
-  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)))
+  const bytes = encoder.encode(text)
+  const hash = bytes.length <= INLINE_DIGEST_MAX_BYTES ? sha256(bytes) : new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
   return encodeBase64Url(hash.subarray(0, 16))
 }
 
 /**
- * Digest of request arguments for binding: absent, `null` and `{}` are the same (the digest of `{}`).
+ * Canonical JSON of request arguments for binding: absent, `null` and `{}` are the same (`"{}"`).
+ * @throws what {@link canonicalJson} throws.
+ */
+export function canonicalArguments(args: unknown): string {
+  return canonicalJson(args === undefined || args === null ? {} : args)
+}
+
+/**
+ * Digest of request arguments for binding: {@link digest16} of {@link canonicalArguments}.
  * @returns a 22-character base64url string.
  * @throws (rejects with) what {@link canonicalJson} throws.
  */
 export async function argumentsDigest(args: unknown): Promise<string> {
-  const normalized = args === undefined || args === null ? {} : args
-  return digest16(canonicalJson(normalized))
+  return digest16(canonicalArguments(args))
 }

@@ -305,8 +305,10 @@ function jsonError(status: number, id: RequestId | null, error: McpError, header
  */
 async function streamIfNotified(server: Server, message: InboundMessage, info: RequestInfo, accept: Representation, keepAliveMs: number): Promise<Response> {
   const cancel = new AbortController()
-  const signals = [cancel.signal, ...(info.signal ? [info.signal] : [])]
-  info.signal = typeof AbortSignal.any === 'function' ? AbortSignal.any(signals) : cancel.signal
+  const outer = info.signal
+  if (outer?.aborted) cancel.abort(outer.reason)
+  else outer?.addEventListener('abort', () => cancel.abort(outer.reason), { once: true })
+  info.signal = cancel.signal
   const queued: JSONRPCNotification[] = []
   let write: ((event: unknown) => void) | undefined
   let firstNotification!: () => void

@@ -1,0 +1,97 @@
+/**
+ * The two servers every in-process benchmark drives, configured alike: edge-mcp's `McpServer` behind
+ * `createFetchHandler`, and the official SDK 2.4.0's `McpServer` behind `createMcpHandler` (its
+ * documented per-request factory, `legacy: 'reject'` so both serve 2026-07-28 only, default JSON-or-SSE
+ * response mode). Each has the same two tools:
+ * - `echo {text: string}` → one text block with `text` (arguments validated: valibot / zod);
+ * - `deploy {env: string}` → round 1: an `InputRequiredResult` with one form elicitation
+ *   (`confirm: boolean`) and a `requestState`; round 2 (answer + state echoed): `deployed to <env>`.
+ * requestState: ours is sealed (AES-256-GCM, the default); theirs uses the SDK's own opt-in codec,
+ * `createRequestStateCodec` (HMAC-SHA256: signed, not encrypted), bound to the method as in its docs.
+ */
+import {
+  McpServer as OfficialServer,
+  acceptedContent as officialAccepted,
+  createMcpHandler,
+  createRequestStateCodec,
+  inputRequired as officialInputRequired,
+} from '@modelcontextprotocol/server'
+import * as v from 'valibot'
+import * as z from 'zod'
+import { McpServer, acceptedContent, createFetchHandler, elicitForm, inputRequired } from '../src/server/index.ts'
+
+/** A fetch handler as both benches call it. */
+export type Handler = (request: Request) => Promise<Response>
+
+const STATE = 'deploy-v1'
+
+/**
+ * edge-mcp: one `McpServer`, one fetch handler (sealing on, ephemeral key). Warnings (the refused
+ * tampered token the MRTR bench sends on purpose) are not printed; errors are.
+ */
+export function ourHandler(): Handler {
+  const logger = { warn: () => {}, error: (message: string, error?: unknown) => console.error(`[edge-mcp] ${message}`, error ?? '') }
+  const mcp = new McpServer({ name: 'bench', version: '1.0.0' }, { logger })
+  mcp.tool('echo', { input: { text: v.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }))
+  mcp.tool('deploy', { input: { env: v.string() } }, ({ env }, ctx) => {
+    const answer = ctx.requestState === STATE ? acceptedContent(ctx.inputResponses?.confirm) : undefined
+    if (answer?.confirm !== true) {
+      return inputRequired(
+        { confirm: elicitForm(`Deploy to ${env}?`, { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] }) },
+        STATE,
+      )
+    }
+    return { content: [{ type: 'text', text: `deployed to ${env}` }] }
+  })
+  return createFetchHandler(mcp)
+}
+
+/**
+ * The official SDK: `createMcpHandler` with a factory building a fresh `McpServer` per request (its
+ * serving model); schemas and the codec are built once, outside the factory.
+ * @param protectState - false: their default, `requestState` passed through unprotected (info only).
+ */
+export function officialHandler({ protectState = true } = {}): Handler {
+  const codec = createRequestStateCodec<string>({ key: crypto.getRandomValues(new Uint8Array(32)), bind: (ctx) => ctx.mcpReq.method })
+  const Echo = z.object({ text: z.string() })
+  const Deploy = z.object({ env: z.string() })
+  const Confirm = z.object({ confirm: z.boolean() })
+  const handler = createMcpHandler(
+    () => {
+      const server = new OfficialServer({ name: 'bench', version: '1.0.0' }, protectState ? { requestState: { verify: codec.verify } } : {})
+      server.registerTool('echo', { inputSchema: Echo }, async ({ text }) => ({ content: [{ type: 'text', text }] }))
+      server.registerTool('deploy', { inputSchema: Deploy }, async ({ env }, ctx) => {
+        const answer = ctx.mcpReq.requestState<string>() === STATE ? officialAccepted(ctx.mcpReq.inputResponses, 'confirm', Confirm) : undefined
+        if (answer?.confirm !== true) {
+          const requestState = protectState ? await codec.mint(STATE, ctx) : STATE
+          return officialInputRequired({ inputRequests: { confirm: officialInputRequired.elicit({ message: `Deploy to ${env}?`, requestedSchema: Confirm }) }, requestState })
+        }
+        return { content: [{ type: 'text', text: `deployed to ${env}` }] }
+      })
+      return server
+    },
+    { legacy: 'reject' },
+  )
+  return (request) => handler.fetch(request)
+}
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+}
+
+/** The same `tools/call` request for both servers: envelope, standard headers, JSON body. */
+export function toolCall(id: number, name: string, params: Record<string, unknown>): Request {
+  return new Request('http://localhost/mcp', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, ...params, _meta: ENVELOPE } }),
+  })
+}
