@@ -9,7 +9,6 @@ import {
   encodeBase64Url,
   type RequestBinding,
 } from '../src/state/index.ts'
-import { sha256 } from '../src/state/sha256.ts'
 
 const KEY_A = 'a'.repeat(32)
 const KEY_B = new Uint8Array(32).fill(7)
@@ -58,16 +57,7 @@ describe('canonical JSON and argument digests', () => {
   it('keeps lone surrogates distinct', async () => {
     expect(await argumentsDigest({ env: '\ud800-prod' })).not.toBe(await argumentsDigest({ env: '\udfff-prod' }))
   })
-  it('hashes with SHA-256 in JavaScript exactly as crypto.subtle does, at every padding boundary', async () => {
-    const hex = (b: ArrayBuffer | Uint8Array) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('')
-    expect(hex(sha256(enc('abc')))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad') // FIPS 180-4 example
-    expect(hex(sha256(new Uint8Array(0)))).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
-    for (const n of [1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 1000, 1023, 1024, 1025, 4096, 65536]) {
-      const bytes = crypto.getRandomValues(new Uint8Array(n))
-      expect(hex(sha256(bytes)), `${n} bytes`).toBe(hex(await crypto.subtle.digest('SHA-256', bytes)))
-    }
-  })
-  it('digests short and long arguments alike (JavaScript up to 1 KiB, crypto.subtle beyond)', async () => {
+  it('digests short and long arguments as base64url of the first 16 bytes of SHA-256 (crypto.subtle)', async () => {
     for (const length of [10, 1010, 1020, 2000]) {
       const args = { text: 'é'.repeat(length) } // 2 bytes per character in UTF-8
       const canonical = enc(canonicalJson(args))

@@ -3,7 +3,6 @@
  * @module
  */
 import { encodeBase64Url } from './base64url.ts'
-import { sha256 } from './sha256.ts'
 
 /** Deepest nesting {@link canonicalJson} accepts (objects and arrays), so hostile input cannot exhaust the stack. */
 export const MAX_JSON_DEPTH = 256
@@ -54,13 +53,9 @@ function write(value: unknown, seen: Set<object>): string {
 
 const encoder = new TextEncoder()
 
-/** Inputs up to this many **bytes** are hashed in JavaScript (synchronously); longer ones by `crypto.subtle`. */
-const INLINE_DIGEST_MAX_BYTES = 1024
-
 /** base64url(SHA-256(utf8(text))[0..16]): a 22-character digest. */
 export async function digest16(text: string): Promise<string> {
-  const bytes = encoder.encode(text)
-  const hash = bytes.length <= INLINE_DIGEST_MAX_BYTES ? sha256(bytes) : new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)))
   return encodeBase64Url(hash.subarray(0, 16))
 }
 
