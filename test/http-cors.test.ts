@@ -60,7 +60,7 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
         const res = await pending
         expect(res.status, String(status)).toBe(status)
         expect(res.headers.get('access-control-allow-origin'), String(status)).toBe(ORIGIN)
-        expect(res.headers.get('access-control-expose-headers'), String(status)).toContain('WWW-Authenticate')
+        expect(res.headers.get('access-control-expose-headers'), String(status)).toBe('WWW-Authenticate')
         if (status === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/)
         if (status !== 405) expect(((await res.json()) as { jsonrpc: string }).jsonrpc).toBe('2.0')
       }
@@ -112,5 +112,16 @@ describe('DNS rebinding: without allowedHosts', () => {
     const [[, handler]] = adapters(createDemoServer()) as [[string, (r: Request) => Promise<Response>]]
     const res = await handler(new Request('http://anything.example/mcp', { method: 'POST', headers: std('tools/list'), body: JSON.stringify(req('tools/list')) }))
     expect(res.status).toBe(200)
+  })
+})
+
+describe('an unparsable request URL', () => {
+  it('is a 400 JSON-RPC error, not a rejected promise (Bun passes a bad Host header through to request.url)', async () => {
+    const { createFetchHandler } = await import('../src/transport/http-server.ts')
+    const handler = createFetchHandler(createDemoServer())
+    const request = { url: 'http://a b c/mcp', method: 'POST', headers: new Headers({ 'content-type': 'application/json' }) } as unknown as Request
+    const res = await handler(request)
+    expect(res.status).toBe(400)
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Bad request: the request URL (its Host header) is not a valid URL' } })
   })
 })

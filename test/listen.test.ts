@@ -233,6 +233,8 @@ describe('subscriptions/listen over HTTP', () => {
       [{ toolsListChanged: 'yes' }, "field 'notifications.toolsListChanged'"],
       [{ resourceSubscriptions: 'file:///a' }, "field 'notifications.resourceSubscriptions'"],
       [{ resourceSubscriptions: ['file:///a', 42] }, "field 'notifications.resourceSubscriptions.1'"],
+      [{ resourceSubscriptions: Array.from({ length: 1001 }, (_, i) => `file:///${i}`) }, "field 'notifications.resourceSubscriptions' has 1001 URIs; at most 1000"],
+      [{ resourceSubscriptions: ['file:///a', `file:///${'x'.repeat(4096)}`] }, "field 'notifications.resourceSubscriptions.1' is longer than 4096 characters"],
     ]
     for (const [notifications, field] of cases) {
       const res = await bad(notifications)

@@ -86,7 +86,8 @@ const ListenParams = v.looseObject({ notifications: SubscriptionFilter })
 
 /**
  * The filter of a `subscriptions/listen` request.
- * @throws McpError -32602 naming the field, e.g. `field 'notifications.resourceSubscriptions.0'`.
+ * @throws McpError -32602 naming the field, e.g. `field 'notifications.resourceSubscriptions.0'`; also for more than
+ *   {@link MAX_RESOURCE_SUBSCRIPTIONS} URIs or one longer than {@link MAX_SUBSCRIBED_URI_LENGTH} characters.
  */
 export function parseListenFilter(params: Record<string, unknown>): SubscriptionFilter {
   if (!isPlainObject(params.notifications)) {
@@ -94,8 +95,21 @@ export function parseListenFilter(params: Record<string, unknown>): Subscription
   }
   const parsed = v.safeParse(ListenParams, params)
   if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
+  const uris = parsed.output.notifications.resourceSubscriptions ?? []
+  if (uris.length > MAX_RESOURCE_SUBSCRIPTIONS) {
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: field 'notifications.resourceSubscriptions' has ${uris.length} URIs; at most ${MAX_RESOURCE_SUBSCRIPTIONS} per stream`)
+  }
+  const long = uris.findIndex((uri) => uri.length > MAX_SUBSCRIBED_URI_LENGTH)
+  if (long !== -1) {
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: field 'notifications.resourceSubscriptions.${long}' is longer than ${MAX_SUBSCRIBED_URI_LENGTH} characters`)
+  }
   return parsed.output.notifications
 }
+
+/** Most URIs one listen stream may subscribe to (each stream holds its set in memory). */
+export const MAX_RESOURCE_SUBSCRIPTIONS = 1000
+/** Longest URI a listen stream may subscribe to, in characters. */
+export const MAX_SUBSCRIBED_URI_LENGTH = 4096
 
 /**
  * The subset of `requested` the server honours (sent back in the acknowledgement): list changes of the

@@ -53,8 +53,8 @@ const DEFAULT_KEEP_ALIVE_MS = 15_000
 
 /** Request headers a browser client may send (preflight `Access-Control-Allow-Headers`). */
 const ALLOWED_REQUEST_HEADERS = ['content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id']
-/** Response headers a browser client must be able to read. */
-const EXPOSED_HEADERS = 'WWW-Authenticate, Mcp-Session-Id'
+/** Response headers a browser client must be able to read (`Mcp-Session-Id` would join them with legacy sessions, which this transport has not). */
+const EXPOSED_HEADERS = 'WWW-Authenticate'
 const PREFLIGHT_MAX_AGE_SECONDS = '86400'
 
 /** A Web-standard fetch handler; `env` and `executionCtx` are passed to handlers (Workers signature). */
@@ -141,7 +141,9 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
     }
   }
   return async (request, env, executionCtx) => {
-    const url = new URL(request.url)
+    // Some runtimes (Bun) hand over whatever the Host header said; an unparsable one is the client's mistake.
+    const url = URL.canParse(request.url) ? new URL(request.url) : undefined
+    if (!url) return jsonError(400, null, new McpError(ErrorCode.InvalidRequest, 'Bad request: the request URL (its Host header) is not a valid URL'))
     if (!isAllowedHost(url)) return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: host ${url.host} is not allowed`))
     const origin = request.headers.get('origin')
     if (origin === null || origin === url.origin) return handle(request, env, executionCtx)
