@@ -94,6 +94,29 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     expect((await fetch(worker.url)).status).toBe(405)
     expect((await client().discover()).supportedVersions).toContain('2026-07-28')
   })
+
+  it('refuses a rebound Host (DNS rebinding): 403 for evil.example even with a matching Origin; localhost is served', async () => {
+    const { request } = await import('node:http')
+    const post = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } })
+        const req = request(worker.url, {
+          method: 'POST',
+          headers: { host, origin: `http://${host}`, 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+        })
+        req.on('response', (res) => {
+          let text = ''
+          res.on('data', (d) => (text += d))
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+        })
+        req.on('error', reject)
+        req.end(body)
+      })
+    const evil = await post(`evil.example:${worker.port}`)
+    expect(evil.status).toBe(403)
+    expect(JSON.parse(evil.body).error.message).toBe(`Forbidden: host evil.example:${worker.port} is not allowed`)
+    expect((await post(`localhost:${worker.port}`)).status).toBe(200)
+  })
 })
 
 describe('dependency injection on the Worker in workerd, over real HTTP', () => {

@@ -9,29 +9,38 @@
  *   each isolate seals with its own ephemeral key.
  * - `ALLOWED_ORIGINS` (var): comma-separated origins (`https://app.example`) whose browser apps may call
  *   `/mcp` (CORS); the Worker's own origin is always allowed, any other gets 403.
+ * - `ALLOWED_HOSTS` (var): comma-separated host names `/mcp` answers under (DNS-rebinding protection,
+ *   `allowedHosts` of the fetch handler); `*` for any. wrangler.toml sets the loopback names, so a deploy
+ *   must name its own host: `npx wrangler deploy --var ALLOWED_HOSTS:<name>.<subdomain>.workers.dev`.
  */
 import { Hono } from 'hono'
 import { mcpHandler } from '../src/hono/index.ts'
-import { parseRequestStateKeys, type McpServer } from '../src/server/index.ts'
+import { parseRequestStateKeys, type FetchHandlerOptions, type McpServer } from '../src/server/index.ts'
 import { createDemoServer } from './server.ts'
 
 interface Env {
   REQUEST_STATE_KEYS?: string
   ALLOWED_ORIGINS?: string
+  ALLOWED_HOSTS?: string
   /** The static assets (wrangler.toml `[assets] binding`); absent when run without them. */
   ASSETS?: { fetch(request: Request): Promise<Response> }
 }
 
-let cached: { keys: string; origins: string; handler: ReturnType<typeof mcpHandler> } | undefined
+let cached: { config: string; handler: ReturnType<typeof mcpHandler> } | undefined
+
+const list = (value: string) => value.split(',').map((o) => o.trim()).filter(Boolean)
 
 function handlerFor(env: Env): ReturnType<typeof mcpHandler> {
   const keys = env.REQUEST_STATE_KEYS?.trim() ?? ''
   const origins = env.ALLOWED_ORIGINS?.trim() ?? ''
-  if (cached?.keys !== keys || cached.origins !== origins) {
+  const hosts = env.ALLOWED_HOSTS?.trim() ?? '*'
+  const config = JSON.stringify([keys, origins, hosts])
+  if (cached?.config !== config) {
     const requestStateKeys = keys ? parseRequestStateKeys(keys) : []
     const server: McpServer = createDemoServer({ requestStateKeys })
-    const allowedOrigins = origins.split(',').map((o) => o.trim()).filter(Boolean)
-    cached = { keys, origins, handler: mcpHandler(server, { allowedOrigins }) }
+    const options: FetchHandlerOptions = { allowedOrigins: list(origins) }
+    if (hosts !== '*') options.allowedHosts = list(hosts)
+    cached = { config, handler: mcpHandler(server, options) }
   }
   return cached.handler
 }
