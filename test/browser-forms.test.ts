@@ -689,3 +689,21 @@ describe('stylesheet', () => {
     expect(await page.locator('.mcp-error').evaluate((e) => getComputedStyle(e).display)).toBe('none')
   })
 })
+
+describe('review: URL consent edge cases', () => {
+  it('shows exactly the URL that opens, with the real host emphasised, whatever the userinfo, port or host kind', async () => {
+    const { page } = await open()
+    const shown = async (url: string) => {
+      await ask(page, 'elicit', { mode: 'url', message: 'Go', url }, { container: '#host' })
+      const out = [await page.locator('.mcp-url').textContent(), await page.locator('.mcp-url-host').textContent()]
+      await page.getByRole('button', { name: 'Cancel' }).click()
+      await answer(page)
+      return out
+    }
+    // an empty username with a password: the password cannot be passed off as the host, nor the text garbled
+    expect(await shown('https://:bank.example.com@evil.example/x')).toEqual(['https://:bank.example.com@evil.example/x', 'evil.example'])
+    expect(await shown('https://user:pw@evil.example:8443/x?y#z')).toEqual(['https://user:pw@evil.example:8443/x?y#z', 'evil.example'])
+    expect(await shown('http://[::1]:8080/cb')).toEqual(['http://[::1]:8080/cb', '[::1]'])
+    expect(await shown('https://аpple.com/')).toEqual(['https://xn--pple-43d.com/', 'xn--pple-43d.com'])
+  })
+})

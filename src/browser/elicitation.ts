@@ -320,7 +320,8 @@ function urlView(env: Env, params: ElicitRequestURLParams, progress: string, fin
   }
   const web = url !== undefined && (url.protocol === 'https:' || url.protocol === 'http:')
   if (url && web) {
-    const userinfo = url.username ? `${url.username}${url.password ? `:${url.password}` : ''}@` : ''
+    // userinfo is present when either part is (`https://:secret@host/` has an empty username)
+    const userinfo = url.username || url.password ? `${url.username}${url.password ? `:${url.password}` : ''}@` : ''
     const prefix = `${url.protocol}//${userinfo}`
     shown.append(
       el(doc, 'span', 'mcp-url-prefix', prefix),
