@@ -707,3 +707,23 @@ describe('review: URL consent edge cases', () => {
     expect(await shown('https://аpple.com/')).toEqual(['https://xn--pple-43d.com/', 'xn--pple-43d.com'])
   })
 })
+
+describe('review: URL consent warnings', () => {
+  it('warns for a Punycode host and for userinfo before the host (spec: ambiguous/suspicious URLs)', async () => {
+    const { page } = await open()
+    const warnings = async (url: string) => {
+      await ask(page, 'elicit', { mode: 'url', message: 'Go', url }, { container: '#host' })
+      const out = await page.locator('.mcp-warning').allTextContents()
+      const described = await page.locator('.mcp-form').evaluate((f) => f.getAttribute('aria-describedby')!.split(' ').map((id) => document.getElementById(id)!.className))
+      await page.getByRole('button', { name: 'Cancel' }).click()
+      await answer(page)
+      return [out, described.filter((c) => c === 'mcp-warning').length]
+    }
+    expect(await warnings('https://аpple.com/login')).toEqual([[DEFAULT_STRINGS.punycodeUrl], 1])
+    expect(await warnings('https://shop.XN--80AK6AA92E.com/')).toEqual([[DEFAULT_STRINGS.punycodeUrl], 1])
+    expect(await warnings('https://bank.example@evil.example/')).toEqual([[DEFAULT_STRINGS.userinfoUrl], 1])
+    expect(await warnings('http://:pw@evil.example/')).toEqual([[DEFAULT_STRINGS.insecureUrl, DEFAULT_STRINGS.userinfoUrl], 2])
+    expect(await warnings('https://auth.example.com/connect?x=1')).toEqual([[], 0])
+    expect(await warnings('https://example.com/xn--path')).toEqual([[], 0])
+  })
+})

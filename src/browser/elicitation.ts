@@ -319,6 +319,7 @@ function urlView(env: Env, params: ElicitRequestURLParams, progress: string, fin
     url = undefined
   }
   const web = url !== undefined && (url.protocol === 'https:' || url.protocol === 'http:')
+  const warnings: string[] = []
   if (url && web) {
     // userinfo is present when either part is (`https://:secret@host/` has an empty username)
     const userinfo = url.username || url.password ? `${url.username}${url.password ? `:${url.password}` : ''}@` : ''
@@ -328,10 +329,15 @@ function urlView(env: Env, params: ElicitRequestURLParams, progress: string, fin
       el(doc, 'strong', 'mcp-url-host', url.hostname),
       el(doc, 'span', 'mcp-url-rest', url.href.slice(prefix.length + url.hostname.length)),
     )
-  } else shown.textContent = params.url
-  const parts: HTMLElement[] = [intro, shown]
-  const warning = !web ? strings.unsupportedUrl : url!.protocol === 'http:' && !LOCAL_HOSTS.test(url!.hostname) ? strings.insecureUrl : undefined
-  if (warning !== undefined) parts.push(el(doc, 'p', 'mcp-warning', warning))
+    if (url.protocol === 'http:' && !LOCAL_HOSTS.test(url.hostname)) warnings.push(strings.insecureUrl)
+    // spec (client/elicitation.mdx, URL mode security): warn for ambiguous or suspicious URLs, e.g. Punycode
+    if (url.hostname.split('.').some((label) => label.startsWith('xn--'))) warnings.push(strings.punycodeUrl)
+    if (userinfo) warnings.push(strings.userinfoUrl)
+  } else {
+    shown.textContent = params.url
+    warnings.push(strings.unsupportedUrl)
+  }
+  const parts: HTMLElement[] = [intro, shown, ...warnings.map((text) => el(doc, 'p', 'mcp-warning', text))]
   for (const part of parts) part.id = newId()
   form.setAttribute('aria-describedby', parts.map((p) => p.id).join(' '))
   form.append(...parts)

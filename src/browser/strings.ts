@@ -60,6 +60,10 @@ export interface BrowserStrings {
   insecureUrl: string
   /** Shown instead of the Open button for a URL that is not `http:` / `https:`. */
   unsupportedUrl: string
+  /** Warning for a host with a Punycode (`xn--`) label: international letters can imitate another name. */
+  punycodeUrl: string
+  /** Warning for a URL with a user name or password before the host (`https://bank.example@evil.example/`). */
+  userinfoUrl: string
   /** Heading of the sampling form. */
   samplingTitle: string
   /** Label of the system prompt in the sampling form. */
@@ -102,6 +106,8 @@ export const DEFAULT_STRINGS: Readonly<BrowserStrings> = Object.freeze({
   urlIntro: 'The server asks you to open this address:',
   insecureUrl: 'Warning: this address is not secure (not https).',
   unsupportedUrl: 'This address cannot be opened from here.',
+  punycodeUrl: 'Warning: the site name contains international letters (shown as xn--…) that can imitate another name.',
+  userinfoUrl: 'Warning: the address has a user name before the site name; the site it opens is the highlighted part.',
   samplingTitle: 'The server asks you to write the reply',
   systemPrompt: 'Instructions',
   roleUser: 'User',
