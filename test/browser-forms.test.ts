@@ -402,7 +402,7 @@ describe('accessibility tree (Chromium, via CDP)', () => {
     }
     const before = await snapshot()
     const find = (rows: any[], role: string, name: string) => rows.find((r) => r[0] === role && r[1] === name)
-    expect(find(before, 'dialog', 'Open an account')).toEqual(['dialog', 'Open an account', '', { modal: true }])
+    expect(find(before, 'dialog', 'Open an account')).toEqual(['dialog', 'Open an account', 'Request from Bank (order_book)', { modal: true }])
     expect(find(before, 'textbox', 'Full name')).toEqual(['textbox', 'Full name', 'As on your card', { invalid: 'false', required: true }])
     expect(find(before, 'combobox', 'Plan')).toBeDefined() // the label's "*" marker is not part of the name
     expect(find(before, 'group', 'Extras')).toBeDefined()
@@ -725,5 +725,22 @@ describe('review: URL consent warnings', () => {
     expect(await warnings('http://:pw@evil.example/')).toEqual([[DEFAULT_STRINGS.insecureUrl, DEFAULT_STRINGS.userinfoUrl], 2])
     expect(await warnings('https://auth.example.com/connect?x=1')).toEqual([[], 0])
     expect(await warnings('https://example.com/xn--path')).toEqual([[], 0])
+  })
+})
+
+describe('review: the consent dialog is announced with what it asks', () => {
+  it('URL mode: the dialog\'s description names who asks, the URL and the warning (focus starts on Open)', async () => {
+    const { page } = await open()
+    await ask(page, 'elicit', { mode: 'url', message: 'Connect your account', url: 'http://auth.example.com/connect' }, { serverName: 'Bookshop' })
+    const cdp = await context.newCDPSession(page)
+    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: any[] }
+    const dialog = nodes.find((n) => n.role?.value === 'dialog')
+    expect([dialog.name.value, dialog.description?.value]).toEqual([
+      'Connect your account',
+      `Request from Bookshop (order_book) ${DEFAULT_STRINGS.urlIntro} http://auth.example.com/connect ${DEFAULT_STRINGS.insecureUrl}`,
+    ])
+    expect(await focused(page)).toBe('button.mcp-submit.mcp-open')
+    await page.keyboard.press('Escape')
+    expect((await answer(page)).value).toEqual({ action: 'cancel' })
   })
 })

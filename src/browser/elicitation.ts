@@ -339,7 +339,7 @@ function urlView(env: Env, params: ElicitRequestURLParams, progress: string, fin
   }
   const parts: HTMLElement[] = [intro, shown, ...warnings.map((text) => el(doc, 'p', 'mcp-warning', text))]
   for (const part of parts) part.id = newId()
-  form.setAttribute('aria-describedby', parts.map((p) => p.id).join(' '))
+  form.setAttribute('aria-describedby', [form.getAttribute('aria-describedby'), ...parts.map((p) => p.id)].join(' '))
   form.append(...parts)
   form.addEventListener('submit', (event) => {
     event.preventDefault()

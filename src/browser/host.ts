@@ -149,8 +149,11 @@ export function present<T>(env: Env, render: (finish: Finish<T>) => View<T>): Pr
     if (options.container) options.container.append(view.form)
     else {
       dialog = el(doc, 'dialog', 'mcp-dialog')
-      const label = view.form.getAttribute('aria-labelledby')
-      if (label) dialog.setAttribute('aria-labelledby', label)
+      // the dialog is announced with its name and description: the question, who asks, and (URL mode) the URL
+      for (const attribute of ['aria-labelledby', 'aria-describedby']) {
+        const ids = view.form.getAttribute(attribute)
+        if (ids) dialog.setAttribute(attribute, ids)
+      }
       dialog.append(view.form)
       dialog.addEventListener('cancel', (event) => {
         event.preventDefault()
@@ -191,13 +194,19 @@ export function actions(env: Env, buttons: { submit?: string; decline?: () => vo
   return row
 }
 
-/** A `<form class="mcp-form {kind}">` labelled by its `<h2 class="mcp-message">`, without native validation bubbles. */
+/**
+ * A `<form class="mcp-form {kind}">` labelled by its `<h2 class="mcp-message">` and described by its header
+ * (who asks, the progress), without native validation bubbles.
+ */
 export function formShell(env: Env, kind: string, message: string, progress: string): HTMLFormElement {
   const form = el(env.doc, 'form', `mcp-form ${kind}`)
   form.noValidate = true
   const heading = el(env.doc, 'h2', 'mcp-message', message)
   heading.id = newId()
   form.setAttribute('aria-labelledby', heading.id)
-  form.append(...header(env, progress), heading)
+  const head = header(env, progress)
+  for (const part of head) part.id = newId()
+  form.setAttribute('aria-describedby', head.map((part) => part.id).join(' '))
+  form.append(...head, heading)
   return form
 }
