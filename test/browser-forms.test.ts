@@ -744,3 +744,28 @@ describe('review: the consent dialog is announced with what it asks', () => {
     expect((await answer(page)).value).toEqual({ action: 'cancel' })
   })
 })
+
+describe('review: a format: "uri" answer is a URI', () => {
+  it('spaces and non-ASCII are percent-encoded, the host in Punycode; what cannot be a URI is refused', async () => {
+    const { page } = await open()
+    const sent = async (typed: string, extra: Record<string, unknown> = {}) => {
+      await ask(page, 'elicit', form('Site?', { type: 'object', properties: { site: { type: 'string', format: 'uri', ...extra } } }), { container: '#host' })
+      await control(page, 'site').fill(typed)
+      await page.getByRole('button', { name: 'Submit' }).click()
+      if (!(await settled(page))) {
+        const error = await fieldError(page, 'site')
+        await page.getByRole('button', { name: 'Cancel' }).click()
+        await answer(page)
+        return { error }
+      }
+      return (await answer(page)).value.content
+    }
+    expect(await sent('https://example.com/a b')).toEqual({ site: 'https://example.com/a%20b' })
+    expect(await sent('https://例え.jp/ü?q=ä')).toEqual({ site: 'https://xn--r8jz45g.jp/%C3%BC?q=%C3%A4' })
+    expect(await sent('https://example.com/x?q=1#f')).toEqual({ site: 'https://example.com/x?q=1#f' }) // a URI already: as typed
+    expect(await sent('mailto:ada@example.com')).toEqual({ site: 'mailto:ada@example.com' })
+    expect(await sent('https://example.com/^|')).toEqual({ site: 'https://example.com/%5E%7C' })
+    expect(await sent('https://example.com/?q={x}')).toEqual({ error: DEFAULT_STRINGS.invalidUri }) // the browser leaves {} in a query
+    expect(await sent('https://example.com/a b', { maxLength: 24 })).toEqual({ error: 'Use at most 24 characters.' }) // the length of what is sent
+  })
+})

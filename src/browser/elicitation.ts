@@ -251,16 +251,34 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
     const raw = input.value
     if (raw === '' && schema.default !== '') return required ? { error: strings.requiredField } : null
     if (input.validity.typeMismatch) return { error: formatError }
-    const length = [...raw].length
+    // what is sent, in the format's syntax (the lengths below are checked on it)
+    const value = raw === '' ? raw : format === 'date-time' ? toRfc3339(raw) : format === 'uri' ? toUri(raw) : raw
+    if (value === undefined) return { error: formatError }
+    const length = [...value].length
     if (minLength !== undefined && length < minLength) return { error: fill(strings.tooShort, { min: minLength }) }
     if (maxLength !== undefined && length > maxLength) return { error: fill(strings.tooLong, { max: maxLength }) }
-    if (format === 'date-time' && raw !== '') {
-      const stamp = toRfc3339(raw)
-      return stamp === undefined ? { error: formatError } : { value: stamp }
-    }
-    return { value: raw }
+    return { value }
   }
   return [wrapper, { read, error, control: input }]
+}
+
+/** RFC 3986 URI characters: a scheme, then unreserved, reserved and percent-encoded characters only. */
+const URI = /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#[\]]|%[0-9A-Fa-f]{2})*$/
+
+/**
+ * An absolute URL as typed, as an RFC 3986 URI (`format: "uri"`): kept as it is when it already is one,
+ * else as the browser serialises it (spaces and non-ASCII percent-encoded, the host in Punycode);
+ * `undefined` when even that is not a URI.
+ */
+function toUri(raw: string): string | undefined {
+  if (URI.test(raw)) return raw
+  let href: string
+  try {
+    href = new URL(raw).href
+  } catch {
+    return undefined
+  }
+  return URI.test(href) ? href : undefined
 }
 
 /** The `[value, label]` pairs of a single- or multi-select schema (empty for anything else). */
