@@ -769,3 +769,21 @@ describe('review: a format: "uri" answer is a URI', () => {
     expect(await sent('https://example.com/a b', { maxLength: 24 })).toEqual({ error: 'Use at most 24 characters.' }) // the length of what is sent
   })
 })
+
+describe('review: dates have four-digit years', () => {
+  it('a date or date-time past year 9999 (the pickers allow 275760) is refused, never sent', async () => {
+    const { page } = await open()
+    await ask(page, 'elicit', form('When?', { type: 'object', properties: { day: { type: 'string', format: 'date' }, at: { type: 'string', format: 'date-time' } } }), { container: '#host' })
+    expect([await control(page, 'day').getAttribute('max'), await control(page, 'at').getAttribute('max')]).toEqual(['9999-12-31', '9999-12-31T23:59:59'])
+    // what the year segment holds after typing a fifth digit
+    await control(page, 'day').evaluate((input: HTMLInputElement) => (input.value = '12026-07-28'))
+    await control(page, 'at').evaluate((input: HTMLInputElement) => (input.value = '12026-07-28T10:00'))
+    await page.getByRole('button', { name: 'Submit' }).click()
+    expect([await fieldError(page, 'day'), await fieldError(page, 'at')]).toEqual([DEFAULT_STRINGS.invalidDate, DEFAULT_STRINGS.invalidDate])
+    expect(await settled(page)).toBe(false)
+    await control(page, 'day').fill('2026-07-28')
+    await control(page, 'at').fill('')
+    await page.getByRole('button', { name: 'Submit' }).click()
+    expect((await answer(page)).value).toEqual({ action: 'accept', content: { day: '2026-07-28' } })
+  })
+})

@@ -240,6 +240,9 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
   const format = schema.format
   input.type = format === 'email' ? 'email' : format === 'uri' ? 'url' : format === 'date' ? 'date' : format === 'date-time' ? 'datetime-local' : 'text'
   if (format === 'date-time') input.step = '1'
+  // RFC 3339 years have four digits; the browser's pickers go up to 275760
+  if (format === 'date') input.max = '9999-12-31'
+  if (format === 'date-time') input.max = '9999-12-31T23:59:59'
   const minLength = num(schema.minLength)
   const maxLength = num(schema.maxLength)
   if (minLength !== undefined) input.minLength = minLength
@@ -252,7 +255,7 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
     if (raw === '' && schema.default !== '') return required ? { error: strings.requiredField } : null
     if (input.validity.typeMismatch) return { error: formatError }
     // what is sent, in the format's syntax (the lengths below are checked on it)
-    const value = raw === '' ? raw : format === 'date-time' ? toRfc3339(raw) : format === 'uri' ? toUri(raw) : raw
+    const value = raw === '' ? raw : format === 'date-time' ? toRfc3339(raw) : format === 'uri' ? toUri(raw) : format === 'date' && !FULL_DATE.test(raw) ? undefined : raw
     if (value === undefined) return { error: formatError }
     const length = [...value].length
     if (minLength !== undefined && length < minLength) return { error: fill(strings.tooShort, { min: minLength }) }
@@ -261,6 +264,9 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
   }
   return [wrapper, { read, error, control: input }]
 }
+
+/** RFC 3339 `full-date` (a `date` input's value, four-digit years only). */
+const FULL_DATE = /^\d{4}-\d{2}-\d{2}$/
 
 /** RFC 3986 URI characters: a scheme, then unreserved, reserved and percent-encoded characters only. */
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#[\]]|%[0-9A-Fa-f]{2})*$/
@@ -306,7 +312,7 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0')
 /** A `datetime-local` value (`YYYY-MM-DDTHH:MM[:SS]`, local time) as RFC 3339 with the local UTC offset at that instant. */
 export function toRfc3339(local: string): string | undefined {
   const date = new Date(local)
-  if (Number.isNaN(date.getTime())) return undefined
+  if (Number.isNaN(date.getTime()) || date.getFullYear() > 9999) return undefined
   const offset = -date.getTimezoneOffset()
   const sign = offset >= 0 ? '+' : '-'
   const abs = Math.abs(offset)
