@@ -787,3 +787,22 @@ describe('review: dates have four-digit years', () => {
     expect((await answer(page)).value).toEqual({ action: 'accept', content: { day: '2026-07-28' } })
   })
 })
+
+describe('review: an enum with no choices is still a choice', () => {
+  it('enum: [] / oneOf: [] give an empty list, not a free text box: required cannot be submitted, optional is omitted', async () => {
+    const { page } = await open()
+    const requestedSchema = { type: 'object', properties: { a: { type: 'string', enum: [] }, b: { type: 'string', oneOf: [] } }, required: ['a'] }
+    await ask(page, 'elicit', form('Pick', requestedSchema), { container: '#host' })
+    expect(await page.locator('.mcp-fields input').count()).toBe(0)
+    expect(await field(page, 'a').locator('option').allTextContents()).toEqual([DEFAULT_STRINGS.choose])
+    expect(await field(page, 'b').locator('option').allTextContents()).toEqual([DEFAULT_STRINGS.choose])
+    await page.getByRole('button', { name: 'Submit' }).click()
+    expect(await fieldError(page, 'a')).toBe(DEFAULT_STRINGS.requiredField)
+    expect(await settled(page)).toBe(false)
+    await page.getByRole('button', { name: 'Decline' }).click()
+    expect((await answer(page)).value).toEqual({ action: 'decline' })
+    await ask(page, 'elicit', form('Pick', { type: 'object', properties: { b: { type: 'string', oneOf: [] } } }), { container: '#host' })
+    await page.getByRole('button', { name: 'Submit' }).click()
+    expect((await answer(page)).value).toEqual({ action: 'accept', content: {} })
+  })
+})

@@ -135,7 +135,8 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
     return out
   }
   const type = schema.type
-  const options = choices(schema)
+  const listed = choices(schema)
+  const options = listed ?? []
 
   if (type === 'array') {
     const group = el(doc, 'fieldset', 'mcp-field mcp-field-multi')
@@ -187,7 +188,7 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
     return [wrapper, { read: () => ({ value: box.checked }), error, control: box }]
   }
 
-  if (type === 'string' && options.length > 0) {
+  if (type === 'string' && listed) {
     const select = el(doc, 'select')
     select.id = id
     select.required = required
@@ -287,14 +288,14 @@ function toUri(raw: string): string | undefined {
   return URI.test(href) ? href : undefined
 }
 
-/** The `[value, label]` pairs of a single- or multi-select schema (empty for anything else). */
-function choices(schema: Schema): [string, string][] {
+/** The `[value, label]` pairs of a single- or multi-select schema (maybe none); `undefined` when it lists no choices at all. */
+function choices(schema: Schema): [string, string][] | undefined {
   const source = schema.type === 'array' && isObject(schema.items) ? (schema.items as Schema) : schema
   const titled = Array.isArray(source.oneOf) ? source.oneOf : Array.isArray(source.anyOf) ? source.anyOf : undefined
   if (titled) {
     return titled.filter((o): o is { const: string; title?: unknown } => isObject(o) && typeof o.const === 'string').map((o) => [o.const, typeof o.title === 'string' ? o.title : o.const])
   }
-  if (!Array.isArray(source.enum)) return []
+  if (!Array.isArray(source.enum)) return undefined
   const names = Array.isArray(schema.enumNames) ? (schema.enumNames as unknown[]) : []
   return source.enum.filter((v): v is string => typeof v === 'string').map((v, i) => [v, typeof names[i] === 'string' ? (names[i] as string) : v])
 }
