@@ -806,3 +806,18 @@ describe('review: an enum with no choices is still a choice', () => {
     expect((await answer(page)).value).toEqual({ action: 'accept', content: {} })
   })
 })
+
+describe('review: the empty string is a choice like any other', () => {
+  it('enum ["", "a"]: choosing "" (or its default "") sends "", and "Choose…" still means nothing chosen', async () => {
+    const { page } = await open()
+    await ask(page, 'elicit', form('Suffix?', { type: 'object', properties: { s: { type: 'string', enum: ['', 'a'], default: '' } }, required: ['s'] }), { container: '#host' })
+    await page.getByRole('button', { name: 'Submit' }).click()
+    expect((await answer(page)).value).toEqual({ action: 'accept', content: { s: '' } })
+    await ask(page, 'elicit', form('Suffix?', { type: 'object', properties: { s: { type: 'string', oneOf: [{ const: '', title: 'None' }, { const: 'a', title: 'A' }] } }, required: ['s'] }), { container: '#host' })
+    await page.getByRole('button', { name: 'Submit' }).click()
+    expect(await fieldError(page, 's')).toBe(DEFAULT_STRINGS.requiredField)
+    await control(page, 's').selectOption({ label: 'None' })
+    await page.getByRole('button', { name: 'Submit' }).click()
+    expect((await answer(page)).value).toEqual({ action: 'accept', content: { s: '' } })
+  })
+})

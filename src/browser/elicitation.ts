@@ -194,10 +194,11 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
     select.required = required
     select.setAttribute('aria-describedby', describedBy)
     const hasDefault = typeof schema.default === 'string' && options.some(([value]) => value === schema.default)
-    if (!hasDefault) {
-      const empty = el(doc, 'option', undefined, strings.choose)
-      empty.value = ''
-      select.append(empty)
+    // "nothing chosen" is this option, not the value "" (which an enum may list)
+    const placeholder = hasDefault ? undefined : el(doc, 'option', undefined, strings.choose)
+    if (placeholder) {
+      placeholder.value = ''
+      select.append(placeholder)
     }
     for (const [value, text] of options) {
       const option = el(doc, 'option', undefined, text)
@@ -206,7 +207,7 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
       select.append(option)
     }
     wrapper.append(label, select, ...tail())
-    const read = (): Read => (select.value === '' ? (required ? { error: strings.requiredField } : null) : { value: select.value })
+    const read = (): Read => (select.selectedIndex < 0 || placeholder?.selected ? (required ? { error: strings.requiredField } : null) : { value: select.value })
     return [wrapper, { read, error, control: select }]
   }
 
