@@ -821,3 +821,19 @@ describe('review: the empty string is a choice like any other', () => {
     expect((await answer(page)).value).toEqual({ action: 'accept', content: { s: '' } })
   })
 })
+
+describe('review: multipleOf, which sets the step, is also enforced', () => {
+  it('step 5 from minimum 1 lets the browser count 1, 6, 11: 6 is refused, 10 and 0.3 (of 0.1) are sent', async () => {
+    const { page } = await open()
+    await ask(page, 'elicit', form('How many?', { type: 'object', properties: { n: { type: 'integer', minimum: 1, multipleOf: 5 }, x: { type: 'number', multipleOf: 0.1 } } }), { container: '#host' })
+    expect(await control(page, 'n').getAttribute('step')).toBe('5')
+    await control(page, 'n').fill('6')
+    await control(page, 'x').fill('0.3')
+    await page.getByRole('button', { name: 'Submit' }).click()
+    expect(await fieldError(page, 'n')).toBe('Enter a multiple of 5.')
+    expect(await settled(page)).toBe(false)
+    await control(page, 'n').fill('10')
+    await page.getByRole('button', { name: 'Submit' }).click()
+    expect((await answer(page)).value).toEqual({ action: 'accept', content: { n: 10, x: 0.3 } })
+  })
+})

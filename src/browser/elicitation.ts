@@ -234,6 +234,8 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
       if (type === 'integer' && !Number.isInteger(n)) return { error: strings.notInteger }
       if (minimum !== undefined && n < minimum) return { error: fill(strings.tooSmall, { min: minimum }) }
       if (maximum !== undefined && n > maximum) return { error: fill(strings.tooLarge, { max: maximum }) }
+      // `multipleOf` (beyond the spec's NumberSchema, but it sets the step, so it is kept): within float error
+      if (step !== undefined && step > 0 && Math.abs(n / step - Math.round(n / step)) > 1e-9) return { error: fill(strings.notMultiple, { step }) }
       return { value: n }
     }
     return [wrapper, { read, error, control: input }]

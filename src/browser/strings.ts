@@ -46,6 +46,8 @@ export interface BrowserStrings {
   notNumber: string
   /** Not a whole number (`type: "integer"`). */
   notInteger: string
+  /** Not a multiple of `{step}` (a number schema's `multipleOf`). */
+  notMultiple: string
   /** Below `{min}`. */
   tooSmall: string
   /** Above `{max}`. */
@@ -99,6 +101,7 @@ export const DEFAULT_STRINGS: Readonly<BrowserStrings> = Object.freeze({
   invalidDate: 'Enter a complete date.',
   notNumber: 'Enter a number.',
   notInteger: 'Enter a whole number.',
+  notMultiple: 'Enter a multiple of {step}.',
   tooSmall: 'Enter {min} or more.',
   tooLarge: 'Enter {max} or less.',
   tooFewItems: 'Choose at least {min}.',
