@@ -139,6 +139,22 @@ describe('the web demo served by the Worker', () => {
   })
 })
 
+describe('review: the web demo says what went wrong', () => {
+  it('an endpoint that is not a URL (?endpoint=) is reported in the status line, and nothing stays connected', async () => {
+    const page = await openDemo(origin(worker))
+    await expect.poll(() => page.locator('#tools code').allInnerTexts()).toContain('order_book')
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(String(e)))
+    await page.goto(`${origin(worker)}/?endpoint=${encodeURIComponent('http://[')}`)
+    await expect.poll(() => page.locator('#status').innerText()).toMatch(/^Could not connect to http:\/\/\[: TypeError: /)
+    expect(await page.locator('#status').getAttribute('class')).toBe('error')
+    expect(await page.locator('#tools code').count()).toBe(0)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+})
+
 describe('the web demo: sampling, several rounds, prompts and resources', () => {
   it('recommend_book: the sampling form shows the server\'s prompt; the human reply is the pick', async () => {
     const page = await openDemo(origin(worker))

@@ -69,9 +69,16 @@ function errorText(error: unknown): string {
 // ------------------------------------------------------------------ connecting and listing
 
 async function connect(endpoint: string): Promise<void> {
-  const url = new URL(endpoint, location.href).href
   for (const list of [ui.tools, ui.prompts, ui.resources]) list.replaceChildren()
   ui.call.hidden = true
+  client = undefined
+  let url: string
+  try {
+    url = new URL(endpoint, location.href).href
+  } catch (error) {
+    setStatus(`Could not connect to ${endpoint}: ${errorText(error)}`, true)
+    return
+  }
   setStatus(`Connecting to ${url}…`)
   const c = new Client({
     transport: new StreamableHttpClientTransport(url),
@@ -88,7 +95,6 @@ async function connect(endpoint: string): Promise<void> {
     client = c
     setStatus(`Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`)
   } catch (error) {
-    client = undefined
     setStatus(`Could not connect to ${url}: ${errorText(error)}`, true)
     return
   }
