@@ -139,7 +139,7 @@ describe('the web demo served by the Worker', () => {
   })
 })
 
-describe('review: the web demo says what went wrong', () => {
+describe('review: the web demo says which server asks, and what went wrong', () => {
   it('an endpoint that is not a URL (?endpoint=) is reported in the status line, and nothing stays connected', async () => {
     const page = await openDemo(origin(worker))
     await expect.poll(() => page.locator('#tools code').allInnerTexts()).toContain('order_book')
@@ -153,6 +153,13 @@ describe('review: the web demo says what went wrong', () => {
     await page.close()
   })
 
+  it('the form names the server by its title and its host (a title alone is whatever the server claims)', async () => {
+    const page = await openDemo(origin(worker))
+    await callOrderBook(page, 'Neuromancer')
+    expect(await page.locator('#questions .mcp-origin').innerText()).toBe(`Request from edge-mcp demo: provisioner and bookshop at 127.0.0.1:${worker.port} (order_book)`)
+    await page.locator('#questions').getByRole('button', { name: 'Cancel' }).click()
+    await page.close()
+  })
 })
 
 describe('the web demo: sampling, several rounds, prompts and resources', () => {

@@ -90,7 +90,9 @@ async function connect(endpoint: string): Promise<void> {
   try {
     const discovered = await c.discover()
     const info = discovered._meta?.[META.serverInfo] as { name?: string; title?: string; version?: string } | undefined
-    serverLabel = info?.title ?? info?.name ?? new URL(url).host
+    // the title is whatever the server claims; the host is where the page really talks to
+    const host = new URL(url).host
+    serverLabel = info?.title || info?.name ? `${info.title ?? info.name} at ${host}` : host
     offers = discovered.capabilities
     client = c
     setStatus(`Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`)
