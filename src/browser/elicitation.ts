@@ -249,8 +249,8 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
   if (format === 'date-time') input.max = '9999-12-31T23:59:59'
   const minLength = num(schema.minLength)
   const maxLength = num(schema.maxLength)
+  // no native maxlength: it counts UTF-16 units (an emoji is 2) where JSON Schema counts characters
   if (minLength !== undefined) input.minLength = minLength
-  if (maxLength !== undefined) input.maxLength = maxLength
   if (typeof schema.default === 'string') input.value = format === 'date-time' ? toLocalInput(schema.default) : schema.default
   const formatError = format === 'email' ? strings.invalidEmail : format === 'uri' ? strings.invalidUri : strings.invalidDate
   const read = (): Read => {
