@@ -851,3 +851,27 @@ describe('review: lengths count characters, as JSON Schema does', () => {
     expect((await answer(page)).value).toEqual({ action: 'accept', content: { mood: '😀😀😀' } })
   })
 })
+
+describe('review: a required multi-select says so to assistive technology', () => {
+  it('the group is described as required (a fieldset cannot carry `required`); an optional one is not', async () => {
+    const { page } = await open()
+    const requestedSchema = {
+      type: 'object',
+      properties: {
+        toppings: { type: 'array', title: 'Toppings', description: 'Up to two', maxItems: 2, items: { type: 'string', enum: ['x', 'y'] } },
+        extras: { type: 'array', title: 'Extras', items: { type: 'string', enum: ['z'] } },
+      },
+      required: ['toppings'],
+    }
+    await ask(page, 'elicit', form('Pizza', requestedSchema), { container: '#host' })
+    const cdp = await context.newCDPSession(page)
+    const groups = async () => {
+      const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: any[] }
+      return nodes.filter((n) => !n.ignored && n.role?.value === 'group').map((n) => [n.name?.value, n.description?.value ?? ''])
+    }
+    expect(await groups()).toEqual([['Toppings', 'required Up to two'], ['Extras', '']])
+    expect(await page.locator('.mcp-required-note').isVisible()).toBe(false)
+    await page.getByRole('button', { name: 'Submit' }).click()
+    expect(await groups()).toEqual([['Toppings', `required Up to two ${DEFAULT_STRINGS.requiredChoice}`], ['Extras', '']])
+  })
+})

@@ -141,8 +141,15 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
   if (type === 'array') {
     const group = el(doc, 'fieldset', 'mcp-field mcp-field-multi')
     group.dataset.name = name
-    group.setAttribute('aria-describedby', describedBy)
     group.append(labelText(el(doc, 'legend', 'mcp-label')))
+    // a group cannot be `required`: say it in its description (a hidden node still describes)
+    const requiredNote = required ? el(doc, 'span', 'mcp-required-note', strings.required) : undefined
+    if (requiredNote) {
+      requiredNote.id = `${id}-required`
+      requiredNote.hidden = true
+      group.append(requiredNote)
+    }
+    group.setAttribute('aria-describedby', [requiredNote?.id ?? '', describedBy].filter(Boolean).join(' '))
     const defaults = Array.isArray(schema.default) ? (schema.default as unknown[]) : []
     const boxes: HTMLInputElement[] = []
     const list = el(doc, 'div', 'mcp-options')

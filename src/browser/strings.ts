@@ -22,7 +22,7 @@ export interface BrowserStrings {
   unknownServer: string
   /** Shown when one round asks several questions: `{index}` of `{total}` (1-based). */
   progress: string
-  /** Tooltip of the required-field marker. */
+  /** Tooltip of the required-field marker; also the description of a required multi-select group. */
   required: string
   /** The required-field marker itself (hidden from assistive technology: the control is `required`). */
   requiredMark: string
