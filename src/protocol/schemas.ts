@@ -2,6 +2,12 @@
  * MCP 2026-07-28 wire types as valibot schemas (source: `schema/2026-07-28/schema.ts` of the spec).
  * Objects are loose: unknown members are kept, as the spec asks receivers to tolerate them.
  * Each schema has a same-named type: `type CallToolResult = v.InferOutput<typeof CallToolResult>`.
+ *
+ * Declarations: a consumer compiling against the .d.ts (with `skipLibCheck`) derives a schema's type
+ * top-down in one go, and a deep tree exceeds TypeScript's instantiation depth (TS2589, see
+ * test/dts.test.ts). So the big subtrees are cut: their types are interfaces (or unions of interfaces)
+ * and the composites embed them through a `…Schema: v.GenericSchema<T>` alias of the same schema object,
+ * so each subtree is derived on its own, when first needed.
  * @module
  */
 import * as v from 'valibot'
@@ -23,7 +29,8 @@ export const Icon = v.looseObject({
   sizes: v.optional(v.array(v.string())),
   theme: v.optional(v.picklist(['light', 'dark'])),
 })
-export type Icon = v.InferOutput<typeof Icon>
+export interface Icon extends v.InferOutput<typeof Icon> {}
+const IconSchema: v.GenericSchema<Icon> = Icon
 
 /** `Implementation`: the name and version of a client or server. */
 export const Implementation = v.looseObject({
@@ -32,9 +39,10 @@ export const Implementation = v.looseObject({
   title: v.optional(v.string()),
   description: v.optional(v.string()),
   websiteUrl: v.optional(v.string()),
-  icons: v.optional(v.array(Icon)),
+  icons: v.optional(v.array(IconSchema)),
 })
-export type Implementation = v.InferOutput<typeof Implementation>
+export interface Implementation extends v.InferOutput<typeof Implementation> {}
+const ImplementationSchema: v.GenericSchema<Implementation> = Implementation
 
 /** `ClientCapabilities`, declared per request in the envelope. `elicitation: {}` means form mode only. */
 export const ClientCapabilities = v.looseObject({
@@ -44,7 +52,8 @@ export const ClientCapabilities = v.looseObject({
   sampling: v.optional(v.looseObject({ context: v.optional(JsonObject), tools: v.optional(JsonObject) })),
   elicitation: v.optional(v.looseObject({ form: v.optional(JsonObject), url: v.optional(JsonObject) })),
 })
-export type ClientCapabilities = v.InferOutput<typeof ClientCapabilities>
+export interface ClientCapabilities extends v.InferOutput<typeof ClientCapabilities> {}
+const ClientCapabilitiesSchema: v.GenericSchema<ClientCapabilities> = ClientCapabilities
 
 /** `ServerCapabilities`, advertised by `server/discover`. */
 export const ServerCapabilities = v.looseObject({
@@ -64,12 +73,13 @@ export type LoggingLevel = v.InferOutput<typeof LoggingLevel>
 /** `RequestMetaObject`: the per-request envelope. protocolVersion and clientCapabilities are required. */
 export const RequestMeta = v.looseObject({
   [META.protocolVersion]: v.string(),
-  [META.clientCapabilities]: ClientCapabilities,
-  [META.clientInfo]: v.optional(Implementation),
+  [META.clientCapabilities]: ClientCapabilitiesSchema,
+  [META.clientInfo]: v.optional(ImplementationSchema),
   [META.logLevel]: v.optional(LoggingLevel),
   progressToken: v.optional(v.union([v.string(), v.number()])),
 })
-export type RequestMeta = v.InferOutput<typeof RequestMeta>
+export interface RequestMeta extends v.InferOutput<typeof RequestMeta> {}
+const RequestMetaSchema: v.GenericSchema<RequestMeta> = RequestMeta
 
 // ---------------------------------------------------------------- JSON-RPC framing
 
@@ -114,11 +124,11 @@ const Annotations = v.looseObject({
 const base = { annotations: v.optional(Annotations), _meta: v.optional(MetaObject) }
 
 export const TextContent = v.looseObject({ type: v.literal('text'), text: v.string(), ...base })
-export type TextContent = v.InferOutput<typeof TextContent>
+export interface TextContent extends v.InferOutput<typeof TextContent> {}
 export const ImageContent = v.looseObject({ type: v.literal('image'), data: v.string(), mimeType: v.string(), ...base })
-export type ImageContent = v.InferOutput<typeof ImageContent>
+export interface ImageContent extends v.InferOutput<typeof ImageContent> {}
 export const AudioContent = v.looseObject({ type: v.literal('audio'), data: v.string(), mimeType: v.string(), ...base })
-export type AudioContent = v.InferOutput<typeof AudioContent>
+export interface AudioContent extends v.InferOutput<typeof AudioContent> {}
 
 export const TextResourceContents = v.looseObject({ uri: v.string(), mimeType: v.optional(v.string()), text: v.string(), _meta: v.optional(MetaObject) })
 export const BlobResourceContents = v.looseObject({ uri: v.string(), mimeType: v.optional(v.string()), blob: v.string(), _meta: v.optional(MetaObject) })
@@ -132,16 +142,17 @@ export const ResourceLink = v.looseObject({
   description: v.optional(v.string()),
   mimeType: v.optional(v.string()),
   size: v.optional(v.number()),
-  icons: v.optional(v.array(Icon)),
+  icons: v.optional(v.array(IconSchema)),
   ...base,
 })
-export type ResourceLink = v.InferOutput<typeof ResourceLink>
+export interface ResourceLink extends v.InferOutput<typeof ResourceLink> {}
 export const EmbeddedResource = v.looseObject({ type: v.literal('resource'), resource: ResourceContents, ...base })
-export type EmbeddedResource = v.InferOutput<typeof EmbeddedResource>
+export interface EmbeddedResource extends v.InferOutput<typeof EmbeddedResource> {}
 
 /** `ContentBlock`: what tools and prompts return. */
 export const ContentBlock = v.variant('type', [TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource])
-export type ContentBlock = v.InferOutput<typeof ContentBlock>
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+const ContentBlockSchema: v.GenericSchema<ContentBlock> = ContentBlock
 
 export const ToolUseContent = v.looseObject({
   type: v.literal('tool_use'),
@@ -154,7 +165,7 @@ export type ToolUseContent = v.InferOutput<typeof ToolUseContent>
 export const ToolResultContent = v.looseObject({
   type: v.literal('tool_result'),
   toolUseId: v.string(),
-  content: v.array(ContentBlock),
+  content: v.array(ContentBlockSchema),
   structuredContent: v.optional(v.unknown()),
   isError: v.optional(v.boolean()),
   _meta: v.optional(MetaObject),
@@ -167,7 +178,8 @@ export const SamplingMessage = v.looseObject({
   content: v.union([SamplingContentBlock, v.array(SamplingContentBlock)]),
   _meta: v.optional(MetaObject),
 })
-export type SamplingMessage = v.InferOutput<typeof SamplingMessage>
+export interface SamplingMessage extends v.InferOutput<typeof SamplingMessage> {}
+const SamplingMessageSchema: v.GenericSchema<SamplingMessage> = SamplingMessage
 
 // ---------------------------------------------------------------- tools
 
@@ -187,11 +199,12 @@ export const Tool = v.looseObject({
   inputSchema: v.looseObject({ type: v.literal('object') }),
   outputSchema: v.optional(JsonObject),
   annotations: v.optional(ToolAnnotations),
-  icons: v.optional(v.array(Icon)),
+  icons: v.optional(v.array(IconSchema)),
   execution: v.optional(JsonObject),
   _meta: v.optional(MetaObject),
 })
-export type Tool = v.InferOutput<typeof Tool>
+export interface Tool extends v.InferOutput<typeof Tool> {}
+const ToolSchema: v.GenericSchema<Tool> = Tool
 
 // ---------------------------------------------------------------- elicitation, sampling, roots
 
@@ -245,12 +258,13 @@ export const RequestedSchema = v.looseObject({
   properties: v.record(v.string(), PrimitiveSchemaDefinition),
   required: v.optional(v.array(v.string())),
 })
-export type RequestedSchema = v.InferOutput<typeof RequestedSchema>
+export interface RequestedSchema extends v.InferOutput<typeof RequestedSchema> {}
+const RequestedSchemaSchema: v.GenericSchema<RequestedSchema> = RequestedSchema
 
 export const ElicitRequestFormParams = v.looseObject({
   mode: v.optional(v.literal('form')),
   message: v.string(),
-  requestedSchema: RequestedSchema,
+  requestedSchema: RequestedSchemaSchema,
   _meta: v.optional(MetaObject),
 })
 export type ElicitRequestFormParams = v.InferOutput<typeof ElicitRequestFormParams>
@@ -272,7 +286,7 @@ export const ElicitResult = v.looseObject({
   content: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.array(v.string())]))),
   _meta: v.optional(MetaObject),
 })
-export type ElicitResult = v.InferOutput<typeof ElicitResult>
+export interface ElicitResult extends v.InferOutput<typeof ElicitResult> {}
 
 export const ModelPreferences = v.looseObject({
   hints: v.optional(v.array(v.looseObject({ name: v.optional(v.string()) }))),
@@ -282,7 +296,7 @@ export const ModelPreferences = v.looseObject({
 })
 
 export const CreateMessageRequestParams = v.looseObject({
-  messages: v.array(SamplingMessage),
+  messages: v.array(SamplingMessageSchema),
   maxTokens: v.number(),
   modelPreferences: v.optional(ModelPreferences),
   systemPrompt: v.optional(v.string()),
@@ -290,7 +304,7 @@ export const CreateMessageRequestParams = v.looseObject({
   temperature: v.optional(v.number()),
   stopSequences: v.optional(v.array(v.string())),
   metadata: v.optional(JsonObject),
-  tools: v.optional(v.array(Tool)),
+  tools: v.optional(v.array(ToolSchema)),
   toolChoice: v.optional(v.looseObject({ mode: v.optional(v.picklist(['auto', 'required', 'none'])) })),
   _meta: v.optional(MetaObject),
 })
@@ -303,36 +317,38 @@ export const CreateMessageResult = v.looseObject({
   stopReason: v.optional(v.string()),
   _meta: v.optional(MetaObject),
 })
-export type CreateMessageResult = v.InferOutput<typeof CreateMessageResult>
+export interface CreateMessageResult extends v.InferOutput<typeof CreateMessageResult> {}
 
 export const Root = v.looseObject({ uri: v.string(), name: v.optional(v.string()), _meta: v.optional(MetaObject) })
 export type Root = v.InferOutput<typeof Root>
 export const ListRootsResult = v.looseObject({ roots: v.array(Root), _meta: v.optional(MetaObject) })
-export type ListRootsResult = v.InferOutput<typeof ListRootsResult>
+export interface ListRootsResult extends v.InferOutput<typeof ListRootsResult> {}
 
 // ---------------------------------------------------------------- MRTR
 
 /** An elicitation request embedded in `inputRequests` (bare `{method, params}`, no id). */
 export const ElicitRequest = v.looseObject({ method: v.literal('elicitation/create'), params: ElicitRequestParams })
-export type ElicitRequest = v.InferOutput<typeof ElicitRequest>
+export interface ElicitRequest extends v.InferOutput<typeof ElicitRequest> {}
 export const CreateMessageRequest = v.looseObject({ method: v.literal('sampling/createMessage'), params: CreateMessageRequestParams })
-export type CreateMessageRequest = v.InferOutput<typeof CreateMessageRequest>
+export interface CreateMessageRequest extends v.InferOutput<typeof CreateMessageRequest> {}
 export const ListRootsRequest = v.looseObject({
   method: v.literal('roots/list'),
   params: v.optional(v.looseObject({ _meta: v.optional(MetaObject) })),
 })
-export type ListRootsRequest = v.InferOutput<typeof ListRootsRequest>
+export interface ListRootsRequest extends v.InferOutput<typeof ListRootsRequest> {}
 
 /** `InputRequest`: what a server may ask the client for inside an `InputRequiredResult`. */
 export const InputRequest = v.variant('method', [ElicitRequest, CreateMessageRequest, ListRootsRequest])
-export type InputRequest = v.InferOutput<typeof InputRequest>
-export const InputRequests = v.record(v.string(), InputRequest)
+export type InputRequest = ElicitRequest | CreateMessageRequest | ListRootsRequest
+const InputRequestSchema: v.GenericSchema<InputRequest> = InputRequest
+export const InputRequests = v.record(v.string(), InputRequestSchema)
 export type InputRequests = v.InferOutput<typeof InputRequests>
 
 /** `InputResponse`: the bare result answering one `InputRequest` (no `resultType`). */
 export const InputResponse = v.union([ElicitResult, CreateMessageResult, ListRootsResult])
-export type InputResponse = v.InferOutput<typeof InputResponse>
-export const InputResponses = v.record(v.string(), InputResponse)
+export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult
+const InputResponseSchema: v.GenericSchema<InputResponse> = InputResponse
+export const InputResponses = v.record(v.string(), InputResponseSchema)
 export type InputResponses = v.InferOutput<typeof InputResponses>
 
 /** `InputRequiredResult`: "ask the client, then retry" (spec: basic/patterns/mrtr.mdx). */
@@ -346,7 +362,7 @@ export type InputRequiredResult = v.InferOutput<typeof InputRequiredResult>
 
 // ---------------------------------------------------------------- requests and results
 
-const RequestParamsBase = { _meta: RequestMeta }
+const RequestParamsBase = { _meta: RequestMetaSchema }
 
 export const CallToolRequestParams = v.looseObject({
   ...RequestParamsBase,
@@ -384,7 +400,7 @@ const Cacheable = { ttlMs: v.pipe(v.number(), v.integer(), v.minValue(0)), cache
 /** `CallToolResult`: a complete tool result. Tool failures are `isError: true`, not JSON-RPC errors. */
 export const CallToolResult = v.looseObject({
   resultType: v.optional(v.literal('complete')),
-  content: v.array(ContentBlock),
+  content: v.array(ContentBlockSchema),
   structuredContent: v.optional(v.unknown()),
   isError: v.optional(v.boolean()),
   ...ResultBase,
@@ -393,7 +409,7 @@ export type CallToolResult = v.InferOutput<typeof CallToolResult>
 
 export const ListToolsResult = v.looseObject({
   resultType: v.optional(v.literal('complete')),
-  tools: v.array(Tool),
+  tools: v.array(ToolSchema),
   nextCursor: v.optional(v.string()),
   ...Cacheable,
   ...ResultBase,
@@ -438,12 +454,12 @@ export const Prompt = v.looseObject({
   title: v.optional(v.string()),
   description: v.optional(v.string()),
   arguments: v.optional(v.array(PromptArgument)),
-  icons: v.optional(v.array(Icon)),
+  icons: v.optional(v.array(IconSchema)),
   _meta: v.optional(MetaObject),
 })
 export type Prompt = v.InferOutput<typeof Prompt>
 
-export const PromptMessage = v.looseObject({ role: v.picklist(['user', 'assistant']), content: ContentBlock })
+export const PromptMessage = v.looseObject({ role: v.picklist(['user', 'assistant']), content: ContentBlockSchema })
 export type PromptMessage = v.InferOutput<typeof PromptMessage>
 
 export const ListPromptsResult = v.looseObject({
@@ -485,7 +501,7 @@ export const Resource = v.looseObject({
   mimeType: v.optional(v.string()),
   size: v.optional(v.number()),
   annotations: v.optional(Annotations),
-  icons: v.optional(v.array(Icon)),
+  icons: v.optional(v.array(IconSchema)),
   _meta: v.optional(MetaObject),
 })
 export type Resource = v.InferOutput<typeof Resource>
@@ -498,7 +514,7 @@ export const ResourceTemplate = v.looseObject({
   description: v.optional(v.string()),
   mimeType: v.optional(v.string()),
   annotations: v.optional(Annotations),
-  icons: v.optional(v.array(Icon)),
+  icons: v.optional(v.array(IconSchema)),
   _meta: v.optional(MetaObject),
 })
 export type ResourceTemplate = v.InferOutput<typeof ResourceTemplate>
