@@ -282,7 +282,9 @@ export class Server {
     const target = security ? params[targetParamOf(request.method) ?? 'name'] : undefined
     if (security && params.requestState !== undefined) {
       let reason = ''
-      const argsDigest = await digest16(canonicalArgs!)
+      // hashed while the token is unsealed (independent Web Crypto jobs); open() awaits both before any check
+      const argsDigest = digest16(canonicalArgs!)
+      argsDigest.then(undefined, () => {}) // a failure surfaces where it is awaited, never as an unhandled rejection
       try {
         if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
         binding = { method: request.method, target, argsDigest, principal: this.#principal(security.policy, info, request.method) }
