@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: every benchmark, measured against the official SDK 2.4.0 in the same run — in-process
- * `tools/call` throughput, two-round MRTR flows, the one-tool Worker bundle, and the requestState codec.
+ * `tools/call` throughput, two-round MRTR flows, the one-tool Worker bundle, the browser client bundle, and
+ * the requestState codec.
  * Prints a summary table with the ratios and targets, then each benchmark's own table. A side that
  * errors fails its benchmark with the reason (the others still run) and the process exits 1.
  */
 import { availableParallelism, loadavg } from 'node:os'
+import { benchBrowserBundle } from './browser-bundle.ts'
 import { benchBundle } from './bundle.ts'
 import { fmt, met, x } from './measure.ts'
 import { benchMrtr } from './mrtr.ts'
@@ -50,6 +52,11 @@ const results = [
     const r = await benchBundle()
     const ratio = r.ours.gzipped / r.theirs.gzipped
     return { summary: `| one-tool Worker, minified + gzipped bytes | ${fmt(r.ours.gzipped)} | ${fmt(r.theirs.gzipped)} | ${x(ratio)} | ≤ 0.33× | ${met(ratio <= 1 / 3)} |`, lines: r.lines }
+  }),
+  await attempt('browser bundle', async () => {
+    const r = await benchBrowserBundle()
+    const ratio = r.ours.gzipped / r.theirs.gzipped
+    return { summary: `| browser client (\`Client\` + transport + elicitation), minified + gzipped bytes | ${fmt(r.ours.gzipped)} | ${fmt(r.theirs.gzipped)} | ${x(ratio)} | ≤ 0.25× | ${met(ratio <= 1 / 4)} |`, lines: r.lines }
   }),
   await attempt('requestState codec', async () => {
     const r = await benchRequestState()

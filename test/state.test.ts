@@ -168,6 +168,45 @@ describe('RequestStateSecurity claims', () => {
   })
 })
 
+describe('RequestStateSecurity with a promised arguments digest', () => {
+  const base = { method: 'tools/call', target: 'deploy', principal: undefined }
+  const deferred = () => {
+    let resolve!: (v: string) => void
+    let reject!: (e: unknown) => void
+    const promise = new Promise<string>((res, rej) => ((resolve = res), (reject = rej)))
+    return { promise, resolve, reject }
+  }
+  const tick = () => new Promise((r) => setTimeout(r, 0))
+
+  it('starts unsealing before the digest settles, then checks the digest it resolves to', async () => {
+    const passthrough = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))! }
+    let unsealed = 0
+    const policy = new RequestStateSecurity({ codec: { seal: passthrough.seal, unseal: (t) => (unsealed++, passthrough.unseal(t)) } })
+    const digest = await argumentsDigest({ env: 'prod' })
+    const token = await policy.seal('s', { ...base, argsDigest: Promise.resolve(digest) }, 'svc')
+    const pending = deferred()
+    const opened = policy.open(token, { ...base, argsDigest: pending.promise }, 'svc')
+    await tick()
+    expect(unsealed).toBe(1) // the codec ran while the digest was still pending
+    pending.resolve(digest)
+    expect(await opened).toBe('s')
+    const other = deferred()
+    const refused = reason(policy.open(token, { ...base, argsDigest: other.promise }, 'svc'))
+    other.resolve(await argumentsDigest({ env: 'staging' }))
+    expect(await refused).toBe('request binding')
+  })
+  it('seals a principal-bound token from a promised digest (built-in codec), and a failed digest rejects', async () => {
+    const policy = new RequestStateSecurity({ keys: [KEY_A] })
+    const digest = await argumentsDigest({ env: 'prod' })
+    const token = await policy.seal('s', { ...base, argsDigest: Promise.resolve(digest), principal: 'alice' }, 'svc')
+    expect(await policy.open(token, { ...base, argsDigest: digest, principal: 'alice' }, 'svc')).toBe('s')
+    expect(await reason(policy.open(token, { ...base, argsDigest: Promise.resolve(digest), principal: 'bob' }, 'svc'))).toBe('principal')
+    const boom = new Error('digest failed')
+    await expect(policy.seal('s', { ...base, argsDigest: Promise.reject(boom), principal: 'alice' }, 'svc')).rejects.toBe(boom)
+    await expect(policy.open(token, { ...base, argsDigest: Promise.reject(boom), principal: 'alice' }, 'svc')).rejects.toBe(boom)
+  })
+})
+
 describe('parseRequestStateKeys', async () => {
   const { parseRequestStateKeys } = await import('../src/state/index.ts')
   it('decodes comma-separated base64url keys and names the bad entry', () => {

@@ -72,6 +72,9 @@ const METHOD_CAPABILITY: Record<string, [keyof ServerCapabilities, Record<string
   'completion/complete': ['completions', {}],
 }
 
+/** Most handler targets remembered as sealing state (resource URIs are unbounded): then the memory starts over. */
+const ASKERS_MAX = 1024
+
 /**
  * A low-level MCP server. It validates the request envelope, answers `server/discover`, routes each
  * method to its handler, and stamps `resultType` and `_meta` serverInfo on every result. It sends
@@ -95,6 +98,11 @@ export class Server {
   #security: { policy: RequestStateSecurity; audience: string | undefined } | undefined
   /** Ends each listen stream open on this instance. */
   readonly #listens = new Set<() => void>()
+  /**
+   * `method ‖ NUL ‖ target` of handlers that have sealed a requestState: their first rounds hash the
+   * arguments while the handler runs (the digest is then ready to seal). At most {@link ASKERS_MAX} entries.
+   */
+  readonly #askers = new Set<string>()
   #serving = false
 
   /** @throws RangeError when `options.cache` holds an invalid value (see {@link ServerOptions.cache}). */
@@ -277,15 +285,23 @@ export class Server {
     const security = carrier ? this.#security : undefined
     let binding: RequestBinding | undefined
     // Bind before the handler runs: what a handler does to its arguments must not change the binding.
-    // The canonical form is taken (and checked) now; it is hashed only when a token is opened or sealed.
+    // The canonical form is taken (and checked) now; it is hashed when a token is opened or sealed.
     const canonicalArgs = security ? this.#canonicalArguments(request.method, params) : undefined
     const target = security ? params[targetParamOf(request.method) ?? 'name'] : undefined
+    const askerKey = typeof target === 'string' ? request.method + '\u0000' + target : undefined
+    // A retry, or a first round of a handler that sealed state before: hash now, alongside the unseal or
+    // the handler (independent work); whoever needs the digest awaits it. A failure surfaces there, never
+    // as an unhandled rejection.
+    let argsDigest: Promise<string> | undefined
+    if (security && (params.requestState !== undefined || (askerKey !== undefined && this.#askers.has(askerKey)))) {
+      argsDigest = digest16(canonicalArgs!)
+      argsDigest.then(undefined, () => {})
+    }
     if (security && params.requestState !== undefined) {
       let reason = ''
-      const argsDigest = await digest16(canonicalArgs!)
       try {
         if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
-        binding = { method: request.method, target, argsDigest, principal: this.#principal(security.policy, info, request.method) }
+        binding = { method: request.method, target, argsDigest: argsDigest!, principal: this.#principal(security.policy, info, request.method) }
         const plaintext = await security.policy.open(params.requestState, binding, security.audience)
         params = { ...params, requestState: plaintext }
       } catch (error) {
@@ -321,7 +337,6 @@ export class Server {
       if (hasRequests) ctx.requireCapabilities(...Object.values(requests).flatMap(capabilitiesNeededBy))
       if (security && out.requestState !== undefined) {
         if (binding === undefined) {
-          const argsDigest = await digest16(canonicalArgs!)
           let principal: string | undefined
           try {
             if (typeof target !== 'string') throw new Error(`the request's ${targetParamOf(request.method)} is not a string`)
@@ -330,7 +345,11 @@ export class Server {
             this.logger.error(`refusing to seal requestState on ${request.method}`, error instanceof Error ? error.message : undefined)
             throw new McpError(ErrorCode.InternalError, 'Internal error')
           }
-          binding = { method: request.method, target: target as string, argsDigest, principal }
+          binding = { method: request.method, target: target as string, argsDigest: argsDigest ?? digest16(canonicalArgs!), principal }
+        }
+        if (askerKey !== undefined && !this.#askers.has(askerKey)) {
+          if (this.#askers.size >= ASKERS_MAX) this.#askers.clear()
+          this.#askers.add(askerKey)
         }
         try {
           const token = await security.policy.seal(out.requestState as string, binding, security.audience)

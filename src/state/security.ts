@@ -37,8 +37,11 @@ export interface RequestBinding {
   method: string
   /** The tool or prompt name, or the resource URI. */
   target: string
-  /** {@link argumentsDigest} of the arguments (resources: the digest of `{}`). */
-  argsDigest: string
+  /**
+   * {@link argumentsDigest} of the arguments (resources: the digest of `{}`), or a promise of it: `seal`
+   * and `open` await it alongside their own Web Crypto work, so the digest overlaps it.
+   */
+  argsDigest: string | PromiseLike<string>
   /** The principal string from `bindPrincipal`, or undefined when unauthenticated / unbound. */
   principal: string | undefined
 }
@@ -167,23 +170,29 @@ export class RequestStateSecurity {
    * @param audience - the effective audience (the explicit one, else the server's name).
    */
   async seal(state: string, binding: RequestBinding, audience: string | undefined): Promise<string> {
+    // the principal tag and the arguments digest are independent: both run before either is awaited
+    const tag = binding.principal === undefined ? undefined : principalTag(binding.principal, this.#random(8))
+    const [argsDigest, principalClaim] = await Promise.all([binding.argsDigest, tag])
     const iat = this.#now() / 1000
-    const claims: Record<string, unknown> = { v: 1, iat, exp: iat + this.ttl, m: binding.method, t: binding.target, a: binding.argsDigest, s: state }
+    const claims: Record<string, unknown> = { v: 1, iat, exp: iat + this.ttl, m: binding.method, t: binding.target, a: argsDigest, s: state }
     if (audience !== undefined) claims.aud = audience
-    if (binding.principal !== undefined) claims.p = await principalTag(binding.principal, this.#random(8))
+    if (principalClaim !== undefined) claims.p = principalClaim
     const token = await this.#codecFor(audience).seal(utf8.encode(JSON.stringify(claims)))
     if (typeof token !== 'string') throw new TypeError('the request-state codec returned a non-string token')
     return token
   }
 
   /**
-   * Open and verify a token presented on a retry.
+   * Open and verify a token presented on a retry. A promised `binding.argsDigest` is awaited after the
+   * codec has started unsealing (the two run together); a rejected digest rejects with its own error.
    * @returns the handler's plaintext state.
    * @throws InvalidRequestStateError with a log-only reason for every failure (never the token or plaintext).
    */
   async open(token: unknown, binding: RequestBinding, audience: string | undefined): Promise<string> {
     if (typeof token !== 'string') throw new InvalidRequestStateError('non-string requestState')
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
+    const digest = Promise.resolve(binding.argsDigest)
+    digest.then(undefined, () => {}) // awaited below; a rejection is never unhandled while the codec runs
     let bytes: Uint8Array
     try {
       bytes = await this.#codecFor(audience).unseal(token)
@@ -206,7 +215,8 @@ export class RequestStateSecurity {
     // expired by its own exp, or by this policy's ttl (a shortened ttl also shortens tokens already out)
     if (!(typeof exp === 'number' && now < exp && now < iat + this.ttl)) throw new InvalidRequestStateError('expired')
     // Every binding check runs before any verdict, so the time taken does not tell which one failed.
-    const requestOk = claims.m === binding.method && claims.t === binding.target && claims.a === binding.argsDigest
+    const argsDigest = await digest
+    const requestOk = claims.m === binding.method && claims.t === binding.target && claims.a === argsDigest
     const audienceOk = claims.aud === audience
     const hasTag = 'p' in claims
     const presenceOk = hasTag === (binding.principal !== undefined)

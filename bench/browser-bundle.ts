@@ -1,0 +1,69 @@
+/**
+ * Benchmark (issue 6): the minified + gzipped size of a browser app's MCP client code per SDK. Each
+ * entry in `bench/browser/` (a `Client`, its Streamable HTTP transport and an elicitation handler,
+ * calling one tool on a click) is bundled by vite 8.3.8's `build()` the same way: library mode, one ES
+ * module, every dependency bundled, `minify: true`, `target: 'es2022'`, browser resolution (the `browser`
+ * export condition: the official client resolves its `_shims` to `shimsBrowser.mjs`), nothing written to
+ * disk; then gzipped (zlib level 6). A bundle that still imports a `node:` builtin (or any bare module)
+ * fails the benchmark. Target: edge-mcp ≤ 1/4 of the official SDK, gzipped.
+ */
+import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
+import { build, type Rollup } from 'vite'
+import { fmt, met, x } from './measure.ts'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+interface Bundle {
+  bytes: number
+  gzipped: number
+}
+
+/** Bundle one entry of `bench/browser/` in memory; throws when the output is not one self-contained chunk. */
+async function bundle(entry: string): Promise<Bundle> {
+  const output = await build({
+    configFile: false,
+    root,
+    logLevel: 'silent',
+    mode: 'production',
+    publicDir: false,
+    build: {
+      write: false,
+      lib: { entry: fileURLToPath(new URL(`./browser/${entry}`, import.meta.url)), formats: ['es'], fileName: 'app' },
+      minify: true,
+      target: 'es2022',
+      sourcemap: false,
+      reportCompressedSize: false,
+      copyPublicDir: false,
+    },
+  })
+  const results = (Array.isArray(output) ? output : [output]) as Rollup.RollupOutput[]
+  const chunks = results.flatMap((r) => r.output).filter((o): o is Rollup.OutputChunk => o.type === 'chunk')
+  if (chunks.length !== 1) throw new Error(`vite bundled bench/browser/${entry} into ${chunks.length} chunks (${chunks.map((c) => c.fileName).join(', ')}), expected 1`)
+  const chunk = chunks[0]!
+  if (chunk.imports.length > 0 || chunk.dynamicImports.length > 0) {
+    throw new Error(`the bundle of bench/browser/${entry} still imports ${[...chunk.imports, ...chunk.dynamicImports].join(', ')}`)
+  }
+  if (/\bfrom\s*["']node:|import\(["']node:|require\(["']node:/.test(chunk.code)) throw new Error(`bench/browser/${entry} bundled a node: import`)
+  const code = Buffer.from(chunk.code, 'utf8')
+  return { bytes: code.length, gzipped: gzipSync(code, { level: 6 }).length }
+}
+
+const kib = (n: number) => `${fmt(n)} (${(n / 1024).toFixed(1)} KiB)`
+
+/** Sizes of both browser bundles and the table lines. */
+export async function benchBrowserBundle(): Promise<{ ours: Bundle; theirs: Bundle; lines: string[] }> {
+  const ours = await bundle('edge-mcp.ts')
+  const theirs = await bundle('official.ts')
+  const ratio = ours.gzipped / theirs.gzipped
+  const lines = [
+    '### Browser client bundle',
+    '',
+    '| browser app: `Client` + Streamable HTTP transport + elicitation handler, vite 8 `build()`, minified | bytes | gzipped bytes |',
+    '| --- | ---: | ---: |',
+    `| edge-mcp (\`edge-mcp/client\` + \`edge-mcp/browser\`: HTML forms) | ${kib(ours.bytes)} | ${kib(ours.gzipped)} |`,
+    `| official SDK 2.4.0 (\`@modelcontextprotocol/client\`, browser build; a \`confirm()\` handler) | ${kib(theirs.bytes)} | ${kib(theirs.gzipped)} |`,
+    `| **ratio** edge-mcp ÷ official (target ≤ 0.25) | ${x(ours.bytes / theirs.bytes)} | **${x(ratio)}** ${met(ratio <= 1 / 4)} |`,
+  ]
+  return { ours, theirs, lines }
+}
