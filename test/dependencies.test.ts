@@ -390,12 +390,14 @@ describe('resolution semantics', () => {
     const login = resolver({}, function login() {
       return elicit('Username?', Q('user'))
     })
-    const mcp = new McpServer({ name: 's', version: '1' })
+    const log = recordingLogger()
+    const mcp = new McpServer({ name: 's', version: '1' }, { logger: log.logger })
     mcp.tool('whoami', { use: { login } }, ({ login }) => (runs++, `you are ${login.user}`))
     const { client } = connect(mcp, { capabilities: { elicitation: {} } })
     const forged = await client.callTool('whoami', {}, { manual: true, inputResponses: { login: { action: 'accept', content: { user: 'mallory' } } } })
     expect(forged.resultType).toBe('input_required') // no state that asked it: asked again
     expect(runs).toBe(0)
+    expect(log.warn).toEqual(["Discarding the answer for resolver 'login': it was never asked in a round this request carries the requestState of"])
   })
 
   it('state never overrides a value a resolver computes itself (§E 55)', async () => {

@@ -585,7 +585,8 @@ export async function resolveRound(input: RoundInput): Promise<Resolution> {
         if (reasked > MAX_REASKS) throw new ResolutionError(`Resolver '${key}' received an accepted elicitation whose content does not match the requested schema`)
         ;(next.reasked ??= {})[key] = reasked
       } else {
-        input.note?.(`Discarding the answer for resolver '${key}': the question changed since it was asked`)
+        const why = state.asked[key] === undefined ? 'it was never asked in a round this request carries the requestState of' : 'the question changed since it was asked'
+        input.note?.(`Discarding the answer for resolver '${key}': ${why}`)
       }
     }
     // 3. ask (if this client can be asked)
