@@ -84,3 +84,43 @@ describe('completion/complete', () => {
     expect([unknown.code, unknown.message]).toEqual([-32602, 'Unknown prompt: nope'])
   })
 })
+
+describe('tool metadata in tools/list', () => {
+  it('carries title, annotations, icons and _meta as registered, in registration order, schema-valid', async () => {
+    const { readFileSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    const Ajv2020Module = (await import('ajv/dist/2020.js')).default
+    const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false })
+    ajv.addSchema(JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/spec/schema-2026-07-28.json'), 'utf8')), 'mcp')
+    const mcp = new McpServer({ name: 's', version: '1' })
+    const icons = [{ src: 'https://example.com/icon.png', mimeType: 'image/png', sizes: ['48x48'] }]
+    mcp.tool(
+      'deploy',
+      {
+        title: 'Deploy a service',
+        description: 'Deploys.',
+        annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
+        icons,
+        _meta: { 'example.com/team': 'platform' },
+        input: { service: v.string() },
+      },
+      ({ service }) => `deployed ${service}`,
+    )
+    mcp.tool('plain', {}, () => 'ok')
+    const tools = await clientOf(mcp).listTools()
+    expect(tools.map((t) => t.name)).toEqual(['deploy', 'plain'])
+    expect(tools[0]).toMatchObject({
+      name: 'deploy',
+      title: 'Deploy a service',
+      description: 'Deploys.',
+      annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      icons,
+      _meta: { 'example.com/team': 'platform' },
+      inputSchema: { type: 'object', properties: { service: { type: 'string' } }, required: ['service'] },
+    })
+    expect(tools[1]).not.toHaveProperty('title')
+    const validate = ajv.getSchema('mcp#/$defs/Tool')!
+    for (const tool of tools) expect(validate(tool), JSON.stringify(validate.errors)).toBe(true)
+  })
+})
