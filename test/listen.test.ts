@@ -177,6 +177,34 @@ describe('subscriptions/listen over HTTP', () => {
     expect(bus.listenerCount).toBe(0)
   })
 
+  it('authorizeSubscription leaves refused URIs out of the acknowledgement, and nothing is sent for them', async () => {
+    const log = recordingLogger()
+    const mcp = new McpServer(
+      { name: 'lib', version: '1' },
+      {
+        logger: log.logger,
+        // each caller may follow its own files only; a URI that makes the check throw is refused too
+        authorizeSubscription: async (uri, ctx) => {
+          if (uri.includes('boom')) throw new Error('directory down')
+          return uri.startsWith(`file:///${ctx.authInfo?.subject}/`)
+        },
+      },
+    )
+    mcp.resource('config', 'file:///config.json', {}, () => '{}')
+    const handler = createFetchHandler(mcp, { authenticate: (request) => ({ clientId: 'c', subject: request.headers.get('x-user') ?? 'nobody' }) })
+    const alice = await open(
+      (request) => handler(new Request(request, { headers: { ...Object.fromEntries(request.headers), 'x-user': 'alice' } })),
+      listenBody('a', { resourceSubscriptions: ['file:///alice/notes', 'file:///bob/notes', 'file:///alice/boom'] }),
+    )
+    expect((await alice.next()).params.notifications).toEqual({ resourceSubscriptions: ['file:///alice/notes'] })
+    await mcp.resourceUpdated('file:///bob/notes')
+    await mcp.resourceUpdated('file:///alice/notes')
+    mcp.server.closeSubscriptions()
+    await alice.drain()
+    expect(alice.messages.map((m: any) => ('id' in m ? 'end' : (m.params.uri ?? 'ack')))).toEqual(['ack', 'file:///alice/notes', 'end'])
+    expect(log.error.join('\n')).toContain('authorizeSubscription failed; the URI is left out directory down')
+  })
+
   it('closeSubscriptions ends each stream gracefully with the listen result', async () => {
     const mcp = library()
     const stream = await open(createFetchHandler(mcp), listenBody(3, { toolsListChanged: true }))

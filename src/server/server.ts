@@ -51,6 +51,14 @@ export interface ServerOptions {
    * (this isolate only); share one across instances to fan out (see `notifications.ts`).
    */
   notificationBus?: NotificationBus
+  /**
+   * Which resource URIs this listen request may subscribe to (`resourceSubscriptions`), e.g. by the
+   * caller's `ctx.authInfo`. A URI it refuses (or throws for) is left out of the acknowledgement, which
+   * the spec defines as the honoured subset; nothing is sent for it. Default: every URI. Without it,
+   * anyone may learn when any resource changes: set it when resources are per user.
+   * @example authorizeSubscription: (uri, ctx) => uri.startsWith(`users://${ctx.authInfo?.clientId}/`)
+   */
+  authorizeSubscription?: (uri: string, ctx: RequestContext) => boolean | Promise<boolean>
 }
 
 /** What the server answers for one inbound message: an HTTP-like status and, for requests, a response. */
@@ -416,6 +424,20 @@ export class Server {
    */
   async #listen(params: RequestParams, ctx: RequestContext): Promise<ResultObject> {
     const filter = honouredFilter(parseListenFilter(params), this.#capabilities())
+    const authorize = this.options.authorizeSubscription
+    if (authorize && filter.resourceSubscriptions) {
+      const allowed = await Promise.all(
+        filter.resourceSubscriptions.map(async (uri) => {
+          try {
+            return (await authorize(uri, ctx)) === true
+          } catch (error) {
+            this.logger.error('authorizeSubscription failed; the URI is left out', error)
+            return false
+          }
+        }),
+      )
+      filter.resourceSubscriptions = filter.resourceSubscriptions.filter((_, i) => allowed[i])
+    }
     const notify = ctx.notify
     if (!notify) {
       throw new McpError(ErrorCode.InvalidRequest, 'Not Acceptable: subscriptions/listen answers with an SSE stream; Accept must include text/event-stream', undefined, 406)
