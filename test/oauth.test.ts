@@ -244,6 +244,26 @@ describe('OAuthClientProvider against a fake authorization server', () => {
     expect(w.authorizations).toHaveLength(1)
   })
 
+  it('the user\'s login does not count against the request timeout; the rest of the request still does', async () => {
+    const w = world({ prmScopes: ['mcp:basic'] })
+    const auth = provider(w, {
+      // the user takes 400 ms to log in, longer than the whole request may take
+      redirectToAuthorization: async (url) => {
+        await new Promise((r) => setTimeout(r, 400))
+        return (await w.fetch(new Request(url))).headers.get('location')!
+      },
+    })
+    const client = new Client({ transport: new StreamableHttpClientTransport(MCP, { fetch: w.fetch, auth }), requestTimeoutMs: 150 })
+    expect((await client.callTool('echo')).content).toEqual([{ type: 'text', text: 'ok' }])
+    // time that is not the user's still counts: a server that never answers times out as before
+    const { RequestTimeoutError } = await import('../src/client/index.ts')
+    const slow = new Client({
+      transport: new StreamableHttpClientTransport(MCP, { fetch: () => new Promise<Response>(() => {}) }),
+      requestTimeoutMs: 150,
+    })
+    await expect(slow.callTool('echo')).rejects.toBeInstanceOf(RequestTimeoutError)
+  })
+
   it('falls back through the well-known URLs in order (path PRM → root PRM; OAuth insert → OIDC insert → OIDC append)', async () => {
     const w = world({ prmInHeader: false, prmAt: 'root', issuerPath: '/tenant1', asMetadataAt: 'openid-append' })
     const { client } = connect(w)

@@ -37,7 +37,7 @@ import {
   type LoggingLevel,
   type Tool,
 } from '../protocol/schemas.ts'
-import type { ClientTransport } from '../transport/http-client.ts'
+import type { ClientTransport, SendOptions } from '../transport/http-client.ts'
 import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError, RequestTimeoutError } from './errors.ts'
 import { ResponseCache, type ResponseCacheOptions } from './cache.ts'
 import { driveInputRequired, type RoundInfo } from './input-required.ts'
@@ -295,9 +295,29 @@ export class Client {
     const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
     const timer = new AbortController()
     const timeoutError = new RequestTimeoutError(method, timeoutMs)
-    const handle = setTimeout(() => timer.abort(timeoutError), timeoutMs)
+    let handle: ReturnType<typeof setTimeout> | undefined = setTimeout(() => timer.abort(timeoutError), timeoutMs)
+    let left = timeoutMs
+    let since = Date.now()
     const signal = options.signal ? anySignal([options.signal, timer.signal]) : timer.signal
-    const sendOptions: { signal: AbortSignal; onNotification?: (n: JSONRPCNotification) => void; headers?: Record<string, string> } = { signal }
+    const sendOptions: SendOptions & { signal: AbortSignal } = {
+      signal,
+      // the user's time (an OAuth login) does not count against the request timeout
+      interactive: async (step) => {
+        if (handle !== undefined) {
+          clearTimeout(handle)
+          handle = undefined
+          left = Math.max(0, left - (Date.now() - since))
+        }
+        try {
+          return await step()
+        } finally {
+          if (!timer.signal.aborted) {
+            since = Date.now()
+            handle = setTimeout(() => timer.abort(timeoutError), left)
+          }
+        }
+      },
+    }
     if (options.headers) sendOptions.headers = options.headers
     if (options.onNotification || options.onProgress) {
       sendOptions.onNotification = (n) => {

@@ -252,10 +252,11 @@ export class OAuthClientProvider {
 
   /**
    * Get a new access token for `serverUrl` after a `401` or `403 insufficient_scope` whose
-   * `WWW-Authenticate` value is `wwwAuthenticate`.
+   * `WWW-Authenticate` value is `wwwAuthenticate`. `interactive`, when given, wraps the wait for the user
+   * (`redirectToAuthorization`), e.g. to pause a request timeout meanwhile.
    * @throws OAuthError when discovery, validation, registration, authorization or the token request fails.
    */
-  async authorize(serverUrl: string, wwwAuthenticate: string | undefined, signal?: AbortSignal): Promise<void> {
+  async authorize(serverUrl: string, wwwAuthenticate: string | undefined, signal?: AbortSignal, interactive?: <T>(step: () => Promise<T>) => Promise<T>): Promise<void> {
     const challenge = bearerParams(wwwAuthenticate)
     const stepUp = challenge.error === 'insufficient_scope'
     const prm = await this.#protectedResource(serverUrl, challenge.resource_metadata, signal)
@@ -297,7 +298,8 @@ export class OAuthClientProvider {
     url.searchParams.set('state', state)
     url.searchParams.set('resource', resource)
     if (scope) url.searchParams.set('scope', scope)
-    const callback = await this.options.redirectToAuthorization(url, signal)
+    const login = () => Promise.resolve(this.options.redirectToAuthorization(url, signal))
+    const callback = await (interactive ? interactive(login) : login())
     const code = validateAuthorizationResponse(callback, { state, issuer, issSupported: as.authorization_response_iss_parameter_supported === true })
     const params: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUrl, code_verifier: verifier, resource }
     await this.#token(serverUrl, issuer, as, client, params, scope, undefined, signal)

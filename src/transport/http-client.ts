@@ -16,6 +16,12 @@ export interface SendOptions {
   onNotification?: (notification: JSONRPCNotification) => void
   /** Extra request headers for this message only (e.g. `Mcp-Param-*`). */
   headers?: Record<string, string>
+  /**
+   * Runs a step that waits for the user (the OAuth login in the browser) with the request timeout
+   * paused: the `Client` passes one, so a slow login is not a `RequestTimeoutError`. The caller's own
+   * abort still applies.
+   */
+  interactive?: <T>(step: () => Promise<T>) => Promise<T>
 }
 
 /** Moves one JSON-RPC message to the server and brings back its response (undefined for notifications). */
@@ -74,7 +80,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
       if (response.status === 401) reauthorized = true
       else stepUps++
       await response.body?.cancel().catch(() => {})
-      await auth.authorize(this.url, challenge, options.signal)
+      await auth.authorize(this.url, challenge, options.signal, options.interactive)
       response = await this.#post(message, options)
     }
     return this.#read(message, response, options)
