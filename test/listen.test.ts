@@ -205,6 +205,21 @@ describe('subscriptions/listen over HTTP', () => {
     expect(log.error.join('\n')).toContain('authorizeSubscription failed; the URI is left out directory down')
   })
 
+  it('a reader that stops reading is cut off after 1 MiB of unread notifications, and unsubscribed', async () => {
+    const { MAX_UNREAD_BYTES } = await import('../src/transport/http-server.ts')
+    const bus = new InMemoryNotificationBus()
+    const mcp = library(bus)
+    const uri = `file:///${'x'.repeat(4000)}`
+    const stream = await open(createFetchHandler(mcp), listenBody('slow', { resourceSubscriptions: [uri] }))
+    await stream.next() // the acknowledgement; from now on nobody reads
+    expect(bus.listenerCount).toBe(1)
+    const events = Math.ceil(MAX_UNREAD_BYTES / 4000) + 10
+    for (let i = 0; i < events && bus.listenerCount > 0; i++) await mcp.resourceUpdated(uri)
+    await vi.waitFor(() => expect(bus.listenerCount).toBe(0))
+    await expect(stream.drain()).rejects.toThrow(`the client fell more than ${MAX_UNREAD_BYTES} bytes behind`)
+    expect(stream.messages.length).toBeLessThan(events) // what was buffered before the cut, no more
+  })
+
   it('closeSubscriptions ends each stream gracefully with the listen result', async () => {
     const mcp = library()
     const stream = await open(createFetchHandler(mcp), listenBody(3, { toolsListChanged: true }))

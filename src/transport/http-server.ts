@@ -50,6 +50,8 @@ export interface FetchHandlerOptions {
 }
 
 const DEFAULT_KEEP_ALIVE_MS = 15_000
+/** Bytes of notifications a streamed response holds for a reader that does not read; then it is cut off. */
+export const MAX_UNREAD_BYTES = 1024 * 1024
 
 /** Request headers a browser client may send (preflight `Access-Control-Allow-Headers`). */
 const ALLOWED_REQUEST_HEADERS = ['content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id']
@@ -331,39 +333,56 @@ async function streamIfNotified(server: Server, message: InboundMessage, info: R
   const encoder = new TextEncoder()
   let timer: ReturnType<typeof setInterval> | undefined
   let open = true
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (text: string) => {
-        if (!open) return
-        try {
-          controller.enqueue(encoder.encode(text))
-        } catch {
-          open = false
-        }
-      }
-      write = (event) => send(`event: message\ndata: ${JSON.stringify(event)}\n\n`)
-      for (const n of queued) write(n)
-      timer = setInterval(() => send(': keep-alive\n\n'), keepAliveMs)
-      work
-        .then((handled) => {
-          if (handled.response) write!(handled.response)
-        })
-        .catch((error: unknown) => server.logger.error('streamed request failed', error))
-        .finally(() => {
-          clearInterval(timer)
-          write = () => {}
-          if (open) {
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const send = (text: string) => {
+          if (!open) return
+          try {
+            controller.enqueue(encoder.encode(text))
+          } catch {
             open = false
-            controller.close()
           }
-        })
+        }
+        const event = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
+        // A reader that falls MAX_UNREAD_BYTES behind (a stalled client on a long listen stream) is cut off
+        // rather than buffered for without bound: the stream errors and the handler's signal aborts.
+        write = (message) => {
+          if (open && controller.desiredSize !== null && controller.desiredSize <= 0) {
+            open = false
+            clearInterval(timer)
+            controller.error(new Error(`the client fell more than ${MAX_UNREAD_BYTES} bytes behind`))
+            cancel.abort(new Error('the client stopped reading the stream'))
+            return
+          }
+          send(event(message))
+        }
+        for (const n of queued) write(n)
+        timer = setInterval(() => {
+          if (controller.desiredSize === null || controller.desiredSize > 0) send(': keep-alive\n\n')
+        }, keepAliveMs)
+        work
+          .then((handled) => {
+            if (handled.response) send(event(handled.response)) // the response itself is never held back
+          })
+          .catch((error: unknown) => server.logger.error('streamed request failed', error))
+          .finally(() => {
+            clearInterval(timer)
+            write = () => {}
+            if (open) {
+              open = false
+              controller.close()
+            }
+          })
+      },
+      cancel() {
+        open = false
+        clearInterval(timer)
+        cancel.abort(new Error('the client closed the stream'))
+      },
     },
-    cancel() {
-      open = false
-      clearInterval(timer)
-      cancel.abort(new Error('the client closed the stream'))
-    },
-  })
+    { highWaterMark: MAX_UNREAD_BYTES, size: (chunk) => chunk.byteLength },
+  )
   return new Response(stream, {
     status: 200,
     headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
