@@ -35,7 +35,7 @@ export {
   type Resolver,
   type Uses,
 } from './resolve.ts'
-export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
+export { createFetchHandler, MAX_UNREAD_BYTES, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
 export {
   RequestStateSecurity,
   authenticatedPrincipal,
