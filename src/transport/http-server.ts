@@ -145,8 +145,12 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
   }
   return async (request, env, executionCtx) => {
     // Some runtimes (Bun) hand over whatever the Host header said; an unparsable one is the client's mistake.
-    const url = URL.canParse(request.url) ? new URL(request.url) : undefined
-    if (!url) return jsonError(400, null, new McpError(ErrorCode.InvalidRequest, 'Bad request: the request URL (its Host header) is not a valid URL'))
+    let url: URL
+    try {
+      url = new URL(request.url)
+    } catch {
+      return jsonError(400, null, new McpError(ErrorCode.InvalidRequest, 'Bad request: the request URL (its Host header) is not a valid URL'))
+    }
     if (!isAllowedHost(url)) return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: host ${url.host} is not allowed`))
     const origin = request.headers.get('origin')
     if (origin === null || origin === url.origin) return handle(request, env, executionCtx)
@@ -235,6 +239,8 @@ function mismatch(message: string): McpError {
 
 type Representation = 'json' | 'sse'
 
+const STANDARD_ACCEPT = 'application/json, text/event-stream'
+
 /** What `Accept` allows: the representation to answer with, and whether `text/event-stream` is admitted at all (q > 0). */
 interface Acceptable {
   as: Representation
@@ -243,6 +249,7 @@ interface Acceptable {
 
 /** Parse `Accept` once (q-values honoured; no header means JSON, without SSE); undefined when it admits neither. */
 function negotiate(header: string | null): Acceptable | undefined {
+  if (header === STANDARD_ACCEPT) return { as: 'json', sse: true } // what MCP clients send (spec: streamable-http.mdx)
   if (header === null || header.trim() === '') return { as: 'json', sse: false }
   let json = 0
   let sse = 0
