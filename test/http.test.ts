@@ -72,6 +72,12 @@ for (const [label, handler] of adapters(demo)) {
       expect([response.status, response.body.error.code]).toEqual([400, -32600])
       const badUtf8 = await handler(new Request('http://x/mcp', { method: 'POST', headers: std('tools/list'), body: new Uint8Array([0x7b, 0xff, 0x7d]) }))
       expect(badUtf8.status).toBe(400)
+      // a body cut inside a multi-byte character is refused, and leaves nothing behind for the next body
+      const cut = new TextEncoder().encode('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"x":"€').slice(0, -1)
+      const truncated = await handler(new Request('http://x/mcp', { method: 'POST', headers: std('tools/list'), body: cut }))
+      expect([truncated.status, ((await truncated.json()) as { error: { code: number } }).error.code]).toEqual([400, -32700])
+      const next = await post(handler, list(), std('tools/list'))
+      expect([next.status, Array.isArray(next.body.result.tools)]).toEqual([200, true])
     })
 
     it('H6 caps the body at 4 MiB, counted in bytes while streaming', async () => {

@@ -550,8 +550,9 @@ export class McpServer {
       inputResponses = parsed.output
     }
     const requestState = typeof params.requestState === 'string' ? params.requestState : undefined
-    if (!item.plan) return item.handler(args as never, { ...ctx, toolName: target, inputResponses, requestState })
-    const handlerCtx: ToolContext = { ...ctx, toolName: target, inputResponses: undefined, requestState: undefined }
+    // Object.assign, not `{ ...ctx, … }`: V8 takes a slow path for properties written after a spread.
+    if (!item.plan) return item.handler(args as never, Object.assign({}, ctx, { toolName: target, inputResponses, requestState }))
+    const handlerCtx: ToolContext = Object.assign({}, ctx, { toolName: target, inputResponses: undefined, requestState: undefined })
     const resolution = await resolveRound({
       plan: item.plan,
       args,

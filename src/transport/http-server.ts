@@ -63,6 +63,8 @@ const PREFLIGHT_MAX_AGE_SECONDS = '86400'
 export type FetchHandler = (request: Request, env?: unknown, executionCtx?: unknown) => Promise<Response>
 
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+/** Shared: `decode` without `{ stream: true }` keeps no state between calls. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
  * Serve an MCP server over Streamable HTTP.
@@ -91,9 +93,8 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
           Allow: 'POST, OPTIONS',
         })
       }
-      const [mediaType = '', ...mediaParams] = (request.headers.get('content-type') ?? '').toLowerCase().split(';')
-      const charset = mediaParams.map((p) => p.trim()).find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '')
-      if (mediaType.trim() !== 'application/json' || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+      const contentType = request.headers.get('content-type')
+      if (contentType !== 'application/json' && !isJsonUtf8(contentType)) {
         return jsonError(415, null, new McpError(ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json (UTF-8)'))
       }
       const accept = negotiate(request.headers.get('accept'))
@@ -106,7 +107,7 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
       }
       let value: unknown
       try {
-        value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body))
+        value = JSON.parse(strictUtf8.decode(body))
       } catch {
         return jsonError(400, null, new McpError(ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8 JSON'))
       }
@@ -131,12 +132,12 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
           })
         }
       }
-      if (message.kind === 'notification' || !acceptsSse(request.headers.get('accept'))) {
+      if (message.kind === 'notification' || !accept.sse) {
         const handled = await server.handle(message, info)
         if (!handled.response) return new Response(null, { status: handled.status })
-        return reply(handled.status, handled.response, accept)
+        return reply(handled.status, handled.response, accept.as)
       }
-      return streamIfNotified(server, message, info, accept, keepAliveMs)
+      return streamIfNotified(server, message, info, accept.as, keepAliveMs)
     } catch (error) {
       server.logger.error('fetch handler failed', error)
       return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
@@ -144,8 +145,12 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
   }
   return async (request, env, executionCtx) => {
     // Some runtimes (Bun) hand over whatever the Host header said; an unparsable one is the client's mistake.
-    const url = URL.canParse(request.url) ? new URL(request.url) : undefined
-    if (!url) return jsonError(400, null, new McpError(ErrorCode.InvalidRequest, 'Bad request: the request URL (its Host header) is not a valid URL'))
+    let url: URL
+    try {
+      url = new URL(request.url)
+    } catch {
+      return jsonError(400, null, new McpError(ErrorCode.InvalidRequest, 'Bad request: the request URL (its Host header) is not a valid URL'))
+    }
     if (!isAllowedHost(url)) return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: host ${url.host} is not allowed`))
     const origin = request.headers.get('origin')
     if (origin === null || origin === url.origin) return handle(request, env, executionCtx)
@@ -173,6 +178,13 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
     headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS)
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
   }
+}
+
+/** True for `application/json`, with a `charset` parameter only when it is UTF-8 (case-insensitive). */
+function isJsonUtf8(contentType: string | null): boolean {
+  const [mediaType = '', ...mediaParams] = (contentType ?? '').toLowerCase().split(';')
+  const charset = mediaParams.map((p) => p.trim()).find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '')
+  return mediaType.trim() === 'application/json' && (charset === undefined || charset === 'utf-8' || charset === 'utf8')
 }
 
 function originPolicy(allowed: FetchHandlerOptions['allowedOrigins']): (origin: string) => boolean {
@@ -227,19 +239,18 @@ function mismatch(message: string): McpError {
 
 type Representation = 'json' | 'sse'
 
-/** Pick the response type from `Accept` (q-values honoured; no header means anything). */
-/** True when `Accept` admits `text/event-stream` at all (q > 0). */
-function acceptsSse(header: string | null): boolean {
-  if (header === null || header.trim() === '') return false
-  return header.split(',').some((part) => {
-    const [type, ...paramsList] = part.trim().toLowerCase().split(';')
-    const q = paramsList.map((p) => p.trim().split('=')).find(([k]) => k === 'q')?.[1]
-    return (type === 'text/event-stream' || type === 'text/*' || type === '*/*') && (q === undefined || Number(q) > 0)
-  })
+const STANDARD_ACCEPT = 'application/json, text/event-stream'
+
+/** What `Accept` allows: the representation to answer with, and whether `text/event-stream` is admitted at all (q > 0). */
+interface Acceptable {
+  as: Representation
+  sse: boolean
 }
 
-function negotiate(header: string | null): Representation | undefined {
-  if (header === null || header.trim() === '') return 'json'
+/** Parse `Accept` once (q-values honoured; no header means JSON, without SSE); undefined when it admits neither. */
+function negotiate(header: string | null): Acceptable | undefined {
+  if (header === STANDARD_ACCEPT) return { as: 'json', sse: true } // what MCP clients send (spec: streamable-http.mdx)
+  if (header === null || header.trim() === '') return { as: 'json', sse: false }
   let json = 0
   let sse = 0
   for (const part of header.split(',')) {
@@ -253,9 +264,9 @@ function negotiate(header: string | null): Representation | undefined {
     if (type === 'application/json' || type === 'application/*' || type === '*/*') json = Math.max(json, q)
     if (type === 'text/event-stream' || type === 'text/*' || type === '*/*') sse = Math.max(sse, q)
   }
-  if (json > 0 && json >= sse) return 'json'
-  if (sse > 0) return 'sse'
-  return json > 0 ? 'json' : undefined
+  if (json > 0 && json >= sse) return { as: 'json', sse: sse > 0 }
+  if (sse > 0) return { as: 'sse', sse: true }
+  return undefined
 }
 
 async function readBody(request: Request, max: number): Promise<Uint8Array | 'too-large'> {
@@ -289,10 +300,10 @@ function reply(status: number, body: unknown, as: Representation, headers: Recor
   if (as === 'sse') {
     return new Response(`event: message\ndata: ${JSON.stringify(body)}\n\n`, {
       status,
-      headers: { ...headers, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', ...headers },
     })
   }
-  return new Response(JSON.stringify(body), { status, headers: { ...headers, 'Content-Type': 'application/json' } })
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } })
 }
 
 function jsonError(status: number, id: RequestId | null, error: McpError, headers: Record<string, string> = {}): Response {
