@@ -4,23 +4,14 @@
  * sampling form, several requests in one round through a real Client and McpServer, Escape, abort, focus,
  * i18n strings, and server text that tries to be HTML.
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import Ajv2020Module from 'ajv/dist/2020.js'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { schemaErrors } from './spec-schema.ts'
 import { DEFAULT_STRINGS, staticRoots } from '../src/browser/index.ts'
 import { McpServer, createFetchHandler, elicitForm, inputRequired } from '../src/server/index.ts'
 import { PAGE_ORIGIN, bundleForBrowser, launchChromium, openPage, routeFetchHandler } from './browser.ts'
 
-const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/spec/schema-2026-07-28.json'), 'utf8'))
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false })
-ajv.addSchema(schema, 'mcp')
-const conforms = (def: string, value: unknown) => {
-  const fn = ajv.getSchema(`mcp#/$defs/${def}`)!
-  return fn(value) ? [] : fn.errors
-}
+const conforms = schemaErrors
 
 /** In-page driver: `ask(kind, params, options)` calls a fresh handler; `answer` is its outcome, `settled` whether it came. */
 const PAGE_HELPERS = `

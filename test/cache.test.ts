@@ -3,23 +3,14 @@
  * method, per resource, handler overrides, never on MRTR results), and the client's response cache
  * (hits, expiry, scopes, invalidation). Server requests are counted to prove hits.
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import Ajv2020Module from 'ajv/dist/2020.js'
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
+import { schemaErrors } from './spec-schema.ts'
 import { Client, MemoryCacheStore, McpError, StreamableHttpClientTransport, type ClientOptions, type ClientTransport } from '../src/client/index.ts'
 import { McpServer, Server, createFetchHandler, elicit, formSchema, inputRequired, resolver, type FetchHandler } from '../src/server/index.ts'
 import { call, recordingLogger } from './helpers.ts'
 
-const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/spec/schema-2026-07-28.json'), 'utf8'))
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false })
-ajv.addSchema(schema, 'mcp')
-const errorsOf = (def: string, value: unknown) => {
-  const fn = ajv.getSchema(`mcp#/$defs/${def}`)!
-  return fn(value) ? [] : (fn.errors ?? []).map((e) => `${e.instancePath} ${e.message}`)
-}
+const errorsOf = schemaErrors
 const RESPONSE_DEF: Record<string, string> = {
   'server/discover': 'DiscoverResultResponse',
   'tools/list': 'ListToolsResultResponse',

@@ -4,23 +4,14 @@
  * templates change; resource updates for subscribed URIs only; the bus listener goes away with the
  * client; bad filters; graceful closure; the Hono adapter; the Client end to end.
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import Ajv2020Module from 'ajv/dist/2020.js'
 import * as v from 'valibot'
 import { describe, expect, it, vi } from 'vitest'
+import { schemaErrors } from './spec-schema.ts'
 import { Client, InvalidResultError, McpError, RequestTimeoutError, StreamableHttpClientTransport, SubscriptionDroppedError, type ClientTransport } from '../src/client/index.ts'
 import { createFetchHandler, InMemoryNotificationBus, McpServer, Server, type FetchHandler, type NotificationBus, type ServerEvent } from '../src/server/index.ts'
 import { adapters, env, post, recordingLogger, std } from './helpers.ts'
 
-const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/spec/schema-2026-07-28.json'), 'utf8'))
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false })
-ajv.addSchema(schema, 'mcp')
-const validate = (def: string, value: unknown) => {
-  const fn = ajv.getSchema(`mcp#/$defs/${def}`)!
-  return fn(value) ? [] : (fn.errors ?? []).map((e) => `${e.instancePath} ${e.message}`)
-}
+const validate = schemaErrors
 const NOTIFICATION_DEF: Record<string, string> = {
   'notifications/subscriptions/acknowledged': 'SubscriptionsAcknowledgedNotification',
   'notifications/tools/list_changed': 'ToolListChangedNotification',

@@ -2,25 +2,14 @@
  * Everything we put on the wire validates against the official 2026-07-28 schema.json: each server
  * response (results and errors) and each client request of a full session against the demo server.
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import Ajv2020Module from 'ajv/dist/2020.js'
 import { describe, expect, it } from 'vitest'
+import { schemaErrors } from './spec-schema.ts'
 import { Client, StreamableHttpClientTransport, type ElicitRequestFormParams } from '../src/client/index.ts'
 import { createFetchHandler, McpServer, inputRequired } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
 import { env, post, req, std } from './helpers.ts'
 
-const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/spec/schema-2026-07-28.json'), 'utf8'))
-// ajv is CommonJS: under ESM the class is the module's default export's default
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false })
-ajv.addSchema(schema, 'mcp')
-const validator = (def: string) => {
-  const fn = ajv.getSchema(`mcp#/$defs/${def}`)
-  if (!fn) throw new Error(`no $defs/${def}`)
-  return (value: unknown) => (fn(value) ? [] : (fn.errors ?? []).map((e: { instancePath: string; message?: string }) => `${e.instancePath} ${e.message}`))
-}
+const validator = (def: string) => (value: unknown) => schemaErrors(def, value)
 
 const RESPONSE_DEF: Record<string, string> = {
   'server/discover': 'DiscoverResultResponse',
