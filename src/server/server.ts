@@ -16,7 +16,7 @@ import type { RequestBinding, RequestStateSecurity } from '../state/security.ts'
 import { consoleLogger, type Logger, type RequestContext, type RequestInfo } from './context.ts'
 import { honouredFilter, InMemoryNotificationBus, notificationMatcher, parseListenFilter, type NotificationBus, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
-import { CACHEABLE_METHODS, cacheHintsFor, checkCacheOptions, withCacheHints, type CacheHints, type CacheOptions } from './cache.ts'
+import { CACHEABLE_METHODS, checkCacheOptions, withCacheHints, type CacheOptions } from './cache.ts'
 
 export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
 
@@ -154,16 +154,6 @@ export class Server {
   /** The versions this server accepts. */
   get supportedVersions(): readonly string[] {
     return this.options.supportedVersions ?? SUPPORTED_PROTOCOL_VERSIONS
-  }
-
-  /** The server-wide cache hints (without per-method overrides). */
-  get cache(): CacheHints {
-    return cacheHintsFor(this.options.cache, '')
-  }
-
-  /** The cache hints a complete result of `method` gets when it carries none. */
-  cacheHintsFor(method: string): CacheHints {
-    return cacheHintsFor(this.options.cache, method)
   }
 
   /** Register (or replace) the handler of a request method. */
