@@ -276,14 +276,19 @@ export class Client {
     }
   }
 
-  async #request(method: string, params: Record<string, unknown>, options: CallOptions & { headers?: Record<string, string> }): Promise<Record<string, unknown>> {
-    const id = this.#nextId++
-    const meta: Record<string, unknown> = {
-      ...(params._meta as Record<string, unknown> | undefined),
+  /** The request `_meta`: `extra` (the caller's own keys), then the envelope every request carries. */
+  #envelope(extra?: Record<string, unknown>): Record<string, unknown> {
+    return {
+      ...extra,
       [META.protocolVersion]: this.protocolVersion,
       [META.clientCapabilities]: this.capabilities,
       [META.clientInfo]: this.options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
     }
+  }
+
+  async #request(method: string, params: Record<string, unknown>, options: CallOptions & { headers?: Record<string, string> }): Promise<Record<string, unknown>> {
+    const id = this.#nextId++
+    const meta = this.#envelope(params._meta as Record<string, unknown> | undefined)
     const progressToken = `progress-${id}`
     if (options.onProgress) meta.progressToken = progressToken
     if (options.logLevel) meta[META.logLevel] = options.logLevel
@@ -485,12 +490,7 @@ export class Client {
   async listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
     options.signal?.throwIfAborted()
     const id = this.#nextId++
-    const meta: Record<string, unknown> = {
-      [META.protocolVersion]: this.protocolVersion,
-      [META.clientCapabilities]: this.capabilities,
-      [META.clientInfo]: this.options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
-    }
-    const request = { jsonrpc: '2.0' as const, id, method: 'subscriptions/listen', params: { notifications: filter, _meta: meta } }
+    const request = { jsonrpc: '2.0' as const, id, method: 'subscriptions/listen', params: { notifications: filter, _meta: this.#envelope() } }
     const warn = this.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`))
     // list changes and resource updates drop the cache entries they make stale before the app hears of them
     const before = this.#cache ? (n: JSONRPCNotification) => this.invalidateCacheFor(n) : undefined
