@@ -5,8 +5,8 @@
  * Targets: within 1.5× of raw AES-GCM, and faster than the official codec.
  */
 import { createRequestStateCodec } from '@modelcontextprotocol/server'
-import { AesGcmKeyRing } from '../src/state/codec.ts'
-import { RequestStateSecurity } from '../src/state/security.ts'
+import { AesGcmKeyRing } from '../src/request-state/codec.ts'
+import { RequestStateSecurity } from '../src/request-state/security.ts'
 import { fmt, measureAll, x } from './measure.ts'
 
 export interface BenchRow {

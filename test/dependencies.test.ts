@@ -21,7 +21,7 @@ import {
   sample,
   type Outcome,
 } from '../src/server/index.ts'
-import { decodeBase64UrlStrict, encodeBase64Url } from '../src/state/base64url.ts'
+import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
 import * as t1 from '../examples/dependencies/tutorial001.ts'
 import * as t2 from '../examples/dependencies/tutorial002.ts'
 import * as t3 from '../examples/dependencies/tutorial003.ts'

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Client, McpError, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { encodeBase64Url } from '../src/state/base64url.ts'
+import { encodeBase64Url } from '../src/encoding/base64url.ts'
 import { startWorker, type RunningWorker } from './workerd.ts'
 
 const key = (fill: number) => encodeBase64Url(new Uint8Array(32).fill(fill))

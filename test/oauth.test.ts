@@ -15,7 +15,7 @@ import {
   type OAuthClientProviderOptions,
 } from '../src/client/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
-import { encodeBase64Url } from '../src/state/base64url.ts'
+import { encodeBase64Url } from '../src/encoding/base64url.ts'
 
 const MCP = 'https://mcp.test/mcp'
 const PRM_PATH = 'https://mcp.test/.well-known/oauth-protected-resource/mcp'

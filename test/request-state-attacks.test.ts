@@ -2,9 +2,9 @@
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { McpError, McpServer, RequestStateSecurity, Server, createFetchHandler, elicitForm, inputRequired } from '../src/server/index.ts'
-import { argumentsDigest } from '../src/state/canonical.ts'
-import { AesGcmKeyRing, TEST_RANDOM_SOURCE } from '../src/state/codec.ts'
-import { decodeBase64UrlStrict, encodeBase64Url } from '../src/state/base64url.ts'
+import { argumentsDigest } from '../src/encoding/canonical.ts'
+import { AesGcmKeyRing, TEST_RANDOM_SOURCE } from '../src/request-state/codec.ts'
+import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
 import { call, recordingLogger } from './helpers.ts'
 
 const FROZEN = { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } }

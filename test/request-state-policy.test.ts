@@ -16,7 +16,7 @@ import {
   type AuthInfo,
   type RequestStateSecurityOptions,
 } from '../src/server/index.ts'
-import { decodeBase64UrlStrict, encodeBase64Url } from '../src/state/base64url.ts'
+import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
 import { env, recordingLogger } from './helpers.ts'
 
 const FROZEN = { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } }

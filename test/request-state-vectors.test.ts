@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { decodeBase64UrlStrict } from '../src/state/base64url.ts'
+import { decodeBase64UrlStrict } from '../src/encoding/base64url.ts'
 import { CODEC_VECTORS, POLICY_VECTORS, runVectors } from './vectors/request-state-vectors.ts'
 import { ROOT, startWorker } from './workerd.ts'
 

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
+import { argumentsDigest, canonicalJson } from '../src/encoding/canonical.ts'
 import {
   AesGcmKeyRing,
   InvalidRequestStateError,
   RequestStateSecurity,
-  argumentsDigest,
-  canonicalJson,
-  decodeBase64UrlStrict,
-  encodeBase64Url,
   type RequestBinding,
-} from '../src/state/index.ts'
+} from '../src/request-state/index.ts'
 
 const KEY_A = 'a'.repeat(32)
 const KEY_B = new Uint8Array(32).fill(7)
@@ -208,7 +206,7 @@ describe('RequestStateSecurity with a promised arguments digest', () => {
 })
 
 describe('parseRequestStateKeys', async () => {
-  const { parseRequestStateKeys } = await import('../src/state/index.ts')
+  const { parseRequestStateKeys } = await import('../src/request-state/index.ts')
   it('decodes comma-separated base64url keys and names the bad entry', () => {
     const a = encodeBase64Url(new Uint8Array(32).fill(1))
     const b = encodeBase64Url(new Uint8Array(48).fill(2))

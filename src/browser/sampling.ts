@@ -4,6 +4,7 @@
  * @module
  */
 import type { RootsCallback, SamplingCallback } from '../client/client.ts'
+import { ClientError } from '../protocol/errors.ts'
 import type { CreateMessageResult, Root } from '../protocol/schemas.ts'
 import { actions, el, envFor, formShell, inTurn, newId, present, type BrowserFormOptions } from './host.ts'
 import { fill } from './strings.ts'
@@ -13,10 +14,9 @@ import { fill } from './strings.ts'
  * was cancelled. A sampling answer has no "declined" shape, so the sampling callback rejects with this
  * and the call is abandoned (spec: client/sampling.mdx, Error Handling).
  */
-export class SamplingDeclinedError extends Error {
-  override readonly name: string = 'SamplingDeclinedError'
+export class SamplingDeclinedError extends ClientError {
   constructor(message = 'The user declined the sampling request') {
-    super(message)
+    super('SamplingDeclinedError', 'ERR_SAMPLING_DECLINED', message)
   }
 }
 

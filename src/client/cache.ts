@@ -3,8 +3,8 @@
  * honouring the server's `ttlMs` and `cacheScope` (spec: server/utilities/caching.mdx).
  * @module
  */
-import { encodeBase64Url } from '../state/base64url.ts'
-import { canonicalJson, digest16 } from '../state/canonical.ts'
+import { encodeBase64Url } from '../encoding/base64url.ts'
+import { canonicalJson, digest16 } from '../encoding/canonical.ts'
 
 /** One cached result. */
 export interface CacheEntry {

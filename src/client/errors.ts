@@ -3,15 +3,29 @@
  * which carries an error the server answered with.
  * @module
  */
-export { HttpError, InvalidResultError, NetworkError, RequestTimeoutError } from '../transport/errors.ts'
+import { ClientError } from '../protocol/errors.ts'
+
+// Re-exported (documented): these are thrown by the fetch transport one layer down, and belong to the client's errors.
+export { HttpError, InvalidResultError, NetworkError } from '../transport/errors.ts'
+export { ClientError, EdgeMcpError } from '../protocol/errors.ts'
+
+/** A request got no answer within the client's `requestTimeoutMs`. */
+export class RequestTimeoutError extends ClientError {
+  /** The limit that passed, in milliseconds. */
+  readonly timeoutMs: number
+  constructor(method: string, timeoutMs: number) {
+    super('RequestTimeoutError', 'ERR_REQUEST_TIMEOUT', `No answer to ${method} within ${timeoutMs} ms`)
+    this.timeoutMs = timeoutMs
+  }
+}
+
 
 /** The server kept answering `InputRequiredResult` beyond the client's round limit. */
-export class InputRequiredRoundsExceededError extends Error {
-  override readonly name: string = 'InputRequiredRoundsExceededError'
+export class InputRequiredRoundsExceededError extends ClientError {
   /** The limit that was exceeded (retries allowed). */
   readonly maxRounds: number
   constructor(maxRounds: number) {
-    super(
+    super('InputRequiredRoundsExceededError', 'ERR_INPUT_REQUIRED_ROUNDS_EXCEEDED', 
       `Server returned InputRequiredResult for more than ${maxRounds} rounds; raise maxRounds on the Client, ` +
         'or pass { manual: true } to drive the loop yourself.',
     )
@@ -20,26 +34,24 @@ export class InputRequiredRoundsExceededError extends Error {
 }
 
 /** The server asked for input (elicitation, sampling or roots) that this client has no callback for. */
-export class MissingInputHandlerError extends Error {
-  override readonly name: string = 'MissingInputHandlerError'
+export class MissingInputHandlerError extends ClientError {
   /** The capability the server asked for: `elicitation`, `sampling` or `roots`. */
   readonly capability: 'elicitation' | 'sampling' | 'roots'
   /** The `inputRequests` key of the request. */
   readonly key: string
   constructor(capability: 'elicitation' | 'sampling' | 'roots', key: string) {
-    super(`The server asked for ${capability} (input request '${key}') but this Client has no ${capability} callback`)
+    super('MissingInputHandlerError', 'ERR_MISSING_INPUT_HANDLER', `The server asked for ${capability} (input request '${key}') but this Client has no ${capability} callback`)
     this.capability = capability
     this.key = key
   }
 }
 
 /** An input callback (elicitation, sampling, roots) returned something that is not a valid answer. */
-export class InvalidInputResponseError extends Error {
-  override readonly name: string = 'InvalidInputResponseError'
+export class InvalidInputResponseError extends ClientError {
   /** The `inputRequests` key whose answer was invalid. */
   readonly key: string
   constructor(key: string, detail: string) {
-    super(`The answer to input request '${key}' is invalid: ${detail}`)
+    super('InvalidInputResponseError', 'ERR_INVALID_INPUT_RESPONSE', `The answer to input request '${key}' is invalid: ${detail}`)
     this.key = key
   }
 }
@@ -49,12 +61,11 @@ export class InvalidInputResponseError extends Error {
  * (a network drop, a proxy timeout, a server restart). Notifications may have been missed: re-read what
  * you care about and listen again (spec: subscriptions.mdx "Graceful Closure").
  */
-export class SubscriptionDroppedError extends Error {
-  override readonly name: string = 'SubscriptionDroppedError'
+export class SubscriptionDroppedError extends ClientError {
   /** The id of the listen request (its subscriptionId). */
   readonly subscriptionId: string | number
   constructor(subscriptionId: string | number, cause: unknown) {
-    super(`Subscription ${JSON.stringify(subscriptionId)} dropped: the stream closed without the server's closing result`, { cause })
+    super('SubscriptionDroppedError', 'ERR_SUBSCRIPTION_DROPPED', `Subscription ${JSON.stringify(subscriptionId)} dropped: the stream closed without the server's closing result`, { cause })
     this.subscriptionId = subscriptionId
   }
 }

@@ -9,7 +9,7 @@ import { McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import { SubscriptionsAcknowledgedNotification, type JSONRPCNotification, type JSONRPCRequest, type RequestId, type SubscriptionFilter } from '../protocol/schemas.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
-import { InvalidResultError, RequestTimeoutError } from '../transport/errors.ts'
+import { InvalidResultError, RequestTimeoutError } from './errors.ts'
 import { SubscriptionDroppedError } from './errors.ts'
 
 /** Options of `Client.listen`. */

@@ -57,6 +57,29 @@ export class McpError extends Error {
   }
 }
 
+/**
+ * The base of every error edge-mcp raises itself, modelled on jose's `JOSEError`: `code` is a stable string
+ * to branch on (`ERR_…`; for `OAuthError`, the RFC 6749 §5.2 error code or a local reason), `name` the
+ * class's name (set explicitly, so it survives minification). An error the peer answered on the wire is an
+ * {@link McpError} instead, whose `code` is the JSON-RPC number.
+ */
+export class EdgeMcpError extends Error {
+  override readonly name: string
+  /** A stable, machine-readable code, e.g. `ERR_REQUEST_TIMEOUT`. */
+  readonly code: string
+  constructor(name: string, code: string, message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.name = name
+    this.code = code
+  }
+}
+
+/** The base of the errors the client side raises itself (transport, client loop, browser callbacks). */
+export class ClientError extends EdgeMcpError {}
+
+/** The base of the errors the server side raises itself (request-state codecs, resolvers, registration). */
+export class ServerError extends EdgeMcpError {}
+
 function defaultHttpStatus(code: number): number | undefined {
   switch (code) {
     case ErrorCode.ParseError:

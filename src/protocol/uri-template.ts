@@ -32,6 +32,7 @@
  *   one backtracking expression, which can make a hostile URI cost O(n²) steps (tens of ms at the cap).
  * @module
  */
+import { EdgeMcpError } from './errors.ts'
 
 /** A scalar variable value (`null` and `undefined` are undefined, RFC 6570 section 2.3). */
 export type UriTemplateScalar = string | number | boolean | null | undefined
@@ -56,8 +57,10 @@ export interface UriTemplateExpression {
 }
 
 /** A template that is not valid RFC 6570, or a value a template cannot expand (a prefix of a list). */
-export class UriTemplateError extends Error {
-  override readonly name: string = 'UriTemplateError'
+export class UriTemplateError extends EdgeMcpError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('UriTemplateError', 'ERR_URI_TEMPLATE', message, options)
+  }
 }
 
 /** URIs longer than this many characters match no template (it bounds matching time). */

@@ -39,12 +39,11 @@ export { createFetchHandler, MAX_UNREAD_BYTES, type FetchHandler, type FetchHand
 export {
   RequestStateSecurity,
   authenticatedPrincipal,
-  type AuthInfo,
   type RequestStateSecurityOptions,
   type PrincipalSource,
-} from '../state/security.ts'
-export { AesGcmKeyRing, parseRequestStateKeys, type RequestStateCodec, type RequestStateKey } from '../state/codec.ts'
-export { InvalidRequestStateError } from '../state/errors.ts'
+} from '../request-state/security.ts'
+export { AesGcmKeyRing, parseRequestStateKeys, type RequestStateCodec, type RequestStateKey } from '../request-state/codec.ts'
+export { InvalidRequestStateError } from '../request-state/errors.ts'
 export * from '../protocol/index.ts'
 export {
   InMemoryNotificationBus,

@@ -21,14 +21,14 @@ import {
   type Tool,
 } from '../protocol/schemas.ts'
 import { UriTemplate, type TemplateArgs, type TemplateVariables } from '../protocol/uri-template.ts'
-import { RequestStateSecurity } from '../state/security.ts'
+import { RequestStateSecurity } from '../request-state/security.ts'
 import type { RequestContext } from './context.ts'
 import { planResolvers, resolveRound, ResolutionError, type CheckedUses, type NeedValues, type ResolverPlan, type Uses } from './resolve.ts'
 import { isAbsoluteUri, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
 import { Server, type ResultObject, type ServerOptions } from './server.ts'
 import { checkCacheHints, type CacheHints } from './cache.ts'
-import { decodeBase64UrlStrict, encodeBase64Url } from '../state/base64url.ts'
+import { decodeBase64UrlStrict, encodeBase64Url } from '../encoding/base64url.ts'
 
 /** A valibot object schema, or the entries of one (`{ title: v.string() }`). */
 export type ToolInput = v.ObjectEntries | v.GenericSchema<Record<string, unknown>, Record<string, unknown>>

@@ -10,7 +10,7 @@
 import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
 import { REQUIRED_CAPABILITY_DATA, capabilitiesNeededBy, hasCapability, type RequiredCapability } from '../protocol/envelope.ts'
-import { missingCapabilityError } from '../protocol/errors.ts'
+import { missingCapabilityError, ServerError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import {
   CreateMessageResult,
@@ -22,19 +22,23 @@ import {
   type InputRequiredResult,
   type InputResponses,
 } from '../protocol/schemas.ts'
-import { canonicalJson, digest16 } from '../state/canonical.ts'
+import { canonicalJson, digest16 } from '../encoding/canonical.ts'
 import type { RequestContext } from './context.ts'
 
 // ------------------------------------------------------------------------------------------ errors
 
 /** A resolver graph or a form schema that cannot work, found when it is declared or registered. */
-export class InvalidSignatureError extends Error {
-  override readonly name: string = 'InvalidSignatureError'
+export class InvalidSignatureError extends ServerError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('InvalidSignatureError', 'ERR_INVALID_SIGNATURE', message, options)
+  }
 }
 
 /** A resolver could not produce a value (decline, cancel, a wrong answer): the call ends as a tool error. */
-export class ResolutionError extends Error {
-  override readonly name: string = 'ResolutionError'
+export class ResolutionError extends ServerError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('ResolutionError', 'ERR_RESOLUTION', message, options)
+  }
 }
 
 // ------------------------------------------------------------------------------------------ needs

@@ -12,7 +12,7 @@ import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol
 import type { RequestInfo } from '../server/context.ts'
 import type { McpServer } from '../server/mcp-server.ts'
 import type { Server } from '../server/server.ts'
-import type { AuthInfo } from '../state/security.ts'
+import type { AuthInfo } from '../protocol/auth.ts'
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {

@@ -2,9 +2,9 @@
  * Deterministic request-state vectors: fixed keys, nonces, salts and clock pin the exact token bytes.
  * Web APIs only, so the same file runs in Node, workerd, Deno and Bun (see run.ts and worker.ts).
  */
-import { argumentsDigest, canonicalJson } from '../../src/state/canonical.ts'
-import { AesGcmKeyRing, TEST_RANDOM_SOURCE, type RandomSource } from '../../src/state/codec.ts'
-import { RequestStateSecurity, type RequestBinding } from '../../src/state/security.ts'
+import { argumentsDigest, canonicalJson } from '../../src/encoding/canonical.ts'
+import { AesGcmKeyRing, TEST_RANDOM_SOURCE, type RandomSource } from '../../src/request-state/codec.ts'
+import { RequestStateSecurity, type RequestBinding } from '../../src/request-state/security.ts'
 
 const enc = new TextEncoder()
 const dec = new TextDecoder()

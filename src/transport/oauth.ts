@@ -5,7 +5,8 @@
  * resource indicators (RFC 8707), issuer identification (RFC 9207), refresh tokens and step-up.
  * @module
  */
-import { encodeBase64Url } from '../state/base64url.ts'
+import { encodeBase64Url } from '../encoding/base64url.ts'
+import { ClientError } from '../protocol/errors.ts'
 
 type Awaitable<T> = T | Promise<T>
 
@@ -92,13 +93,11 @@ export interface OAuthClientProviderOptions {
 }
 
 /** An OAuth failure: discovery, validation, registration, an authorization or token error. */
-export class OAuthError extends Error {
-  override readonly name: string = 'OAuthError'
+export class OAuthError extends ClientError {
   /** The OAuth `error` code when the authorization server sent one (RFC 6749 §5.2), else a local reason. */
-  readonly code: string
+  declare readonly code: string
   constructor(code: string, message: string) {
-    super(message)
-    this.code = code
+    super('OAuthError', code, message)
   }
 }
 

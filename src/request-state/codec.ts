@@ -12,7 +12,7 @@
  * non-secret fingerprint that picks the key without trial decryption. `keys[0]` seals; every key opens.
  * @module
  */
-import { decodeBase64UrlStrict, encodeBase64Url } from './base64url.ts'
+import { decodeBase64UrlStrict, encodeBase64Url } from '../encoding/base64url.ts'
 import { InvalidRequestStateError } from './errors.ts'
 
 /**

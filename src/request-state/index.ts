@@ -1,5 +1,3 @@
-export * from './base64url.ts'
-export * from './canonical.ts'
 export * from './codec.ts'
 export * from './errors.ts'
 export * from './security.ts'

@@ -8,23 +8,10 @@
  * principal tag (when a principal is bound). Every round is re-sealed, so `ttl` bounds each round's think time.
  * @module
  */
-import { decodeBase64UrlStrict, encodeBase64Url } from './base64url.ts'
+import { decodeBase64UrlStrict, encodeBase64Url } from '../encoding/base64url.ts'
 import { AesGcmKeyRing, TEST_RANDOM_SOURCE, type RandomSource, type RequestStateCodec, type RequestStateKey } from './codec.ts'
 import { InvalidRequestStateError } from './errors.ts'
-
-/** Verified authentication facts about the caller, supplied by your auth layer. */
-export interface AuthInfo {
-  /** The OAuth client id (or your own caller id). */
-  clientId: string
-  /** The token issuer (`iss`), when known. */
-  issuer?: string
-  /** The end user (`sub`), when known. */
-  subject?: string
-  /** Granted scopes. */
-  scopes?: string[]
-  /** Anything else your auth layer knows. */
-  extra?: Record<string, unknown>
-}
+import type { AuthInfo } from '../protocol/auth.ts'
 
 /** What `bindPrincipal` sees: the request's verified auth info, if any. */
 export interface PrincipalSource {
