@@ -39,12 +39,18 @@ async function bundle(entry: string): Promise<Bundle> {
   })
   const results = (Array.isArray(output) ? output : [output]) as Rollup.RollupOutput[]
   const chunks = results.flatMap((r) => r.output).filter((o): o is Rollup.OutputChunk => o.type === 'chunk')
-  if (chunks.length !== 1) throw new Error(`vite bundled bench/browser/${entry} into ${chunks.length} chunks (${chunks.map((c) => c.fileName).join(', ')}), expected 1`)
+  if (chunks.length !== 1)
+    throw new Error(
+      `vite bundled bench/browser/${entry} into ${chunks.length} chunks (${chunks.map((c) => c.fileName).join(', ')}), expected 1`,
+    )
   const chunk = chunks[0]!
   if (chunk.imports.length > 0 || chunk.dynamicImports.length > 0) {
-    throw new Error(`the bundle of bench/browser/${entry} still imports ${[...chunk.imports, ...chunk.dynamicImports].join(', ')}`)
+    throw new Error(
+      `the bundle of bench/browser/${entry} still imports ${[...chunk.imports, ...chunk.dynamicImports].join(', ')}`,
+    )
   }
-  if (/\bfrom\s*["']node:|import\(["']node:|require\(["']node:/.test(chunk.code)) throw new Error(`bench/browser/${entry} bundled a node: import`)
+  if (/\bfrom\s*["']node:|import\(["']node:|require\(["']node:/.test(chunk.code))
+    throw new Error(`bench/browser/${entry} bundled a node: import`)
   const code = Buffer.from(chunk.code, 'utf8')
   return { bytes: code.length, gzipped: gzipSync(code, { level: 6 }).length }
 }

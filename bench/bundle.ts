@@ -28,22 +28,33 @@ async function bundle(entry: string): Promise<Bundle> {
   try {
     const config = join(dir, 'wrangler.toml')
     const main = join(root, 'bench', 'workers', entry)
-    await writeFile(config, `name = "bench"\nmain = ${JSON.stringify(main)}\ncompatibility_date = "2026-04-01"\ncompatibility_flags = ["no_nodejs_compat"]\n`)
+    await writeFile(
+      config,
+      `name = "bench"\nmain = ${JSON.stringify(main)}\ncompatibility_date = "2026-04-01"\ncompatibility_flags = ["no_nodejs_compat"]\n`,
+    )
     const out = join(dir, 'out')
     try {
-      await run(join(root, 'node_modules', '.bin', 'wrangler'), ['deploy', '--dry-run', '--minify', '--outdir', out, '--config', config], {
-        cwd: root,
-        env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' },
-        timeout: 120_000,
-      })
+      await run(
+        join(root, 'node_modules', '.bin', 'wrangler'),
+        ['deploy', '--dry-run', '--minify', '--outdir', out, '--config', config],
+        {
+          cwd: root,
+          env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' },
+          timeout: 120_000,
+        },
+      )
     } catch (error) {
       const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string }
       throw new Error(`wrangler could not bundle bench/workers/${entry}:\n${stdout}${stderr}`)
     }
     const scripts = (await readdir(out)).filter((f) => f.endsWith('.js'))
-    if (scripts.length !== 1) throw new Error(`wrangler bundled bench/workers/${entry} into ${scripts.length} scripts (${scripts.join(', ')}), expected 1`)
+    if (scripts.length !== 1)
+      throw new Error(
+        `wrangler bundled bench/workers/${entry} into ${scripts.length} scripts (${scripts.join(', ')}), expected 1`,
+      )
     const code = await readFile(join(out, scripts[0]!))
-    if (/\bfrom\s*["']node:|require\(["']node:/.test(code.toString('utf8'))) throw new Error(`bench/workers/${entry} bundled a node: import`)
+    if (/\bfrom\s*["']node:|require\(["']node:/.test(code.toString('utf8')))
+      throw new Error(`bench/workers/${entry} bundled a node: import`)
     return { bytes: code.length, gzipped: gzipSync(code).length }
   } finally {
     await rm(dir, { recursive: true, force: true })
@@ -54,7 +65,11 @@ const kib = (n: number) => `${fmt(n)} (${(n / 1024).toFixed(1)} KiB)`
 
 /** Sizes of the three Workers and the table lines. */
 export async function benchBundle(): Promise<{ ours: Bundle; theirs: Bundle; lines: string[] }> {
-  const [ours, hono, theirs] = await Promise.all(['edge-mcp.ts', 'edge-mcp-hono.ts', 'official.ts'].map(bundle)) as [Bundle, Bundle, Bundle]
+  const [ours, hono, theirs] = (await Promise.all(['edge-mcp.ts', 'edge-mcp-hono.ts', 'official.ts'].map(bundle))) as [
+    Bundle,
+    Bundle,
+    Bundle,
+  ]
   const ratio = ours.gzipped / theirs.gzipped
   const lines = [
     '### One-tool Worker bundle',

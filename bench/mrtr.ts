@@ -20,21 +20,39 @@ async function flow(side: string, handler: Handler, id: number): Promise<void> {
   const first = await handler(toolCall(id, 'deploy', { arguments: ARGS }))
   const firstBody = await first.text()
   check(first.status === 200, side, 'round 1 did not answer 200', `${first.status} ${firstBody}`)
-  const asked = JSON.parse(firstBody) as { result?: { resultType?: string; requestState?: unknown; inputRequests?: { confirm?: { method?: string } } } }
+  const asked = JSON.parse(firstBody) as {
+    result?: { resultType?: string; requestState?: unknown; inputRequests?: { confirm?: { method?: string } } }
+  }
   const state = asked.result?.requestState
-  const ok = asked.result?.resultType === 'input_required' && asked.result.inputRequests?.confirm?.method === 'elicitation/create' && typeof state === 'string'
+  const ok =
+    asked.result?.resultType === 'input_required' &&
+    asked.result.inputRequests?.confirm?.method === 'elicitation/create' &&
+    typeof state === 'string'
   check(ok, side, 'round 1 was not an InputRequiredResult with one elicitation and a requestState', firstBody)
-  const second = await handler(toolCall(id + 1, 'deploy', { arguments: ARGS, inputResponses: ANSWER, requestState: state }))
+  const second = await handler(
+    toolCall(id + 1, 'deploy', { arguments: ARGS, inputResponses: ANSWER, requestState: state }),
+  )
   const secondBody = await second.text()
-  check(second.status === 200 && secondBody.includes('"text":"deployed to prod"') && secondBody.includes('"resultType":"complete"'), side, 'round 2 did not complete', `${second.status} ${secondBody}`)
+  check(
+    second.status === 200 &&
+      secondBody.includes('"text":"deployed to prod"') &&
+      secondBody.includes('"resultType":"complete"'),
+    side,
+    'round 2 did not complete',
+    `${second.status} ${secondBody}`,
+  )
 }
 
 /** Before timing: a tampered requestState must be refused by both protected sides (so state really is checked). */
 async function verifyRejectsTampering(side: string, handler: Handler): Promise<void> {
-  const asked = JSON.parse(await (await handler(toolCall(1, 'deploy', { arguments: ARGS }))).text()) as { result: { requestState: string } }
+  const asked = JSON.parse(await (await handler(toolCall(1, 'deploy', { arguments: ARGS }))).text()) as {
+    result: { requestState: string }
+  }
   const token = asked.result.requestState
   const tampered = token.slice(0, 10) + (token[10] === 'A' ? 'B' : 'A') + token.slice(11)
-  const body = await (await handler(toolCall(2, 'deploy', { arguments: ARGS, inputResponses: ANSWER, requestState: tampered }))).text()
+  const body = await (
+    await handler(toolCall(2, 'deploy', { arguments: ARGS, inputResponses: ANSWER, requestState: tampered }))
+  ).text()
   check(body.includes('Invalid or expired requestState'), side, 'a tampered requestState was not refused', body)
 }
 
@@ -51,7 +69,11 @@ export async function benchMrtr(): Promise<{ ours: number; theirs: number; lines
     return () => flow(side, handler, (id += 2))
   })
   const [ours, theirs, raw] = (await measureAll(ops, { warmup: 1000, rounds: 7 })) as [number, number, number]
-  const [oursC, theirsC, rawC] = (await measureAll(ops, { concurrency: 32, rounds: 5, warmup: 100 })) as [number, number, number]
+  const [oursC, theirsC, rawC] = (await measureAll(ops, { concurrency: 32, rounds: 5, warmup: 100 })) as [
+    number,
+    number,
+    number,
+  ]
   const lines = [
     '### Two-round MRTR flows, in-process',
     '',

@@ -36,8 +36,10 @@ export async function benchRequestState(): Promise<{ rows: BenchRow[]; lines: st
 
   // sanity: each pair really round-trips before it is timed
   if ((await codec.unseal(await codec.seal(bytes))).length !== SIZE) throw new Error('codec round trip failed')
-  if ((await policy.open(await policy.seal(text, binding, 'bench'), binding, 'bench')) !== text) throw new Error('policy round trip failed')
-  if ((await official.verify(await official.mint(text), undefined as never)) !== text) throw new Error('official round trip failed')
+  if ((await policy.open(await policy.seal(text, binding, 'bench'), binding, 'bench')) !== text)
+    throw new Error('policy round trip failed')
+  if ((await official.verify(await official.mint(text), undefined as never)) !== text)
+    throw new Error('official round trip failed')
 
   const names = [
     'raw crypto.subtle AES-256-GCM encrypt+decrypt (1 KiB)',

@@ -21,7 +21,10 @@ interface Outcome {
 const failures: string[] = []
 const started = performance.now()
 const cpus = availableParallelism()
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ')
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')
 const loadAtStart = load()
 
 async function attempt(name: string, fn: () => Promise<Outcome>): Promise<Outcome> {
@@ -42,26 +45,41 @@ console.error(`npm run bench — Node ${process.version}, ${cpus} CPUs, load ave
 const results = [
   await attempt('tools/call throughput', async () => {
     const r = await benchThroughput()
-    return { summary: `| \`tools/call\` req/s, in-process (sequential) | ${fmt(r.ours)} | ${fmt(r.theirs)} | ${x(r.ours / r.theirs)} | ≥ 2× | ${met(r.ours / r.theirs >= 2)} |`, lines: r.lines }
+    return {
+      summary: `| \`tools/call\` req/s, in-process (sequential) | ${fmt(r.ours)} | ${fmt(r.theirs)} | ${x(r.ours / r.theirs)} | ≥ 2× | ${met(r.ours / r.theirs >= 2)} |`,
+      lines: r.lines,
+    }
   }),
   await attempt('MRTR flows', async () => {
     const r = await benchMrtr()
-    return { summary: `| two-round MRTR flows/s, in-process (sequential) | ${fmt(r.ours)} | ${fmt(r.theirs)} | ${x(r.ours / r.theirs)} | ≥ 2× | ${met(r.ours / r.theirs >= 2)} |`, lines: r.lines }
+    return {
+      summary: `| two-round MRTR flows/s, in-process (sequential) | ${fmt(r.ours)} | ${fmt(r.theirs)} | ${x(r.ours / r.theirs)} | ≥ 2× | ${met(r.ours / r.theirs >= 2)} |`,
+      lines: r.lines,
+    }
   }),
   await attempt('Worker bundle', async () => {
     const r = await benchBundle()
     const ratio = r.ours.gzipped / r.theirs.gzipped
-    return { summary: `| one-tool Worker, minified + gzipped bytes | ${fmt(r.ours.gzipped)} | ${fmt(r.theirs.gzipped)} | ${x(ratio)} | ≤ 0.33× | ${met(ratio <= 1 / 3)} |`, lines: r.lines }
+    return {
+      summary: `| one-tool Worker, minified + gzipped bytes | ${fmt(r.ours.gzipped)} | ${fmt(r.theirs.gzipped)} | ${x(ratio)} | ≤ 0.33× | ${met(ratio <= 1 / 3)} |`,
+      lines: r.lines,
+    }
   }),
   await attempt('browser bundle', async () => {
     const r = await benchBrowserBundle()
     const ratio = r.ours.gzipped / r.theirs.gzipped
-    return { summary: `| browser client (\`Client\` + transport + elicitation), minified + gzipped bytes | ${fmt(r.ours.gzipped)} | ${fmt(r.theirs.gzipped)} | ${x(ratio)} | ≤ 0.25× | ${met(ratio <= 1 / 4)} |`, lines: r.lines }
+    return {
+      summary: `| browser client (\`Client\` + transport + elicitation), minified + gzipped bytes | ${fmt(r.ours.gzipped)} | ${fmt(r.theirs.gzipped)} | ${x(ratio)} | ≤ 0.25× | ${met(ratio <= 1 / 4)} |`,
+      lines: r.lines,
+    }
   }),
   await attempt('requestState codec', async () => {
     const r = await benchRequestState()
     const [ours, theirs] = [r.rows[1]!.opsPerSec, r.rows[3]!.opsPerSec]
-    return { summary: `| requestState codec seal+unseal ops/s, 1 KiB (sequential) | ${fmt(ours)} | ${fmt(theirs)} | ${x(ours / theirs)} | > 1× | ${met(ours > theirs)} |`, lines: r.lines }
+    return {
+      summary: `| requestState codec seal+unseal ops/s, 1 KiB (sequential) | ${fmt(ours)} | ${fmt(theirs)} | ${x(ours / theirs)} | > 1× | ${met(ours > theirs)} |`,
+      lines: r.lines,
+    }
   }),
 ]
 

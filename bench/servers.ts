@@ -30,14 +30,23 @@ const STATE = 'deploy-v1'
  * tampered token the MRTR bench sends on purpose) are not printed; errors are.
  */
 export function ourHandler(): Handler {
-  const logger = { warn: () => {}, error: (message: string, error?: unknown) => console.error(`[edge-mcp] ${message}`, error ?? '') }
+  const logger = {
+    warn: () => {},
+    error: (message: string, error?: unknown) => console.error(`[edge-mcp] ${message}`, error ?? ''),
+  }
   const mcp = new McpServer({ name: 'bench', version: '1.0.0' }, { logger })
   mcp.tool('echo', { input: { text: v.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }))
   mcp.tool('deploy', { input: { env: v.string() } }, ({ env }, ctx) => {
     const answer = ctx.requestState === STATE ? acceptedContent(ctx.inputResponses?.confirm) : undefined
     if (answer?.confirm !== true) {
       return inputRequired(
-        { confirm: elicitForm(`Deploy to ${env}?`, { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] }) },
+        {
+          confirm: elicitForm(`Deploy to ${env}?`, {
+            type: 'object',
+            properties: { confirm: { type: 'boolean' } },
+            required: ['confirm'],
+          }),
+        },
         STATE,
       )
     }
@@ -52,19 +61,33 @@ export function ourHandler(): Handler {
  * @param protectState - false: their default, `requestState` passed through unprotected (info only).
  */
 export function officialHandler({ protectState = true } = {}): Handler {
-  const codec = createRequestStateCodec<string>({ key: crypto.getRandomValues(new Uint8Array(32)), bind: (ctx) => ctx.mcpReq.method })
+  const codec = createRequestStateCodec<string>({
+    key: crypto.getRandomValues(new Uint8Array(32)),
+    bind: (ctx) => ctx.mcpReq.method,
+  })
   const Echo = z.object({ text: z.string() })
   const Deploy = z.object({ env: z.string() })
   const Confirm = z.object({ confirm: z.boolean() })
   const handler = createMcpHandler(
     () => {
-      const server = new OfficialServer({ name: 'bench', version: '1.0.0' }, protectState ? { requestState: { verify: codec.verify } } : {})
+      const server = new OfficialServer(
+        { name: 'bench', version: '1.0.0' },
+        protectState ? { requestState: { verify: codec.verify } } : {},
+      )
       server.registerTool('echo', { inputSchema: Echo }, async ({ text }) => ({ content: [{ type: 'text', text }] }))
       server.registerTool('deploy', { inputSchema: Deploy }, async ({ env }, ctx) => {
-        const answer = ctx.mcpReq.requestState<string>() === STATE ? officialAccepted(ctx.mcpReq.inputResponses, 'confirm', Confirm) : undefined
+        const answer =
+          ctx.mcpReq.requestState<string>() === STATE
+            ? officialAccepted(ctx.mcpReq.inputResponses, 'confirm', Confirm)
+            : undefined
         if (answer?.confirm !== true) {
           const requestState = protectState ? await codec.mint(STATE, ctx) : STATE
-          return officialInputRequired({ inputRequests: { confirm: officialInputRequired.elicit({ message: `Deploy to ${env}?`, requestedSchema: Confirm }) }, requestState })
+          return officialInputRequired({
+            inputRequests: {
+              confirm: officialInputRequired.elicit({ message: `Deploy to ${env}?`, requestedSchema: Confirm }),
+            },
+            requestState,
+          })
         }
         return { content: [{ type: 'text', text: `deployed to ${env}` }] }
       })

@@ -11,16 +11,29 @@ import { officialHandler, ourHandler, toolCall, type Handler } from './servers.t
 async function echo(side: string, handler: Handler, id: number): Promise<void> {
   const response = await handler(toolCall(id, 'echo', { arguments: { text: 'hello' } }))
   const body = await response.text()
-  check(response.status === 200 && body.includes('"text":"hello"') && !body.includes('"isError"'), side, 'echo did not answer 200 with its text', `${response.status} ${body}`)
+  check(
+    response.status === 200 && body.includes('"text":"hello"') && !body.includes('"isError"'),
+    side,
+    'echo did not answer 200 with its text',
+    `${response.status} ${body}`,
+  )
 }
 
 /** Full check of one answer before anything is timed: the exact result both must produce. */
 async function verify(side: string, handler: Handler): Promise<void> {
   const response = await handler(toolCall(7, 'echo', { arguments: { text: 'hello' } }))
   const body = await response.text()
-  check(response.headers.get('content-type') === 'application/json', side, 'echo did not answer application/json', response.headers.get('content-type'))
+  check(
+    response.headers.get('content-type') === 'application/json',
+    side,
+    'echo did not answer application/json',
+    response.headers.get('content-type'),
+  )
   const message = JSON.parse(body) as { id?: unknown; result?: { content?: unknown; resultType?: unknown } }
-  const ok = message.id === 7 && message.result?.resultType === 'complete' && JSON.stringify(message.result.content) === '[{"type":"text","text":"hello"}]'
+  const ok =
+    message.id === 7 &&
+    message.result?.resultType === 'complete' &&
+    JSON.stringify(message.result.content) === '[{"type":"text","text":"hello"}]'
   check(ok, side, 'echo answered something else than its text', body)
 }
 

@@ -46,7 +46,13 @@ interface Options {
 
 /** Parse the command line; returns an error message instead of throwing. */
 function parseArgs(args: string[]): Options | string {
-  const o: Options = { url: 'http://127.0.0.1:8787/mcp', declineAll: false, answers: new Map(), positional: [], help: false }
+  const o: Options = {
+    url: 'http://127.0.0.1:8787/mcp',
+    declineAll: false,
+    answers: new Map(),
+    positional: [],
+    help: false,
+  }
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (arg === '--help' || arg === '-h') o.help = true
@@ -66,7 +72,8 @@ function parseArgs(args: string[]): Options | string {
   if (o.positional[1] !== undefined) {
     try {
       const parsed: unknown = JSON.parse(o.positional[1])
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'the arguments must be a JSON object'
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        return 'the arguments must be a JSON object'
     } catch {
       return `the arguments are not valid JSON: ${o.positional[1]}`
     }
@@ -75,7 +82,10 @@ function parseArgs(args: string[]): Options | string {
 }
 
 const parsedArgs = parseArgs(argv)
-const options: Options = typeof parsedArgs === 'string' ? { url: '', declineAll: false, answers: new Map(), positional: [], help: false } : parsedArgs
+const options: Options =
+  typeof parsedArgs === 'string'
+    ? { url: '', declineAll: false, answers: new Map(), positional: [], help: false }
+    : parsedArgs
 const { url, declineAll, answers, positional } = options
 
 let rl: ReturnType<typeof createInterface> | undefined
@@ -101,11 +111,15 @@ function convert(text: string, schema: PrimitiveSchemaDefinition): string | numb
     case 'integer':
     case 'number': {
       const n = Number(text)
-      if (text.trim() === '' || !Number.isFinite(n) || (schema.type === 'integer' && !Number.isInteger(n))) return undefined
+      if (text.trim() === '' || !Number.isFinite(n) || (schema.type === 'integer' && !Number.isInteger(n)))
+        return undefined
       return n
     }
     case 'array':
-      return text.split(',').map((s) => s.trim()).filter(Boolean)
+      return text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
     default: {
       const options = choicesOf(schema)
       if (options && !options.includes(text)) return undefined
@@ -148,8 +162,13 @@ async function elicitation(params: ElicitRequestParams): Promise<ElicitResult> {
         content[field] = value
         break
       }
-      if (given !== undefined) throw new Error(`--answer ${field}=${given} is not a valid ${choices ? `choice (${choices.join(', ')})` : schema.type}`)
-      console.log(choices ? `    please enter one of: ${choices.join(', ')}` : `    please enter a valid ${schema.type}`)
+      if (given !== undefined)
+        throw new Error(
+          `--answer ${field}=${given} is not a valid ${choices ? `choice (${choices.join(', ')})` : schema.type}`,
+        )
+      console.log(
+        choices ? `    please enter one of: ${choices.join(', ')}` : `    please enter a valid ${schema.type}`,
+      )
     }
   }
   return { action: 'accept', content }
@@ -157,10 +176,13 @@ async function elicitation(params: ElicitRequestParams): Promise<ElicitResult> {
 
 /** Sampling with a human in the loop: show the prompt, the person at the terminal writes the reply. */
 async function sampling(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
-  if (declineAll) throw new Error('--decline: a sampling request cannot be declined (answer it with --answer sample=TEXT)')
+  if (declineAll)
+    throw new Error('--decline: a sampling request cannot be declined (answer it with --answer sample=TEXT)')
   for (const m of params.messages) {
     const parts = Array.isArray(m.content) ? m.content : [m.content]
-    console.log(`  ✎ the server asks the model (${m.role}): ${parts.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ')}`)
+    console.log(
+      `  ✎ the server asks the model (${m.role}): ${parts.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ')}`,
+    )
   }
   const given = answers.get('sample')
   const reply = given ?? (await ask('    your reply, as the model: '))
@@ -181,7 +203,9 @@ async function call(tool: string, args: Record<string, unknown>): Promise<boolea
     const result = await client.callTool(tool, args, {
       onRound: (r) => {
         const keys = Object.keys(r.inputRequests)
-        console.log(`  ↺ round ${r.round}: answered ${keys.length ? keys.join(', ') : '(nothing: state only)'}${r.hasRequestState ? '; the opaque requestState goes back unchanged' : ''}`)
+        console.log(
+          `  ↺ round ${r.round}: answered ${keys.length ? keys.join(', ') : '(nothing: state only)'}${r.hasRequestState ? '; the opaque requestState goes back unchanged' : ''}`,
+        )
       },
     })
     const text = result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n')
@@ -205,8 +229,11 @@ async function main(): Promise<number> {
   let ok = true
   try {
     const discovered = await client.discover()
-    const info = discovered._meta?.['io.modelcontextprotocol/serverInfo'] as { name?: string; version?: string } | undefined
-    console.log(`Connected to ${info?.name ?? 'server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`)
+    const info = discovered._meta?.['io.modelcontextprotocol/serverInfo'] as
+      { name?: string; version?: string } | undefined
+    console.log(
+      `Connected to ${info?.name ?? 'server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`,
+    )
     if (positional.length > 0) {
       const [tool, json] = positional as [string, string | undefined]
       ok = await call(tool, json ? (JSON.parse(json) as Record<string, unknown>) : {})
@@ -216,7 +243,10 @@ async function main(): Promise<number> {
     }
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : ''
-    const hint = error instanceof TypeError && /fetch/i.test(error.message) ? ` — is the Worker running at ${url}? Start it with: npm start` : ''
+    const hint =
+      error instanceof TypeError && /fetch/i.test(error.message)
+        ? ` — is the Worker running at ${url}? Start it with: npm start`
+        : ''
     console.log(`✗ ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}${cause}${hint}`)
     ok = false
   } finally {

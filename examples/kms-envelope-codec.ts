@@ -26,7 +26,10 @@ const TAG_BYTES = 16
 
 /** Unwrap a wrapped 32-byte data key once, at start-up (stand-in for one KMS Decrypt call). */
 export function unwrapDataKey(wrapped: Uint8Array<ArrayBuffer>, keyEncryptionKey: CryptoKey): Promise<CryptoKey> {
-  return crypto.subtle.unwrapKey('raw', wrapped, keyEncryptionKey, 'AES-KW', { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'])
+  return crypto.subtle.unwrapKey('raw', wrapped, keyEncryptionKey, 'AES-KW', { name: 'AES-GCM', length: 256 }, false, [
+    'encrypt',
+    'decrypt',
+  ])
 }
 
 function toHex(bytes: Uint8Array): string {
@@ -47,7 +50,13 @@ export function envelopeCodec(dataKey: CryptoKey): RequestStateCodec {
   return {
     async seal(plaintext) {
       const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES))
-      const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: AAD }, dataKey, plaintext as Uint8Array<ArrayBuffer>))
+      const sealed = new Uint8Array(
+        await crypto.subtle.encrypt(
+          { name: 'AES-GCM', iv: nonce, additionalData: AAD },
+          dataKey,
+          plaintext as Uint8Array<ArrayBuffer>,
+        ),
+      )
       return PREFIX + toHex(nonce) + toHex(sealed)
     },
     async unseal(token) {
@@ -55,7 +64,11 @@ export function envelopeCodec(dataKey: CryptoKey): RequestStateCodec {
       const raw = fromCanonicalHex(token.slice(PREFIX.length))
       if (!raw || raw.length < NONCE_BYTES + TAG_BYTES) throw new InvalidRequestStateError('malformed')
       try {
-        const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: raw.subarray(0, NONCE_BYTES), additionalData: AAD }, dataKey, raw.subarray(NONCE_BYTES))
+        const plain = await crypto.subtle.decrypt(
+          { name: 'AES-GCM', iv: raw.subarray(0, NONCE_BYTES), additionalData: AAD },
+          dataKey,
+          raw.subarray(NONCE_BYTES),
+        )
         return new Uint8Array(plain)
       } catch {
         throw new InvalidRequestStateError('token failed verification')

@@ -36,7 +36,10 @@ let bundle: string
 let context: BrowserContext
 
 beforeAll(async () => {
-  ;[browser, bundle] = await Promise.all([launchChromium(), bundleForBrowser({ entry: 'test/fixtures/browser-entry.ts', name: 'EdgeMcp' })])
+  ;[browser, bundle] = await Promise.all([
+    launchChromium(),
+    bundleForBrowser({ entry: 'test/fixtures/browser-entry.ts', name: 'EdgeMcp' }),
+  ])
 })
 afterAll(async () => {
   await browser?.close()
@@ -63,7 +66,9 @@ const settled = (page: Page): Promise<boolean> => page.evaluate(() => (window as
 const focused = (page: Page): Promise<string> =>
   page.evaluate(() => {
     const a = document.activeElement as HTMLElement | null
-    return a ? `${a.tagName.toLowerCase()}${a.id ? '#' + a.id : ''}${a.className ? '.' + a.className.split(' ').join('.') : ''}` : 'none'
+    return a
+      ? `${a.tagName.toLowerCase()}${a.id ? '#' + a.id : ''}${a.className ? '.' + a.className.split(' ').join('.') : ''}`
+      : 'none'
   })
 const field = (page: Page, name: string) => page.locator(`.mcp-field[data-name="${name}"]`)
 /** The one input or select of a field. */
@@ -77,10 +82,24 @@ const F1 = {
   type: 'object',
   properties: {
     color: { type: 'string', enum: ['red', 'green'], default: 'green' },
-    size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }] },
+    size: {
+      type: 'string',
+      oneOf: [
+        { const: 's', title: 'Small' },
+        { const: 'l', title: 'Large' },
+      ],
+    },
     legacy: { type: 'string', enum: ['a', 'b'], enumNames: ['Alpha', 'Beta'] },
     toppings: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', enum: ['x', 'y', 'z'] } },
-    tags: { type: 'array', items: { anyOf: [{ const: 't1', title: 'Tag one' }, { const: 't2', title: 'Tag two' }] } },
+    tags: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 't1', title: 'Tag one' },
+          { const: 't2', title: 'Tag two' },
+        ],
+      },
+    },
     when: { type: 'string', format: 'date-time' },
     count: { type: 'integer', minimum: 1, maximum: 10 },
     qty: { type: 'integer', format: 'int32' },
@@ -132,7 +151,9 @@ describe('F1 every schema shape in one form', () => {
     await control(page, 'qty').fill('2')
     await page.getByRole('button', { name: 'Submit' }).click()
     const { value } = await answer(page)
-    expect(JSON.stringify(value.content)).toBe('{"color":"green","size":"l","legacy":"b","toppings":["x","y"],"tags":["t1"],"count":1,"qty":2}')
+    expect(JSON.stringify(value.content)).toBe(
+      '{"color":"green","size":"l","legacy":"b","toppings":["x","y"],"tags":["t1"],"count":1,"qty":2}',
+    )
     expect(value.action).toBe('accept')
     expect(conforms('ElicitResult', value)).toEqual([])
     expect(await page.locator('.mcp-form').count()).toBe(0)
@@ -167,7 +188,10 @@ describe('F1 every schema shape in one form', () => {
     expect(await fieldError(page, 'price')).toBe('Enter 9.5 or less.')
     // the description and the message are both referenced by aria-describedby
     const described = await control(page, 'code').evaluate((input) =>
-      input.getAttribute('aria-describedby')!.split(' ').map((id) => document.getElementById(id)!.textContent),
+      input
+        .getAttribute('aria-describedby')!
+        .split(' ')
+        .map((id) => document.getElementById(id)!.textContent),
     )
     expect(described).toEqual(['Three to five characters', 'Use at least 3 characters.'])
     expect(await settled(page)).toBe(false)
@@ -182,7 +206,15 @@ describe('F1 every schema shape in one form', () => {
     const { value } = await answer(page)
     expect(value).toEqual({
       action: 'accept',
-      content: { code: 'abcd', email: 'ada@example.com', site: 'https://example.com/x', day: '2026-07-28', at: '2026-12-24T18:05:00+05:30', since: '2026-07-28T13:30:00+05:30', price: 0.5 },
+      content: {
+        code: 'abcd',
+        email: 'ada@example.com',
+        site: 'https://example.com/x',
+        day: '2026-07-28',
+        at: '2026-12-24T18:05:00+05:30',
+        since: '2026-07-28T13:30:00+05:30',
+        price: 0.5,
+      },
     })
   })
 })
@@ -197,12 +229,17 @@ describe('F2 defaults, optional fields, booleans', () => {
     expect(await field(page, 'agree').locator('.mcp-required').textContent()).toBe('*')
     expect(await field(page, 'note').locator('.mcp-required').count()).toBe(0)
     await page.getByRole('button', { name: 'Submit' }).click()
-    expect(JSON.stringify((await answer(page)).value)).toBe('{"action":"accept","content":{"nick":"","retries":0,"notify":false,"agree":false}}')
+    expect(JSON.stringify((await answer(page)).value)).toBe(
+      '{"action":"accept","content":{"nick":"","retries":0,"notify":false,"agree":false}}',
+    )
   })
 
   it('(b) a cleared optional string is omitted unless its default is ""', async () => {
     const { page } = await open()
-    const requestedSchema = { type: 'object', properties: { city: { type: 'string', default: 'Paris' }, nick: { type: 'string', default: '' } } }
+    const requestedSchema = {
+      type: 'object',
+      properties: { city: { type: 'string', default: 'Paris' }, nick: { type: 'string', default: '' } },
+    }
     await ask(page, 'elicit', form('Where?', requestedSchema), { container: '#host' })
     expect(await control(page, 'city').inputValue()).toBe('Paris')
     await control(page, 'city').fill('')
@@ -214,7 +251,15 @@ describe('F2 defaults, optional fields, booleans', () => {
 
   it('(c) no required fields and no defaults: Submit is enabled and sends {}', async () => {
     const { page } = await open()
-    await ask(page, 'elicit', form('Anything to add?', { type: 'object', properties: { note: { type: 'string' }, n: { type: 'number' }, pick: { type: 'string', enum: ['a'] } } }), { container: '#host' })
+    await ask(
+      page,
+      'elicit',
+      form('Anything to add?', {
+        type: 'object',
+        properties: { note: { type: 'string' }, n: { type: 'number' }, pick: { type: 'string', enum: ['a'] } },
+      }),
+      { container: '#host' },
+    )
     expect(await page.getByRole('button', { name: 'Submit' }).isEnabled()).toBe(true)
     await page.getByRole('button', { name: 'Submit' }).click()
     expect(JSON.stringify((await answer(page)).value)).toBe('{"action":"accept","content":{}}')
@@ -247,7 +292,9 @@ describe('F3 decline and cancel', () => {
     await page.focus('#opener')
     await ask(page, 'elicit', form('Your name?', REQUIRED), { serverName: 'Bookshop' })
     expect(await page.locator('dialog.mcp-dialog:modal').count()).toBe(1)
-    expect(await page.locator('dialog.mcp-dialog').getAttribute('aria-labelledby')).toBe(await page.locator('.mcp-message').getAttribute('id'))
+    expect(await page.locator('dialog.mcp-dialog').getAttribute('aria-labelledby')).toBe(
+      await page.locator('.mcp-message').getAttribute('id'),
+    )
     expect(await page.locator('.mcp-origin').textContent()).toBe('Request from Bookshop (order_book)')
     expect(await focused(page)).toMatch(/^input#mcp-\d+$/) // the first field
     await page.keyboard.press('Escape')
@@ -284,7 +331,9 @@ describe('F4 URL mode', () => {
     const popup = context.waitForEvent('page')
     await page.getByRole('button', { name: 'Open' }).click()
     expect((await answer(page)).value).toEqual({ action: 'accept' })
-    expect(await page.evaluate(() => (window as any).opened)).toEqual([['https://auth.example.com/connect?x=1', '_blank', 'noopener,noreferrer']])
+    expect(await page.evaluate(() => (window as any).opened)).toEqual([
+      ['https://auth.example.com/connect?x=1', '_blank', 'noopener,noreferrer'],
+    ])
     const tab = await popup
     await tab.waitForLoadState()
     expect(await tab.evaluate(() => window.opener)).toBe(null)
@@ -308,7 +357,9 @@ describe('F4 URL mode', () => {
     const { page } = await open()
     const warningFor = async (url: string) => {
       await ask(page, 'elicit', { mode: 'url', message: 'Go', url }, { container: '#host' })
-      const warning = (await page.locator('.mcp-warning').count()) ? await page.locator('.mcp-warning').textContent() : null
+      const warning = (await page.locator('.mcp-warning').count())
+        ? await page.locator('.mcp-warning').textContent()
+        : null
       const openButton = await page.getByRole('button', { name: 'Open' }).count()
       await page.getByRole('button', { name: 'Cancel' }).click()
       expect((await answer(page)).value).toEqual({ action: 'cancel' })
@@ -320,7 +371,12 @@ describe('F4 URL mode', () => {
     expect(await warningFor('https://auth.example.com/')).toEqual([null, 1])
     expect(await warningFor('javascript:alert(1)')).toEqual([DEFAULT_STRINGS.unsupportedUrl, 0])
     // userinfo cannot pass itself off as the host
-    await ask(page, 'elicit', { mode: 'url', message: 'Go', url: 'https://bank.example@evil.example/login' }, { container: '#host' })
+    await ask(
+      page,
+      'elicit',
+      { mode: 'url', message: 'Go', url: 'https://bank.example@evil.example/login' },
+      { container: '#host' },
+    )
     expect(await page.locator('.mcp-url-host').textContent()).toBe('evil.example')
   })
 })
@@ -332,7 +388,14 @@ describe('keyboard only', () => {
       type: 'object',
       properties: {
         name: { type: 'string', title: 'Name' },
-        plan: { type: 'string', title: 'Plan', oneOf: [{ const: 'free', title: 'Free' }, { const: 'pro', title: 'Pro' }] },
+        plan: {
+          type: 'string',
+          title: 'Plan',
+          oneOf: [
+            { const: 'free', title: 'Free' },
+            { const: 'pro', title: 'Pro' },
+          ],
+        },
         confirm: { type: 'boolean', title: 'I agree' },
         extras: { type: 'array', title: 'Extras', items: { type: 'string', enum: ['backup', 'support'] } },
         seats: { type: 'integer', title: 'Seats', minimum: 1 },
@@ -341,7 +404,13 @@ describe('keyboard only', () => {
     }
     await page.focus('#opener')
     await ask(page, 'elicit', form('Open an account', requestedSchema))
-    expect(await page.evaluate(() => document.activeElement === document.querySelector('input#' + document.querySelector('label.mcp-label')!.getAttribute('for')))).toBe(true)
+    expect(
+      await page.evaluate(
+        () =>
+          document.activeElement ===
+          document.querySelector('input#' + document.querySelector('label.mcp-label')!.getAttribute('for')),
+      ),
+    ).toBe(true)
     await page.keyboard.type('Ada')
     await page.keyboard.press('Tab') // plan
     await page.keyboard.type('P') // type-ahead: Pro
@@ -353,7 +422,9 @@ describe('keyboard only', () => {
     await page.keyboard.press('Tab') // seats
     await page.keyboard.type('3')
     await page.keyboard.press('Enter')
-    expect(JSON.stringify((await answer(page)).value)).toBe('{"action":"accept","content":{"name":"Ada","plan":"pro","confirm":true,"extras":["support"],"seats":3}}')
+    expect(JSON.stringify((await answer(page)).value)).toBe(
+      '{"action":"accept","content":{"name":"Ada","plan":"pro","confirm":true,"extras":["support"],"seats":3}}',
+    )
     expect(await focused(page)).toBe('button#opener')
   })
 
@@ -385,15 +456,32 @@ describe('accessibility tree (Chromium, via CDP)', () => {
     const cdp = await context.newCDPSession(page)
     const snapshot = async () => {
       const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: any[] }
-      const props = (n: any) => Object.fromEntries((n.properties ?? []).filter((p: any) => ['required', 'invalid', 'modal'].includes(p.name)).map((p: any) => [p.name, p.value.value]))
+      const props = (n: any) =>
+        Object.fromEntries(
+          (n.properties ?? [])
+            .filter((p: any) => ['required', 'invalid', 'modal'].includes(p.name))
+            .map((p: any) => [p.name, p.value.value]),
+        )
       return nodes
-        .filter((n) => !n.ignored && ['dialog', 'textbox', 'combobox', 'checkbox', 'group', 'button'].includes(n.role?.value))
+        .filter(
+          (n) => !n.ignored && ['dialog', 'textbox', 'combobox', 'checkbox', 'group', 'button'].includes(n.role?.value),
+        )
         .map((n) => [n.role.value, n.name?.value ?? '', n.description?.value ?? '', props(n)])
     }
     const before = await snapshot()
     const find = (rows: any[], role: string, name: string) => rows.find((r) => r[0] === role && r[1] === name)
-    expect(find(before, 'dialog', 'Open an account')).toEqual(['dialog', 'Open an account', 'Request from Bank (order_book)', { modal: true }])
-    expect(find(before, 'textbox', 'Full name')).toEqual(['textbox', 'Full name', 'As on your card', { invalid: 'false', required: true }])
+    expect(find(before, 'dialog', 'Open an account')).toEqual([
+      'dialog',
+      'Open an account',
+      'Request from Bank (order_book)',
+      { modal: true },
+    ])
+    expect(find(before, 'textbox', 'Full name')).toEqual([
+      'textbox',
+      'Full name',
+      'As on your card',
+      { invalid: 'false', required: true },
+    ])
     expect(find(before, 'combobox', 'Plan')).toBeDefined() // the label's "*" marker is not part of the name
     expect(find(before, 'group', 'Extras')).toBeDefined()
     expect(find(before, 'checkbox', 'backup')).toBeDefined()
@@ -401,7 +489,12 @@ describe('accessibility tree (Chromium, via CDP)', () => {
     expect(before.filter((r) => r[0] === 'button').map((r) => r[1])).toEqual(['Submit', 'Decline', 'Cancel'])
     await page.keyboard.press('Enter')
     const after = await snapshot()
-    expect(find(after, 'textbox', 'Full name')).toEqual(['textbox', 'Full name', 'As on your card This field is required.', { invalid: 'true', required: true }])
+    expect(find(after, 'textbox', 'Full name')).toEqual([
+      'textbox',
+      'Full name',
+      'As on your card This field is required.',
+      { invalid: 'true', required: true },
+    ])
     expect(find(after, 'combobox', 'Plan').slice(0, 3)).toEqual(['combobox', 'Plan', 'This field is required.'])
   })
 })
@@ -428,14 +521,26 @@ describe('server text is text', () => {
     expect(await page.locator('#host img, #host script, #host b').count()).toBe(0)
     await page.getByRole('button', { name: 'Cancel' }).click()
     await answer(page)
-    await ask(page, 'sample', { messages: [{ role: 'user', content: { type: 'text', text: evil } }], systemPrompt: evil, maxTokens: 10 }, { container: '#host' })
+    await ask(
+      page,
+      'sample',
+      { messages: [{ role: 'user', content: { type: 'text', text: evil } }], systemPrompt: evil, maxTokens: 10 },
+      { container: '#host' },
+    )
     expect(await page.locator('.mcp-turn .mcp-text').textContent()).toBe(evil)
     expect(await page.locator('#host img, #host script').count()).toBe(0)
     await page.getByRole('button', { name: 'Decline' }).click()
     await answer(page)
-    await ask(page, 'elicit', { mode: 'url', message: evil, url: 'https://auth.example.com/?q=<img src=x onerror=alert(1)>' }, { container: '#host' })
+    await ask(
+      page,
+      'elicit',
+      { mode: 'url', message: evil, url: 'https://auth.example.com/?q=<img src=x onerror=alert(1)>' },
+      { container: '#host' },
+    )
     expect(await page.locator('.mcp-message').textContent()).toBe(evil)
-    expect(await page.locator('.mcp-url').textContent()).toBe('https://auth.example.com/?q=%3Cimg%20src=x%20onerror=alert(1)%3E')
+    expect(await page.locator('.mcp-url').textContent()).toBe(
+      'https://auth.example.com/?q=%3Cimg%20src=x%20onerror=alert(1)%3E',
+    )
     expect(await page.locator('#host img, #host script').count()).toBe(0)
     expect(await page.evaluate(() => (window as any).pwned)).toBeUndefined()
     expect(errors).toEqual([])
@@ -445,9 +550,25 @@ describe('server text is text', () => {
 describe('i18n', () => {
   it('every button and message string can be replaced', async () => {
     const { page } = await open()
-    const strings = { submit: 'Senden', decline: 'Ablehnen', cancel: 'Abbrechen', origin: '{server} fragt ({target})', requiredField: 'Pflichtfeld.', choose: 'Bitte wählen', requiredMark: '(Pflicht)' }
-    const requestedSchema = { type: 'object', properties: { name: { type: 'string', title: 'Name' }, size: { type: 'string', enum: ['s'] } }, required: ['name'] }
-    await ask(page, 'elicit', form('Wie heißt du?', requestedSchema), { container: '#host', strings, serverName: 'Buchladen' })
+    const strings = {
+      submit: 'Senden',
+      decline: 'Ablehnen',
+      cancel: 'Abbrechen',
+      origin: '{server} fragt ({target})',
+      requiredField: 'Pflichtfeld.',
+      choose: 'Bitte wählen',
+      requiredMark: '(Pflicht)',
+    }
+    const requestedSchema = {
+      type: 'object',
+      properties: { name: { type: 'string', title: 'Name' }, size: { type: 'string', enum: ['s'] } },
+      required: ['name'],
+    }
+    await ask(page, 'elicit', form('Wie heißt du?', requestedSchema), {
+      container: '#host',
+      strings,
+      serverName: 'Buchladen',
+    })
     expect(await page.locator('.mcp-actions button').allTextContents()).toEqual(['Senden', 'Ablehnen', 'Abbrechen'])
     expect(await page.locator('.mcp-origin').textContent()).toBe('Buchladen fragt (order_book)')
     expect(await field(page, 'size').locator('option').first().textContent()).toBe('Bitte wählen')
@@ -464,7 +585,14 @@ describe('sampling form and roots', () => {
     systemPrompt: 'You recommend books.',
     messages: [
       { role: 'user', content: { type: 'text', text: 'Recommend one sci-fi book.' } },
-      { role: 'assistant', content: [{ type: 'text', text: 'Any constraints?' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'tool_use', id: 't1', name: 'search', input: {} }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Any constraints?' },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+          { type: 'tool_use', id: 't1', name: 'search', input: {} },
+        ],
+      },
       { role: 'user', content: { type: 'text', text: 'Under 400 pages.' } },
     ],
     maxTokens: 100,
@@ -475,7 +603,11 @@ describe('sampling form and roots', () => {
     await page.focus('#opener')
     await ask(page, 'sample', PARAMS, { model: 'reader' })
     expect(await page.locator('.mcp-system').textContent()).toBe('InstructionsYou recommend books.')
-    expect(await page.locator('.mcp-turn').evaluateAll((items) => items.map((i) => [(i as HTMLElement).dataset.role, i.textContent]))).toEqual([
+    expect(
+      await page
+        .locator('.mcp-turn')
+        .evaluateAll((items) => items.map((i) => [(i as HTMLElement).dataset.role, i.textContent])),
+    ).toEqual([
       ['user', 'UserRecommend one sci-fi book.'],
       ['assistant', 'AssistantAny constraints?[image image/png][tool_use]'],
       ['user', 'UserUnder 400 pages.'],
@@ -486,7 +618,12 @@ describe('sampling form and roots', () => {
     await page.getByLabel('Your reply').fill('Hyperion')
     await page.getByRole('button', { name: 'Send' }).click()
     const { value } = await answer(page)
-    expect(value).toEqual({ role: 'assistant', content: { type: 'text', text: 'Hyperion' }, model: 'reader', stopReason: 'endTurn' })
+    expect(value).toEqual({
+      role: 'assistant',
+      content: { type: 'text', text: 'Hyperion' },
+      model: 'reader',
+      stopReason: 'endTurn',
+    })
     expect(conforms('CreateMessageResult', value)).toEqual([])
     expect(await focused(page)).toBe('button#opener')
   })
@@ -511,7 +648,9 @@ describe('sampling form and roots', () => {
     expect(conforms('ListRootsResult', first)).toEqual([])
     first.roots[0]!.uri = 'file:///tampered'
     expect(await callback(ctx)).toEqual({ roots: [{ uri: 'file:///home/ada/books', name: 'Books' }] })
-    expect(() => staticRoots([{ uri: 'https://example.com/' }])).toThrow(new TypeError('A root\'s uri must be a file:// URI, got "https://example.com/"'))
+    expect(() => staticRoots([{ uri: 'https://example.com/' }])).toThrow(
+      new TypeError('A root\'s uri must be a file:// URI, got "https://example.com/"'),
+    )
   })
 })
 
@@ -530,14 +669,26 @@ describe('abort', () => {
 
 describe('several input requests in one round (real Client ↔ McpServer)', () => {
   const NAME = { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] }
-  const PLAN = { type: 'object' as const, properties: { plan: { type: 'string' as const, enum: ['free', 'pro'] } }, required: ['plan'] }
+  const PLAN = {
+    type: 'object' as const,
+    properties: { plan: { type: 'string' as const, enum: ['free', 'pro'] } },
+    required: ['plan'],
+  }
   const OK = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] }
 
   function server() {
     const mcp = new McpServer({ name: 'forms', version: '1.0.0' })
     const asked: unknown[] = []
     mcp.tool('signup', {}, (_args, ctx) => {
-      if (!ctx.inputResponses) return inputRequired({ name: elicitForm('Your name?', NAME), plan: elicitForm('Which plan?', PLAN), confirm: elicitForm('Confirm?', OK) }, 'round-1')
+      if (!ctx.inputResponses)
+        return inputRequired(
+          {
+            name: elicitForm('Your name?', NAME),
+            plan: elicitForm('Which plan?', PLAN),
+            confirm: elicitForm('Confirm?', OK),
+          },
+          'round-1',
+        )
       asked.push(ctx.inputResponses)
       return JSON.stringify(ctx.inputResponses)
     })
@@ -546,7 +697,10 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
         return inputRequired(
           {
             pick: elicitForm('Pick a plan', PLAN),
-            draft: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 5 } },
+            draft: {
+              method: 'sampling/createMessage',
+              params: { messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 5 },
+            },
             where: { method: 'roots/list' },
           },
           'mixed-1',
@@ -604,7 +758,11 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
       plan: { action: 'accept', content: { plan: 'pro' } },
       confirm: { action: 'accept', content: { ok: true } },
     })
-    expect(await page.evaluate(() => (window as any).rounds.map((r: any) => [r.round, Object.keys(r.inputRequests), r.hasRequestState]))).toEqual([[1, ['name', 'plan', 'confirm'], true]])
+    expect(
+      await page.evaluate(() =>
+        (window as any).rounds.map((r: any) => [r.round, Object.keys(r.inputRequests), r.hasRequestState]),
+      ),
+    ).toEqual([[1, ['name', 'plan', 'confirm'], true]])
     expect(errors).toEqual([])
   })
 
@@ -615,7 +773,11 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
     await page.getByRole('button', { name: 'Submit' }).click()
     await page.locator('.mcp-message', { hasText: 'Which plan?' }).waitFor()
     await page.keyboard.press('Escape')
-    expect((await answer(page)).value).toEqual({ name: { action: 'accept', content: { name: 'Ada' } }, plan: { action: 'cancel' }, confirm: { action: 'cancel' } })
+    expect((await answer(page)).value).toEqual({
+      name: { action: 'accept', content: { name: 'Ada' } },
+      plan: { action: 'cancel' },
+      confirm: { action: 'cancel' },
+    })
     expect(asked).toHaveLength(1)
     expect(await page.locator('.mcp-form').count()).toBe(0)
   })
@@ -665,7 +827,9 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
 describe('stylesheet', () => {
   it('nothing is styled unless DEFAULT_STYLESHEET is installed; it parses and styles the mcp-* classes', async () => {
     const { page } = await open()
-    await ask(page, 'elicit', form('Name?', { type: 'object', properties: { name: { type: 'string' } } }), { container: '#host' })
+    await ask(page, 'elicit', form('Name?', { type: 'object', properties: { name: { type: 'string' } } }), {
+      container: '#host',
+    })
     expect(await page.evaluate(() => document.styleSheets.length)).toBe(0)
     expect(await page.locator('.mcp-actions').evaluate((e) => getComputedStyle(e).display)).toBe('block')
     const rules = await page.evaluate(() => {
@@ -691,8 +855,14 @@ describe('review: URL consent edge cases', () => {
       return out
     }
     // an empty username with a password: the password cannot be passed off as the host, nor the text garbled
-    expect(await shown('https://:bank.example.com@evil.example/x')).toEqual(['https://:bank.example.com@evil.example/x', 'evil.example'])
-    expect(await shown('https://user:pw@evil.example:8443/x?y#z')).toEqual(['https://user:pw@evil.example:8443/x?y#z', 'evil.example'])
+    expect(await shown('https://:bank.example.com@evil.example/x')).toEqual([
+      'https://:bank.example.com@evil.example/x',
+      'evil.example',
+    ])
+    expect(await shown('https://user:pw@evil.example:8443/x?y#z')).toEqual([
+      'https://user:pw@evil.example:8443/x?y#z',
+      'evil.example',
+    ])
     expect(await shown('http://[::1]:8080/cb')).toEqual(['http://[::1]:8080/cb', '[::1]'])
     expect(await shown('https://аpple.com/')).toEqual(['https://xn--pple-43d.com/', 'xn--pple-43d.com'])
   })
@@ -704,7 +874,12 @@ describe('review: URL consent warnings', () => {
     const warnings = async (url: string) => {
       await ask(page, 'elicit', { mode: 'url', message: 'Go', url }, { container: '#host' })
       const out = await page.locator('.mcp-warning').allTextContents()
-      const described = await page.locator('.mcp-form').evaluate((f) => f.getAttribute('aria-describedby')!.split(' ').map((id) => document.getElementById(id)!.className))
+      const described = await page.locator('.mcp-form').evaluate((f) =>
+        f
+          .getAttribute('aria-describedby')!
+          .split(' ')
+          .map((id) => document.getElementById(id)!.className),
+      )
       await page.getByRole('button', { name: 'Cancel' }).click()
       await answer(page)
       return [out, described.filter((c) => c === 'mcp-warning').length]
@@ -712,16 +887,24 @@ describe('review: URL consent warnings', () => {
     expect(await warnings('https://аpple.com/login')).toEqual([[DEFAULT_STRINGS.punycodeUrl], 1])
     expect(await warnings('https://shop.XN--80AK6AA92E.com/')).toEqual([[DEFAULT_STRINGS.punycodeUrl], 1])
     expect(await warnings('https://bank.example@evil.example/')).toEqual([[DEFAULT_STRINGS.userinfoUrl], 1])
-    expect(await warnings('http://:pw@evil.example/')).toEqual([[DEFAULT_STRINGS.insecureUrl, DEFAULT_STRINGS.userinfoUrl], 2])
+    expect(await warnings('http://:pw@evil.example/')).toEqual([
+      [DEFAULT_STRINGS.insecureUrl, DEFAULT_STRINGS.userinfoUrl],
+      2,
+    ])
     expect(await warnings('https://auth.example.com/connect?x=1')).toEqual([[], 0])
     expect(await warnings('https://example.com/xn--path')).toEqual([[], 0])
   })
 })
 
 describe('review: the consent dialog is announced with what it asks', () => {
-  it('URL mode: the dialog\'s description names who asks, the URL and the warning (focus starts on Open)', async () => {
+  it("URL mode: the dialog's description names who asks, the URL and the warning (focus starts on Open)", async () => {
     const { page } = await open()
-    await ask(page, 'elicit', { mode: 'url', message: 'Connect your account', url: 'http://auth.example.com/connect' }, { serverName: 'Bookshop' })
+    await ask(
+      page,
+      'elicit',
+      { mode: 'url', message: 'Connect your account', url: 'http://auth.example.com/connect' },
+      { serverName: 'Bookshop' },
+    )
     const cdp = await context.newCDPSession(page)
     const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: any[] }
     const dialog = nodes.find((n) => n.role?.value === 'dialog')
@@ -739,7 +922,12 @@ describe('review: a format: "uri" answer is a URI', () => {
   it('spaces and non-ASCII are percent-encoded, the host in Punycode; what cannot be a URI is refused', async () => {
     const { page } = await open()
     const sent = async (typed: string, extra: Record<string, unknown> = {}) => {
-      await ask(page, 'elicit', form('Site?', { type: 'object', properties: { site: { type: 'string', format: 'uri', ...extra } } }), { container: '#host' })
+      await ask(
+        page,
+        'elicit',
+        form('Site?', { type: 'object', properties: { site: { type: 'string', format: 'uri', ...extra } } }),
+        { container: '#host' },
+      )
       await control(page, 'site').fill(typed)
       await page.getByRole('button', { name: 'Submit' }).click()
       if (!(await settled(page))) {
@@ -763,13 +951,27 @@ describe('review: a format: "uri" answer is a URI', () => {
 describe('review: dates have four-digit years', () => {
   it('a date or date-time past year 9999 (the pickers allow 275760) is refused, never sent', async () => {
     const { page } = await open()
-    await ask(page, 'elicit', form('When?', { type: 'object', properties: { day: { type: 'string', format: 'date' }, at: { type: 'string', format: 'date-time' } } }), { container: '#host' })
-    expect([await control(page, 'day').getAttribute('max'), await control(page, 'at').getAttribute('max')]).toEqual(['9999-12-31', '9999-12-31T23:59:59'])
+    await ask(
+      page,
+      'elicit',
+      form('When?', {
+        type: 'object',
+        properties: { day: { type: 'string', format: 'date' }, at: { type: 'string', format: 'date-time' } },
+      }),
+      { container: '#host' },
+    )
+    expect([await control(page, 'day').getAttribute('max'), await control(page, 'at').getAttribute('max')]).toEqual([
+      '9999-12-31',
+      '9999-12-31T23:59:59',
+    ])
     // what the year segment holds after typing a fifth digit
     await control(page, 'day').evaluate((input: HTMLInputElement) => (input.value = '12026-07-28'))
     await control(page, 'at').evaluate((input: HTMLInputElement) => (input.value = '12026-07-28T10:00'))
     await page.getByRole('button', { name: 'Submit' }).click()
-    expect([await fieldError(page, 'day'), await fieldError(page, 'at')]).toEqual([DEFAULT_STRINGS.invalidDate, DEFAULT_STRINGS.invalidDate])
+    expect([await fieldError(page, 'day'), await fieldError(page, 'at')]).toEqual([
+      DEFAULT_STRINGS.invalidDate,
+      DEFAULT_STRINGS.invalidDate,
+    ])
     expect(await settled(page)).toBe(false)
     await control(page, 'day').fill('2026-07-28')
     await control(page, 'at').fill('')
@@ -781,7 +983,11 @@ describe('review: dates have four-digit years', () => {
 describe('review: an enum with no choices is still a choice', () => {
   it('enum: [] / oneOf: [] give an empty list, not a free text box: required cannot be submitted, optional is omitted', async () => {
     const { page } = await open()
-    const requestedSchema = { type: 'object', properties: { a: { type: 'string', enum: [] }, b: { type: 'string', oneOf: [] } }, required: ['a'] }
+    const requestedSchema = {
+      type: 'object',
+      properties: { a: { type: 'string', enum: [] }, b: { type: 'string', oneOf: [] } },
+      required: ['a'],
+    }
     await ask(page, 'elicit', form('Pick', requestedSchema), { container: '#host' })
     expect(await page.locator('.mcp-fields input').count()).toBe(0)
     expect(await field(page, 'a').locator('option').allTextContents()).toEqual([DEFAULT_STRINGS.choose])
@@ -791,7 +997,9 @@ describe('review: an enum with no choices is still a choice', () => {
     expect(await settled(page)).toBe(false)
     await page.getByRole('button', { name: 'Decline' }).click()
     expect((await answer(page)).value).toEqual({ action: 'decline' })
-    await ask(page, 'elicit', form('Pick', { type: 'object', properties: { b: { type: 'string', oneOf: [] } } }), { container: '#host' })
+    await ask(page, 'elicit', form('Pick', { type: 'object', properties: { b: { type: 'string', oneOf: [] } } }), {
+      container: '#host',
+    })
     await page.getByRole('button', { name: 'Submit' }).click()
     expect((await answer(page)).value).toEqual({ action: 'accept', content: {} })
   })
@@ -800,10 +1008,36 @@ describe('review: an enum with no choices is still a choice', () => {
 describe('review: the empty string is a choice like any other', () => {
   it('enum ["", "a"]: choosing "" (or its default "") sends "", and "Choose…" still means nothing chosen', async () => {
     const { page } = await open()
-    await ask(page, 'elicit', form('Suffix?', { type: 'object', properties: { s: { type: 'string', enum: ['', 'a'], default: '' } }, required: ['s'] }), { container: '#host' })
+    await ask(
+      page,
+      'elicit',
+      form('Suffix?', {
+        type: 'object',
+        properties: { s: { type: 'string', enum: ['', 'a'], default: '' } },
+        required: ['s'],
+      }),
+      { container: '#host' },
+    )
     await page.getByRole('button', { name: 'Submit' }).click()
     expect((await answer(page)).value).toEqual({ action: 'accept', content: { s: '' } })
-    await ask(page, 'elicit', form('Suffix?', { type: 'object', properties: { s: { type: 'string', oneOf: [{ const: '', title: 'None' }, { const: 'a', title: 'A' }] } }, required: ['s'] }), { container: '#host' })
+    await ask(
+      page,
+      'elicit',
+      form('Suffix?', {
+        type: 'object',
+        properties: {
+          s: {
+            type: 'string',
+            oneOf: [
+              { const: '', title: 'None' },
+              { const: 'a', title: 'A' },
+            ],
+          },
+        },
+        required: ['s'],
+      }),
+      { container: '#host' },
+    )
     await page.getByRole('button', { name: 'Submit' }).click()
     expect(await fieldError(page, 's')).toBe(DEFAULT_STRINGS.requiredField)
     await control(page, 's').selectOption({ label: 'None' })
@@ -815,7 +1049,15 @@ describe('review: the empty string is a choice like any other', () => {
 describe('review: multipleOf, which sets the step, is also enforced', () => {
   it('step 5 from minimum 1 lets the browser count 1, 6, 11: 6 is refused, 10 and 0.3 (of 0.1) are sent', async () => {
     const { page } = await open()
-    await ask(page, 'elicit', form('How many?', { type: 'object', properties: { n: { type: 'integer', minimum: 1, multipleOf: 5 }, x: { type: 'number', multipleOf: 0.1 } } }), { container: '#host' })
+    await ask(
+      page,
+      'elicit',
+      form('How many?', {
+        type: 'object',
+        properties: { n: { type: 'integer', minimum: 1, multipleOf: 5 }, x: { type: 'number', multipleOf: 0.1 } },
+      }),
+      { container: '#host' },
+    )
     expect(await control(page, 'n').getAttribute('step')).toBe('5')
     await control(page, 'n').fill('6')
     await control(page, 'x').fill('0.3')
@@ -831,7 +1073,12 @@ describe('review: multipleOf, which sets the step, is also enforced', () => {
 describe('review: lengths count characters, as JSON Schema does', () => {
   it('maxLength 3 takes three emoji (six UTF-16 units); a fourth is refused with the message', async () => {
     const { page } = await open()
-    await ask(page, 'elicit', form('Mood?', { type: 'object', properties: { mood: { type: 'string', maxLength: 3 } } }), { container: '#host' })
+    await ask(
+      page,
+      'elicit',
+      form('Mood?', { type: 'object', properties: { mood: { type: 'string', maxLength: 3 } } }),
+      { container: '#host' },
+    )
     await control(page, 'mood').focus()
     await page.keyboard.type('😀😀😀😀')
     await page.getByRole('button', { name: 'Submit' }).click()
@@ -849,7 +1096,13 @@ describe('review: a required multi-select says so to assistive technology', () =
     const requestedSchema = {
       type: 'object',
       properties: {
-        toppings: { type: 'array', title: 'Toppings', description: 'Up to two', maxItems: 2, items: { type: 'string', enum: ['x', 'y'] } },
+        toppings: {
+          type: 'array',
+          title: 'Toppings',
+          description: 'Up to two',
+          maxItems: 2,
+          items: { type: 'string', enum: ['x', 'y'] },
+        },
         extras: { type: 'array', title: 'Extras', items: { type: 'string', enum: ['z'] } },
       },
       required: ['toppings'],
@@ -858,11 +1111,19 @@ describe('review: a required multi-select says so to assistive technology', () =
     const cdp = await context.newCDPSession(page)
     const groups = async () => {
       const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: any[] }
-      return nodes.filter((n) => !n.ignored && n.role?.value === 'group').map((n) => [n.name?.value, n.description?.value ?? ''])
+      return nodes
+        .filter((n) => !n.ignored && n.role?.value === 'group')
+        .map((n) => [n.name?.value, n.description?.value ?? ''])
     }
-    expect(await groups()).toEqual([['Toppings', 'required Up to two'], ['Extras', '']])
+    expect(await groups()).toEqual([
+      ['Toppings', 'required Up to two'],
+      ['Extras', ''],
+    ])
     expect(await page.locator('.mcp-required-note').isVisible()).toBe(false)
     await page.getByRole('button', { name: 'Submit' }).click()
-    expect(await groups()).toEqual([['Toppings', `required Up to two ${DEFAULT_STRINGS.requiredChoice}`], ['Extras', '']])
+    expect(await groups()).toEqual([
+      ['Toppings', `required Up to two ${DEFAULT_STRINGS.requiredChoice}`],
+      ['Extras', ''],
+    ])
   })
 })

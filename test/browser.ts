@@ -34,7 +34,8 @@ export const CHROMIUM_ARGS = [
 
 /** Launch headless Chromium with a fresh profile (playwright makes a temporary user-data-dir per launch). */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`)
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(`Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium, or set CHROMIUM_PATH)`)
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS })
 }
 
@@ -67,7 +68,12 @@ export async function bundleForBrowser(options: BundleOptions): Promise<string> 
         minify: options.minify ?? false,
         sourcemap: false,
         reportCompressedSize: false,
-        lib: { entry: isAbsolute(options.entry) ? options.entry : join(ROOT, options.entry), name: options.name, formats: ['iife'], fileName: () => 'bundle.js' },
+        lib: {
+          entry: isAbsolute(options.entry) ? options.entry : join(ROOT, options.entry),
+          name: options.name,
+          formats: ['iife'],
+          fileName: () => 'bundle.js',
+        },
       },
     })
     return await readFile(join(outDir, 'bundle.js'), 'utf8')
@@ -95,7 +101,10 @@ export interface OpenPageOptions {
  * A fresh context and page at `http://edge-mcp.test/` (served from memory through `page.route`). Every
  * other request not routed by the test is aborted, so a test can assert nothing was fetched.
  */
-export async function openPage(browser: Browser, options: OpenPageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+export async function openPage(
+  browser: Browser,
+  options: OpenPageOptions = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext(options.contextOptions)
   const page = await context.newPage()
   const scripts = options.scripts ?? []
@@ -103,10 +112,14 @@ export async function openPage(browser: Browser, options: OpenPageOptions = {}):
   await context.route(`${PAGE_ORIGIN}/**`, (route) => {
     const path = new URL(route.request().url()).pathname
     const m = /^\/script-(\d+)\.js$/.exec(path)
-    if (m && scripts[Number(m[1])] !== undefined) return route.fulfill({ contentType: 'text/javascript', body: scripts[Number(m[1])]! })
+    if (m && scripts[Number(m[1])] !== undefined)
+      return route.fulfill({ contentType: 'text/javascript', body: scripts[Number(m[1])]! })
     if (path === '/') {
       const tags = scripts.map((_, i) => `<script src="/script-${i}.js"></script>`).join('')
-      return route.fulfill({ contentType: 'text/html', body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>test</title>${tags}</head><body>${options.body ?? ''}</body></html>` })
+      return route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>test</title>${tags}</head><body>${options.body ?? ''}</body></html>`,
+      })
     }
     return route.fulfill({ status: 404, body: 'not found' })
   })
@@ -126,11 +139,25 @@ export async function openPage(browser: Browser, options: OpenPageOptions = {}):
  * `createFetchHandler(mcp)`: the browser's `fetch` reaches a real server without a socket. Responses are
  * buffered (fine for JSON answers; an SSE stream arrives whole once the handler ends it).
  */
-export async function routeFetchHandler(page: Page, url: string, handler: (request: Request) => Promise<Response>): Promise<void> {
+export async function routeFetchHandler(
+  page: Page,
+  url: string,
+  handler: (request: Request) => Promise<Response>,
+): Promise<void> {
   await page.route(url, async (route) => {
     const r = route.request()
     const body = r.postDataBuffer()
-    const response = await handler(new Request(r.url(), { method: r.method(), headers: await r.allHeaders(), ...(body ? { body: new Uint8Array(body) } : {}) }))
-    await route.fulfill({ status: response.status, headers: Object.fromEntries(response.headers), body: Buffer.from(await response.arrayBuffer()) })
+    const response = await handler(
+      new Request(r.url(), {
+        method: r.method(),
+        headers: await r.allHeaders(),
+        ...(body ? { body: new Uint8Array(body) } : {}),
+      }),
+    )
+    await route.fulfill({
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: Buffer.from(await response.arrayBuffer()),
+    })
   })
 }

@@ -6,8 +6,24 @@
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
-import { Client, MemoryCacheStore, McpError, StreamableHttpClientTransport, type ClientOptions, type ClientTransport } from '../src/client/index.ts'
-import { McpServer, Server, createFetchHandler, elicit, formSchema, inputRequired, resolver, type FetchHandler } from '../src/server/index.ts'
+import {
+  Client,
+  MemoryCacheStore,
+  McpError,
+  StreamableHttpClientTransport,
+  type ClientOptions,
+  type ClientTransport,
+} from '../src/client/index.ts'
+import {
+  McpServer,
+  Server,
+  createFetchHandler,
+  elicit,
+  formSchema,
+  inputRequired,
+  resolver,
+  type FetchHandler,
+} from '../src/server/index.ts'
 import { call, recordingLogger } from './helpers.ts'
 
 const errorsOf = schemaErrors
@@ -21,10 +37,15 @@ const RESPONSE_DEF: Record<string, string> = {
 }
 
 /** POST one request and return its result after checking the whole response against schema.json. */
-async function wire(handler: FetchHandler, method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+async function wire(
+  handler: FetchHandler,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const res = await call(handler, method, params)
   expect(res.body.error).toBeUndefined()
-  if (res.body.result.resultType === 'complete') expect(errorsOf(RESPONSE_DEF[method]!, res.body), JSON.stringify(res.body)).toEqual([])
+  if (res.body.result.resultType === 'complete')
+    expect(errorsOf(RESPONSE_DEF[method]!, res.body), JSON.stringify(res.body)).toEqual([])
   return res.body.result
 }
 const hints = (r: Record<string, unknown>) => ({ ttlMs: r.ttlMs, cacheScope: r.cacheScope })
@@ -37,7 +58,11 @@ describe('server: cache hints', () => {
         cache: {
           ttlMs: 60_000,
           cacheScope: 'public',
-          methods: { 'server/discover': { ttlMs: 3_600_000 }, 'tools/list': { ttlMs: 300_000 }, 'resources/list': { cacheScope: 'private' } },
+          methods: {
+            'server/discover': { ttlMs: 3_600_000 },
+            'tools/list': { ttlMs: 300_000 },
+            'resources/list': { cacheScope: 'private' },
+          },
         },
       },
     )
@@ -46,7 +71,10 @@ describe('server: cache hints', () => {
     mcp.resource('readme', 'docs://readme', { cache: { ttlMs: 5000, cacheScope: 'private' } }, () => '# Hello')
     mcp.resource('logo', 'docs://logo', { cache: { ttlMs: 1000 } }, () => 'png')
     mcp.resourceTemplate('user', 'user://{id}', { cache: { cacheScope: 'private' } }, ({ id }) => id)
-    mcp.resourceTemplate('own', 'own://{id}', { cache: { ttlMs: 5000, cacheScope: 'private' } }, ({ id }) => ({ contents: [{ uri: `own://${id}`, text: id }], ttlMs: 42 }))
+    mcp.resourceTemplate('own', 'own://{id}', { cache: { ttlMs: 5000, cacheScope: 'private' } }, ({ id }) => ({
+      contents: [{ uri: `own://${id}`, text: id }],
+      ttlMs: 42,
+    }))
     mcp.resourceTemplate('plain', 'plain://{id}', {}, ({ id }) => id)
     const h = createFetchHandler(mcp)
     expect(hints(await wire(h, 'server/discover'))).toEqual({ ttlMs: 3_600_000, cacheScope: 'public' })
@@ -54,27 +82,50 @@ describe('server: cache hints', () => {
     expect(hints(await wire(h, 'prompts/list'))).toEqual({ ttlMs: 60_000, cacheScope: 'public' })
     expect(hints(await wire(h, 'resources/list'))).toEqual({ ttlMs: 60_000, cacheScope: 'private' })
     expect(hints(await wire(h, 'resources/templates/list'))).toEqual({ ttlMs: 60_000, cacheScope: 'public' })
-    expect(hints(await wire(h, 'resources/read', { uri: 'docs://readme' }))).toEqual({ ttlMs: 5000, cacheScope: 'private' })
-    expect(hints(await wire(h, 'resources/read', { uri: 'docs://logo' }))).toEqual({ ttlMs: 1000, cacheScope: 'public' })
-    expect(hints(await wire(h, 'resources/read', { uri: 'user://ada' }))).toEqual({ ttlMs: 60_000, cacheScope: 'private' })
+    expect(hints(await wire(h, 'resources/read', { uri: 'docs://readme' }))).toEqual({
+      ttlMs: 5000,
+      cacheScope: 'private',
+    })
+    expect(hints(await wire(h, 'resources/read', { uri: 'docs://logo' }))).toEqual({
+      ttlMs: 1000,
+      cacheScope: 'public',
+    })
+    expect(hints(await wire(h, 'resources/read', { uri: 'user://ada' }))).toEqual({
+      ttlMs: 60_000,
+      cacheScope: 'private',
+    })
     expect(hints(await wire(h, 'resources/read', { uri: 'own://x' }))).toEqual({ ttlMs: 42, cacheScope: 'private' })
-    expect(hints(await wire(h, 'resources/read', { uri: 'plain://x' }))).toEqual({ ttlMs: 60_000, cacheScope: 'public' })
+    expect(hints(await wire(h, 'resources/read', { uri: 'plain://x' }))).toEqual({
+      ttlMs: 60_000,
+      cacheScope: 'public',
+    })
     // the list of resources does not take its items' read hints
-    expect((await wire(h, 'resources/list')).resources).toEqual([{ uri: 'docs://readme', name: 'readme' }, { uri: 'docs://logo', name: 'logo' }])
+    expect((await wire(h, 'resources/list')).resources).toEqual([
+      { uri: 'docs://readme', name: 'readme' },
+      { uri: 'docs://logo', name: 'logo' },
+    ])
   })
 
   it('defaults to { ttlMs: 0, cacheScope: "private" } everywhere', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.resourceTemplate('plain', 'plain://{id}', {}, ({ id }) => id)
     const h = createFetchHandler(mcp)
-    for (const [method, params] of [['server/discover', {}], ['tools/list', {}], ['resources/templates/list', {}], ['resources/read', { uri: 'plain://x' }]] as const) {
+    for (const [method, params] of [
+      ['server/discover', {}],
+      ['tools/list', {}],
+      ['resources/templates/list', {}],
+      ['resources/read', { uri: 'plain://x' }],
+    ] as const) {
       expect(hints(await wire(h, method, params)), method).toEqual({ ttlMs: 0, cacheScope: 'private' })
     }
   })
 
   it('a low-level handler’s hints win field by field; invalid ones are -32603 (logged)', async () => {
     const log = recordingLogger()
-    const server = new Server({ name: 's', version: '1' }, { cache: { ttlMs: 99, cacheScope: 'private' }, logger: log.logger })
+    const server = new Server(
+      { name: 's', version: '1' },
+      { cache: { ttlMs: 99, cacheScope: 'private' }, logger: log.logger },
+    )
     server.setRequestHandler('tools/list', () => ({ tools: [], ttlMs: 10, cacheScope: 'public' }))
     server.setRequestHandler('prompts/list', () => ({ prompts: [], cacheScope: 'public' }))
     server.setRequestHandler('resources/list', () => ({ resources: [], ttlMs: -5 }))
@@ -83,7 +134,9 @@ describe('server: cache hints', () => {
     expect(hints(await wire(h, 'prompts/list'))).toEqual({ ttlMs: 99, cacheScope: 'public' })
     const bad = await call(h, 'resources/list')
     expect(bad.body.error).toEqual({ code: -32603, message: 'Internal error' })
-    expect(log.error.join()).toMatch(/resources\/list returned invalid cache hints: the result\.ttlMs must be an integer >= 0 \(milliseconds\), got -5/)
+    expect(log.error.join()).toMatch(
+      /resources\/list returned invalid cache hints: the result\.ttlMs must be an integer >= 0 \(milliseconds\), got -5/,
+    )
   })
 
   it('checks cache options at construction and registration', () => {
@@ -95,7 +148,10 @@ describe('server: cache hints', () => {
       [{ ttlMs: Infinity }, /cache\.ttlMs .* got Infinity/],
       [{ cacheScope: 'shared' }, /^cache\.cacheScope must be 'public' or 'private', got 'shared'$/],
       [{ methods: { 'tools/call': { ttlMs: 1 } } }, /^cache\.methods: 'tools\/call' is not a cacheable method/],
-      [{ methods: { 'tools/list': { ttlMs: NaN } } }, /^cache\.methods\['tools\/list'\]\.ttlMs must be an integer >= 0/],
+      [
+        { methods: { 'tools/list': { ttlMs: NaN } } },
+        /^cache\.methods\['tools\/list'\]\.ttlMs must be an integer >= 0/,
+      ],
       [{ methods: { 'resources/read': null } }, /cache\.methods\['resources\/read'\] must be an object/],
     ]
     for (const [cache, message] of bad) {
@@ -103,10 +159,12 @@ describe('server: cache hints', () => {
       expect(() => new Server(info, { cache: cache as never })).toThrow(RangeError)
     }
     const mcp = new McpServer(info)
-    expect(() => mcp.resource('r', 'docs://r', { cache: { ttlMs: -1 } }, () => 'x')).toThrow(/^Resource 'docs:\/\/r': cache\.ttlMs must be an integer >= 0/)
-    expect(() => mcp.resourceTemplate('t', 't://{x}', { cache: { cacheScope: 'everyone' as never } }, () => 'x')).toThrow(
-      /^Resource template 't': cache\.cacheScope must be 'public' or 'private', got 'everyone'$/,
+    expect(() => mcp.resource('r', 'docs://r', { cache: { ttlMs: -1 } }, () => 'x')).toThrow(
+      /^Resource 'docs:\/\/r': cache\.ttlMs must be an integer >= 0/,
     )
+    expect(() =>
+      mcp.resourceTemplate('t', 't://{x}', { cache: { cacheScope: 'everyone' as never } }, () => 'x'),
+    ).toThrow(/^Resource template 't': cache\.cacheScope must be 'public' or 'private', got 'everyone'$/)
     expect(() => mcp.resource('r', 'docs://r', { cache: { ttlMs: 0, cacheScope: 'public' } }, () => 'x')).not.toThrow()
   })
 
@@ -115,17 +173,35 @@ describe('server: cache hints', () => {
     const n = resolver({}, function n() {
       return elicit('How many?', formSchema({ n: v.number() }))
     })
-    mcp.resourceTemplate('ask', 'ask://{kind}', { use: { n }, cache: { ttlMs: 60_000, cacheScope: 'public' } }, ({ kind, n }) => `${n.n} ${kind}`)
+    mcp.resourceTemplate(
+      'ask',
+      'ask://{kind}',
+      { use: { n }, cache: { ttlMs: 60_000, cacheScope: 'public' } },
+      ({ kind, n }) => `${n.n} ${kind}`,
+    )
     const h = createFetchHandler(mcp)
     const irr = (await call(h, 'resources/read', { uri: 'ask://books' })).body.result
     expect(irr.resultType).toBe('input_required')
     expect('ttlMs' in irr || 'cacheScope' in irr).toBe(false)
     expect(errorsOf('InputRequiredResult', irr)).toEqual([])
-    const done = await wire(h, 'resources/read', { uri: 'ask://books', inputResponses: { [Object.keys(irr.inputRequests)[0]!]: { action: 'accept', content: { n: 2 } } }, requestState: irr.requestState })
-    expect(done).toMatchObject({ resultType: 'complete', contents: [{ text: '2 books' }], ttlMs: 0, cacheScope: 'private' })
+    const done = await wire(h, 'resources/read', {
+      uri: 'ask://books',
+      inputResponses: { [Object.keys(irr.inputRequests)[0]!]: { action: 'accept', content: { n: 2 } } },
+      requestState: irr.requestState,
+    })
+    expect(done).toMatchObject({
+      resultType: 'complete',
+      contents: [{ text: '2 books' }],
+      ttlMs: 0,
+      cacheScope: 'private',
+    })
     // a handler's own hints on an InputRequiredResult are dropped
     const server = new Server({ name: 's', version: '1' })
-    server.setRequestHandler('resources/read', () => ({ ...inputRequired(undefined, 'later'), ttlMs: 5, cacheScope: 'public' }))
+    server.setRequestHandler('resources/read', () => ({
+      ...inputRequired(undefined, 'later'),
+      ttlMs: 5,
+      cacheScope: 'public',
+    }))
     const raw = (await call(createFetchHandler(server), 'resources/read', { uri: 'x://y' })).body.result
     expect(raw).toMatchObject({ resultType: 'input_required', requestState: 'later' })
     expect('ttlMs' in raw || 'cacheScope' in raw).toBe(false)
@@ -133,7 +209,12 @@ describe('server: cache hints', () => {
 })
 
 /** A Client over HTTP to `handler`, counting the requests that reach it by `Mcp-Method`. */
-function counted(handler: FetchHandler, options: Omit<ClientOptions, 'transport'> = {}, url = 'http://x/mcp', authorization?: string) {
+function counted(
+  handler: FetchHandler,
+  options: Omit<ClientOptions, 'transport'> = {},
+  url = 'http://x/mcp',
+  authorization?: string,
+) {
   const counts: Record<string, number> = {}
   const transport = new StreamableHttpClientTransport(url, {
     ...(authorization ? { headers: { authorization } } : {}),
@@ -152,13 +233,25 @@ function clock(start = 1_000_000) {
 }
 
 function bookshop(cache = { ttlMs: 60_000, cacheScope: 'public' as const }) {
-  const mcp = new McpServer({ name: 's', version: '1' }, { cache: { ...cache, methods: { 'tools/list': { ttlMs: 10_000 } } } })
+  const mcp = new McpServer(
+    { name: 's', version: '1' },
+    { cache: { ...cache, methods: { 'tools/list': { ttlMs: 10_000 } } } },
+  )
   let reads = 0
   mcp.tool('t', {}, () => 'x')
   mcp.prompt('p', {}, () => 'x')
   mcp.resource('readme', 'docs://readme', {}, () => `readme #${++reads}`)
   mcp.resourceTemplate('doc', 'docs://{name}', { cache: { ttlMs: 5000 } }, ({ name }) => `doc ${name}`)
-  mcp.resourceTemplate('ask', 'ask://{kind}', {}, (_args, ctx) => (ctx.inputResponses ? 'answered' : inputRequired({ q: { method: 'elicitation/create', params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } } } })))
+  mcp.resourceTemplate('ask', 'ask://{kind}', {}, (_args, ctx) =>
+    ctx.inputResponses
+      ? 'answered'
+      : inputRequired({
+          q: {
+            method: 'elicitation/create',
+            params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
+          },
+        }),
+  )
   mcp.resource('fresh', 'docs://fresh', { cache: { ttlMs: 0 } }, () => 'never cached')
   return mcp
 }
@@ -190,7 +283,14 @@ describe('client: response cache', () => {
     await client.listResourceTemplates()
     expect((await client.readResource('docs://readme')).contents[0]).toMatchObject({ text: 'readme #1' })
     await client.readResource('docs://a')
-    expect(counts).toEqual({ 'server/discover': 1, 'tools/list': 1, 'prompts/list': 1, 'resources/list': 1, 'resources/templates/list': 1, 'resources/read': 3 })
+    expect(counts).toEqual({
+      'server/discover': 1,
+      'tools/list': 1,
+      'prompts/list': 1,
+      'resources/list': 1,
+      'resources/templates/list': 1,
+      'resources/read': 3,
+    })
     c.t += 1 // docs://a (5000 ms) is stale now: now >= received + ttlMs
     await client.readResource('docs://a')
     expect(counts['resources/read']).toBe(4)
@@ -212,7 +312,8 @@ describe('client: response cache', () => {
     await client.readResource('docs://fresh')
     await client.readResource('docs://fresh')
     expect(counts['resources/read']).toBe(2)
-    for (let i = 0; i < 2; i++) expect(await client.readResource('nope://x').catch((e: unknown) => (e as McpError).code)).toBe(-32602)
+    for (let i = 0; i < 2; i++)
+      expect(await client.readResource('nope://x').catch((e: unknown) => (e as McpError).code)).toBe(-32602)
     expect(counts['resources/read']).toBe(4)
     expect((await client.readResource('ask://x', { manual: true })).resultType).toBe('input_required')
     expect((await client.readResource('ask://x', { manual: true })).resultType).toBe('input_required')
@@ -250,7 +351,12 @@ describe('client: response cache', () => {
 
   it('serves private results only to the same principal; public ones to everyone sharing the store', async () => {
     const mcp = new McpServer({ name: 's', version: '1' }, { cache: { ttlMs: 60_000, cacheScope: 'public' } })
-    mcp.resource('me', 'me://profile', { cache: { cacheScope: 'private' } }, (ctx) => `profile of ${ctx.authInfo?.subject}`)
+    mcp.resource(
+      'me',
+      'me://profile',
+      { cache: { cacheScope: 'private' } },
+      (ctx) => `profile of ${ctx.authInfo?.subject}`,
+    )
     mcp.resource('readme', 'docs://readme', {}, () => 'shared')
     const handler = createFetchHandler(mcp, {
       authenticate: (r) => ({ clientId: 'c', subject: (r.headers.get('authorization') ?? '').replace('Bearer ', '') }),
@@ -312,9 +418,18 @@ describe('client: response cache', () => {
     expect(counts).toEqual({ ...before, 'tools/list': 2 })
     expect(await client.invalidateCacheFor({ method: 'notifications/prompts/list_changed' })).toBe(true)
     expect(await client.invalidateCacheFor({ method: 'notifications/resources/list_changed' })).toBe(true)
-    expect(await client.invalidateCacheFor({ method: 'notifications/resources/updated', params: { uri: 'docs://a' } })).toBe(true)
+    expect(
+      await client.invalidateCacheFor({ method: 'notifications/resources/updated', params: { uri: 'docs://a' } }),
+    ).toBe(true)
     await warm()
-    expect(counts).toEqual({ ...before, 'tools/list': 2, 'prompts/list': 2, 'resources/list': 2, 'resources/templates/list': 2, 'resources/read': 3 })
+    expect(counts).toEqual({
+      ...before,
+      'tools/list': 2,
+      'prompts/list': 2,
+      'resources/list': 2,
+      'resources/templates/list': 2,
+      'resources/read': 3,
+    })
     expect(await client.invalidateCacheFor({ method: 'notifications/tools/list_changed' })).toBe(true)
     expect(await client.invalidateCacheFor({ method: 'notifications/message' })).toBe(false)
     expect(await client.invalidateCacheFor({ method: 'toString' })).toBe(false)
@@ -323,7 +438,14 @@ describe('client: response cache', () => {
     expect(counts['server/discover']).toBe(1)
     await client.invalidateCache()
     await warm()
-    expect(counts).toEqual({ 'server/discover': 2, 'tools/list': 4, 'prompts/list': 3, 'resources/list': 3, 'resources/templates/list': 3, 'resources/read': 5 })
+    expect(counts).toEqual({
+      'server/discover': 2,
+      'tools/list': 4,
+      'prompts/list': 3,
+      'resources/list': 3,
+      'resources/templates/list': 3,
+      'resources/read': 5,
+    })
   })
 
   it('caches pages separately and drops every page when a cursor fails', async () => {
@@ -335,9 +457,24 @@ describe('client: response cache', () => {
       async send(message) {
         const m = message as { id: number; params: { cursor?: string } }
         requests.push(m.params.cursor)
-        if (m.params.cursor === undefined) return { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', tools: [tool('a')], nextCursor: 'p2', ttlMs: 60_000, cacheScope: 'public' } }
+        if (m.params.cursor === undefined)
+          return {
+            jsonrpc: '2.0',
+            id: m.id,
+            result: {
+              resultType: 'complete',
+              tools: [tool('a')],
+              nextCursor: 'p2',
+              ttlMs: 60_000,
+              cacheScope: 'public',
+            },
+          }
         if (!cursorValid) return { jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'Invalid cursor' } }
-        return { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', tools: [tool('b')], ttlMs: 1000, cacheScope: 'public' } }
+        return {
+          jsonrpc: '2.0',
+          id: m.id,
+          result: { resultType: 'complete', tools: [tool('b')], ttlMs: 1000, cacheScope: 'public' },
+        }
       },
     }
     const client = new Client({ transport, cache: { now: c.now } })
@@ -361,11 +498,26 @@ describe('client: response cache', () => {
       async send(message, options) {
         const m = message as { id: number; method: string }
         if (m.method === 'tools/list') {
-          const properties = lists++ === 0 ? { region: { type: 'string' } } : { region: { type: 'string', 'x-mcp-header': 'Region' } }
-          return { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', tools: [{ name: 'deploy', inputSchema: { type: 'object', properties } }], ttlMs: 60_000, cacheScope: 'public' } }
+          const properties =
+            lists++ === 0 ? { region: { type: 'string' } } : { region: { type: 'string', 'x-mcp-header': 'Region' } }
+          return {
+            jsonrpc: '2.0',
+            id: m.id,
+            result: {
+              resultType: 'complete',
+              tools: [{ name: 'deploy', inputSchema: { type: 'object', properties } }],
+              ttlMs: 60_000,
+              cacheScope: 'public',
+            },
+          }
         }
-        if (options?.headers?.['Mcp-Param-Region'] !== 'eu') return { jsonrpc: '2.0', id: m.id, error: { code: -32020, message: 'Header mismatch' } }
-        return { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'deployed' }] } }
+        if (options?.headers?.['Mcp-Param-Region'] !== 'eu')
+          return { jsonrpc: '2.0', id: m.id, error: { code: -32020, message: 'Header mismatch' } }
+        return {
+          jsonrpc: '2.0',
+          id: m.id,
+          result: { resultType: 'complete', content: [{ type: 'text', text: 'deployed' }] },
+        }
       },
     }
     const client = new Client({ transport, cache: true })
@@ -375,7 +527,9 @@ describe('client: response cache', () => {
   })
 
   it('bounds the in-memory store (least recently used first) and keeps cached values immutable', async () => {
-    expect(() => new Client({ transport: { send: async () => undefined }, cache: { maxEntries: 0 } })).toThrow(RangeError)
+    expect(() => new Client({ transport: { send: async () => undefined }, cache: { maxEntries: 0 } })).toThrow(
+      RangeError,
+    )
     expect(() => new MemoryCacheStore({ maxEntries: 1.5 })).toThrow(/maxEntries must be a positive integer/)
     const { client, counts } = counted(createFetchHandler(bookshop()), { cache: { maxEntries: 2 } })
     await client.readResource('docs://a')
@@ -386,7 +540,8 @@ describe('client: response cache', () => {
     expect(counts['resources/read']).toBe(3)
     await client.readResource('docs://b')
     expect(counts['resources/read']).toBe(4)
-    const info = (d: { _meta?: Record<string, unknown> | undefined }) => d._meta!['io.modelcontextprotocol/serverInfo'] as { name: string }
+    const info = (d: { _meta?: Record<string, unknown> | undefined }) =>
+      d._meta!['io.modelcontextprotocol/serverInfo'] as { name: string }
     info(await client.discover()).name = 'changed by the caller'
     expect(info(await client.discover()).name).toBe('s')
     expect(counts['server/discover']).toBe(1)
@@ -401,10 +556,18 @@ describe('client: response cache', () => {
       },
       deletePrefix: () => {},
     }
-    const { client, counts } = counted(createFetchHandler(bookshop()), { cache: { store }, onWarning: (m) => warnings.push(m) })
+    const { client, counts } = counted(createFetchHandler(bookshop()), {
+      cache: { store },
+      onWarning: (m) => warnings.push(m),
+    })
     expect((await client.listTools()).map((t) => t.name)).toEqual(['t'])
     await client.listTools()
     expect(counts['tools/list']).toBe(2)
-    expect(warnings).toEqual(['response cache: get failed: Error: kv down', 'response cache: set failed: Error: kv full', 'response cache: get failed: Error: kv down', 'response cache: set failed: Error: kv full'])
+    expect(warnings).toEqual([
+      'response cache: get failed: Error: kv down',
+      'response cache: set failed: Error: kv full',
+      'response cache: get failed: Error: kv down',
+      'response cache: set failed: Error: kv full',
+    ])
   })
 })

@@ -10,7 +10,14 @@ import {
   driveInputRequired,
   type InputRequiredResult,
 } from '../src/client/index.ts'
-import { McpServer, createFetchHandler, elicitForm, inputRequired, acceptedContent, type FetchHandler } from '../src/server/index.ts'
+import {
+  McpServer,
+  createFetchHandler,
+  elicitForm,
+  inputRequired,
+  acceptedContent,
+  type FetchHandler,
+} from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
 
 const ASK = { type: 'object' as const, properties: { v: { type: 'string' as const } } }
@@ -35,19 +42,26 @@ describe('Client over the demo server', () => {
       elicitation: (params) => {
         asked.push(params.message)
         if (params.mode === 'url') return { action: 'decline' }
-        return 'region' in params.requestedSchema.properties ? { action: 'accept', content: { region: 'eu-west-1' } } : { action: 'accept', content: { confirm: true } }
+        return 'region' in params.requestedSchema.properties
+          ? { action: 'accept', content: { region: 'eu-west-1' } }
+          : { action: 'accept', content: { confirm: true } }
       },
     })
     const provision = await client.callTool('provision', { name: 'orders' })
     expect(provision.content).toEqual([{ type: 'text', text: "Provisioned 'orders' in eu-west-1." }])
     const order = await client.callTool('order_book', { title: 'Neuromancer' })
     expect(order.content[0]).toEqual({ type: 'text', text: "Backordered 'Neuromancer'; it ships in 2-3 weeks." })
-    expect(asked).toEqual(['Which region should the database live in?', '"Neuromancer" is out of stock (2-3 weeks). Order anyway?'])
+    expect(asked).toEqual([
+      'Which region should the database live in?',
+      '"Neuromancer" is out of stock (2-3 weeks). Order anyway?',
+    ])
     // every request carries the envelope and the standard headers; every retry has a new id
     expect(requests).toHaveLength(4)
     for (const { headers, body } of requests) {
       expect(body.params._meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28')
-      expect(body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({ elicitation: { form: {}, url: {} } })
+      expect(body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({
+        elicitation: { form: {}, url: {} },
+      })
       expect(body.params._meta['io.modelcontextprotocol/clientInfo']).toEqual({ name: 'test', version: '1' })
       expect(headers.get('mcp-protocol-version')).toBe('2026-07-28')
       expect(headers.get('mcp-method')).toBe('tools/call')
@@ -56,15 +70,24 @@ describe('Client over the demo server', () => {
     }
     expect(new Set(requests.map((r) => r.body.id)).size).toBe(4)
     // the retry carries the same name/arguments plus the answers and the byte-exact state
-    expect(requests[1]!.body.params).toMatchObject({ name: 'provision', arguments: { name: 'orders' }, inputResponses: { region: { action: 'accept', content: { region: 'eu-west-1' } } } })
+    expect(requests[1]!.body.params).toMatchObject({
+      name: 'provision',
+      arguments: { name: 'orders' },
+      inputResponses: { region: { action: 'accept', content: { region: 'eu-west-1' } } },
+    })
     expect(requests[1]!.body.params.requestState).toMatch(/^v1\./)
   })
 
   it('decline ends order_book with a tool error', async () => {
-    const client = new Client({ transport: capture(createFetchHandler(createDemoServer())).transport, elicitation: () => ({ action: 'decline' }) })
+    const client = new Client({
+      transport: capture(createFetchHandler(createDemoServer())).transport,
+      elicitation: () => ({ action: 'decline' }),
+    })
     const result = await client.callTool('order_book', { title: 'Neuromancer' })
     expect(result.isError).toBe(true)
-    expect(result.content[0]).toMatchObject({ text: "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline" })
+    expect(result.content[0]).toMatchObject({
+      text: "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline",
+    })
   })
 
   it('fails with an error naming the capability when no callback exists (and declares none)', async () => {
@@ -98,12 +121,19 @@ describe('Client over the demo server', () => {
     expect(Object.keys(irr.inputRequests ?? {})).toEqual(['region'])
     const stored = JSON.parse(JSON.stringify({ state: irr.requestState })) as { state: string }
     const second = new Client({ transport: capture(handler).transport, capabilities: { elicitation: {} } })
-    const done = await second.callTool('provision', { name: 'orders' }, {
-      manual: true,
-      requestState: stored.state,
-      inputResponses: { region: { action: 'accept', content: { region: 'ap-south-1' } } },
+    const done = await second.callTool(
+      'provision',
+      { name: 'orders' },
+      {
+        manual: true,
+        requestState: stored.state,
+        inputResponses: { region: { action: 'accept', content: { region: 'ap-south-1' } } },
+      },
+    )
+    expect(done).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: "Provisioned 'orders' in ap-south-1." }],
     })
-    expect(done).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: "Provisioned 'orders' in ap-south-1." }] })
   })
 
   it('stops after maxRounds retries with InputRequiredRoundsExceededError', async () => {
@@ -113,12 +143,19 @@ describe('Client over the demo server', () => {
       calls++
       return inputRequired({ q: elicitForm('again?', ASK) }, 'x')
     })
-    const client = new Client({ transport: capture(createFetchHandler(mcp)).transport, elicitation: () => ({ action: 'accept', content: { v: 'y' } }), maxRounds: 3 })
+    const client = new Client({
+      transport: capture(createFetchHandler(mcp)).transport,
+      elicitation: () => ({ action: 'accept', content: { v: 'y' } }),
+      maxRounds: 3,
+    })
     const error = await client.callTool('forever').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(InputRequiredRoundsExceededError)
     expect((error as InputRequiredRoundsExceededError).maxRounds).toBe(3)
     expect(calls).toBe(4) // first call + 3 retries
-    const defaults = new Client({ transport: capture(createFetchHandler(mcp)).transport, elicitation: () => ({ action: 'accept', content: { v: 'y' } }) })
+    const defaults = new Client({
+      transport: capture(createFetchHandler(mcp)).transport,
+      elicitation: () => ({ action: 'accept', content: { v: 'y' } }),
+    })
     calls = 0
     await expect(defaults.callTool('forever')).rejects.toMatchObject({ maxRounds: 10 })
     expect(calls).toBe(11)
@@ -127,9 +164,15 @@ describe('Client over the demo server', () => {
   it('echoes requestState byte-exact and dispatches a round concurrently', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.tool('three', {}, (_a, ctx) => {
-      if (!ctx.inputResponses) return inputRequired({ a: elicitForm('a', ASK), b: elicitForm('b', ASK), c: elicitForm('c', ASK) }, 'state with spaces ✓ and "quotes"')
+      if (!ctx.inputResponses)
+        return inputRequired(
+          { a: elicitForm('a', ASK), b: elicitForm('b', ASK), c: elicitForm('c', ASK) },
+          'state with spaces ✓ and "quotes"',
+        )
       expect(ctx.requestState).toBe('state with spaces ✓ and "quotes"')
-      return Object.keys(ctx.inputResponses).map((k) => `${k}=${String(acceptedContent(ctx.inputResponses![k])?.v)}`).join(',')
+      return Object.keys(ctx.inputResponses)
+        .map((k) => `${k}=${String(acceptedContent(ctx.inputResponses![k])?.v)}`)
+        .join(',')
     })
     let started = 0
     let open!: () => void
@@ -147,7 +190,11 @@ describe('Client over the demo server', () => {
   })
 
   it('surfaces HTTP failures without a JSON-RPC body as HttpError', async () => {
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: async () => new Response('<h1>Bad gateway</h1>', { status: 502 }) }) })
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', {
+        fetch: async () => new Response('<h1>Bad gateway</h1>', { status: 502 }),
+      }),
+    })
     const error = await client.discover().catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HttpError)
     expect((error as HttpError).status).toBe(502)
@@ -211,10 +258,12 @@ describe('input-required driver', () => {
       dispatch: (key, _req, signal) =>
         key === 'fails'
           ? Promise.reject(new Error('user closed the dialog'))
-          : new Promise((_resolve, reject) => signal.addEventListener('abort', () => {
-              siblingAborted = true
-              reject(signal.reason)
-            })),
+          : new Promise((_resolve, reject) =>
+              signal.addEventListener('abort', () => {
+                siblingAborted = true
+                reject(signal.reason)
+              }),
+            ),
       retry: async () => {
         throw new Error('must not retry')
       },
@@ -225,7 +274,7 @@ describe('input-required driver', () => {
     expect(Date.now() - started).toBeLessThan(1000)
   })
 
-  it('passes each round\'s requestState through unchanged, and shows it to onRound', async () => {
+  it("passes each round's requestState through unchanged, and shows it to onRound", async () => {
     const seen: Array<string | undefined> = []
     const observed: Array<[number, boolean, string | undefined]> = []
     const states = ['α', ' spaced ', 'v1.abc']
@@ -241,7 +290,12 @@ describe('input-required driver', () => {
       onRound: (info) => observed.push([info.round, info.hasRequestState, info.requestState]),
     })
     expect(seen).toEqual([...states, undefined])
-    expect(observed).toEqual([[1, true, 'α'], [2, true, ' spaced '], [3, true, 'v1.abc'], [4, false, undefined]])
+    expect(observed).toEqual([
+      [1, true, 'α'],
+      [2, true, ' spaced '],
+      [3, true, 'v1.abc'],
+      [4, false, undefined],
+    ])
   })
 })
 
@@ -255,7 +309,9 @@ describe('client result validation', () => {
         elicitation: () => ({ action: 'accept' }),
       })
     await expect(answer({ resultType: 'task', content: [] }).callTool('x')).rejects.toThrow(/Unknown resultType 'task'/)
-    await expect(answer({ resultType: 'input_required', inputRequests: { k: { method: 'ping' } } }).callTool('x')).rejects.toThrow(/Invalid tools\/call result/)
+    await expect(
+      answer({ resultType: 'input_required', inputRequests: { k: { method: 'ping' } } }).callTool('x'),
+    ).rejects.toThrow(/Invalid tools\/call result/)
     const legacy = await answer({ content: [{ type: 'text', text: 'no resultType' }] }).callTool('x')
     expect(v.is(v.object({ content: v.array(v.unknown()) }), legacy)).toBe(true)
   })
@@ -277,7 +333,9 @@ describe('SDK-local failures are told apart from server errors', () => {
   it('a per-call timeoutMs overrides requestTimeoutMs and rejects with RequestTimeoutError', async () => {
     const { RequestTimeoutError } = await import('../src/client/index.ts')
     const started = Date.now()
-    const error = await slowServer().callTool('slow', {}, { timeoutMs: 50 }).catch((e: unknown) => e)
+    const error = await slowServer()
+      .callTool('slow', {}, { timeoutMs: 50 })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(RequestTimeoutError)
     expect(error).not.toBeInstanceOf(McpError)
     expect((error as InstanceType<typeof RequestTimeoutError>).timeoutMs).toBe(50)
@@ -285,7 +343,7 @@ describe('SDK-local failures are told apart from server errors', () => {
     await expect(slowServer().callTool('slow', {}, { timeoutMs: 0 })).rejects.toThrow(RangeError)
   })
 
-  it('an aborted call rejects with the signal\'s reason (AbortError), a server error with McpError', async () => {
+  it("an aborted call rejects with the signal's reason (AbortError), a server error with McpError", async () => {
     const client = slowServer()
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 20)
@@ -302,11 +360,17 @@ describe('network failures', () => {
   it('a fetch that never reaches the server is a NetworkError naming the URL, with the cause kept', async () => {
     const { NetworkError } = await import('../src/client/index.ts')
     const refused = new TypeError('fetch failed')
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://127.0.0.1:9/mcp', { fetch: () => Promise.reject(refused) }) })
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://127.0.0.1:9/mcp', { fetch: () => Promise.reject(refused) }),
+    })
     const error = await client.listTools().catch((e: unknown) => e)
     expect(error).toBeInstanceOf(NetworkError)
     expect(error).not.toBeInstanceOf(McpError)
-    expect(error).toMatchObject({ url: 'http://127.0.0.1:9/mcp', cause: refused, message: 'Could not reach http://127.0.0.1:9/mcp: fetch failed' })
+    expect(error).toMatchObject({
+      url: 'http://127.0.0.1:9/mcp',
+      cause: refused,
+      message: 'Could not reach http://127.0.0.1:9/mcp: fetch failed',
+    })
     // a real refused connection (port 9, discard, is closed here) too
     const real = new Client({ transport: new StreamableHttpClientTransport('http://127.0.0.1:9/mcp') })
     expect(await real.discover().catch((e: unknown) => e)).toBeInstanceOf(NetworkError)

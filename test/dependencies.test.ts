@@ -4,7 +4,14 @@
  */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import { Client, InputRequiredRoundsExceededError, McpError, StreamableHttpClientTransport, type ClientOptions, type ElicitRequestFormParams } from '../src/client/index.ts'
+import {
+  Client,
+  InputRequiredRoundsExceededError,
+  McpError,
+  StreamableHttpClientTransport,
+  type ClientOptions,
+  type ElicitRequestFormParams,
+} from '../src/client/index.ts'
 import {
   InvalidSignatureError,
   McpServer,
@@ -34,14 +41,21 @@ function connect(mcp: McpServer, options: Omit<ClientOptions, 'transport'> = {})
   const sent: any[] = []
   const client = new Client({
     ...options,
-    transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: async (r) => (sent.push(await r.clone().json()), handler(r)) }),
+    transport: new StreamableHttpClientTransport('http://x/mcp', {
+      fetch: async (r) => (sent.push(await r.clone().json()), handler(r)),
+    }),
   })
   return { client, sent, handler }
 }
 
 const text = (r: { content: Array<{ type: string; text?: string }> }) => r.content.map((c) => c.text).join('\n')
 const answering = (fields: Record<string, unknown>) => (p: { mode?: string | undefined }) =>
-  ({ action: 'accept', content: Object.fromEntries(Object.keys((p as ElicitRequestFormParams).requestedSchema.properties).map((k) => [k, fields[k]])) }) as never
+  ({
+    action: 'accept',
+    content: Object.fromEntries(
+      Object.keys((p as ElicitRequestFormParams).requestedSchema.properties).map((k) => [k, fields[k]]),
+    ),
+  }) as never
 
 class CountingInventory extends Map<string, number> {
   lookups = 0
@@ -51,23 +65,34 @@ class CountingInventory extends Map<string, number> {
   }
 }
 
-describe('the seed\'s tutorials', () => {
+describe("the seed's tutorials", () => {
   it('1: a resolved parameter is hidden from the model, filled by the resolver, and a client-supplied value is ignored', async () => {
     const mcp = t1.createServer()
     const { client } = connect(mcp)
     const [tool] = await client.listTools()
-    expect(tool!.inputSchema).toEqual({ type: 'object', properties: { title: { type: 'string' } }, required: ['title'] })
+    expect(tool!.inputSchema).toEqual({
+      type: 'object',
+      properties: { title: { type: 'string' } },
+      required: ['title'],
+    })
     expect(text(await client.callTool('reserve_book', { title: 'Dune' }))).toBe("Reserved 'Dune' (6 copies left).")
-    expect(text(await client.callTool('reserve_book', { title: 'Dune', stock: { title: 'Dune', copies: 999 } }))).toBe("Reserved 'Dune' (6 copies left).")
+    expect(text(await client.callTool('reserve_book', { title: 'Dune', stock: { title: 'Dune', copies: 999 } }))).toBe(
+      "Reserved 'Dune' (6 copies left).",
+    )
     expect(text(await client.callTool('reserve_book', { title: 'Neuromancer' }))).toBe("'Neuromancer' is out of stock.")
   })
 
   it('2: resolvers depend on resolvers; check_stock runs once per call, and again on the next call', async () => {
-    const inventory = new CountingInventory([['Dune', 7], ['Neuromancer', 0]])
+    const inventory = new CountingInventory([
+      ['Dune', 7],
+      ['Neuromancer', 0],
+    ])
     const { client } = connect(t2.createServer(inventory))
     expect(text(await client.callTool('order_book', { title: 'Dune' }))).toBe("Ordered 'Dune'; it arrives tomorrow.")
     expect(inventory.lookups).toBe(1)
-    expect(text(await client.callTool('order_book', { title: 'Neuromancer' }))).toBe("'Neuromancer' is on backorder; it would arrive in 2-3 weeks.")
+    expect(text(await client.callTool('order_book', { title: 'Neuromancer' }))).toBe(
+      "'Neuromancer' is on backorder; it would arrive in 2-3 weeks.",
+    )
     expect(inventory.lookups).toBe(2)
   })
 
@@ -78,7 +103,9 @@ describe('the seed\'s tutorials', () => {
     expect(text(await client.callTool('order_book', { title: 'Dune' }))).toBe("Ordered 'Dune'.")
     expect(asked).toEqual([])
     expect(sent).toHaveLength(1)
-    expect(text(await client.callTool('order_book', { title: 'Neuromancer' }))).toBe("Backordered 'Neuromancer'; it ships in 2-3 weeks.")
+    expect(text(await client.callTool('order_book', { title: 'Neuromancer' }))).toBe(
+      "Backordered 'Neuromancer'; it ships in 2-3 weeks.",
+    )
     expect(asked).toEqual(["'Neuromancer' is out of stock (2-3 weeks). Order anyway?"])
     const question = sent[1]!.params
     expect(question.name).toBe('order_book')
@@ -88,27 +115,47 @@ describe('the seed\'s tutorials', () => {
       reply = { action }
       const result = await client.callTool('order_book', { title: 'Neuromancer' })
       expect(result.isError).toBe(true)
-      expect(text(result)).toBe(`Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was ${action}`)
+      expect(text(result)).toBe(
+        `Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was ${action}`,
+      )
     }
   })
 
   it('3: the question is a form with the Backorder schema, under a stable key', async () => {
     const mcp = t3.createServer()
-    const res: any = (await mcp.server.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'order_book', arguments: { title: 'Neuromancer' }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } } })).response
+    const res: any = (
+      await mcp.server.handleRequest({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'order_book',
+          arguments: { title: 'Neuromancer' },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+          },
+        },
+      })
+    ).response
     expect(res.result.inputRequests).toEqual({
       confirmBackorder: {
         method: 'elicitation/create',
         params: {
           mode: 'form',
           message: "'Neuromancer' is out of stock (2-3 weeks). Order anyway?",
-          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', description: 'Order anyway and wait?' } }, required: ['confirm'] },
+          requestedSchema: {
+            type: 'object',
+            properties: { confirm: { type: 'boolean', description: 'Order anyway and wait?' } },
+            required: ['confirm'],
+          },
         },
       },
     })
     expect(res.result.requestState).toMatch(/^v1\./)
   })
 
-  it('4: sampling: the client\'s model picks the book', async () => {
+  it("4: sampling: the client's model picks the book", async () => {
     const prompts: string[] = []
     const { client } = connect(t4.createServer(), {
       sampling: (p) => {
@@ -133,14 +180,18 @@ describe('registration-time checks (InvalidSignatureError naming the culprit)', 
     })
     // @ts-expect-error -- the tool has no string `isbn`
     expect(() => mcp().tool('t', { input: { title: v.string() }, use: { x: needsIsbn } }, () => 'x')).toThrow(
-      new InvalidSignatureError("tool 't': resolver 'needsIsbn' parameter 'isbn' needs argument 'isbn', which tool 't' does not declare"),
+      new InvalidSignatureError(
+        "tool 't': resolver 'needsIsbn' parameter 'isbn' needs argument 'isbn', which tool 't' does not declare",
+      ),
     )
   })
   it('a need that is neither an argument, a resolver nor the context', () => {
     const bad = resolver({ odd: 'not a need' as never }, function bad() {
       return 1
     })
-    expect(() => mcp().tool('t', { use: { x: bad } }, () => 'x')).toThrow(/resolver 'bad' parameter 'odd' cannot be resolved/)
+    expect(() => mcp().tool('t', { use: { x: bad } }, () => 'x')).toThrow(
+      /resolver 'bad' parameter 'odd' cannot be resolved/,
+    )
   })
   it('a cycle, naming the resolvers in it', () => {
     const needs: Record<string, never> = {}
@@ -151,19 +202,32 @@ describe('registration-time checks (InvalidSignatureError naming the culprit)', 
       return 2
     })
     ;(needs as Record<string, unknown>).b = b // close the loop after the fact
-    expect(() => mcp().tool('t', { use: { x: b } }, () => 'x')).toThrow(/resolver 'b' has a cyclic dependency \(b → a → b\)/)
+    expect(() => mcp().tool('t', { use: { x: b } }, () => 'x')).toThrow(
+      /resolver 'b' has a cyclic dependency \(b → a → b\)/,
+    )
   })
   it('a resolved name colliding with an argument', () => {
     const r = resolver({}, function title() {
       return 'x'
     })
     // @ts-expect-error -- 'title' is both an argument and a resolved parameter
-    expect(() => mcp().tool('t', { input: { title: v.string() }, use: { title: r } }, () => 'x')).toThrow(/'title' is both an argument and a resolved parameter/)
+    expect(() => mcp().tool('t', { input: { title: v.string() }, use: { title: r } }, () => 'x')).toThrow(
+      /'title' is both an argument and a resolved parameter/,
+    )
   })
-  it('a form schema outside the spec\'s subset', () => {
+  it("a form schema outside the spec's subset", () => {
     expect(() => formSchema({ nested: v.object({ a: v.string() }) })).toThrow(/field 'nested' has type "object"/)
-    expect(() => formSchema({ list: v.array(v.string()) })).toThrow(/field 'list' is an array that is not a multi-select enum/)
-    expect(() => formSchema({ ok: v.string(), color: v.picklist(['red']), tags: v.array(v.picklist(['a', 'b'])), n: v.pipe(v.number(), v.minValue(1)) })).not.toThrow()
+    expect(() => formSchema({ list: v.array(v.string()) })).toThrow(
+      /field 'list' is an array that is not a multi-select enum/,
+    )
+    expect(() =>
+      formSchema({
+        ok: v.string(),
+        color: v.picklist(['red']),
+        tags: v.array(v.picklist(['a', 'b'])),
+        n: v.pipe(v.number(), v.minValue(1)),
+      }),
+    ).not.toThrow()
   })
 })
 
@@ -231,7 +295,20 @@ describe('resolution semantics', () => {
     })
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.tool('whoami', { use: { login } }, ({ login }) => (bodyRuns++, `you are ${login.user}`))
-    const res: any = (await mcp.server.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } } })).response
+    const res: any = (
+      await mcp.server.handleRequest({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'whoami',
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+          },
+        },
+      })
+    ).response
     expect(Object.values(res.result.inputRequests).map((r: any) => r.method)).toEqual(['elicitation/create'])
     expect(typeof res.result.requestState).toBe('string')
     expect(bodyRuns).toBe(0)
@@ -255,7 +332,11 @@ describe('resolution semantics', () => {
       return listRoots()
     })
     const mcp = new McpServer({ name: 's', version: '1' })
-    mcp.tool('all', { use: { e1, nested, s, r } }, ({ e1, nested, s, r }) => `${e1.a}/${nested}/${(s.content as { text: string }).text}/${r.roots.length}`)
+    mcp.tool(
+      'all',
+      { use: { e1, nested, s, r } },
+      ({ e1, nested, s, r }) => `${e1.a}/${nested}/${(s.content as { text: string }).text}/${r.roots.length}`,
+    )
     const { client } = connect(mcp, {
       elicitation: answering({ a: 'A', b: 'B' }),
       sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' }),
@@ -279,7 +360,9 @@ describe('resolution semantics', () => {
     })
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.tool('deploy', { use: { confirm } }, ({ confirm }) => (confirm.ok ? 'deployed' : 'not deployed'))
-    const { client } = connect(mcp, { elicitation: (p) => (asked.push(p.message), answering({ user: 'octocat', ok: true })(p)) })
+    const { client } = connect(mcp, {
+      elicitation: (p) => (asked.push(p.message), answering({ user: 'octocat', ok: true })(p)),
+    })
     expect(text(await client.callTool('deploy'))).toBe('deployed')
     expect(asked).toEqual(['Username?', 'As octocat?'])
     expect(counts).toEqual({ login: 3, confirm: 2 })
@@ -291,7 +374,9 @@ describe('resolution semantics', () => {
       const links: any[] = []
       for (let i = 0; i < n; i++) {
         const needs: Record<string, any> = prev ? { prev } : {}
-        const link = resolver(needs, ({ prev: p }: any) => elicit(`Step ${i}${p ? ` after ${p.v}` : ''}?`, Q('v')), { name: `step${i}` })
+        const link = resolver(needs, ({ prev: p }: any) => elicit(`Step ${i}${p ? ` after ${p.v}` : ''}?`, Q('v')), {
+          name: `step${i}`,
+        })
         links.push(link)
         prev = link
       }
@@ -319,7 +404,9 @@ describe('resolution semantics', () => {
     })
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.tool('whoami', { use: { login: outcome(login), more: other } }, ({ login, more }) =>
-      login.action === 'accept' ? `you are ${login.value.user} (${more.more})` : `anonymous after ${login.action} (${more.more})`,
+      login.action === 'accept'
+        ? `you are ${login.value.user} (${more.more})`
+        : `anonymous after ${login.action} (${more.more})`,
     )
     let first = true
     const { client } = connect(mcp, {
@@ -394,16 +481,28 @@ describe('resolution semantics', () => {
     const mcp = new McpServer({ name: 's', version: '1' }, { logger: log.logger })
     mcp.tool('whoami', { use: { login } }, ({ login }) => (runs++, `you are ${login.user}`))
     const { client } = connect(mcp, { capabilities: { elicitation: {} } })
-    const forged = await client.callTool('whoami', {}, { manual: true, inputResponses: { login: { action: 'accept', content: { user: 'mallory' } } } })
+    const forged = await client.callTool(
+      'whoami',
+      {},
+      { manual: true, inputResponses: { login: { action: 'accept', content: { user: 'mallory' } } } },
+    )
     expect(forged.resultType).toBe('input_required') // no state that asked it: asked again
     expect(runs).toBe(0)
-    expect(log.warn).toEqual(["Discarding the answer for resolver 'login': it was never asked in a round this request carries the requestState of"])
+    expect(log.warn).toEqual([
+      "Discarding the answer for resolver 'login': it was never asked in a round this request carries the requestState of",
+    ])
   })
 
   it('state never overrides a value a resolver computes itself (§E 55)', async () => {
     // a passthrough codec lets the test write any state the boundary will accept
-    const codec = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))! }
-    const mcp = new McpServer({ name: 's', version: '1' }, { requestStateSecurity: new RequestStateSecurity({ codec }) })
+    const codec = {
+      seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
+      unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+    }
+    const mcp = new McpServer(
+      { name: 's', version: '1' },
+      { requestStateSecurity: new RequestStateSecurity({ codec }) },
+    )
     const price = resolver({}, function price() {
       return 42
     })
@@ -418,7 +517,15 @@ describe('resolution semantics', () => {
     state.outcomes.price = { action: 'accept', data: 0, q: 'forged' } // a ghost entry for a resolver that never asks
     claims.s = JSON.stringify(state)
     const tampered = 'p.' + encodeBase64Url(new TextEncoder().encode(JSON.stringify(claims)))
-    const done = await client.callTool('quote', {}, { manual: true, requestState: tampered, inputResponses: { login: { action: 'accept', content: { user: 'octocat' } } } })
+    const done = await client.callTool(
+      'quote',
+      {},
+      {
+        manual: true,
+        requestState: tampered,
+        inputResponses: { login: { action: 'accept', content: { user: 'octocat' } } },
+      },
+    )
     expect(text(done as any)).toBe('octocat pays 42')
   })
 
@@ -434,10 +541,22 @@ describe('resolution semantics', () => {
     mcp.tool('b', { use: { s } }, () => 'ok')
     const { client } = connect(mcp, { capabilities: { elicitation: {}, sampling: {} } })
     const first = (await client.callTool('a', {}, { manual: true })) as any
-    const wrong = await client.callTool('a', {}, { manual: true, requestState: first.requestState, inputResponses: { login: { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' } } })
+    const wrong = await client.callTool(
+      'a',
+      {},
+      {
+        manual: true,
+        requestState: first.requestState,
+        inputResponses: { login: { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' } },
+      },
+    )
     expect(text(wrong as any)).toBe("Error executing tool a: Resolver 'login' received a non-elicitation response")
     const firstB = (await client.callTool('b', {}, { manual: true })) as any
-    const wrongB = await client.callTool('b', {}, { manual: true, requestState: firstB.requestState, inputResponses: { s: { action: 'accept', content: {} } } })
+    const wrongB = await client.callTool(
+      'b',
+      {},
+      { manual: true, requestState: firstB.requestState, inputResponses: { s: { action: 'accept', content: {} } } },
+    )
     expect(text(wrongB as any)).toBe("Error executing tool b: Resolver 's' received a response of the wrong kind")
   })
 
@@ -447,7 +566,11 @@ describe('resolution semantics', () => {
       return elicit('?', Q('x'))
     })
     const withTools = resolver({}, function withTools() {
-      return sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5, tools: [{ name: 't', inputSchema: { type: 'object' } }] })
+      return sample({
+        messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+        maxTokens: 5,
+        tools: [{ name: 't', inputSchema: { type: 'object' } }],
+      })
     })
     const roots = resolver({}, function roots() {
       return listRoots()
@@ -461,14 +584,21 @@ describe('resolution semantics', () => {
     mcp.tool('url', { use: { url } }, () => 'ok')
     mcp.tool('plain', {}, () => 'still here')
     const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, string]> = [
-      ['ask', {}, { elicitation: { form: {} } }, "Client did not declare the form elicitation capability required by resolver 'ask'"],
+      [
+        'ask',
+        {},
+        { elicitation: { form: {} } },
+        "Client did not declare the form elicitation capability required by resolver 'ask'",
+      ],
       ['ask', { elicitation: { url: {} } }, { elicitation: { form: {} } }, 'form elicitation'],
       ['tools', { sampling: {} }, { sampling: { tools: {} } }, 'sampling.tools'],
       ['roots', { sampling: {} }, { roots: {} }, 'roots'],
       ['url', { elicitation: {} }, { elicitation: { url: {} } }, 'URL elicitation'],
     ]
     for (const [tool, capabilities, required, message] of cases) {
-      const error = (await connect(mcp, { capabilities }).client.callTool(tool).catch((e: unknown) => e)) as McpError
+      const error = (await connect(mcp, { capabilities })
+        .client.callTool(tool)
+        .catch((e: unknown) => e)) as McpError
       expect(error, tool).toBeInstanceOf(McpError)
       expect(error.code).toBe(-32021)
       expect(error.data).toEqual({ requiredCapabilities: required })
@@ -507,7 +637,9 @@ describe('resolution semantics', () => {
       return ctx.clientInfo?.name ?? 'unknown'
     })
     mcp.tool('hello', { use: { who } }, ({ who }) => `hello ${who}`)
-    expect(text(await connect(mcp, { clientInfo: { name: 'tester', version: '1' } }).client.callTool('hello'))).toBe('hello tester')
+    expect(text(await connect(mcp, { clientInfo: { name: 'tester', version: '1' } }).client.callTool('hello'))).toBe(
+      'hello tester',
+    )
   })
 })
 
@@ -517,22 +649,52 @@ describe('prompts and resource templates accept resolved parameters', () => {
     const audience = resolver({}, function audience() {
       return elicit('Who is the briefing for?', formSchema({ audience: v.string() }))
     })
-    mcp.prompt('briefing', { description: 'Draft a briefing', arguments: { topic: v.string() }, use: { audience } }, ({ topic, audience }) => `Write a briefing on ${topic} for ${audience.audience}.`)
+    mcp.prompt(
+      'briefing',
+      { description: 'Draft a briefing', arguments: { topic: v.string() }, use: { audience } },
+      ({ topic, audience }) => `Write a briefing on ${topic} for ${audience.audience}.`,
+    )
     const count = resolver({ genre: arg<string>() }, function count({ genre }) {
-      return elicit(`How many ${genre} picks?`, formSchema({ n: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5)) }))
+      return elicit(
+        `How many ${genre} picks?`,
+        formSchema({ n: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5)) }),
+      )
     })
-    mcp.resourceTemplate('picks', 'books://{genre}/picks', { mimeType: 'text/plain', use: { count } }, ({ genre, count }) => `${count.n} ${genre} picks`)
+    mcp.resourceTemplate(
+      'picks',
+      'books://{genre}/picks',
+      { mimeType: 'text/plain', use: { count } },
+      ({ genre, count }) => `${count.n} ${genre} picks`,
+    )
     const { client } = connect(mcp, { elicitation: answering({ audience: 'the board', n: 3 }) })
     const prompt = await client.request('prompts/get', { name: 'briefing', arguments: { topic: 'Q3' } })
     expect(prompt.resultType).toBe('input_required')
-    const sealed = await client.request('prompts/get', { name: 'briefing', arguments: { topic: 'Q3' }, requestState: prompt.requestState, inputResponses: { audience: { action: 'accept', content: { audience: 'the board' } } } })
-    expect(sealed.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Write a briefing on Q3 for the board.' } }])
+    const sealed = await client.request('prompts/get', {
+      name: 'briefing',
+      arguments: { topic: 'Q3' },
+      requestState: prompt.requestState,
+      inputResponses: { audience: { action: 'accept', content: { audience: 'the board' } } },
+    })
+    expect(sealed.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Write a briefing on Q3 for the board.' } },
+    ])
     const first = await client.request('resources/read', { uri: 'books://sci-fi/picks' })
-    const read = await client.request('resources/read', { uri: 'books://sci-fi/picks', requestState: first.requestState, inputResponses: { count: { action: 'accept', content: { n: 3 } } } })
+    const read = await client.request('resources/read', {
+      uri: 'books://sci-fi/picks',
+      requestState: first.requestState,
+      inputResponses: { count: { action: 'accept', content: { n: 3 } } },
+    })
     expect(read.contents).toEqual([{ uri: 'books://sci-fi/picks', mimeType: 'text/plain', text: '3 sci-fi picks' }])
     const notFound = (await client.request('resources/read', { uri: 'books://x' }).catch((e: unknown) => e)) as McpError
     expect([notFound.code, notFound.data]).toEqual([-32602, { uri: 'books://x' }])
-    const declined = (await client.request('prompts/get', { name: 'briefing', arguments: { topic: 'Q3' }, requestState: prompt.requestState, inputResponses: { audience: { action: 'decline' } } }).catch((e: unknown) => e)) as McpError
+    const declined = (await client
+      .request('prompts/get', {
+        name: 'briefing',
+        arguments: { topic: 'Q3' },
+        requestState: prompt.requestState,
+        inputResponses: { audience: { action: 'decline' } },
+      })
+      .catch((e: unknown) => e)) as McpError
     expect(declined.code).toBe(-32602)
     expect(declined.message).toContain("Resolver for parameter 'audience' could not resolve: elicitation was decline")
   })
@@ -542,7 +704,14 @@ describe('review round: forms, names, args, caching, concurrency', () => {
   it('formSchema refuses what a form cannot express and normalises literal multi-selects', () => {
     expect(() => formSchema({ code: v.pipe(v.string(), v.regex(/^[a-z]+$/)) })).toThrow(/field 'code' uses 'pattern'/)
     expect(() => formSchema({ n: v.pipe(v.number(), v.multipleOf(2)) })).toThrow(/field 'n' uses 'multipleOf'/)
-    expect(() => formSchema({ even: v.pipe(v.number(), v.check((n) => n % 2 === 0)) })).toThrow(InvalidSignatureError)
+    expect(() =>
+      formSchema({
+        even: v.pipe(
+          v.number(),
+          v.check((n) => n % 2 === 0),
+        ),
+      }),
+    ).toThrow(InvalidSignatureError)
     const tags = formSchema({ tags: v.array(v.union([v.literal('x'), v.literal('y')])) })
     expect(tags.requestedSchema.properties.tags).toEqual({ type: 'array', items: { type: 'string', enum: ['x', 'y'] } })
     expect(() => elicit('?', { ok: v.boolean() } as never)).toThrow(/formSchema/)
@@ -561,17 +730,26 @@ describe('review round: forms, names, args, caching, concurrency', () => {
     const { client } = connect(mcp, { elicitation: () => (asked++, { action: 'accept', content: { age: 3 } }) })
     const result = await client.callTool('t')
     expect(result.isError).toBe(true)
-    expect(text(result)).toBe("Error executing tool t: Resolver 'age' received an accepted elicitation whose content does not match the requested schema")
+    expect(text(result)).toBe(
+      "Error executing tool t: Resolver 'age' received an accepted elicitation whose content does not match the requested schema",
+    )
     expect(asked).toBe(3)
   })
 
   it('a resolver needs a name; arg().from() takes another argument; optional arguments type-check', async () => {
     expect(() => resolver({}, () => 1)).toThrow(/needs a named function/)
     const mcp = new McpServer({ name: 's', version: '1' })
-    const byAlias = resolver({ t: arg<string>().from('title'), note: arg<string | undefined>() }, function byAlias({ t, note }) {
-      return `${t.toUpperCase()}${note ? ` (${note})` : ''}`
-    })
-    mcp.tool('t', { input: { title: v.string(), note: v.optional(v.string()) }, use: { shout: byAlias } }, ({ shout }) => shout)
+    const byAlias = resolver(
+      { t: arg<string>().from('title'), note: arg<string | undefined>() },
+      function byAlias({ t, note }) {
+        return `${t.toUpperCase()}${note ? ` (${note})` : ''}`
+      },
+    )
+    mcp.tool(
+      't',
+      { input: { title: v.string(), note: v.optional(v.string()) }, use: { shout: byAlias } },
+      ({ shout }) => shout,
+    )
     const { client } = connect(mcp)
     expect(text(await client.callTool('t', { title: 'dune' }))).toBe('DUNE')
     expect(text(await client.callTool('t', { title: 'dune', note: 'gift' }))).toBe('DUNE (gift)')
@@ -584,7 +762,9 @@ describe('review round: forms, names, args, caching, concurrency', () => {
     })
     mcp.resourceTemplate('ok', 'books://{isbn}', { use: { x: needsIsbn } }, ({ isbn, x }) => `${isbn}${x}`)
     // @ts-expect-error -- the template has no {isbn}
-    expect(() => mcp.resourceTemplate('bad', 'books://{id}', { use: { x: needsIsbn } }, () => 'x')).toThrow(InvalidSignatureError)
+    expect(() => mcp.resourceTemplate('bad', 'books://{id}', { use: { x: needsIsbn } }, () => 'x')).toThrow(
+      InvalidSignatureError,
+    )
   })
 
   it('a result reached through rounds is never cacheable', async () => {
@@ -603,24 +783,40 @@ describe('review round: forms, names, args, caching, concurrency', () => {
     let active = 0
     let maxActive = 0
     const slow = (name: string, ms: number) =>
-      resolver({}, async () => {
-        maxActive = Math.max(maxActive, ++active)
-        await new Promise((r) => setTimeout(r, ms))
-        active--
-        return elicit(`${name}?`, formSchema({ v: v.string() }))
-      }, { name })
+      resolver(
+        {},
+        async () => {
+          maxActive = Math.max(maxActive, ++active)
+          await new Promise((r) => setTimeout(r, ms))
+          active--
+          return elicit(`${name}?`, formSchema({ v: v.string() }))
+        },
+        { name },
+      )
     const mcp = new McpServer({ name: 's', version: '1' })
-    mcp.tool('t', { use: { a: slow('a', 60), b: slow('b', 10), c: slow('c', 30) } }, ({ a, b, c }) => `${a.v}${b.v}${c.v}`)
+    mcp.tool(
+      't',
+      { use: { a: slow('a', 60), b: slow('b', 10), c: slow('c', 30) } },
+      ({ a, b, c }) => `${a.v}${b.v}${c.v}`,
+    )
     const keys: string[][] = []
     const { client } = connect(mcp, { elicitation: () => ({ action: 'accept', content: { v: '.' } }) })
-    expect(text(await client.callTool('t', {}, { onRound: (r) => keys.push(Object.keys(r.inputRequests)) }))).toBe('...')
+    expect(text(await client.callTool('t', {}, { onRound: (r) => keys.push(Object.keys(r.inputRequests)) }))).toBe(
+      '...',
+    )
     expect(keys).toEqual([['a', 'b', 'c']]) // declaration order, although b finished first
     expect(maxActive).toBe(3) // all three were running at once
   })
 
   it('records only validated fields: extra answer fields do not grow the state', async () => {
-    const codec = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))! }
-    const mcp = new McpServer({ name: 's', version: '1' }, { requestStateSecurity: new RequestStateSecurity({ codec }) })
+    const codec = {
+      seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
+      unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+    }
+    const mcp = new McpServer(
+      { name: 's', version: '1' },
+      { requestStateSecurity: new RequestStateSecurity({ codec }) },
+    )
     const s = resolver({}, function s() {
       return sample('hi', { maxTokens: 5 })
     })
@@ -630,9 +826,28 @@ describe('review round: forms, names, args, caching, concurrency', () => {
     mcp.tool('t', { use: { e } }, ({ e }) => e.x)
     const { client } = connect(mcp, { capabilities: { sampling: {}, elicitation: {} } })
     const first = (await client.callTool('t', {}, { manual: true })) as any
-    const second = (await client.callTool('t', {}, { manual: true, requestState: first.requestState, inputResponses: { s: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm', junk: 'x'.repeat(50_000) } as never } })) as any
+    const second = (await client.callTool(
+      't',
+      {},
+      {
+        manual: true,
+        requestState: first.requestState,
+        inputResponses: {
+          s: {
+            role: 'assistant',
+            content: { type: 'text', text: 'hi' },
+            model: 'm',
+            junk: 'x'.repeat(50_000),
+          } as never,
+        },
+      },
+    )) as any
     const claims = JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(second.requestState.slice(2))!))
-    expect(JSON.parse(claims.s).outcomes.s.data).toEqual({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' })
+    expect(JSON.parse(claims.s).outcomes.s.data).toEqual({
+      role: 'assistant',
+      content: { type: 'text', text: 'hi' },
+      model: 'm',
+    })
     expect(second.requestState.length).toBeLessThan(2000)
   })
 
@@ -642,7 +857,9 @@ describe('review round: forms, names, args, caching, concurrency', () => {
       return 1
     })
     mcp.prompt('p', { use: { r } }, (() => inputRequired(undefined, 'x')) as never)
-    const error = (await connect(mcp).client.getPrompt('p').catch((e: unknown) => e)) as McpError
+    const error = (await connect(mcp)
+      .client.getPrompt('p')
+      .catch((e: unknown) => e)) as McpError
     expect([error.code, error.message]).toEqual([-32603, 'Internal error'])
   })
 })

@@ -11,7 +11,12 @@ import {
   RequestTimeoutError,
   SubscriptionDroppedError,
 } from '../src/client/index.ts'
-import { InvalidRequestStateError, InvalidSignatureError, ResolutionError, UriTemplateError } from '../src/server/index.ts'
+import {
+  InvalidRequestStateError,
+  InvalidSignatureError,
+  ResolutionError,
+  UriTemplateError,
+} from '../src/server/index.ts'
 import { SamplingDeclinedError } from '../src/browser/index.ts'
 
 describe('errors: one base class per side, each with its name and a stable string code', () => {

@@ -1,4 +1,10 @@
-import { McpServer, Server, createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../src/server/index.ts'
+import {
+  McpServer,
+  Server,
+  createFetchHandler,
+  type FetchHandler,
+  type FetchHandlerOptions,
+} from '../src/server/index.ts'
 import { mcpHandler } from '../src/hono/index.ts'
 import { Hono } from 'hono'
 
@@ -27,7 +33,11 @@ export function std(method: string, name?: string): Record<string, string> {
 
 let nextId = 1
 /** A complete, well-formed request body. */
-export function req(method: string, params: Record<string, unknown> = {}, caps?: Record<string, unknown>): Record<string, unknown> {
+export function req(
+  method: string,
+  params: Record<string, unknown> = {},
+  caps?: Record<string, unknown>,
+): Record<string, unknown> {
   return { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: env(caps) } }
 }
 
@@ -39,9 +49,17 @@ export interface Posted {
 }
 
 /** POST a body (object → JSON, string → as is) to a fetch handler. */
-export async function post(handler: FetchHandler, body: unknown, headers: Record<string, string> = {}): Promise<Posted> {
+export async function post(
+  handler: FetchHandler,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Posted> {
   const res = await handler(
-    new Request('http://localhost/mcp', { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
   )
   const text = await res.text()
   let parsed: unknown
@@ -54,7 +72,12 @@ export async function post(handler: FetchHandler, body: unknown, headers: Record
 }
 
 /** POST a well-formed request with matching standard headers. */
-export function call(handler: FetchHandler, method: string, params: Record<string, unknown> = {}, caps?: Record<string, unknown>): Promise<Posted> {
+export function call(
+  handler: FetchHandler,
+  method: string,
+  params: Record<string, unknown> = {},
+  caps?: Record<string, unknown>,
+): Promise<Posted> {
   const name = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined
   return post(handler, req(method, params, caps), std(method, name))
 }
@@ -70,8 +93,19 @@ export function adapters(server: Server | McpServer, options: FetchHandlerOption
 }
 
 /** A logger that records lines instead of printing them. */
-export function recordingLogger(): { warn: string[]; error: string[]; logger: { warn(m: string): void; error(m: string, e?: unknown): void } } {
+export function recordingLogger(): {
+  warn: string[]
+  error: string[]
+  logger: { warn(m: string): void; error(m: string, e?: unknown): void }
+} {
   const warn: string[] = []
   const error: string[] = []
-  return { warn, error, logger: { warn: (m) => warn.push(m), error: (m, e) => error.push(`${m} ${e instanceof Error ? e.message : String(e ?? '')}`) } }
+  return {
+    warn,
+    error,
+    logger: {
+      warn: (m) => warn.push(m),
+      error: (m, e) => error.push(`${m} ${e instanceof Error ? e.message : String(e ?? '')}`),
+    },
+  }
 }

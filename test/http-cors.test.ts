@@ -24,7 +24,8 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
           headers: {
             origin: ORIGIN,
             'access-control-request-method': 'POST',
-            'access-control-request-headers': 'content-type, accept, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region',
+            'access-control-request-headers':
+              'content-type, accept, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region',
           },
         }),
       )
@@ -34,7 +35,16 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
       expect(res.headers.get('vary')).toMatch(/Origin/)
       expect(res.headers.get('access-control-allow-methods')).toMatch(/POST/)
       const allowed = res.headers.get('access-control-allow-headers')!.split(/,\s*/)
-      for (const h of ['content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region']) expect(allowed).toContain(h)
+      for (const h of [
+        'content-type',
+        'accept',
+        'authorization',
+        'mcp-protocol-version',
+        'mcp-method',
+        'mcp-name',
+        'mcp-param-region',
+      ])
+        expect(allowed).toContain(h)
       expect(allowed).not.toContain('*')
       expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0)
     })
@@ -48,13 +58,67 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
     it('H2 every error status carries the CORS headers; a 401 exposes WWW-Authenticate', async () => {
       const cors = { origin: ORIGIN }
       const statuses: Array<[number, Promise<Response>]> = [
-        [400, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('tools/list'), ...cors }, body: '{' }))],
-        [401, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('tools/list'), ...cors, authorization: 'Bearer nope' }, body: JSON.stringify(req('tools/list')) }))],
-        [404, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('nope/nope'), ...cors }, body: JSON.stringify(req('nope/nope')) }))],
+        [
+          400,
+          handler(
+            new Request('http://localhost/mcp', {
+              method: 'POST',
+              headers: { ...std('tools/list'), ...cors },
+              body: '{',
+            }),
+          ),
+        ],
+        [
+          401,
+          handler(
+            new Request('http://localhost/mcp', {
+              method: 'POST',
+              headers: { ...std('tools/list'), ...cors, authorization: 'Bearer nope' },
+              body: JSON.stringify(req('tools/list')),
+            }),
+          ),
+        ],
+        [
+          404,
+          handler(
+            new Request('http://localhost/mcp', {
+              method: 'POST',
+              headers: { ...std('nope/nope'), ...cors },
+              body: JSON.stringify(req('nope/nope')),
+            }),
+          ),
+        ],
         [405, handler(new Request('http://localhost/mcp', { method: 'GET', headers: cors }))],
-        [406, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('tools/list'), ...cors, accept: 'text/html' }, body: JSON.stringify(req('tools/list')) }))],
-        [413, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('tools/list'), ...cors, 'content-length': String(5 * 1024 * 1024) }, body: '{}' }))],
-        [415, handler(new Request('http://localhost/mcp', { method: 'POST', headers: { ...std('tools/list'), ...cors, 'content-type': 'text/plain' }, body: '{}' }))],
+        [
+          406,
+          handler(
+            new Request('http://localhost/mcp', {
+              method: 'POST',
+              headers: { ...std('tools/list'), ...cors, accept: 'text/html' },
+              body: JSON.stringify(req('tools/list')),
+            }),
+          ),
+        ],
+        [
+          413,
+          handler(
+            new Request('http://localhost/mcp', {
+              method: 'POST',
+              headers: { ...std('tools/list'), ...cors, 'content-length': String(5 * 1024 * 1024) },
+              body: '{}',
+            }),
+          ),
+        ],
+        [
+          415,
+          handler(
+            new Request('http://localhost/mcp', {
+              method: 'POST',
+              headers: { ...std('tools/list'), ...cors, 'content-type': 'text/plain' },
+              body: '{}',
+            }),
+          ),
+        ],
       ]
       for (const [status, pending] of statuses) {
         const res = await pending
@@ -78,10 +142,18 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
   })
 }
 
-for (const [label, handler] of adapters(createDemoServer(), { allowedHosts: ['localhost', '127.0.0.1:8787', '[::1]'] })) {
+for (const [label, handler] of adapters(createDemoServer(), {
+  allowedHosts: ['localhost', '127.0.0.1:8787', '[::1]'],
+})) {
   describe(`DNS rebinding: allowedHosts via ${label}`, () => {
     const at = (url: string, headers: Record<string, string> = {}) =>
-      handler(new Request(url, { method: 'POST', headers: { ...std('tools/list'), ...headers }, body: JSON.stringify(req('tools/list')) }))
+      handler(
+        new Request(url, {
+          method: 'POST',
+          headers: { ...std('tools/list'), ...headers },
+          body: JSON.stringify(req('tools/list')),
+        }),
+      )
 
     it('refuses a rebound host with 403 even when Origin is same-origin with it', async () => {
       // the attack: evil.example resolves to 127.0.0.1; the browser sends Host and Origin of evil.example
@@ -90,7 +162,12 @@ for (const [label, handler] of adapters(createDemoServer(), { allowedHosts: ['lo
       const body = (await res.json()) as { error: { code: number; message: string } }
       expect(body.error.code).toBe(-32600)
       expect(body.error.message).toContain('evil.example:8787')
-      const preflight = await handler(new Request('http://evil.example:8787/mcp', { method: 'OPTIONS', headers: { origin: 'http://evil.example:8787' } }))
+      const preflight = await handler(
+        new Request('http://evil.example:8787/mcp', {
+          method: 'OPTIONS',
+          headers: { origin: 'http://evil.example:8787' },
+        }),
+      )
       expect(preflight.status).toBe(403)
     })
 
@@ -110,7 +187,13 @@ for (const [label, handler] of adapters(createDemoServer(), { allowedHosts: ['lo
 describe('DNS rebinding: without allowedHosts', () => {
   it('serves any host (the default; only the Origin rule applies)', async () => {
     const [[, handler]] = adapters(createDemoServer()) as [[string, (r: Request) => Promise<Response>]]
-    const res = await handler(new Request('http://anything.example/mcp', { method: 'POST', headers: std('tools/list'), body: JSON.stringify(req('tools/list')) }))
+    const res = await handler(
+      new Request('http://anything.example/mcp', {
+        method: 'POST',
+        headers: std('tools/list'),
+        body: JSON.stringify(req('tools/list')),
+      }),
+    )
     expect(res.status).toBe(200)
   })
 })
@@ -119,9 +202,16 @@ describe('an unparsable request URL', () => {
   it('is a 400 JSON-RPC error, not a rejected promise (Bun passes a bad Host header through to request.url)', async () => {
     const { createFetchHandler } = await import('../src/transport/http-server.ts')
     const handler = createFetchHandler(createDemoServer())
-    const request = { url: 'http://a b c/mcp', method: 'POST', headers: new Headers({ 'content-type': 'application/json' }) } as unknown as Request
+    const request = {
+      url: 'http://a b c/mcp',
+      method: 'POST',
+      headers: new Headers({ 'content-type': 'application/json' }),
+    } as unknown as Request
     const res = await handler(request)
     expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Bad request: the request URL (its Host header) is not a valid URL' } })
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Bad request: the request URL (its Host header) is not a valid URL' },
+    })
   })
 })

@@ -24,28 +24,54 @@ for (const [label, handler] of adapters(demo)) {
       expect(sse.headers.get('content-type')).toBe('text/event-stream')
       expect(sse.text).toMatch(/^event: message\ndata: \{.*"tools":/)
       expect((await post(handler, list(), { ...std('tools/list'), accept: '*/*' })).status).toBe(200)
-      expect((await post(handler, list(), { ...std('tools/list'), accept: 'application/json;q=0.5, text/event-stream;q=0' })).status).toBe(200)
+      expect(
+        (await post(handler, list(), { ...std('tools/list'), accept: 'application/json;q=0.5, text/event-stream;q=0' }))
+          .status,
+      ).toBe(200)
       const html = await post(handler, list(), { ...std('tools/list'), accept: 'text/html' })
       expect(html.status).toBe(406)
       expect(html.body.error.code).toBe(-32600)
       const text = await post(handler, list(), { ...std('tools/list'), 'content-type': 'text/plain' })
       expect(text.status).toBe(415)
-      expect((await post(handler, list(), { ...std('tools/list'), 'content-type': 'application/json; charset=utf-8' })).status).toBe(200)
+      expect(
+        (await post(handler, list(), { ...std('tools/list'), 'content-type': 'application/json; charset=utf-8' }))
+          .status,
+      ).toBe(200)
     })
 
     it('H4 accepts notifications with 202 and validates ids', async () => {
-      const note = await post(handler, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } }, { 'content-type': 'application/json' })
+      const note = await post(
+        handler,
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } },
+        { 'content-type': 'application/json' },
+      )
       expect(note.status).toBe(202)
       expect(note.text).toBe('')
       for (const id of [null, {}, true, [1]]) {
-        const res = await post(handler, { jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: env() } }, std('tools/list'))
+        const res = await post(
+          handler,
+          { jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: env() } },
+          std('tools/list'),
+        )
         expect(res.status, JSON.stringify(id)).toBe(400)
         expect(res.body.error.code).toBe(-32600)
       }
-      const odd = await post(handler, { jsonrpc: '2.0', id: 'req-é-7', method: 'tools/list', params: { _meta: env() } }, std('tools/list'))
+      const odd = await post(
+        handler,
+        { jsonrpc: '2.0', id: 'req-é-7', method: 'tools/list', params: { _meta: env() } },
+        std('tools/list'),
+      )
       expect(odd.body.id).toBe('req-é-7')
-      const num = await post(handler, { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: env() } }, std('tools/list'))
-      const str = await post(handler, { jsonrpc: '2.0', id: '7', method: 'tools/list', params: { _meta: env() } }, std('tools/list'))
+      const num = await post(
+        handler,
+        { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: env() } },
+        std('tools/list'),
+      )
+      const str = await post(
+        handler,
+        { jsonrpc: '2.0', id: '7', method: 'tools/list', params: { _meta: env() } },
+        std('tools/list'),
+      )
       expect(num.body.id).toBe(7)
       expect(str.body.id).toBe('7')
     })
@@ -66,16 +92,32 @@ for (const [label, handler] of adapters(demo)) {
       expect([noMethod.status, noMethod.body.error.code, noMethod.body.id]).toEqual([400, -32600, 6])
       const unknown = await post(handler, req('nope/nope'), std('nope/nope'))
       expect([unknown.status, unknown.body.error.code]).toEqual([404, -32601])
-      const noEnvelope = await post(handler, { jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} }, std('tools/list'))
+      const noEnvelope = await post(
+        handler,
+        { jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} },
+        std('tools/list'),
+      )
       expect([noEnvelope.status, noEnvelope.body.error.code]).toEqual([400, -32602])
       const response = await post(handler, { jsonrpc: '2.0', id: 9, result: {} }, std('tools/list'))
       expect([response.status, response.body.error.code]).toEqual([400, -32600])
-      const badUtf8 = await handler(new Request('http://x/mcp', { method: 'POST', headers: std('tools/list'), body: new Uint8Array([0x7b, 0xff, 0x7d]) }))
+      const badUtf8 = await handler(
+        new Request('http://x/mcp', {
+          method: 'POST',
+          headers: std('tools/list'),
+          body: new Uint8Array([0x7b, 0xff, 0x7d]),
+        }),
+      )
       expect(badUtf8.status).toBe(400)
       // a body cut inside a multi-byte character is refused, and leaves nothing behind for the next body
-      const cut = new TextEncoder().encode('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"x":"€').slice(0, -1)
-      const truncated = await handler(new Request('http://x/mcp', { method: 'POST', headers: std('tools/list'), body: cut }))
-      expect([truncated.status, ((await truncated.json()) as { error: { code: number } }).error.code]).toEqual([400, -32700])
+      const cut = new TextEncoder()
+        .encode('{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"x":"€')
+        .slice(0, -1)
+      const truncated = await handler(
+        new Request('http://x/mcp', { method: 'POST', headers: std('tools/list'), body: cut }),
+      )
+      expect([truncated.status, ((await truncated.json()) as { error: { code: number } }).error.code]).toEqual([
+        400, -32700,
+      ])
       const next = await post(handler, list(), std('tools/list'))
       expect([next.status, Array.isArray(next.body.result.tools)]).toEqual([200, true])
     })
@@ -91,7 +133,13 @@ for (const [label, handler] of adapters(demo)) {
       expect((await post(handler, under, std('tools/list'))).status).toBe(200)
       const over = pad(limit + 2)
       expect(over.length).toBeLessThan(limit) // characters under the cap, bytes over it
-      const declared = await handler(new Request('http://x/mcp', { method: 'POST', headers: { ...std('tools/list'), 'content-length': String(limit + 1) }, body: '{}' }))
+      const declared = await handler(
+        new Request('http://x/mcp', {
+          method: 'POST',
+          headers: { ...std('tools/list'), 'content-length': String(limit + 1) },
+          body: '{}',
+        }),
+      )
       expect(declared.status).toBe(413)
       const chunks = new TextEncoder().encode(over)
       const stream = new ReadableStream<Uint8Array>({
@@ -100,19 +148,42 @@ for (const [label, handler] of adapters(demo)) {
           controller.close()
         },
       })
-      const streamed = await handler(new Request('http://x/mcp', { method: 'POST', headers: std('tools/list'), body: stream, duplex: 'half' } as RequestInit))
+      const streamed = await handler(
+        new Request('http://x/mcp', {
+          method: 'POST',
+          headers: std('tools/list'),
+          body: stream,
+          duplex: 'half',
+        } as RequestInit),
+      )
       expect(streamed.status).toBe(413)
       expect((await streamed.json()).error.code).toBe(-32600)
     })
 
     it('H7 answers version and header errors with 400', async () => {
-      const old = await post(handler, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...env(), 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } }, {
-        ...std('tools/list'),
-        'mcp-protocol-version': '1900-01-01',
-      })
+      const old = await post(
+        handler,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: { _meta: { ...env(), 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } },
+        },
+        {
+          ...std('tools/list'),
+          'mcp-protocol-version': '1900-01-01',
+        },
+      )
       expect(old.status).toBe(400)
-      expect(old.body.error).toEqual({ code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: '1900-01-01' } })
-      const versionMismatch = await post(handler, list(), { ...std('tools/list'), 'mcp-protocol-version': '2025-11-25' })
+      expect(old.body.error).toEqual({
+        code: -32022,
+        message: 'Unsupported protocol version',
+        data: { supported: ['2026-07-28'], requested: '1900-01-01' },
+      })
+      const versionMismatch = await post(handler, list(), {
+        ...std('tools/list'),
+        'mcp-protocol-version': '2025-11-25',
+      })
       expect([versionMismatch.status, versionMismatch.body.error.code]).toEqual([400, -32020])
       const noVersion = await post(handler, list(), { 'content-type': 'application/json', 'mcp-method': 'tools/list' })
       expect([noVersion.status, noVersion.body.error.code]).toEqual([400, -32020])
@@ -120,13 +191,24 @@ for (const [label, handler] of adapters(demo)) {
       expect([methodMismatch.status, methodMismatch.body.error.code]).toEqual([400, -32020])
       const nameMismatch = await post(handler, req('tools/call', { name: 'b', arguments: {} }), std('tools/call', 'a'))
       expect(nameMismatch.status).toBe(400)
-      expect(nameMismatch.body.error).toEqual({ code: -32020, message: "Header mismatch: Mcp-Name header value 'a' does not match body value 'b'" })
+      expect(nameMismatch.body.error).toEqual({
+        code: -32020,
+        message: "Header mismatch: Mcp-Name header value 'a' does not match body value 'b'",
+      })
       const noName = await post(handler, req('tools/call', { name: 'b', arguments: {} }), std('tools/call'))
       expect([noName.status, noName.body.error.code]).toEqual([400, -32020])
       // a non-ASCII name travels base64-encoded and is decoded before comparing
-      const encoded = await post(handler, req('tools/call', { name: 'réserver', arguments: {} }), std('tools/call', '=?base64?csOpc2VydmVy?='))
+      const encoded = await post(
+        handler,
+        req('tools/call', { name: 'réserver', arguments: {} }),
+        std('tools/call', '=?base64?csOpc2VydmVy?='),
+      )
       expect(encoded.body.error).toEqual({ code: -32602, message: 'Unknown tool: réserver' })
-      const capability = await post(handler, req('tools/call', { name: 'order_book', arguments: { title: 'Neuromancer' } }, {}), std('tools/call', 'order_book'))
+      const capability = await post(
+        handler,
+        req('tools/call', { name: 'order_book', arguments: { title: 'Neuromancer' } }, {}),
+        std('tools/call', 'order_book'),
+      )
       expect(capability.status).toBe(400)
       expect(capability.body.error.data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } })
     })
@@ -140,10 +222,19 @@ for (const [label, handler] of adapters(demo)) {
     })
 
     it('answers legacy initialize with -32022 naming the supported versions', async () => {
-      const res = await post(handler, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      })
+      const res = await post(
+        handler,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        },
+        {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+      )
       expect(res.status).toBe(400)
       expect(res.body.error.data).toEqual({ supported: ['2026-07-28'], requested: '2025-11-25' })
     })
@@ -156,14 +247,27 @@ describe('robustness', () => {
     const mcp = new McpServer({ name: 's', version: '1' }, { logger: log.logger })
     const [[, handler]] = adapters(mcp) as [[string, (r: Request) => Promise<Response>]]
     const bodies: unknown[] = [
-      'null', '1', '"x"', '{}', '[]', '[[]]', '{"jsonrpc":"2.0"}', '{"jsonrpc":"2.0","id":1,"method":5}',
+      'null',
+      '1',
+      '"x"',
+      '{}',
+      '[]',
+      '[[]]',
+      '{"jsonrpc":"2.0"}',
+      '{"jsonrpc":"2.0","id":1,"method":5}',
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: env(), name: 5 } },
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: env(), name: 'x', arguments: 'str' } },
-      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 5 } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': 5 } },
+      },
       { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: 'x' } },
       { jsonrpc: '2.0', id: 1, method: '__proto__', params: { _meta: env() } },
       { jsonrpc: '2.0', id: 1, method: 'constructor', params: { _meta: env() } },
-      '\u0000\u0001', '{"a":' + '['.repeat(5000),
+      '\u0000\u0001',
+      '{"a":' + '['.repeat(5000),
     ]
     for (const body of bodies) {
       const res = await post(handler, body, { 'content-type': 'application/json' })

@@ -4,7 +4,12 @@
  * `createMcpHandler` server — list, call, and a multi-round elicitation each way.
  */
 import { Client as OfficialClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { McpServer as OfficialServer, acceptedContent as officialAccepted, createMcpHandler, inputRequired as officialInputRequired } from '@modelcontextprotocol/server'
+import {
+  McpServer as OfficialServer,
+  acceptedContent as officialAccepted,
+  createMcpHandler,
+  inputRequired as officialInputRequired,
+} from '@modelcontextprotocol/server'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
@@ -15,33 +20,57 @@ describe('interop with the official SDK 2.4.0', () => {
   it('their Client (auto) against our server: discover, list, call, an MRTR elicitation', async () => {
     const handler = createFetchHandler(createDemoServer())
     const asked: string[] = []
-    const client = new OfficialClient({ name: 'official', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } } as never)
-    client.setRequestHandler('elicitation/create' as never, (async (request: { params: { message: string; requestedSchema: { properties: object } } }) => {
-      asked.push(request.params.message)
-      return { action: 'accept', content: 'region' in request.params.requestedSchema.properties ? { region: 'eu-west-1' } : { confirm: true } }
-    }) as never)
-    const transport = new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), { fetch: (url: URL | string, init?: RequestInit) => handler(new Request(url, init)) } as never)
+    const client = new OfficialClient({ name: 'official', version: '2.4.0' }, {
+      capabilities: { elicitation: { form: {} } },
+      versionNegotiation: { mode: 'auto' },
+    } as never)
+    client.setRequestHandler(
+      'elicitation/create' as never,
+      (async (request: { params: { message: string; requestedSchema: { properties: object } } }) => {
+        asked.push(request.params.message)
+        return {
+          action: 'accept',
+          content: 'region' in request.params.requestedSchema.properties ? { region: 'eu-west-1' } : { confirm: true },
+        }
+      }) as never,
+    )
+    const transport = new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+      fetch: (url: URL | string, init?: RequestInit) => handler(new Request(url, init)),
+    } as never)
     await client.connect(transport)
     expect(transport.protocolVersion).toBe('2026-07-28')
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name)).toContain('order_book')
-    const provision = (await client.callTool({ name: 'provision', arguments: { name: 'orders' } })) as { content: Array<{ text: string }> }
+    const provision = (await client.callTool({ name: 'provision', arguments: { name: 'orders' } })) as {
+      content: Array<{ text: string }>
+    }
     expect(provision.content[0]!.text).toBe("Provisioned 'orders' in eu-west-1.")
-    const order = (await client.callTool({ name: 'order_book', arguments: { title: 'Neuromancer' } })) as { content: Array<{ text: string }> }
+    const order = (await client.callTool({ name: 'order_book', arguments: { title: 'Neuromancer' } })) as {
+      content: Array<{ text: string }>
+    }
     expect(order.content[0]!.text).toBe("Backordered 'Neuromancer'; it ships in 2-3 weeks.")
-    expect(asked).toEqual(['Which region should the database live in?', '"Neuromancer" is out of stock (2-3 weeks). Order anyway?'])
+    expect(asked).toEqual([
+      'Which region should the database live in?',
+      '"Neuromancer" is out of stock (2-3 weeks). Order anyway?',
+    ])
     await client.close()
   })
 
   it('our Client against their createMcpHandler server: discover, list, call, an MRTR elicitation', async () => {
     const official = createMcpHandler(() => {
       const server = new OfficialServer({ name: 'official-server', version: '2.4.0' })
-      server.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: 'text', text }] }))
+      server.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
+        content: [{ type: 'text', text }],
+      }))
       server.registerTool('deploy', { inputSchema: z.object({ env: z.string() }) }, async ({ env }, ctx) => {
         const schema = z.object({ confirm: z.boolean() })
         const confirmed = officialAccepted(ctx.mcpReq.inputResponses, 'confirm', schema)
         if (confirmed?.confirm !== true) {
-          return officialInputRequired({ inputRequests: { confirm: officialInputRequired.elicit({ message: `Deploy to ${env}?`, requestedSchema: schema }) } })
+          return officialInputRequired({
+            inputRequests: {
+              confirm: officialInputRequired.elicit({ message: `Deploy to ${env}?`, requestedSchema: schema }),
+            },
+          })
         }
         return { content: [{ type: 'text', text: `deployed to ${env}` }] }
       })
@@ -49,7 +78,9 @@ describe('interop with the official SDK 2.4.0', () => {
     })
     const asked: string[] = []
     const client = new Client({
-      transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch: (request) => official.fetch(request) }),
+      transport: new StreamableHttpClientTransport('http://localhost/mcp', {
+        fetch: (request) => official.fetch(request),
+      }),
       elicitation: (params) => (asked.push(params.message), { action: 'accept', content: { confirm: true } }),
     })
     const discovered = await client.discover()

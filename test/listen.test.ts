@@ -7,8 +7,24 @@
 import * as v from 'valibot'
 import { describe, expect, it, vi } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
-import { Client, InvalidResultError, McpError, RequestTimeoutError, StreamableHttpClientTransport, SubscriptionDroppedError, type ClientTransport } from '../src/client/index.ts'
-import { createFetchHandler, InMemoryNotificationBus, McpServer, Server, type FetchHandler, type NotificationBus, type ServerEvent } from '../src/server/index.ts'
+import {
+  Client,
+  InvalidResultError,
+  McpError,
+  RequestTimeoutError,
+  StreamableHttpClientTransport,
+  SubscriptionDroppedError,
+  type ClientTransport,
+} from '../src/client/index.ts'
+import {
+  createFetchHandler,
+  InMemoryNotificationBus,
+  McpServer,
+  Server,
+  type FetchHandler,
+  type NotificationBus,
+  type ServerEvent,
+} from '../src/server/index.ts'
 import { adapters, env, post, recordingLogger, std } from './helpers.ts'
 
 const validate = schemaErrors
@@ -32,12 +48,24 @@ function expectValid(messages: any[]) {
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 
 function listenBody(id: string | number, notifications: unknown, meta: Record<string, unknown> = {}) {
-  return { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications, _meta: { ...env({}), ...meta } } }
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'subscriptions/listen',
+    params: { notifications, _meta: { ...env({}), ...meta } },
+  }
 }
 
 /** An open listen stream read event by event: JSON-RPC messages, and `:` comments kept apart. */
 async function open(handler: FetchHandler, body: unknown, init: { signal?: AbortSignal } = {}) {
-  const res = await handler(new Request('http://localhost/mcp', { method: 'POST', headers: std('subscriptions/listen'), body: JSON.stringify(body), ...init }))
+  const res = await handler(
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: std('subscriptions/listen'),
+      body: JSON.stringify(body),
+      ...init,
+    }),
+  )
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toBe('text/event-stream')
   const reader = res.body!.getReader()
@@ -64,7 +92,8 @@ async function open(handler: FetchHandler, body: unknown, init: { signal?: Abort
     comments,
     /** Read until `count` messages have arrived (fails the test on a closed stream). */
     async next(count = messages.length + 1): Promise<any> {
-      while (messages.length < count) if (!(await pump())) throw new Error(`stream closed after ${messages.length} messages`)
+      while (messages.length < count)
+        if (!(await pump())) throw new Error(`stream closed after ${messages.length} messages`)
       return messages[count - 1]
     },
     /** Read until the stream closes. */
@@ -92,12 +121,22 @@ describe('subscriptions/listen over HTTP', () => {
   })) {
     it(`${name}: the acknowledgement first, then only the requested kinds, each tagged with the subscriptionId`, async () => {
       // logLevel and progressToken on the listen request change nothing: no log or progress goes on this stream
-      const stream = await open(handler, listenBody('listen-1', { toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] }, { 'io.modelcontextprotocol/logLevel': 'debug', progressToken: 'p' }))
+      const stream = await open(
+        handler,
+        listenBody(
+          'listen-1',
+          { toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] },
+          { 'io.modelcontextprotocol/logLevel': 'debug', progressToken: 'p' },
+        ),
+      )
       expect(stream.res.headers.get('x-accel-buffering')).toBe('no')
       expect(await stream.next()).toEqual({
         jsonrpc: '2.0',
         method: 'notifications/subscriptions/acknowledged',
-        params: { _meta: { [SUB]: 'listen-1' }, notifications: { toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] } },
+        params: {
+          _meta: { [SUB]: 'listen-1' },
+          notifications: { toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] },
+        },
       })
       expect(bus.listenerCount).toBe(1)
       mcp.prompt('q', {}, () => 'q') // prompts not requested
@@ -110,7 +149,11 @@ describe('subscriptions/listen over HTTP', () => {
       await stream.next(4)
       expect(stream.messages.slice(1)).toEqual([
         { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'listen-1' } } },
-        { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: { [SUB]: 'listen-1' }, uri: 'file:///config.json' } },
+        {
+          jsonrpc: '2.0',
+          method: 'notifications/resources/updated',
+          params: { _meta: { [SUB]: 'listen-1' }, uri: 'file:///config.json' },
+        },
         { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: 'listen-1' } } },
       ])
       expectValid(stream.messages)
@@ -124,8 +167,15 @@ describe('subscriptions/listen over HTTP', () => {
     const bus = new InMemoryNotificationBus()
     const mcp = library(bus)
     const handler = createFetchHandler(mcp)
-    const stream = await open(handler, listenBody(7, { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }))
-    expect((await stream.next()).params.notifications).toEqual({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true })
+    const stream = await open(
+      handler,
+      listenBody(7, { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }),
+    )
+    expect((await stream.next()).params.notifications).toEqual({
+      toolsListChanged: true,
+      promptsListChanged: true,
+      resourcesListChanged: true,
+    })
     mcp.tool('b', {}, () => 'b')
     mcp.prompt('q', {}, () => 'q')
     mcp.resource('r', 'file:///r', {}, () => 'r')
@@ -135,11 +185,24 @@ describe('subscriptions/listen over HTTP', () => {
     mcp.removeResource('file:///config.json')
     mcp.removeResourceTemplate('t')
     await stream.next(9)
-    expect(stream.messages.slice(1).map((m) => m.method.split('/')[1])).toEqual(['tools', 'prompts', 'resources', 'resources', 'tools', 'prompts', 'resources', 'resources'])
+    expect(stream.messages.slice(1).map((m) => m.method.split('/')[1])).toEqual([
+      'tools',
+      'prompts',
+      'resources',
+      'resources',
+      'tools',
+      'prompts',
+      'resources',
+      'resources',
+    ])
     expect(stream.messages.every((m) => m.params._meta[SUB] === 7)).toBe(true)
     expectValid(stream.messages)
     // the lists really changed
-    const tools = await post(handler, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: env() } }, std('tools/list'))
+    const tools = await post(
+      handler,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: env() } },
+      std('tools/list'),
+    )
     expect(tools.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['b'])
     await stream.cancel()
     await vi.waitFor(() => expect(bus.listenerCount).toBe(0))
@@ -182,9 +245,12 @@ describe('subscriptions/listen over HTTP', () => {
       },
     )
     mcp.resource('config', 'file:///config.json', {}, () => '{}')
-    const handler = createFetchHandler(mcp, { authenticate: (request) => ({ clientId: 'c', subject: request.headers.get('x-user') ?? 'nobody' }) })
+    const handler = createFetchHandler(mcp, {
+      authenticate: (request) => ({ clientId: 'c', subject: request.headers.get('x-user') ?? 'nobody' }),
+    })
     const alice = await open(
-      (request) => handler(new Request(request, { headers: { ...Object.fromEntries(request.headers), 'x-user': 'alice' } })),
+      (request) =>
+        handler(new Request(request, { headers: { ...Object.fromEntries(request.headers), 'x-user': 'alice' } })),
       listenBody('a', { resourceSubscriptions: ['file:///alice/notes', 'file:///bob/notes', 'file:///alice/boom'] }),
     )
     expect((await alice.next()).params.notifications).toEqual({ resourceSubscriptions: ['file:///alice/notes'] })
@@ -192,7 +258,11 @@ describe('subscriptions/listen over HTTP', () => {
     await mcp.resourceUpdated('file:///alice/notes')
     mcp.server.closeSubscriptions()
     await alice.drain()
-    expect(alice.messages.map((m: any) => ('id' in m ? 'end' : (m.params.uri ?? 'ack')))).toEqual(['ack', 'file:///alice/notes', 'end'])
+    expect(alice.messages.map((m: any) => ('id' in m ? 'end' : (m.params.uri ?? 'ack')))).toEqual([
+      'ack',
+      'file:///alice/notes',
+      'end',
+    ])
     expect(log.error.join('\n')).toContain('authorizeSubscription failed; the URI is left out directory down')
   })
 
@@ -220,7 +290,10 @@ describe('subscriptions/listen over HTTP', () => {
     expect(stream.messages[1]).toEqual({
       jsonrpc: '2.0',
       id: 3,
-      result: { resultType: 'complete', _meta: { [SUB]: 3, 'io.modelcontextprotocol/serverInfo': { name: 'lib', version: '1' } } },
+      result: {
+        resultType: 'complete',
+        _meta: { [SUB]: 3, 'io.modelcontextprotocol/serverInfo': { name: 'lib', version: '1' } },
+      },
     })
     expect(stream.messages).toHaveLength(2)
     expectValid(stream.messages)
@@ -242,7 +315,10 @@ describe('subscriptions/listen over HTTP', () => {
   })
 
   it('sends keep-alive comments while idle', async () => {
-    const stream = await open(createFetchHandler(library(), { keepAliveMs: 10 }), listenBody(1, { toolsListChanged: true }))
+    const stream = await open(
+      createFetchHandler(library(), { keepAliveMs: 10 }),
+      listenBody(1, { toolsListChanged: true }),
+    )
     await stream.next()
     await vi.waitFor(async () => {
       const more = stream.next(2).catch(() => undefined) // reads chunks; comments land in stream.comments
@@ -267,8 +343,14 @@ describe('subscriptions/listen over HTTP', () => {
       [{ toolsListChanged: 'yes' }, "field 'notifications.toolsListChanged'"],
       [{ resourceSubscriptions: 'file:///a' }, "field 'notifications.resourceSubscriptions'"],
       [{ resourceSubscriptions: ['file:///a', 42] }, "field 'notifications.resourceSubscriptions.1'"],
-      [{ resourceSubscriptions: Array.from({ length: 1001 }, (_, i) => `file:///${i}`) }, "field 'notifications.resourceSubscriptions' has 1001 URIs; at most 1000"],
-      [{ resourceSubscriptions: ['file:///a', `file:///${'x'.repeat(4096)}`] }, "field 'notifications.resourceSubscriptions.1' is longer than 4096 characters"],
+      [
+        { resourceSubscriptions: Array.from({ length: 1001 }, (_, i) => `file:///${i}`) },
+        "field 'notifications.resourceSubscriptions' has 1001 URIs; at most 1000",
+      ],
+      [
+        { resourceSubscriptions: ['file:///a', `file:///${'x'.repeat(4096)}`] },
+        "field 'notifications.resourceSubscriptions.1' is longer than 4096 characters",
+      ],
     ]
     for (const [notifications, field] of cases) {
       const res = await bad(notifications)
@@ -278,7 +360,10 @@ describe('subscriptions/listen over HTTP', () => {
       expect(res.body.error.message).toContain(field)
       expect(validate('JSONRPCErrorResponse', res.body)).toEqual([])
     }
-    const jsonOnly = await post(handler, listenBody(2, { toolsListChanged: true }), { ...std('subscriptions/listen'), accept: 'application/json' })
+    const jsonOnly = await post(handler, listenBody(2, { toolsListChanged: true }), {
+      ...std('subscriptions/listen'),
+      accept: 'application/json',
+    })
     expect(jsonOnly.status).toBe(406)
     expect(jsonOnly.body.error).toMatchObject({ code: -32600, message: expect.stringContaining('text/event-stream') })
     expect(bus.listenerCount).toBe(0)
@@ -287,13 +372,34 @@ describe('subscriptions/listen over HTTP', () => {
   it('acknowledges only what the server supports, and discover advertises it', async () => {
     const bare = new McpServer({ name: 'bare', version: '1' }) // tools only
     const handler = createFetchHandler(bare)
-    const stream = await open(handler, listenBody(1, { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['file:///x'], taskIds: ['t'] }))
+    const stream = await open(
+      handler,
+      listenBody(1, {
+        toolsListChanged: true,
+        promptsListChanged: true,
+        resourcesListChanged: true,
+        resourceSubscriptions: ['file:///x'],
+        taskIds: ['t'],
+      }),
+    )
     expect((await stream.next()).params.notifications).toEqual({ toolsListChanged: true })
     await stream.cancel()
-    const discover = await post(handler, { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: env() } }, std('server/discover'))
+    const discover = await post(
+      handler,
+      { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: env() } },
+      std('server/discover'),
+    )
     expect(discover.body.result.capabilities).toEqual({ tools: { listChanged: true } })
-    const full = await post(createFetchHandler(library()), { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: env() } }, std('server/discover'))
-    expect(full.body.result.capabilities).toEqual({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true } })
+    const full = await post(
+      createFetchHandler(library()),
+      { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: env() } },
+      std('server/discover'),
+    )
+    expect(full.body.result.capabilities).toEqual({
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+    })
     expect(validate('DiscoverResultResponse', full.body)).toEqual([])
     // an explicit capability wins: no listChanged advertised, none acknowledged
     const quiet = new Server({ name: 'q', version: '1' }, { capabilities: { tools: {} } })
@@ -307,7 +413,10 @@ describe('subscriptions/listen over HTTP', () => {
     const bus = new InMemoryNotificationBus()
     const one = library(bus)
     const two = library(bus)
-    const stream = await open(createFetchHandler(two), listenBody('s', { resourceSubscriptions: ['file:///config.json'] }))
+    const stream = await open(
+      createFetchHandler(two),
+      listenBody('s', { resourceSubscriptions: ['file:///config.json'] }),
+    )
     await stream.next()
     await one.resourceUpdated('file:///config.json')
     expect((await stream.next()).params).toEqual({ _meta: { [SUB]: 's' }, uri: 'file:///config.json' })
@@ -333,7 +442,10 @@ describe('subscriptions/listen over HTTP', () => {
     subscribed()
     const stream = await streamP
     await stream.next(2)
-    expect(stream.messages.map((m) => m.method)).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed'])
+    expect(stream.messages.map((m) => m.method)).toEqual([
+      'notifications/subscriptions/acknowledged',
+      'notifications/tools/list_changed',
+    ])
     await stream.cancel()
     await vi.waitFor(() => expect(inner.listenerCount).toBe(0))
   })
@@ -367,7 +479,11 @@ describe('subscriptions/listen over HTTP', () => {
 })
 
 describe('Client.listen', () => {
-  function connect(mcp: McpServer | Server, fetch: (r: Request) => Promise<Response> = createFetchHandler(mcp), options: { requestTimeoutMs?: number } = {}) {
+  function connect(
+    mcp: McpServer | Server,
+    fetch: (r: Request) => Promise<Response> = createFetchHandler(mcp),
+    options: { requestTimeoutMs?: number } = {},
+  ) {
     const seen: any[] = []
     const transport = new StreamableHttpClientTransport('http://x/mcp', {
       fetch: async (r) => {
@@ -384,12 +500,15 @@ describe('Client.listen', () => {
     const { client, seen } = connect(mcp)
     const controller = new AbortController()
     const events: string[] = []
-    const sub = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] }, {
-      signal: controller.signal,
-      onToolsListChanged: () => events.push('tools'),
-      onResourceUpdated: (uri) => events.push(`updated ${uri}`),
-      onPromptsListChanged: () => events.push('prompts (never requested)'),
-    })
+    const sub = await client.listen(
+      { toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] },
+      {
+        signal: controller.signal,
+        onToolsListChanged: () => events.push('tools'),
+        onResourceUpdated: (uri) => events.push(`updated ${uri}`),
+        onPromptsListChanged: () => events.push('prompts (never requested)'),
+      },
+    )
     expect(sub.acknowledged).toEqual({ toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] })
     expect(validate('SubscriptionsListenRequest', seen[0])).toEqual([])
     expect(seen[0].id).toBe(sub.id)
@@ -438,7 +557,10 @@ describe('Client.listen', () => {
     const { client } = connect(mcp)
     const refused = await client.listen({ resourceSubscriptions: [42 as unknown as string] }).catch((e: unknown) => e)
     expect(refused).toBeInstanceOf(McpError)
-    expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining("notifications.resourceSubscriptions.0") })
+    expect(refused).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('notifications.resourceSubscriptions.0'),
+    })
     const lowLevel = new Server({ name: 'low', version: '1' })
     lowLevel.setRequestHandler('subscriptions/listen', () => {
       throw new McpError(-32601, 'Method not found: subscriptions/listen')
@@ -447,15 +569,23 @@ describe('Client.listen', () => {
 
     // no acknowledgement in time
     const silent: ClientTransport = { send: () => new Promise(() => {}) }
-    await expect(new Client({ transport: silent, requestTimeoutMs: 20 }).listen({ toolsListChanged: true })).rejects.toBeInstanceOf(RequestTimeoutError)
+    await expect(
+      new Client({ transport: silent, requestTimeoutMs: 20 }).listen({ toolsListChanged: true }),
+    ).rejects.toBeInstanceOf(RequestTimeoutError)
     // something other than the acknowledgement first
     const rude: ClientTransport = {
       send: (message, options) => {
-        options?.onNotification?.({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUB]: (message as { id: number }).id } } })
+        options?.onNotification?.({
+          jsonrpc: '2.0',
+          method: 'notifications/tools/list_changed',
+          params: { _meta: { [SUB]: (message as { id: number }).id } },
+        })
         return new Promise(() => {})
       },
     }
-    await expect(new Client({ transport: rude }).listen({ toolsListChanged: true })).rejects.toBeInstanceOf(InvalidResultError)
+    await expect(new Client({ transport: rude }).listen({ toolsListChanged: true })).rejects.toBeInstanceOf(
+      InvalidResultError,
+    )
     // an already-aborted signal sends nothing
     const controller = new AbortController()
     controller.abort()
@@ -472,7 +602,9 @@ describe('Client.listen', () => {
       const reader = res.body!.getReader()
       const first = await reader.read()
       await reader.cancel()
-      return new Response(new ReadableStream({ start: (c) => (c.enqueue(first.value!), c.close()) }), { headers: res.headers })
+      return new Response(new ReadableStream({ start: (c) => (c.enqueue(first.value!), c.close()) }), {
+        headers: res.headers,
+      })
     }
     const sub = await connect(mcp, cutting).client.listen({ toolsListChanged: true })
     expect(sub.acknowledged).toEqual({ toolsListChanged: true })
@@ -487,7 +619,9 @@ describe('Client.listen', () => {
   it('the acknowledgement parses with the wire schema the client uses', async () => {
     const { client } = connect(library())
     const sub = await client.listen({ promptsListChanged: true, resourcesListChanged: true })
-    expect(v.is(v.object({ promptsListChanged: v.literal(true), resourcesListChanged: v.literal(true) }), sub.acknowledged)).toBe(true)
+    expect(
+      v.is(v.object({ promptsListChanged: v.literal(true), resourcesListChanged: v.literal(true) }), sub.acknowledged),
+    ).toBe(true)
     await sub.close()
     await expect(sub.ended).resolves.toBe('aborted')
   })

@@ -52,10 +52,13 @@ class Proxy {
       const flow = String(parsed?.params?.arguments?.name ?? '')
       this.served.push({ instance: name, flow, retry: parsed?.params?.requestState !== undefined })
       const headers = new Headers()
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers.set(k, v)
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers.set(k, v)
       const upstream = await fetch(target.url, { method: req.method!, headers, body })
       // fetch already decoded the body: drop the framing and encoding headers of the upstream response
-      const out = Object.fromEntries([...upstream.headers].filter(([k]) => !['content-encoding', 'content-length', 'transfer-encoding'].includes(k)))
+      const out = Object.fromEntries(
+        [...upstream.headers].filter(([k]) => !['content-encoding', 'content-length', 'transfer-encoding'].includes(k)),
+      )
       res.writeHead(upstream.status, out)
       res.end(Buffer.from(await upstream.arrayBuffer()))
     } catch (error) {
@@ -96,14 +99,20 @@ afterAll(async () => {
 async function proxyOver(instances: Record<string, Record<string, string>>): Promise<Proxy> {
   const proxy = new Proxy()
   proxies.push(proxy)
-  const started = await Promise.all(Object.entries(instances).map(async ([name, vars]) => [name, await startWorker({ vars })] as const))
+  const started = await Promise.all(
+    Object.entries(instances).map(async ([name, vars]) => [name, await startWorker({ vars })] as const),
+  )
   for (const [name, worker] of started) proxy.targets.set(name, worker)
   await proxy.start()
   return proxy
 }
 
 const clientFor = (url: string) =>
-  new Client({ transport: new StreamableHttpClientTransport(url), clientInfo: { name: 'fleet', version: '1' }, elicitation: () => ({ action: 'accept', content: { region: 'eu-west-1' } }) })
+  new Client({
+    transport: new StreamableHttpClientTransport(url),
+    clientInfo: { name: 'fleet', version: '1' },
+    elicitation: () => ({ action: 'accept', content: { region: 'eu-west-1' } }),
+  })
 
 async function flow(client: Client, name: string): Promise<string> {
   const result = await client.callTool('provision', { name })
@@ -121,7 +130,9 @@ describe('two workerd instances behind a round-robin proxy', () => {
     const concurrent = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => flow(client, `par-${i}`)))
     failures += concurrent.filter((r) => r.status === 'rejected').length
     expect(failures).toBe(0)
-    const crossed = proxy.served.filter((s) => s.flow.startsWith('seq-') && s.retry).filter((s) => proxy.served.find((f) => f.flow === s.flow && !f.retry)!.instance !== s.instance)
+    const crossed = proxy.served
+      .filter((s) => s.flow.startsWith('seq-') && s.retry)
+      .filter((s) => proxy.served.find((f) => f.flow === s.flow && !f.retry)!.instance !== s.instance)
     expect(crossed.length).toBe(200)
   })
 
@@ -189,17 +200,27 @@ describe('two workerd instances behind a round-robin proxy', () => {
     return { completed, failures, completedAt }
   }
 
-  it('rolling rotation [OLD] → [OLD,NEW] → [NEW,OLD] → [NEW] with flows in flight: 0 failures', { timeout: 240_000 }, async () => {
-    const { completed, failures, completedAt } = await rollingRotation([`${OLD},${NEW}`, `${NEW},${OLD}`, NEW])
-    console.log(`rolling rotation: ${completed} flows completed across 3 phases (${completedAt.join(' / ')} at each phase end), ${failures.length} failures`)
-    expect(failures).toEqual([])
-    expect(completed).toBeGreaterThan(100)
-    expect(completedAt[2]! - completedAt[1]!).toBeGreaterThan(0) // flows kept completing during the last phase
-  })
+  it(
+    'rolling rotation [OLD] → [OLD,NEW] → [NEW,OLD] → [NEW] with flows in flight: 0 failures',
+    { timeout: 240_000 },
+    async () => {
+      const { completed, failures, completedAt } = await rollingRotation([`${OLD},${NEW}`, `${NEW},${OLD}`, NEW])
+      console.log(
+        `rolling rotation: ${completed} flows completed across 3 phases (${completedAt.join(' / ')} at each phase end), ${failures.length} failures`,
+      )
+      expect(failures).toEqual([])
+      expect(completed).toBeGreaterThan(100)
+      expect(completedAt[2]! - completedAt[1]!).toBeGreaterThan(0) // flows kept completing during the last phase
+    },
+  )
 
-  it('control: promoting the new key first ([OLD] → [NEW,OLD]) breaks flows in flight, as documented', { timeout: 240_000 }, async () => {
-    const { failures } = await rollingRotation([`${NEW},${OLD}`])
-    expect(failures.length).toBeGreaterThan(0)
-    expect(failures.every((f) => f.includes('Invalid or expired requestState'))).toBe(true)
-  })
+  it(
+    'control: promoting the new key first ([OLD] → [NEW,OLD]) breaks flows in flight, as documented',
+    { timeout: 240_000 },
+    async () => {
+      const { failures } = await rollingRotation([`${NEW},${OLD}`])
+      expect(failures.length).toBeGreaterThan(0)
+      expect(failures.every((f) => f.includes('Invalid or expired requestState'))).toBe(true)
+    },
+  )
 })

@@ -13,7 +13,12 @@ const BUILTINS = new Set(builtinModules.flatMap((m) => [m, m.split('/')[0]!]))
 /** Every module specifier of a file: static imports/exports, dynamic import(), require(). */
 export function specifiers(source: string): string[] {
   const out: string[] = []
-  const patterns = [/\b(?:import|export)\s[^'"]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\s*\(\s*['"]([^'"]+)['"]/g, /\brequire\s*\(\s*['"]([^'"]+)['"]/g]
+  const patterns = [
+    /\b(?:import|export)\s[^'"]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]/g,
+    /\brequire\s*\(\s*['"]([^'"]+)['"]/g,
+  ]
   for (const re of patterns) for (const m of source.matchAll(re)) out.push(m[1]!)
   return out
 }
@@ -21,7 +26,8 @@ export function specifiers(source: string): string[] {
 export function violations(source: string): string[] {
   const found: string[] = []
   for (const spec of specifiers(source)) {
-    if (spec.startsWith('node:') || BUILTINS.has(spec) || BUILTINS.has(spec.split('/')[0]!)) found.push(`imports ${spec}`)
+    if (spec.startsWith('node:') || BUILTINS.has(spec) || BUILTINS.has(spec.split('/')[0]!))
+      found.push(`imports ${spec}`)
   }
   if (/\beval\s*\(/.test(source)) found.push('uses eval')
   if (/\bnew\s+Function\s*\(/.test(source)) found.push('uses new Function')

@@ -71,7 +71,11 @@ function world(o: WorldOptions = {}) {
     'openid-root': 'https://as.test/.well-known/openid-configuration',
   }[o.asMetadataAt ?? 'oauth']
   const prmUrl = o.prmAt === 'root' ? 'https://mcp.test/.well-known/oauth-protected-resource' : PRM_PATH
-  const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } })
+  const json = (body: unknown, status = 200) =>
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+    })
   const challenge = (extra = '') =>
     `Bearer error="invalid_token", error_description="No token, or not one of ours"${o.prmInHeader === false ? '' : `, resource_metadata="${prmUrl}"`}${o.challengeScope ? `, scope="${o.challengeScope}"` : ''}${extra}`
   const issue = (scope: string[]) => {
@@ -91,19 +95,25 @@ function world(o: WorldOptions = {}) {
     if (url.href === MCP) {
       const token = request.headers.get('authorization')?.replace(/^Bearer /, '')
       const granted = token && !o.rejectAllTokens ? tokens.get(token) : undefined
-      if (!granted) return new Response('{"error":"invalid_token"}', { status: 401, headers: { 'www-authenticate': challenge() } })
+      if (!granted)
+        return new Response('{"error":"invalid_token"}', { status: 401, headers: { 'www-authenticate': challenge() } })
       const body = await request.clone().json()
       const needed = body.method === 'tools/call' ? (o.callScopes ?? []) : []
       if (!needed.every((s) => granted.includes(s))) {
         return new Response('{"error":"insufficient_scope"}', {
           status: 403,
-          headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${needed.join(' ')}", resource_metadata="${prmUrl}"` },
+          headers: {
+            'www-authenticate': `Bearer error="insufficient_scope", scope="${needed.join(' ')}", resource_metadata="${prmUrl}"`,
+          },
         })
       }
       return handler(request)
     }
     if (url.href === prmUrl) {
-      const prm: Record<string, unknown> = { resource: o.prmResource ?? (o.prmAt === 'root' ? 'https://mcp.test' : MCP), authorization_servers: [issuer] }
+      const prm: Record<string, unknown> = {
+        resource: o.prmResource ?? (o.prmAt === 'root' ? 'https://mcp.test' : MCP),
+        authorization_servers: [issuer],
+      }
       if (o.prmScopes) prm.scopes_supported = o.prmScopes
       return json(prm)
     }
@@ -135,7 +145,9 @@ function world(o: WorldOptions = {}) {
       const back = new URL(q.get('redirect_uri')!)
       back.searchParams.set('code', code)
       back.searchParams.set('state', q.get('state')!)
-      const iss = { correct: issuer, wrong: 'https://evil.test', slash: `${issuer}/`, omit: undefined }[o.iss ?? 'correct']
+      const iss = { correct: issuer, wrong: 'https://evil.test', slash: `${issuer}/`, omit: undefined }[
+        o.iss ?? 'correct'
+      ]
       if (iss !== undefined) back.searchParams.set('iss', iss)
       return new Response(null, { status: 302, headers: { location: back.href } })
     }
@@ -148,7 +160,9 @@ function world(o: WorldOptions = {}) {
       }
       const grant = codes.get(form.get('code')!)
       codes.delete(form.get('code')!)
-      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(form.get('code_verifier') ?? '')))
+      const digest = new Uint8Array(
+        await crypto.subtle.digest('SHA-256', new TextEncoder().encode(form.get('code_verifier') ?? '')),
+      )
       if (!grant || encodeBase64Url(digest) !== grant.challenge) return json({ error: 'invalid_grant' }, 400)
       return issue(grant.scope)
     }
@@ -175,8 +189,19 @@ function connect(w: World, extra: Partial<OAuthClientProviderOptions> = {}) {
 
 describe('OAuth helpers', () => {
   it('parses WWW-Authenticate challenges with quoted commas, escapes and several schemes', () => {
-    expect(parseWwwAuthenticate('Bearer error="invalid_request", error_description="expected \'Bearer TOKEN\', got \\"x\\"", scope=files:read, Basic realm="r"')).toEqual([
-      { scheme: 'Bearer', params: { error: 'invalid_request', error_description: 'expected \'Bearer TOKEN\', got "x"', scope: 'files:read' } },
+    expect(
+      parseWwwAuthenticate(
+        'Bearer error="invalid_request", error_description="expected \'Bearer TOKEN\', got \\"x\\"", scope=files:read, Basic realm="r"',
+      ),
+    ).toEqual([
+      {
+        scheme: 'Bearer',
+        params: {
+          error: 'invalid_request',
+          error_description: 'expected \'Bearer TOKEN\', got "x"',
+          scope: 'files:read',
+        },
+      },
       { scheme: 'Basic', params: { realm: 'r' } },
     ])
     expect(parseWwwAuthenticate('')).toEqual([])
@@ -196,7 +221,9 @@ describe('OAuth helpers', () => {
       'https://mcp.test/.well-known/oauth-protected-resource/public/mcp',
       'https://mcp.test/.well-known/oauth-protected-resource',
     ])
-    expect(protectedResourceMetadataUrls('https://mcp.test').map(String)).toEqual(['https://mcp.test/.well-known/oauth-protected-resource'])
+    expect(protectedResourceMetadataUrls('https://mcp.test').map(String)).toEqual([
+      'https://mcp.test/.well-known/oauth-protected-resource',
+    ])
   })
 
   it('accepts a resource that is the server or a parent path on the same origin, nothing else', () => {
@@ -209,10 +236,16 @@ describe('OAuth helpers', () => {
   })
 
   it('selects the token endpoint auth method: registered, else none without a secret, else basic > post > none', () => {
-    expect(selectTokenAuthMethod({ client_id: 'a', client_secret: 's', token_endpoint_auth_method: 'client_secret_post' }, ['client_secret_basic'])).toBe('client_secret_post')
+    expect(
+      selectTokenAuthMethod({ client_id: 'a', client_secret: 's', token_endpoint_auth_method: 'client_secret_post' }, [
+        'client_secret_basic',
+      ]),
+    ).toBe('client_secret_post')
     expect(selectTokenAuthMethod({ client_id: 'a' }, ['client_secret_basic'])).toBe('none')
     expect(selectTokenAuthMethod({ client_id: 'a', client_secret: 's' }, undefined)).toBe('client_secret_basic')
-    expect(selectTokenAuthMethod({ client_id: 'a', client_secret: 's' }, ['client_secret_post', 'none'])).toBe('client_secret_post')
+    expect(selectTokenAuthMethod({ client_id: 'a', client_secret: 's' }, ['client_secret_post', 'none'])).toBe(
+      'client_secret_post',
+    )
     expect(selectTokenAuthMethod({ client_id: 'a', client_secret: 's' }, ['none'])).toBe('none')
   })
 
@@ -229,22 +262,42 @@ describe('OAuthClientProvider against a fake authorization server', () => {
     const w = world({ prmScopes: ['mcp:basic'] })
     const { client } = connect(w)
     expect((await client.callTool('echo')).content).toEqual([{ type: 'text', text: 'ok' }])
-    expect(w.gets.filter((g) => !g.includes('/authorize'))).toEqual([PRM_PATH, 'https://as.test/.well-known/oauth-authorization-server'])
+    expect(w.gets.filter((g) => !g.includes('/authorize'))).toEqual([
+      PRM_PATH,
+      'https://as.test/.well-known/oauth-authorization-server',
+    ])
     expect(w.registrations).toEqual([
-      expect.objectContaining({ redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], application_type: 'native', token_endpoint_auth_method: 'none' }),
+      expect.objectContaining({
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+      }),
     ])
     const q = w.authorizations[0]!
-    expect(Object.fromEntries(q)).toMatchObject({ response_type: 'code', client_id: 'client-1', redirect_uri: REDIRECT, code_challenge_method: 'S256', resource: MCP, scope: 'mcp:basic' })
+    expect(Object.fromEntries(q)).toMatchObject({
+      response_type: 'code',
+      client_id: 'client-1',
+      redirect_uri: REDIRECT,
+      code_challenge_method: 'S256',
+      resource: MCP,
+      scope: 'mcp:basic',
+    })
     expect(q.get('state')).toMatch(/^[A-Za-z0-9_-]{22}$/)
     const form = w.tokenRequests[0]!.form
-    expect(Object.fromEntries(form)).toMatchObject({ grant_type: 'authorization_code', redirect_uri: REDIRECT, resource: MCP, client_id: 'client-1' })
+    expect(Object.fromEntries(form)).toMatchObject({
+      grant_type: 'authorization_code',
+      redirect_uri: REDIRECT,
+      resource: MCP,
+      client_id: 'client-1',
+    })
     expect(form.get('code_verifier')).toMatch(/^[A-Za-z0-9_-]{43}$/) // the fake AS checked it against the challenge
     // the token is reused: a second call needs no new authorization
     await client.listTools()
     expect(w.authorizations).toHaveLength(1)
   })
 
-  it('the user\'s login does not count against the request timeout; the rest of the request still does', async () => {
+  it("the user's login does not count against the request timeout; the rest of the request still does", async () => {
     const w = world({ prmScopes: ['mcp:basic'] })
     const auth = provider(w, {
       // the user takes 400 ms to log in, longer than the whole request may take
@@ -253,7 +306,10 @@ describe('OAuthClientProvider against a fake authorization server', () => {
         return (await w.fetch(new Request(url))).headers.get('location')!
       },
     })
-    const client = new Client({ transport: new StreamableHttpClientTransport(MCP, { fetch: w.fetch, auth }), requestTimeoutMs: 150 })
+    const client = new Client({
+      transport: new StreamableHttpClientTransport(MCP, { fetch: w.fetch, auth }),
+      requestTimeoutMs: 150,
+    })
     expect((await client.callTool('echo')).content).toEqual([{ type: 'text', text: 'ok' }])
     // time that is not the user's still counts: a server that never answers times out as before
     const { RequestTimeoutError } = await import('../src/client/index.ts')
@@ -318,13 +374,17 @@ describe('OAuthClientProvider against a fake authorization server', () => {
   it('authenticates at the token endpoint with client_secret_basic (form-encoded), client_secret_post or none', async () => {
     const secret = 'a b:c/é'
     const basic = world({ authMethods: ['client_secret_basic'], registration: false })
-    await connect(basic, { preRegistered: [{ issuer: basic.issuer, client_id: 'id:1', client_secret: secret }] }).client.listTools()
+    await connect(basic, {
+      preRegistered: [{ issuer: basic.issuer, client_id: 'id:1', client_secret: secret }],
+    }).client.listTools()
     const header = basic.tokenRequests[0]!.headers.get('authorization')!
     expect(header).toBe(`Basic ${btoa(`id%3A1:a+b%3Ac%2F%C3%A9`)}`)
     expect(basic.tokenRequests[0]!.form.has('client_secret')).toBe(false)
 
     const post = world({ authMethods: ['client_secret_post'], registration: false })
-    await connect(post, { preRegistered: [{ issuer: post.issuer, client_id: 'id', client_secret: secret }] }).client.listTools()
+    await connect(post, {
+      preRegistered: [{ issuer: post.issuer, client_id: 'id', client_secret: secret }],
+    }).client.listTools()
     expect(post.tokenRequests[0]!.headers.has('authorization')).toBe(false)
     expect(Object.fromEntries(post.tokenRequests[0]!.form)).toMatchObject({ client_id: 'id', client_secret: secret })
 
@@ -337,7 +397,10 @@ describe('OAuthClientProvider against a fake authorization server', () => {
 
   it('uses pre-registered credentials only with their issuer, and a Client ID Metadata Document URL where supported', async () => {
     const cimd = world({ cimd: true })
-    await connect(cimd, { clientMetadataUrl: 'https://app.test/client.json', preRegistered: [{ issuer: 'https://other.test', client_id: 'elsewhere' }] }).client.listTools()
+    await connect(cimd, {
+      clientMetadataUrl: 'https://app.test/client.json',
+      preRegistered: [{ issuer: 'https://other.test', client_id: 'elsewhere' }],
+    }).client.listTools()
     expect(cimd.registrations).toHaveLength(0)
     expect(cimd.authorizations[0]!.get('client_id')).toBe('https://app.test/client.json')
 
@@ -392,7 +455,12 @@ describe('OAuthClientProvider against a fake authorization server', () => {
   it('sends no token it holds from another issuer, and registers anew with the new authorization server', async () => {
     const w = world()
     const { auth, client } = connect(w)
-    await auth.storage.saveTokens(MCP, { issuer: 'https://old-as.test', access_token: 'old', token_type: 'Bearer', refresh_token: 'old-refresh' })
+    await auth.storage.saveTokens(MCP, {
+      issuer: 'https://old-as.test',
+      access_token: 'old',
+      token_type: 'Bearer',
+      refresh_token: 'old-refresh',
+    })
     await auth.storage.saveClient('https://old-as.test', { client_id: 'old-client' })
     await client.listTools()
     expect(w.tokenRequests.map((t) => t.form.get('grant_type'))).toEqual(['authorization_code'])
@@ -422,14 +490,36 @@ describe('Client: -32022 UnsupportedProtocolVersion', () => {
     const seen: { header: string | null; meta: string }[] = []
     const fetch = async (request: Request) => {
       const body = await request.json()
-      seen.push({ header: request.headers.get('mcp-protocol-version'), meta: body.params._meta['io.modelcontextprotocol/protocolVersion'] })
+      seen.push({
+        header: request.headers.get('mcp-protocol-version'),
+        meta: body.params._meta['io.modelcontextprotocol/protocolVersion'],
+      })
       return answers.shift()!(body)
     }
-    return { seen, client: (version?: string) => new Client({ transport: new StreamableHttpClientTransport(MCP, { fetch }), ...(version ? { protocolVersion: version } : {}) }) }
+    return {
+      seen,
+      client: (version?: string) =>
+        new Client({
+          transport: new StreamableHttpClientTransport(MCP, { fetch }),
+          ...(version ? { protocolVersion: version } : {}),
+        }),
+    }
   }
   const reject = (supported: unknown) => (body: any) =>
-    Response.json({ jsonrpc: '2.0', id: body.id, error: { code: -32022, message: 'Unsupported protocol version', data: { supported, requested: 'x' } } }, { status: 400 })
-  const ok = (body: any) => Response.json({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', tools: [], ttlMs: 0, cacheScope: 'private' } })
+    Response.json(
+      {
+        jsonrpc: '2.0',
+        id: body.id,
+        error: { code: -32022, message: 'Unsupported protocol version', data: { supported, requested: 'x' } },
+      },
+      { status: 400 },
+    )
+  const ok = (body: any) =>
+    Response.json({
+      jsonrpc: '2.0',
+      id: body.id,
+      result: { resultType: 'complete', tools: [], ttlMs: 0, cacheScope: 'private' },
+    })
 
   it('retries once with a version from data.supported that it speaks, and keeps it', async () => {
     const s = server([reject(['2099-01-01', '2026-07-28']), ok, ok])
@@ -448,7 +538,10 @@ describe('Client: -32022 UnsupportedProtocolVersion', () => {
     await expect(none.client().listTools()).rejects.toMatchObject({ code: -32022 })
     expect(none.seen).toHaveLength(1)
     const twice = server([reject(['2026-07-28']), reject(['2026-07-28'])])
-    const error = await twice.client().listTools().catch((e: unknown) => e)
+    const error = await twice
+      .client()
+      .listTools()
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(McpError)
     expect(twice.seen).toHaveLength(2)
   })

@@ -10,7 +10,9 @@ function server(pageSize?: number) {
     mcp.tool(`t${i}`, {}, () => 'ok')
     mcp.prompt(`p${i}`, {}, () => 'ok')
     mcp.resource(`r${i}`, `mem://r${i}`, {}, () => ({ contents: [{ uri: `mem://r${i}`, text: 'x' }] }))
-    mcp.resourceTemplate(`tpl${i}`, `mem://t${i}/{id}`, {}, ({ id }) => ({ contents: [{ uri: `mem://t${i}/${id}`, text: 'x' }] }))
+    mcp.resourceTemplate(`tpl${i}`, `mem://t${i}/{id}`, {}, ({ id }) => ({
+      contents: [{ uri: `mem://t${i}/${id}`, text: 'x' }],
+    }))
   }
   return mcp
 }
@@ -33,20 +35,39 @@ describe('list pagination', () => {
   })
 
   it('the Client walks every page of every list', async () => {
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(server(2)) }) })
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(server(2)) }),
+    })
     expect((await client.listTools()).map((t) => t.name)).toEqual(['t0', 't1', 't2', 't3', 't4', 't5', 't6'])
     expect((await client.listPrompts()).map((p) => p.name)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6'])
     expect((await client.listResources()).map((r) => r.uri)).toHaveLength(7)
-    expect((await client.listResourceTemplates()).map((r) => r.name)).toEqual(['tpl0', 'tpl1', 'tpl2', 'tpl3', 'tpl4', 'tpl5', 'tpl6'])
+    expect((await client.listResourceTemplates()).map((r) => r.name)).toEqual([
+      'tpl0',
+      'tpl1',
+      'tpl2',
+      'tpl3',
+      'tpl4',
+      'tpl5',
+      'tpl6',
+    ])
   })
 
   it('a cursor from another list, a forged or a garbage cursor is -32602 "Invalid cursor"', async () => {
     const handler = createFetchHandler(server(3))
     const toolsCursor = (await call(handler, 'tools/list', {})).body.result.nextCursor as string
     const forged = Buffer.from('edge-mcp/cursor/v1 tools 0').toString('base64url')
-    for (const [method, cursor] of [['prompts/list', toolsCursor], ['tools/list', forged], ['tools/list', 'garbage!'], ['tools/list', 5], ['tools/list', toolsCursor + 'A']] as const) {
+    for (const [method, cursor] of [
+      ['prompts/list', toolsCursor],
+      ['tools/list', forged],
+      ['tools/list', 'garbage!'],
+      ['tools/list', 5],
+      ['tools/list', toolsCursor + 'A'],
+    ] as const) {
       const { status, body } = await call(handler, method, { cursor })
-      expect([status, body.error], `${method} ${String(cursor)}`).toEqual([200, { code: -32602, message: 'Invalid cursor' }])
+      expect([status, body.error], `${method} ${String(cursor)}`).toEqual([
+        200,
+        { code: -32602, message: 'Invalid cursor' },
+      ])
     }
   })
 
@@ -56,6 +77,7 @@ describe('list pagination', () => {
     const first = (await call(createFetchHandler(mcp), 'tools/list', {})).body.result
     expect(first.tools).toHaveLength(100)
     expect(typeof first.nextCursor).toBe('string')
-    for (const pageSize of [0, -1, 1.5, Number.NaN]) expect(() => new McpServer({ name: 's', version: '1' }, { pageSize })).toThrow(RangeError)
+    for (const pageSize of [0, -1, 1.5, Number.NaN])
+      expect(() => new McpServer({ name: 's', version: '1' }, { pageSize })).toThrow(RangeError)
   })
 })

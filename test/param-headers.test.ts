@@ -9,7 +9,15 @@ function deployer() {
   const mcp = new McpServer({ name: 's', version: '1' })
   mcp.tool(
     'deploy',
-    { input: { region: v.string(), replicas: v.optional(v.pipe(v.number(), v.integer())), dryRun: v.optional(v.boolean()), note: v.optional(v.string()) }, headers: { region: 'Region', replicas: 'Replicas', dryRun: 'Dry-Run' } },
+    {
+      input: {
+        region: v.string(),
+        replicas: v.optional(v.pipe(v.number(), v.integer())),
+        dryRun: v.optional(v.boolean()),
+        note: v.optional(v.string()),
+      },
+      headers: { region: 'Region', replicas: 'Replicas', dryRun: 'Dry-Run' },
+    },
     ({ region, replicas, dryRun }) => `deploy ${region} x${replicas ?? 1}${dryRun ? ' (dry run)' : ''}`,
   )
   return mcp
@@ -17,7 +25,15 @@ function deployer() {
 
 describe('x-mcp-header declarations', () => {
   it('are advertised on the property and validated', () => {
-    expect(headerParamsOf({ type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'A' }, o: { type: 'object', properties: { b: { type: 'integer', 'x-mcp-header': 'B' } } } } })).toEqual({
+    expect(
+      headerParamsOf({
+        type: 'object',
+        properties: {
+          a: { type: 'string', 'x-mcp-header': 'A' },
+          o: { type: 'object', properties: { b: { type: 'integer', 'x-mcp-header': 'B' } } },
+        },
+      }),
+    ).toEqual({
       params: [
         { path: ['a'], name: 'A', type: 'string' },
         { path: ['o', 'b'], name: 'B', type: 'integer' },
@@ -31,16 +47,30 @@ describe('x-mcp-header declarations', () => {
       { properties: { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'L' } } } },
       { properties: { u: { anyOf: [{ type: 'string', 'x-mcp-header': 'U' }] } } },
     ]
-    for (const schema of invalid) expect(headerParamsOf({ type: 'object', ...schema }), JSON.stringify(schema)).toHaveProperty('invalid')
-    expect(() => new McpServer({ name: 's', version: '1' }).tool('t', { input: { n: v.number() }, headers: { n: 'N' } }, () => 'x')).toThrow(/"number" property/)
+    for (const schema of invalid)
+      expect(headerParamsOf({ type: 'object', ...schema }), JSON.stringify(schema)).toHaveProperty('invalid')
+    expect(() =>
+      new McpServer({ name: 's', version: '1' }).tool(
+        't',
+        { input: { n: v.number() }, headers: { n: 'N' } },
+        () => 'x',
+      ),
+    ).toThrow(/"number" property/)
   })
 })
 
 for (const [label, handler] of adapters(deployer())) {
   describe(`the server checks Mcp-Param-* via ${label}`, () => {
-    const call = (args: Record<string, unknown>, headers: Record<string, string>) => post(handler, req('tools/call', { name: 'deploy', arguments: args }), { ...std('tools/call', 'deploy'), ...headers })
+    const call = (args: Record<string, unknown>, headers: Record<string, string>) =>
+      post(handler, req('tools/call', { name: 'deploy', arguments: args }), {
+        ...std('tools/call', 'deploy'),
+        ...headers,
+      })
     it('accepts matching headers (decoded, integers compared numerically)', async () => {
-      const ok = await call({ region: 'us-west1', replicas: 3, dryRun: true }, { 'mcp-param-region': 'us-west1', 'mcp-param-replicas': '3', 'mcp-param-dry-run': 'true' })
+      const ok = await call(
+        { region: 'us-west1', replicas: 3, dryRun: true },
+        { 'mcp-param-region': 'us-west1', 'mcp-param-replicas': '3', 'mcp-param-dry-run': 'true' },
+      )
       expect(ok.body.result.content[0].text).toBe('deploy us-west1 x3 (dry run)')
       const encoded = await call({ region: 'Zürich' }, { 'mcp-param-region': '=?base64?WsO8cmljaA==?=' })
       expect(encoded.body.result.content[0].text).toBe('deploy Zürich x1')
@@ -49,9 +79,15 @@ for (const [label, handler] of adapters(deployer())) {
       for (const [args, headers] of [
         [{ region: 'eu' }, {}],
         [{ region: 'eu' }, { 'mcp-param-region': 'us' }],
-        [{ region: 'eu', replicas: 3 }, { 'mcp-param-region': 'eu', 'mcp-param-replicas': '4' }],
+        [
+          { region: 'eu', replicas: 3 },
+          { 'mcp-param-region': 'eu', 'mcp-param-replicas': '4' },
+        ],
         [{ region: 'eu' }, { 'mcp-param-region': 'eu', 'mcp-param-replicas': '2' }],
-        [{ region: 'eu', dryRun: false }, { 'mcp-param-region': 'eu', 'mcp-param-dry-run': 'true' }],
+        [
+          { region: 'eu', dryRun: false },
+          { 'mcp-param-region': 'eu', 'mcp-param-dry-run': 'true' },
+        ],
       ] as const) {
         const res = await call(args, headers)
         expect(res.status, JSON.stringify([args, headers])).toBe(400)
@@ -76,13 +112,18 @@ describe('the client mirrors x-mcp-header arguments', () => {
           const res = await handler(r)
           if (!extraTool || body.method !== 'tools/list') return res
           const json = (await res.json()) as { result: { tools: unknown[] } }
-          json.result.tools.push({ name: 'bad', inputSchema: { type: 'object', properties: { x: { type: 'number', 'x-mcp-header': 'X' } } } })
+          json.result.tools.push({
+            name: 'bad',
+            inputSchema: { type: 'object', properties: { x: { type: 'number', 'x-mcp-header': 'X' } } },
+          })
           return Response.json(json)
         },
       }),
     })
     // not listed yet: the first call goes without headers, gets -32020, re-lists, and retries with them
-    expect((await client.callTool('deploy', { region: 'eu', replicas: 2 })).content[0]).toMatchObject({ text: 'deploy eu x2' })
+    expect((await client.callTool('deploy', { region: 'eu', replicas: 2 })).content[0]).toMatchObject({
+      text: 'deploy eu x2',
+    })
     expect(sent.at(-1)!.get('mcp-param-region')).toBe('eu')
     expect(sent.at(-1)!.get('mcp-param-replicas')).toBe('2')
     expect(sent.at(-1)!.get('mcp-param-dry-run')).toBeNull()

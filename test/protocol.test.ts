@@ -28,7 +28,9 @@ describe('JSON-RPC framing', () => {
       kind: 'request',
       message: { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} },
     })
-    expect(parseMessage('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}').kind).toBe('notification')
+    expect(parseMessage('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}').kind).toBe(
+      'notification',
+    )
   })
   it('rejects invalid JSON with -32700 and malformed messages with -32600', () => {
     expect(codeOf(() => parseMessage('{"jsonrpc":"2.0","id":2,"method":'))).toBe(ErrorCode.ParseError)
@@ -46,7 +48,10 @@ describe('JSON-RPC framing', () => {
       { jsonrpc: '2.0', id: 1, method: 'x', params: [1] },
       'text',
     ]) {
-      expect(codeOf(() => classifyMessage(bad)), JSON.stringify(bad)).toBe(ErrorCode.InvalidRequest)
+      expect(
+        codeOf(() => classifyMessage(bad)),
+        JSON.stringify(bad),
+      ).toBe(ErrorCode.InvalidRequest)
     }
   })
 })
@@ -100,7 +105,9 @@ describe('request envelope', () => {
       expect.unreachable()
     } catch (error) {
       expect((error as McpError).code).toBe(-32021)
-      expect((error as McpError).data).toEqual({ requiredCapabilities: { elicitation: { form: {} }, sampling: { tools: {} } } })
+      expect((error as McpError).data).toEqual({
+        requiredCapabilities: { elicitation: { form: {} }, sampling: { tools: {} } },
+      })
     }
   })
 })
@@ -125,7 +132,9 @@ describe('describeIssue', () => {
     const { describeIssue } = await import('../src/protocol/issues.ts')
     const nested = v.safeParse(InputResponses, { region: { action: 'accept', content: { region: { nested: 1 } } } })
     expect(nested.success).toBe(false)
-    expect(describeIssue(nested.issues![0])).toBe("field 'region.content.region': Invalid type: Expected (string | number | boolean | Array) but received Object")
+    expect(describeIssue(nested.issues![0])).toBe(
+      "field 'region.content.region': Invalid type: Expected (string | number | boolean | Array) but received Object",
+    )
     const flat = v.safeParse(v.object({ a: v.union([v.string(), v.number()]) }), { a: true })
     expect(describeIssue(flat.issues![0])).toBe("field 'a': Invalid type: Expected (string | number) but received true")
   })

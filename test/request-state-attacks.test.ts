@@ -1,7 +1,15 @@
 /** Findings of the adversarial review of requestState sealing, each pinned by a test. */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import { McpError, McpServer, RequestStateSecurity, Server, createFetchHandler, elicitForm, inputRequired } from '../src/server/index.ts'
+import {
+  McpError,
+  McpServer,
+  RequestStateSecurity,
+  Server,
+  createFetchHandler,
+  elicitForm,
+  inputRequired,
+} from '../src/server/index.ts'
 import { argumentsDigest } from '../src/encoding/canonical.ts'
 import { AesGcmKeyRing, TEST_RANDOM_SOURCE } from '../src/request-state/codec.ts'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
@@ -21,27 +29,64 @@ describe('argument binding edge cases', () => {
 
   it('a token minted for null or 0 is not accepted for -1e999 or -0', async () => {
     let runs = 0
-    const mcp = new McpServer({ name: 's', version: '1' }, { requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }), logger: recordingLogger().logger })
-    mcp.tool('adjust', { input: { delta: v.nullable(v.number()) } }, ({ delta }, ctx) => (ctx.requestState ? (runs++, `applied ${delta}`) : inputRequired({ q: elicitForm('Sure?', ASK) }, 'confirmed')))
+    const mcp = new McpServer(
+      { name: 's', version: '1' },
+      { requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }), logger: recordingLogger().logger },
+    )
+    mcp.tool('adjust', { input: { delta: v.nullable(v.number()) } }, ({ delta }, ctx) =>
+      ctx.requestState ? (runs++, `applied ${delta}`) : inputRequired({ q: elicitForm('Sure?', ASK) }, 'confirmed'),
+    )
     const handler = createFetchHandler(mcp)
     const send = (body: string) =>
-      handler(new Request('http://x/mcp', { method: 'POST', headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'adjust' }, body })).then((r) => r.json() as Promise<any>)
-    const env = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}'
-    const nullToken = (await send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":null}}}`)).result.requestState
-    const infinite = await send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":-1e999},"requestState":"${nullToken}"}}`)
+      handler(
+        new Request('http://x/mcp', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'adjust',
+          },
+          body,
+        }),
+      ).then((r) => r.json() as Promise<any>)
+    const env =
+      '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}'
+    const nullToken = (
+      await send(
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":null}}}`,
+      )
+    ).result.requestState
+    const infinite = await send(
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":-1e999},"requestState":"${nullToken}"}}`,
+    )
     expect(infinite.error.code).toBe(-32602)
     expect(infinite.error.message).toMatch(/arguments cannot be bound \(non-finite number -Infinity\)/)
-    const zeroToken = (await send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":0}}}`)).result.requestState
-    const negZero = await send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":-0},"requestState":"${zeroToken}"}}`)
+    const zeroToken = (
+      await send(
+        `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":0}}}`,
+      )
+    ).result.requestState
+    const negZero = await send(
+      `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":-0},"requestState":"${zeroToken}"}}`,
+    )
     expect(negZero.error).toEqual(FROZEN)
     // a first round (no token yet) is refused the same way: the arguments could never be bound
-    const firstRound = await send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":1e999}}}`)
-    expect(firstRound.error).toMatchObject({ code: -32602, message: expect.stringMatching(/arguments cannot be bound \(non-finite number Infinity\)/) })
+    const firstRound = await send(
+      `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{${env},"name":"adjust","arguments":{"delta":1e999}}}`,
+    )
+    expect(firstRound.error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/arguments cannot be bound \(non-finite number Infinity\)/),
+    })
     expect(runs).toBe(0)
   })
 
   it('binds the arguments as received, before a handler can change them', async () => {
-    const server = new Server({ name: 'low', version: '1' }, { logger: recordingLogger().logger }).useRequestStateSecurity(new RequestStateSecurity({ keys: [KEY] }))
+    const server = new Server(
+      { name: 'low', version: '1' },
+      { logger: recordingLogger().logger },
+    ).useRequestStateSecurity(new RequestStateSecurity({ keys: [KEY] }))
     server.setRequestHandler('prompts/get', (params) => {
       const args = params.arguments as Record<string, string>
       args.lang ??= 'en' // the handler fills a default in place
@@ -49,17 +94,38 @@ describe('argument binding edge cases', () => {
     })
     const handler = createFetchHandler(server)
     const first = await call(handler, 'prompts/get', { name: 'p', arguments: {} })
-    const honest = await call(handler, 'prompts/get', { name: 'p', arguments: {}, requestState: first.body.result.requestState })
+    const honest = await call(handler, 'prompts/get', {
+      name: 'p',
+      arguments: {},
+      requestState: first.body.result.requestState,
+    })
     expect(honest.body.result.messages).toEqual([])
   })
 
   it('a non-string target is never bound as an empty string (low-level Server)', async () => {
     const log = recordingLogger()
-    const server = new Server({ name: 'low', version: '1' }, { logger: log.logger }).useRequestStateSecurity(new RequestStateSecurity({ keys: [KEY] }))
+    const server = new Server({ name: 'low', version: '1' }, { logger: log.logger }).useRequestStateSecurity(
+      new RequestStateSecurity({ keys: [KEY] }),
+    )
     let ran = 0
-    server.setRequestHandler('tools/call', (params) => (params.requestState ? (ran++, { content: [] }) : inputRequired(undefined, 'approved')))
+    server.setRequestHandler('tools/call', (params) =>
+      params.requestState ? (ran++, { content: [] }) : inputRequired(undefined, 'approved'),
+    )
     const send = async (params: Record<string, unknown>) =>
-      (await server.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } })).response as any
+      (
+        await server.handleRequest({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            ...params,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        })
+      ).response as any
     const minted = await send({ name: 123 })
     expect(minted.error).toEqual({ code: -32603, message: 'Internal error' })
     const good = await send({ name: 'real' })
@@ -99,7 +165,10 @@ describe('codec properties the first tests did not pin', () => {
   })
 
   it('the principal tag is compared in full: one flipped bit in its last byte fails', async () => {
-    const passthrough = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))! }
+    const passthrough = {
+      seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
+      unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+    }
     const policy = new RequestStateSecurity({ codec: passthrough })
     const binding = { method: 'tools/call', target: 't', argsDigest: 'a'.repeat(22), principal: 'alice' }
     const token = await policy.seal('s', binding, 'x')
@@ -115,7 +184,8 @@ describe('codec properties the first tests did not pin', () => {
   it('base64url decoding refuses non-ASCII look-alikes and non-zero trailing bits', () => {
     expect(decodeBase64UrlStrict('AAB')).toBeUndefined()
     expect(decodeBase64UrlStrict('AAA')).toEqual(new Uint8Array([0, 0]))
-    for (const junk of ['ŁAAA', 'AŁAA', 'AAAŁ', 'AAAA\u0141', 'ĀAAA', 'AA\u0100A']) expect(decodeBase64UrlStrict(junk), junk).toBeUndefined()
+    for (const junk of ['ŁAAA', 'AŁAA', 'AAAŁ', 'AAAA\u0141', 'ĀAAA', 'AA\u0100A'])
+      expect(decodeBase64UrlStrict(junk), junk).toBeUndefined()
   })
 
   it('two keys that share a key id both keep working (trial among the few that collide)', async () => {

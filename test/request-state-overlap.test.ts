@@ -10,12 +10,18 @@ import { recordingLogger } from './helpers.ts'
 const FROZEN = { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } }
 const KEY = 'k'.repeat(32)
 const ASK = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } } }
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } }
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+}
 
 function lowLevel() {
   const log = recordingLogger()
-  const server = new Server({ name: 'low', version: '1' }, { logger: log.logger }).useRequestStateSecurity(new RequestStateSecurity({ keys: [KEY] }))
-  const send = async (method: string, params: Record<string, unknown>) => (await server.handleRequest({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } })).response as any
+  const server = new Server({ name: 'low', version: '1' }, { logger: log.logger }).useRequestStateSecurity(
+    new RequestStateSecurity({ keys: [KEY] }),
+  )
+  const send = async (method: string, params: Record<string, unknown>) =>
+    (await server.handleRequest({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } })).response as any
   return { server, send, log }
 }
 
@@ -27,14 +33,20 @@ describe('the arguments digest overlaps other work', () => {
     server.setRequestHandler('prompts/get', (params) => {
       const args = params.arguments as Record<string, string>
       args.lang ??= 'en' // the handler fills a default in place, while the digest may still be running
-      return params.requestState ? { messages: [{ role: 'user', content: { type: 'text', text: args.lang } }] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked')
+      return params.requestState
+        ? { messages: [{ role: 'user', content: { type: 'text', text: args.lang } }] }
+        : inputRequired({ q: elicitForm('?', ASK) }, 'asked')
     })
     for (let round = 0; round < 3; round++) {
       // round 0 registers the prompt as one that seals; rounds 1 and 2 hash while the handler runs
       const first = await send('prompts/get', { name: 'p', arguments: {} })
       const token = first.result.requestState as string
-      expect(await send('prompts/get', { name: 'p', arguments: { lang: 'en' }, requestState: token })).toMatchObject({ error: FROZEN })
-      expect(await send('prompts/get', { name: 'q', arguments: {}, requestState: token })).toMatchObject({ error: FROZEN })
+      expect(await send('prompts/get', { name: 'p', arguments: { lang: 'en' }, requestState: token })).toMatchObject({
+        error: FROZEN,
+      })
+      expect(await send('prompts/get', { name: 'q', arguments: {}, requestState: token })).toMatchObject({
+        error: FROZEN,
+      })
       const honest = await send('prompts/get', { name: 'p', arguments: {}, requestState: token })
       expect(honest.result.messages[0].content.text).toBe('en')
     }
@@ -44,14 +56,20 @@ describe('the arguments digest overlaps other work', () => {
     const { server, send } = lowLevel()
     let ask = true
     server.setRequestHandler('tools/call', (params) =>
-      params.name === 'plain' || params.requestState !== undefined || !ask ? { content: [] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
+      params.name === 'plain' || params.requestState !== undefined || !ask
+        ? { content: [] }
+        : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
     )
     const digest = vi.spyOn(crypto.subtle, 'digest')
-    for (let i = 0; i < 5; i++) expect((await send('tools/call', { name: 'plain', arguments: { i } })).result.resultType).toBe('complete')
+    for (let i = 0; i < 5; i++)
+      expect((await send('tools/call', { name: 'plain', arguments: { i } })).result.resultType).toBe('complete')
     expect(digest).toHaveBeenCalledTimes(0)
     const first = await send('tools/call', { name: 'asker', arguments: { i: 1 } })
     expect(digest).toHaveBeenCalledTimes(1)
-    expect((await send('tools/call', { name: 'asker', arguments: { i: 1 }, requestState: first.result.requestState })).result.resultType).toBe('complete')
+    expect(
+      (await send('tools/call', { name: 'asker', arguments: { i: 1 }, requestState: first.result.requestState })).result
+        .resultType,
+    ).toBe('complete')
     expect(digest).toHaveBeenCalledTimes(2)
     ask = false // a first round of a handler that sealed before hashes once, even when it completes at once
     expect((await send('tools/call', { name: 'asker', arguments: { i: 2 } })).result.resultType).toBe('complete')
@@ -63,10 +81,15 @@ describe('the arguments digest overlaps other work', () => {
   it('a failing digest: -32603 without detail at mint, the frozen error on a retry, no unhandled rejection', async () => {
     const { server, send, log } = lowLevel()
     let ask = true
-    server.setRequestHandler('tools/call', (params) => (params.requestState !== undefined || !ask ? { content: [] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked')))
+    server.setRequestHandler('tools/call', (params) =>
+      params.requestState !== undefined || !ask ? { content: [] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
+    )
     const token = (await send('tools/call', { name: 't', arguments: {} })).result.requestState as string
     vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(new Error('digest unavailable'))
-    expect((await send('tools/call', { name: 't', arguments: {} })).error).toEqual({ code: -32603, message: 'Internal error' })
+    expect((await send('tools/call', { name: 't', arguments: {} })).error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    })
     expect((await send('tools/call', { name: 't', arguments: {}, requestState: token })).error).toEqual(FROZEN)
     ask = false // the digest started for a handler that sealed before is not needed: the result stands
     expect((await send('tools/call', { name: 't', arguments: {} })).result.resultType).toBe('complete')
@@ -76,12 +99,17 @@ describe('the arguments digest overlaps other work', () => {
   it('remembers at most 1,024 sealing targets and keeps binding past that (resource URIs are unbounded)', async () => {
     const { server, send } = lowLevel()
     server.setRequestHandler('resources/read', (params) =>
-      params.requestState !== undefined ? { contents: [{ uri: params.uri, text: 'ok' }] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
+      params.requestState !== undefined
+        ? { contents: [{ uri: params.uri, text: 'ok' }] }
+        : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
     )
     const tokens: string[] = []
-    for (let i = 0; i < 1100; i++) tokens.push((await send('resources/read', { uri: `file:///${i}` })).result.requestState)
+    for (let i = 0; i < 1100; i++)
+      tokens.push((await send('resources/read', { uri: `file:///${i}` })).result.requestState)
     for (const i of [0, 1023, 1024, 1099]) {
-      expect((await send('resources/read', { uri: `file:///${i}`, requestState: tokens[i] })).result.contents[0].uri).toBe(`file:///${i}`)
+      expect(
+        (await send('resources/read', { uri: `file:///${i}`, requestState: tokens[i] })).result.contents[0].uri,
+      ).toBe(`file:///${i}`)
       expect((await send('resources/read', { uri: `file:///${i + 1}`, requestState: tokens[i] })).error).toEqual(FROZEN)
     }
   })

@@ -49,7 +49,9 @@ function fixture(name = 'deployer', options: FixtureOptions | RequestStateSecuri
   for (const tool of ['deploy', 'other']) {
     mcp.tool(tool, { input: { env: v.optional(v.string()) } }, (_args, ctx) => {
       count(tool)
-      return ctx.requestState ? `done with ${ctx.requestState}` : inputRequired({ q: elicitForm('Sure?', ASK) }, `${tool}-state`)
+      return ctx.requestState
+        ? `done with ${ctx.requestState}`
+        : inputRequired({ q: elicitForm('Sure?', ASK) }, `${tool}-state`)
     })
   }
   mcp.server.setRequestHandler('prompts/get', (params) => {
@@ -60,15 +62,26 @@ function fixture(name = 'deployer', options: FixtureOptions | RequestStateSecuri
     count('resource')
     return params.requestState ? { contents: [] } : inputRequired({ q: elicitForm('Which?', ASK) }, 'resource-state')
   })
-  mcp.server.setRequestHandler('custom/echo', (params) => ({ echo: params.requestState, requestState: 'outbound plaintext' }))
+  mcp.server.setRequestHandler('custom/echo', (params) => ({
+    echo: params.requestState,
+    requestState: 'outbound plaintext',
+  }))
   const send = async (method: string, params: Record<string, unknown>, authInfo?: AuthInfo) => {
-    const handled = await mcp.server.handleRequest({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: env({ elicitation: {} }) } }, authInfo ? { authInfo } : {})
+    const handled = await mcp.server.handleRequest(
+      { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: env({ elicitation: {} }) } },
+      authInfo ? { authInfo } : {},
+    )
     return handled.response as any
   }
   return { server: mcp.server, runs, log, send }
 }
 
-async function mint(f: Fixture, method = 'tools/call', params: Record<string, unknown> = { name: 'deploy', arguments: { env: 'prod' } }, authInfo?: AuthInfo): Promise<string> {
+async function mint(
+  f: Fixture,
+  method = 'tools/call',
+  params: Record<string, unknown> = { name: 'deploy', arguments: { env: 'prod' } },
+  authInfo?: AuthInfo,
+): Promise<string> {
   const res = await f.send(method, params, authInfo)
   expect(res.result.resultType).toBe('input_required')
   return res.result.requestState
@@ -102,7 +115,11 @@ describe('property: every change to a valid token is rejected with the frozen er
       }
       for (const tampered of variants) {
         attempts++
-        const res = await f.send(method, { ...params, requestState: tampered, inputResponses: { q: { action: 'accept', content: { ok: true } } } })
+        const res = await f.send(method, {
+          ...params,
+          requestState: tampered,
+          inputResponses: { q: { action: 'accept', content: { ok: true } } },
+        })
         if (JSON.stringify(res.error) === JSON.stringify(FROZEN)) rejected++
       }
       expect(f.runs).toEqual(before)
@@ -150,24 +167,111 @@ describe('replay matrix: a valid token presented anywhere else is rejected, and 
     const answers = { q: { action: 'accept', content: { ok: true } } }
     const runsBefore = { ...f.runs }
     const attempts: Array<[string, () => Promise<any>]> = [
-      ['another tool', () => f.send('tools/call', { name: 'other', arguments: { env: 'prod' }, requestState: token, inputResponses: answers }, alice)],
-      ['other arguments', () => f.send('tools/call', { name: 'deploy', arguments: { env: 'staging' }, requestState: token, inputResponses: answers }, alice)],
-      ['an extra argument', () => f.send('tools/call', { name: 'deploy', arguments: { env: 'prod', force: true }, requestState: token, inputResponses: answers }, alice)],
-      ['another method', () => f.send('prompts/get', { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers }, alice)],
-      ['another principal', () => f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers }, bob)],
-      ['no principal', () => f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers })],
-      ['another audience (same keys, another server name)', () => fixture('payments').send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers }, alice)],
-      ['an unknown key', () => fixture('deployer', { keys: ['z'.repeat(32)] }).send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers }, alice)],
+      [
+        'another tool',
+        () =>
+          f.send(
+            'tools/call',
+            { name: 'other', arguments: { env: 'prod' }, requestState: token, inputResponses: answers },
+            alice,
+          ),
+      ],
+      [
+        'other arguments',
+        () =>
+          f.send(
+            'tools/call',
+            { name: 'deploy', arguments: { env: 'staging' }, requestState: token, inputResponses: answers },
+            alice,
+          ),
+      ],
+      [
+        'an extra argument',
+        () =>
+          f.send(
+            'tools/call',
+            { name: 'deploy', arguments: { env: 'prod', force: true }, requestState: token, inputResponses: answers },
+            alice,
+          ),
+      ],
+      [
+        'another method',
+        () =>
+          f.send(
+            'prompts/get',
+            { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers },
+            alice,
+          ),
+      ],
+      [
+        'another principal',
+        () =>
+          f.send(
+            'tools/call',
+            { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers },
+            bob,
+          ),
+      ],
+      [
+        'no principal',
+        () =>
+          f.send('tools/call', {
+            name: 'deploy',
+            arguments: { env: 'prod' },
+            requestState: token,
+            inputResponses: answers,
+          }),
+      ],
+      [
+        'another audience (same keys, another server name)',
+        () =>
+          fixture('payments').send(
+            'tools/call',
+            { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers },
+            alice,
+          ),
+      ],
+      [
+        'an unknown key',
+        () =>
+          fixture('deployer', { keys: ['z'.repeat(32)] }).send(
+            'tools/call',
+            { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers },
+            alice,
+          ),
+      ],
     ]
     for (const [label, attempt] of attempts) expect((await attempt()).error, label).toEqual(FROZEN)
     now += 600_001
-    expect((await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers }, alice)).error).toEqual(FROZEN)
+    expect(
+      (
+        await f.send(
+          'tools/call',
+          { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers },
+          alice,
+        )
+      ).error,
+    ).toEqual(FROZEN)
     expect(f.runs).toEqual(runsBefore)
     expect(f.log.warn.map((l) => l.replace(/^requestState rejected on [^:]+: /, ''))).toEqual([
-      'request binding', 'request binding', 'request binding', 'request binding', 'principal', 'principal drift', 'expired',
+      'request binding',
+      'request binding',
+      'request binding',
+      'request binding',
+      'principal',
+      'principal drift',
+      'expired',
     ])
     now -= 2 // still inside the TTL: the original binding works
-    expect((await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers }, alice)).result.content[0].text).toBe('done with deploy-state')
+    expect(
+      (
+        await f.send(
+          'tools/call',
+          { name: 'deploy', arguments: { env: 'prod' }, requestState: token, inputResponses: answers },
+          alice,
+        )
+      ).result.content[0].text,
+    ).toBe('done with deploy-state')
   })
 
   it('binds resources/read to the URI only, and prompts/get to its arguments', async () => {
@@ -176,8 +280,13 @@ describe('replay matrix: a valid token presented anywhere else is rejected, and 
     expect((await f.send('resources/read', { uri: 'file:///b.txt', requestState: token })).error).toEqual(FROZEN)
     expect((await f.send('resources/read', { uri: 'file:///a.txt', requestState: token })).result.contents).toEqual([])
     const prompt = await mint(f, 'prompts/get', { name: 'briefing', arguments: { audience: 'board' } })
-    expect((await f.send('prompts/get', { name: 'briefing', arguments: { audience: 'team' }, requestState: prompt })).error).toEqual(FROZEN)
-    expect((await f.send('prompts/get', { name: 'briefing', arguments: { audience: 'board' }, requestState: prompt })).result.messages).toEqual([])
+    expect(
+      (await f.send('prompts/get', { name: 'briefing', arguments: { audience: 'team' }, requestState: prompt })).error,
+    ).toEqual(FROZEN)
+    expect(
+      (await f.send('prompts/get', { name: 'briefing', arguments: { audience: 'board' }, requestState: prompt })).result
+        .messages,
+    ).toEqual([])
   })
 })
 
@@ -185,27 +294,48 @@ describe('principal binding', () => {
   it('derives the default principal from verified auth info, exactly', () => {
     expect(authenticatedPrincipal({})).toBeUndefined()
     expect(authenticatedPrincipal({ authInfo: { clientId: 'client-123' } })).toBe('["client-123",null,null]')
-    expect(authenticatedPrincipal({ authInfo: { clientId: 'client-123', subject: 'alice' } })).toBe('["client-123",null,"alice"]')
-    expect(authenticatedPrincipal({ authInfo: { clientId: 'client-123', issuer: 'https://as.example', subject: 'alice' } })).toBe('["client-123","https://as.example","alice"]')
+    expect(authenticatedPrincipal({ authInfo: { clientId: 'client-123', subject: 'alice' } })).toBe(
+      '["client-123",null,"alice"]',
+    )
+    expect(
+      authenticatedPrincipal({ authInfo: { clientId: 'client-123', issuer: 'https://as.example', subject: 'alice' } }),
+    ).toBe('["client-123","https://as.example","alice"]')
   })
   it('rejects presence drift both ways, and two mints for one principal are unlinkable', async () => {
     const f = fixture()
     const alice = { clientId: 'c', subject: 'alice' }
     const anonymous = await mint(f)
-    expect((await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: anonymous }, alice)).error).toEqual(FROZEN)
+    expect(
+      (await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: anonymous }, alice))
+        .error,
+    ).toEqual(FROZEN)
     const t1 = await mint(f, undefined, undefined, alice)
     const t2 = await mint(f, undefined, undefined, alice)
     expect(t1).not.toBe(t2)
-    expect((await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: t1 })).error).toEqual(FROZEN)
-    const passthrough = fixture('d', { keys: undefined, codec: { seal: async (b) => 'p.' + encodeBase64Url(b), unseal: async (t) => decodeBase64UrlStrict(t.slice(2))! } })
-    const p1 = JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict((await mint(passthrough, undefined, undefined, alice)).slice(2))!)).p
-    const p2 = JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict((await mint(passthrough, undefined, undefined, alice)).slice(2))!)).p
+    expect(
+      (await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: t1 })).error,
+    ).toEqual(FROZEN)
+    const passthrough = fixture('d', {
+      keys: undefined,
+      codec: { seal: async (b) => 'p.' + encodeBase64Url(b), unseal: async (t) => decodeBase64UrlStrict(t.slice(2))! },
+    })
+    const p1 = JSON.parse(
+      new TextDecoder().decode(decodeBase64UrlStrict((await mint(passthrough, undefined, undefined, alice)).slice(2))!),
+    ).p
+    const p2 = JSON.parse(
+      new TextDecoder().decode(decodeBase64UrlStrict((await mint(passthrough, undefined, undefined, alice)).slice(2))!),
+    ).p
     expect(p1).toMatch(/^[A-Za-z0-9_-]{32}$/)
     expect(p1).not.toBe(p2)
     expect(JSON.stringify(p1)).not.toContain('alice')
   })
   it('a bindPrincipal that throws or returns a non-string: -32603 with no data at mint, frozen at verify', async () => {
-    for (const bindPrincipal of [() => { throw new Error('auth backend down') }, () => 42 as never]) {
+    for (const bindPrincipal of [
+      () => {
+        throw new Error('auth backend down')
+      },
+      () => 42 as never,
+    ]) {
       const f = fixture('d', { bindPrincipal })
       const minted = await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' } })
       expect(minted.error).toEqual({ code: -32603, message: 'Internal error' })
@@ -216,7 +346,15 @@ describe('principal binding', () => {
   it('bindPrincipal: null disables the binding', async () => {
     const f = fixture('d', { bindPrincipal: null })
     const token = await mint(f, undefined, undefined, { clientId: 'a' })
-    expect((await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token }, { clientId: 'b' })).result.content[0].text).toBe('done with deploy-state')
+    expect(
+      (
+        await f.send(
+          'tools/call',
+          { name: 'deploy', arguments: { env: 'prod' }, requestState: token },
+          { clientId: 'b' },
+        )
+      ).result.content[0].text,
+    ).toBe('done with deploy-state')
   })
 })
 
@@ -224,11 +362,30 @@ describe('audience', () => {
   it('same keys, different names reject each other; an explicit audience overrides the name', async () => {
     const billing = fixture('billing')
     const payments = fixture('payments')
-    expect((await payments.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: await mint(billing) })).error).toEqual(FROZEN)
-    expect((await billing.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: await mint(payments) })).error).toEqual(FROZEN)
+    expect(
+      (
+        await payments.send('tools/call', {
+          name: 'deploy',
+          arguments: { env: 'prod' },
+          requestState: await mint(billing),
+        })
+      ).error,
+    ).toEqual(FROZEN)
+    expect(
+      (
+        await billing.send('tools/call', {
+          name: 'deploy',
+          arguments: { env: 'prod' },
+          requestState: await mint(payments),
+        })
+      ).error,
+    ).toEqual(FROZEN)
     const a = fixture('service-a', { audience: 'shared' })
     const b = fixture('service-b', { audience: 'shared' })
-    expect((await b.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: await mint(a) })).result.content[0].text).toBe('done with deploy-state')
+    expect(
+      (await b.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: await mint(a) })).result
+        .content[0].text,
+    ).toBe('done with deploy-state')
   })
   it('an explicit policy on an unnamed server throws the named-server message; the default, an explicit audience, and a name construct', () => {
     const policy = () => new RequestStateSecurity({ keys: [KEY] })
@@ -236,33 +393,64 @@ describe('audience', () => {
       /requestStateSecurity is configured but this server has no name\. Sealed requestState carries the server name as an audience claim/,
     )
     expect(() => new McpServer({ name: '', version: '1' })).not.toThrow()
-    expect(() => new McpServer({ name: '', version: '1' }, { requestStateSecurity: new RequestStateSecurity({ keys: [KEY], audience: 'x' }) })).not.toThrow()
+    expect(
+      () =>
+        new McpServer(
+          { name: '', version: '1' },
+          { requestStateSecurity: new RequestStateSecurity({ keys: [KEY], audience: 'x' }) },
+        ),
+    ).not.toThrow()
     expect(() => new McpServer({ name: 'named', version: '1' }, { requestStateSecurity: policy() })).not.toThrow()
   })
 })
 
 describe('claims envelope', () => {
-  const passthrough = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => { const b = decodeBase64UrlStrict(t.slice(2)); if (!t.startsWith('p.') || !b) throw new InvalidRequestStateError('malformed'); return b } }
+  const passthrough = {
+    seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
+    unseal: async (t: string) => {
+      const b = decodeBase64UrlStrict(t.slice(2))
+      if (!t.startsWith('p.') || !b) throw new InvalidRequestStateError('malformed')
+      return b
+    },
+  }
   const claimsOf = (token: string) => JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(token.slice(2))!))
 
   it('has exactly {v, iat, exp, m, t, a, s, aud}; exp = iat + ttl; aud = the server name', async () => {
     const f = fixture('deployer', { keys: undefined, codec: passthrough, ttl: 90, now: () => 1_000_000 })
     const claims = claimsOf(await mint(f))
     expect(Object.keys(claims)).toEqual(['v', 'iat', 'exp', 'm', 't', 'a', 's', 'aud'])
-    expect(claims).toMatchObject({ v: 1, iat: 1000, exp: 1090, m: 'tools/call', t: 'deploy', s: 'deploy-state', aud: 'deployer' })
+    expect(claims).toMatchObject({
+      v: 1,
+      iat: 1000,
+      exp: 1090,
+      m: 'tools/call',
+      t: 'deploy',
+      s: 'deploy-state',
+      aud: 'deployer',
+    })
   })
   it('re-seals every round with a fresh iat', async () => {
     let now = 5_000_000
     const log = recordingLogger()
-    const mcp = new McpServer({ name: 'wizard', version: '1' }, { logger: log.logger, requestStateSecurity: new RequestStateSecurity({ codec: passthrough, now: () => now }) })
+    const mcp = new McpServer(
+      { name: 'wizard', version: '1' },
+      { logger: log.logger, requestStateSecurity: new RequestStateSecurity({ codec: passthrough, now: () => now }) },
+    )
     mcp.tool('wizard', {}, (_a, ctx) => {
       const step = Number(ctx.requestState ?? 0)
-      return step < 3 ? inputRequired({ [`q${step}`]: elicitForm(`Round ${step + 1}?`, ASK) }, String(step + 1)) : `done after ${step} rounds`
+      return step < 3
+        ? inputRequired({ [`q${step}`]: elicitForm(`Round ${step + 1}?`, ASK) }, String(step + 1))
+        : `done after ${step} rounds`
     })
     const tokens: string[] = []
     let state: string | undefined
     for (let round = 0; round < 4; round++) {
-      const res = await mcp.server.handleRequest({ jsonrpc: '2.0', id: round, method: 'tools/call', params: { name: 'wizard', _meta: env({ elicitation: {} }), ...(state ? { requestState: state } : {}) } })
+      const res = await mcp.server.handleRequest({
+        jsonrpc: '2.0',
+        id: round,
+        method: 'tools/call',
+        params: { name: 'wizard', _meta: env({ elicitation: {} }), ...(state ? { requestState: state } : {}) },
+      })
       const result = (res.response as any).result
       if (round === 3) {
         expect(result.content[0].text).toBe('done after 3 rounds')
@@ -276,7 +464,8 @@ describe('claims envelope', () => {
     expect(tokens.map((t) => claimsOf(t).iat)).toEqual([5000, 5005, 5010])
   })
   it('rejects what is not a valid envelope, whatever the codec says', async () => {
-    const seal = (obj: unknown) => 'p.' + encodeBase64Url(new TextEncoder().encode(typeof obj === 'string' ? obj : JSON.stringify(obj)))
+    const seal = (obj: unknown) =>
+      'p.' + encodeBase64Url(new TextEncoder().encode(typeof obj === 'string' ? obj : JSON.stringify(obj)))
     const f = fixture('deployer', { keys: undefined, codec: passthrough, now: () => 1_000_000 })
     const good = claimsOf(await mint(f))
     const forged = [
@@ -291,8 +480,14 @@ describe('claims envelope', () => {
       seal({ ...good, iat: Number.NaN }),
       seal([good]),
     ]
-    for (const token of forged) expect((await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token })).error, token).toEqual(FROZEN)
-    expect((await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: seal(good) })).result).toBeDefined()
+    for (const token of forged)
+      expect(
+        (await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token })).error,
+        token,
+      ).toEqual(FROZEN)
+    expect(
+      (await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: seal(good) })).result,
+    ).toBeDefined()
   })
   it('round-trips lone surrogates in state and principal, and keeps them distinct', async () => {
     const mcpState = '\ud800 half a pair'
@@ -300,7 +495,9 @@ describe('claims envelope', () => {
     const binding = { method: 'tools/call', target: 't', argsDigest: 'a'.repeat(22), principal: '\ud800' }
     const token = await policy.seal(mcpState, binding, 'x')
     expect(await policy.open(token, binding, 'x')).toBe(mcpState)
-    await expect(policy.open(token, { ...binding, principal: '\udfff' }, 'x')).rejects.toMatchObject({ reason: 'principal' })
+    await expect(policy.open(token, { ...binding, principal: '\udfff' }, 'x')).rejects.toMatchObject({
+      reason: 'principal',
+    })
   })
   it('fractional ttl: 0.5 s accepts at 0.4 s and rejects at 0.6 s', async () => {
     let now = 10_000
@@ -318,9 +515,23 @@ describe('boundary posture', () => {
   it('the default server seals, and a plaintext echo gets the frozen error', async () => {
     const mcp = new McpServer({ name: 'plain-default', version: '1' }, { logger: recordingLogger().logger })
     mcp.tool('t', {}, (_a, ctx) => (ctx.requestState ? 'ok' : inputRequired(undefined, 'plain')))
-    const first: any = (await mcp.server.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't', _meta: env() } })).response
+    const first: any = (
+      await mcp.server.handleRequest({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 't', _meta: env() },
+      })
+    ).response
     expect(first.result.requestState).toMatch(/^v1\./)
-    const echo: any = (await mcp.server.handleRequest({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 't', requestState: 'plain', _meta: env() } })).response
+    const echo: any = (
+      await mcp.server.handleRequest({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 't', requestState: 'plain', _meta: env() },
+      })
+    ).response
     expect(echo.error).toEqual(FROZEN)
   })
   it('non-carrier methods pass requestState through verbatim, never sealed or verified', async () => {
@@ -335,7 +546,14 @@ describe('boundary posture', () => {
     const mcp = new McpServer({ name: 'n', version: '1' }, { logger: log.logger })
     let ran = 0
     mcp.tool('simple', {}, () => (ran++, 'ok'))
-    const res: any = (await mcp.server.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'simple', requestState: 'forged', _meta: env() } })).response
+    const res: any = (
+      await mcp.server.handleRequest({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'simple', requestState: 'forged', _meta: env() },
+      })
+    ).response
     expect(res.error).toEqual(FROZEN)
     expect(ran).toBe(0)
   })
@@ -343,13 +561,39 @@ describe('boundary posture', () => {
 
 describe('codec failures and log secrecy', () => {
   it('an unseal that throws anything: frozen error; its own reason only in the log; a throwing seal: -32603 without detail', async () => {
-    const boom = fixture('d', { keys: undefined, codec: { seal: async () => 'opaque', unseal: async () => { throw new InvalidRequestStateError('boom') } } })
+    const boom = fixture('d', {
+      keys: undefined,
+      codec: {
+        seal: async () => 'opaque',
+        unseal: async () => {
+          throw new InvalidRequestStateError('boom')
+        },
+      },
+    })
     expect((await boom.send('tools/call', { name: 'deploy', arguments: {}, requestState: 'x' })).error).toEqual(FROZEN)
     expect(boom.log.warn).toEqual(['requestState rejected on tools/call: boom'])
-    const generic = fixture('d', { keys: undefined, codec: { seal: async () => 'opaque', unseal: async () => { throw new TypeError('kms timeout: secret-detail') } } })
-    expect((await generic.send('tools/call', { name: 'deploy', arguments: {}, requestState: 'x' })).error).toEqual(FROZEN)
+    const generic = fixture('d', {
+      keys: undefined,
+      codec: {
+        seal: async () => 'opaque',
+        unseal: async () => {
+          throw new TypeError('kms timeout: secret-detail')
+        },
+      },
+    })
+    expect((await generic.send('tools/call', { name: 'deploy', arguments: {}, requestState: 'x' })).error).toEqual(
+      FROZEN,
+    )
     expect(generic.log.warn).toEqual(['requestState rejected on tools/call: codec error'])
-    const sealFails = fixture('d', { keys: undefined, codec: { seal: async () => { throw new Error('kms down: secret-detail') }, unseal: async () => new Uint8Array() } })
+    const sealFails = fixture('d', {
+      keys: undefined,
+      codec: {
+        seal: async () => {
+          throw new Error('kms down: secret-detail')
+        },
+        unseal: async () => new Uint8Array(),
+      },
+    })
     const res = await sealFails.send('tools/call', { name: 'deploy', arguments: {} })
     expect(res.error).toEqual({ code: -32603, message: 'Internal error' })
     expect(JSON.stringify(res)).not.toContain('secret-detail')
@@ -362,15 +606,19 @@ describe('codec failures and log secrecy', () => {
     const t2 = await mint(f, undefined, undefined, principal)
     const tampered = t1.slice(0, 10) + (t1[10] === 'A' ? 'B' : 'A') + t1.slice(11)
     const errors = [
-      (await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: tampered }, principal)).error,
+      (await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: tampered }, principal))
+        .error,
       (await f.send('tools/call', { name: 'deploy', arguments: { env: 'other' }, requestState: t2 }, principal)).error,
     ]
     now += 700_000
-    errors.push((await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: t1 }, principal)).error)
+    errors.push(
+      (await f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: t1 }, principal)).error,
+    )
     for (const e of errors) expect(e).toEqual(FROZEN)
     expect(f.log.warn).toHaveLength(3)
     const everything = [...f.log.warn, ...f.log.error].join('\n')
-    for (const secret of [t1, t2, tampered, 'deploy-state', 'client-secret-id', 'alice-secret']) expect(everything).not.toContain(secret)
+    for (const secret of [t1, t2, tampered, 'deploy-state', 'client-secret-id', 'alice-secret'])
+      expect(everything).not.toContain(secret)
   })
 })
 
@@ -379,7 +627,8 @@ describe('rotation in three phases through the server', () => {
     const OLD = 'o'.repeat(32)
     const NEW = 'n'.repeat(32)
     const at = (keys: string[]) => fixture('svc', { keys })
-    const retry = (f: Fixture, token: string) => f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token })
+    const retry = (f: Fixture, token: string) =>
+      f.send('tools/call', { name: 'deploy', arguments: { env: 'prod' }, requestState: token })
     const fromOld = await mint(at([OLD]))
     expect((await retry(at([OLD, NEW]), fromOld)).result).toBeDefined() // phase 1: everyone can open NEW; OLD still seals
     const phase1 = await mint(at([OLD, NEW]))

@@ -13,9 +13,15 @@ import { ROOT, startWorker } from './workerd.ts'
 const run = promisify(execFile)
 const enc = new TextEncoder()
 
-async function hkdf(key: Uint8Array<ArrayBuffer>, info: string, salt: Uint8Array<ArrayBuffer> = new Uint8Array(0)): Promise<Uint8Array> {
+async function hkdf(
+  key: Uint8Array<ArrayBuffer>,
+  info: string,
+  salt: Uint8Array<ArrayBuffer> = new Uint8Array(0),
+): Promise<Uint8Array> {
   const base = await crypto.subtle.importKey('raw', key, 'HKDF', false, ['deriveBits'])
-  return new Uint8Array(await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt, info: enc.encode(info) }, base, 256))
+  return new Uint8Array(
+    await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt, info: enc.encode(info) }, base, 256),
+  )
 }
 const bytesOf = (k: Uint8Array | string) => (typeof k === 'string' ? enc.encode(k) : new Uint8Array(k))
 
@@ -32,19 +38,53 @@ describe('request-state test vectors', () => {
       const body = decodeBase64UrlStrict(v.token.slice(3))!
       const kid = body.subarray(0, 4)
       expect([...kid]).toEqual([...(await hkdf(secret, 'edge-mcp/request-state/v1/kid')).subarray(0, 4)])
-      const info = v.audience === undefined ? 'edge-mcp/request-state/v1/aes-256-gcm' : `edge-mcp/request-state/v1/aes-256-gcm\u0000${v.audience}`
-      const aesKey = await crypto.subtle.importKey('raw', (await hkdf(secret, info)) as Uint8Array<ArrayBuffer>, 'AES-GCM', false, ['decrypt'])
+      const info =
+        v.audience === undefined
+          ? 'edge-mcp/request-state/v1/aes-256-gcm'
+          : `edge-mcp/request-state/v1/aes-256-gcm\u0000${v.audience}`
+      const aesKey = await crypto.subtle.importKey(
+        'raw',
+        (await hkdf(secret, info)) as Uint8Array<ArrayBuffer>,
+        'AES-GCM',
+        false,
+        ['decrypt'],
+      )
       const aad = new Uint8Array([...enc.encode('v1.'), ...kid])
-      const plain = new Uint8Array(await crypto.subtle.decrypt({ name: 'AES-GCM', iv: body.subarray(4, 16), additionalData: aad }, aesKey, body.subarray(16)))
+      const plain = new Uint8Array(
+        await crypto.subtle.decrypt(
+          { name: 'AES-GCM', iv: body.subarray(4, 16), additionalData: aad },
+          aesKey,
+          body.subarray(16),
+        ),
+      )
       if ('plaintext' in v) expect(new TextDecoder().decode(plain)).toBe(v.plaintext)
       else {
         const claims = JSON.parse(new TextDecoder().decode(plain))
-        expect(Object.keys(claims)).toEqual(v.binding.principal ? ['v', 'iat', 'exp', 'm', 't', 'a', 's', 'aud', 'p'] : ['v', 'iat', 'exp', 'm', 't', 'a', 's', 'aud'])
-        expect(claims).toMatchObject({ v: 1, iat: v.nowMs / 1000, exp: v.nowMs / 1000 + v.ttl, m: v.binding.method, t: v.binding.target, a: v.binding.argsDigest, s: v.state, aud: v.audience })
+        expect(Object.keys(claims)).toEqual(
+          v.binding.principal
+            ? ['v', 'iat', 'exp', 'm', 't', 'a', 's', 'aud', 'p']
+            : ['v', 'iat', 'exp', 'm', 't', 'a', 's', 'aud'],
+        )
+        expect(claims).toMatchObject({
+          v: 1,
+          iat: v.nowMs / 1000,
+          exp: v.nowMs / 1000 + v.ttl,
+          m: v.binding.method,
+          t: v.binding.target,
+          a: v.binding.argsDigest,
+          s: v.state,
+          aud: v.audience,
+        })
       }
       // the AAD really is bound: the same body with another prefix in the AAD does not open
       const otherAad = new Uint8Array([...enc.encode('v2.'), ...kid])
-      await expect(crypto.subtle.decrypt({ name: 'AES-GCM', iv: body.subarray(4, 16), additionalData: otherAad }, aesKey, body.subarray(16))).rejects.toThrow()
+      await expect(
+        crypto.subtle.decrypt(
+          { name: 'AES-GCM', iv: body.subarray(4, 16), additionalData: otherAad },
+          aesKey,
+          body.subarray(16),
+        ),
+      ).rejects.toThrow()
     }
   })
 
@@ -70,7 +110,11 @@ describe('request-state test vectors', () => {
   it('the same vectors pass in workerd', async () => {
     const worker = await startWorker({ config: join(ROOT, 'test/vectors/wrangler.toml') })
     try {
-      const result = (await (await fetch(`http://127.0.0.1:${worker.port}/`)).json()) as { runtime: string; passed: number; failures: string[] }
+      const result = (await (await fetch(`http://127.0.0.1:${worker.port}/`)).json()) as {
+        runtime: string
+        passed: number
+        failures: string[]
+      }
       expect(result.runtime).toBe('Cloudflare-Workers')
       expect(result.failures).toEqual([])
       expect(result.passed).toBe(18)

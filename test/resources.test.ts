@@ -6,13 +6,16 @@ import { Client, McpError, StreamableHttpClientTransport } from '../src/client/i
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
 
-const clientOf = (mcp: McpServer) => new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }) })
+const clientOf = (mcp: McpServer) =>
+  new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }) })
 
 describe('static resources', () => {
   it('are listed, read by exact URI with cache hints, and take precedence over a matching template', async () => {
     const mcp = new McpServer({ name: 's', version: '1' }, { cache: { ttlMs: 5000, cacheScope: 'public' } })
     mcp.resource('readme', 'docs://readme', { title: 'Read me', mimeType: 'text/markdown' }, () => '# Hello')
-    mcp.resource('blob', 'docs://logo', {}, () => ({ contents: [{ uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' }] }))
+    mcp.resource('blob', 'docs://logo', {}, () => ({
+      contents: [{ uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' }],
+    }))
     mcp.resourceTemplate('doc', 'docs://{name}', {}, ({ name }) => `template for ${name}`)
     const client = clientOf(mcp)
     expect(await client.listResources()).toEqual([
@@ -20,8 +23,14 @@ describe('static resources', () => {
       { uri: 'docs://logo', name: 'blob' },
     ])
     const readme = await client.readResource('docs://readme')
-    expect(readme).toMatchObject({ contents: [{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# Hello' }], ttlMs: 5000, cacheScope: 'public' })
-    expect((await client.readResource('docs://logo')).contents).toEqual([{ uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' }])
+    expect(readme).toMatchObject({
+      contents: [{ uri: 'docs://readme', mimeType: 'text/markdown', text: '# Hello' }],
+      ttlMs: 5000,
+      cacheScope: 'public',
+    })
+    expect((await client.readResource('docs://logo')).contents).toEqual([
+      { uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' },
+    ])
     expect((await client.readResource('docs://other')).contents[0]).toMatchObject({ text: 'template for other' })
     const missing = (await client.readResource('nope://x').catch((e: unknown) => e)) as McpError
     expect([missing.code, missing.message, missing.data]).toEqual([-32602, 'Resource not found', { uri: 'nope://x' }])
@@ -43,17 +52,28 @@ describe('tools with an output schema', () => {
     const log = recordingLogger()
     const mcp = new McpServer({ name: 's', version: '1' }, { logger: log.logger })
     const Weather = v.object({ temperature: v.number(), conditions: v.string() })
-    mcp.tool('weather', { title: 'Weather', input: { city: v.string() }, output: Weather, annotations: { readOnlyHint: true } }, ({ city }) => ({
-      content: [{ type: 'text', text: `${city}: 22.5, cloudy` }],
-      structuredContent: { temperature: 22.5, conditions: 'cloudy' },
-    }))
+    mcp.tool(
+      'weather',
+      { title: 'Weather', input: { city: v.string() }, output: Weather, annotations: { readOnlyHint: true } },
+      ({ city }) => ({
+        content: [{ type: 'text', text: `${city}: 22.5, cloudy` }],
+        structuredContent: { temperature: 22.5, conditions: 'cloudy' },
+      }),
+    )
     mcp.tool('broken', { output: Weather }, () => ({ content: [], structuredContent: { temperature: 'hot' } }))
     mcp.tool('failing', { output: Weather }, () => ({ content: [{ type: 'text', text: 'no data' }], isError: true }))
     const client = clientOf(mcp)
     const [tool] = await client.listTools()
     expect(tool).toMatchObject({ name: 'weather', title: 'Weather', annotations: { readOnlyHint: true } })
-    expect(tool!.outputSchema).toEqual({ type: 'object', properties: { temperature: { type: 'number' }, conditions: { type: 'string' } }, required: ['temperature', 'conditions'] })
-    expect((await client.callTool('weather', { city: 'Paris' })).structuredContent).toEqual({ temperature: 22.5, conditions: 'cloudy' })
+    expect(tool!.outputSchema).toEqual({
+      type: 'object',
+      properties: { temperature: { type: 'number' }, conditions: { type: 'string' } },
+      required: ['temperature', 'conditions'],
+    })
+    expect((await client.callTool('weather', { city: 'Paris' })).structuredContent).toEqual({
+      temperature: 22.5,
+      conditions: 'cloudy',
+    })
     const broken = (await client.callTool('broken').catch((e: unknown) => e)) as McpError
     expect([broken.code, broken.message]).toEqual([-32603, 'Internal error'])
     expect(log.error.join()).toMatch(/does not match its outputSchema/)
@@ -67,21 +87,41 @@ describe('completion/complete', () => {
     const frameworks = ['flask', 'fastapi', 'django', 'pytorch']
     mcp.prompt(
       'code_review',
-      { arguments: { language: v.string(), framework: v.string() }, complete: { framework: (value, ctx) => (ctx.language === 'python' ? frameworks.filter((f) => f.startsWith(value)) : []) } },
+      {
+        arguments: { language: v.string(), framework: v.string() },
+        complete: {
+          framework: (value, ctx) => (ctx.language === 'python' ? frameworks.filter((f) => f.startsWith(value)) : []),
+        },
+      },
       ({ language, framework }) => `Review ${language}/${framework}`,
     )
-    mcp.resourceTemplate('doc', 'docs://{name}', { complete: { name: () => Array.from({ length: 150 }, (_, i) => `doc${i}`) } }, ({ name }) => name)
+    mcp.resourceTemplate(
+      'doc',
+      'docs://{name}',
+      { complete: { name: () => Array.from({ length: 150 }, (_, i) => `doc${i}`) } },
+      ({ name }) => name,
+    )
     const client = clientOf(mcp)
     expect((await client.discover()).capabilities.completions).toEqual({})
-    expect(await client.complete({ type: 'ref/prompt', name: 'code_review' }, { name: 'framework', value: 'f' }, { language: 'python' })).toEqual({
+    expect(
+      await client.complete(
+        { type: 'ref/prompt', name: 'code_review' },
+        { name: 'framework', value: 'f' },
+        { language: 'python' },
+      ),
+    ).toEqual({
       values: ['flask', 'fastapi'],
       total: 2,
       hasMore: false,
     })
-    expect((await client.complete({ type: 'ref/prompt', name: 'code_review' }, { name: 'language', value: 'p' })).values).toEqual([])
+    expect(
+      (await client.complete({ type: 'ref/prompt', name: 'code_review' }, { name: 'language', value: 'p' })).values,
+    ).toEqual([])
     const many = await client.complete({ type: 'ref/resource', uri: 'docs://{name}' }, { name: 'name', value: '' })
     expect([many.values.length, many.total, many.hasMore]).toEqual([100, 150, true])
-    const unknown = (await client.complete({ type: 'ref/prompt', name: 'nope' }, { name: 'x', value: '' }).catch((e: unknown) => e)) as McpError
+    const unknown = (await client
+      .complete({ type: 'ref/prompt', name: 'nope' }, { name: 'x', value: '' })
+      .catch((e: unknown) => e)) as McpError
     expect([unknown.code, unknown.message]).toEqual([-32602, 'Unknown prompt: nope'])
   })
 })

@@ -8,7 +8,15 @@ import {
   McpError,
   StreamableHttpClientTransport,
 } from '../src/client/index.ts'
-import { McpServer, RequestStateSecurity, Server, createFetchHandler, elicitForm, elicitUrl, inputRequired } from '../src/server/index.ts'
+import {
+  McpServer,
+  RequestStateSecurity,
+  Server,
+  createFetchHandler,
+  elicitForm,
+  elicitUrl,
+  inputRequired,
+} from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
 import { call, env, post, recordingLogger, req, std } from './helpers.ts'
 
@@ -19,16 +27,20 @@ describe('Origin policy and CORS', () => {
   const strict = createFetchHandler(mcp)
   const open = createFetchHandler(mcp, { allowedOrigins: ['https://spa.example'] })
 
-  it('allows requests without Origin and from the endpoint\'s own origin', async () => {
+  it("allows requests without Origin and from the endpoint's own origin", async () => {
     expect((await post(strict, req('tools/list'), std('tools/list'))).status).toBe(200)
-    expect((await post(strict, req('tools/list'), { ...std('tools/list'), origin: 'http://localhost' })).status).toBe(200)
+    expect((await post(strict, req('tools/list'), { ...std('tools/list'), origin: 'http://localhost' })).status).toBe(
+      200,
+    )
   })
   it('answers a disallowed origin with 403 and no CORS grant', async () => {
     const res = await post(strict, req('tools/list'), { ...std('tools/list'), origin: 'https://evil.example' })
     expect(res.status).toBe(403)
     expect(res.headers.get('access-control-allow-origin')).toBeNull()
     expect(res.body.error.code).toBe(-32600)
-    const preflight = await strict(new Request('http://localhost/mcp', { method: 'OPTIONS', headers: { origin: 'https://evil.example' } }))
+    const preflight = await strict(
+      new Request('http://localhost/mcp', { method: 'OPTIONS', headers: { origin: 'https://evil.example' } }),
+    )
     expect(preflight.status).toBe(403)
   })
   it('answers an allowed preflight with 204 and every requested header', async () => {
@@ -38,7 +50,8 @@ describe('Origin policy and CORS', () => {
         headers: {
           origin: 'https://spa.example',
           'access-control-request-method': 'POST',
-          'access-control-request-headers': 'content-type, accept, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region',
+          'access-control-request-headers':
+            'content-type, accept, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region',
         },
       }),
     )
@@ -48,7 +61,16 @@ describe('Origin policy and CORS', () => {
     expect(res.headers.get('vary')).toContain('Origin')
     expect(res.headers.get('access-control-allow-methods')).toContain('POST')
     const allowed = res.headers.get('access-control-allow-headers')!.split(', ')
-    for (const h of ['content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region']) expect(allowed).toContain(h)
+    for (const h of [
+      'content-type',
+      'accept',
+      'authorization',
+      'mcp-protocol-version',
+      'mcp-method',
+      'mcp-name',
+      'mcp-param-region',
+    ])
+      expect(allowed).toContain(h)
     expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0)
   })
   it('puts CORS headers on results and on errors for an allowed origin', async () => {
@@ -77,7 +99,11 @@ describe('server-side checks of what a handler returns', () => {
   it('answers -32021 when a handler asks for what the client did not declare', async () => {
     const cases: Array<[Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]> = [
       [{ s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } }, {}, { sampling: {} }],
-      [{ s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5, tools: [] } } }, { sampling: {} }, { sampling: { tools: {} } }],
+      [
+        { s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5, tools: [] } } },
+        { sampling: {} },
+        { sampling: { tools: {} } },
+      ],
       [{ r: { method: 'roots/list' } }, { elicitation: {} }, { roots: {} }],
       [{ u: elicitUrl('Connect', 'https://auth.example/x') }, { elicitation: {} }, { elicitation: { url: {} } }],
       [{ f: elicitForm('?', ASK) }, { elicitation: { url: {} } }, { elicitation: { form: {} } }],
@@ -103,14 +129,22 @@ describe('server-side checks of what a handler returns', () => {
   })
   it('never sends a non-string requestState, sealed or not', async () => {
     for (const security of [undefined, RequestStateSecurity.ephemeral()]) {
-      const { handler } = serverReturning({ resultType: 'input_required', requestState: { secret: 'plaintext-secret' } }, security)
+      const { handler } = serverReturning(
+        { resultType: 'input_required', requestState: { secret: 'plaintext-secret' } },
+        security,
+      )
       const res = await call(handler, 'tools/call', { name: 't' })
       expect(res.body.error).toEqual({ code: -32603, message: 'Internal error' })
       expect(res.text).not.toContain('plaintext-secret')
     }
-    const badCodec = new RequestStateSecurity({ codec: { seal: async () => 42 as never, unseal: async () => new Uint8Array() } })
+    const badCodec = new RequestStateSecurity({
+      codec: { seal: async () => 42 as never, unseal: async () => new Uint8Array() },
+    })
     const { handler } = serverReturning(inputRequired(undefined, 'x'), badCodec)
-    expect((await call(handler, 'tools/call', { name: 't' })).body.error).toEqual({ code: -32603, message: 'Internal error' })
+    expect((await call(handler, 'tools/call', { name: 't' })).body.error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    })
   })
   it('stamps resultType and cache hints on list results', async () => {
     const { handler } = serverReturning({ resultType: undefined, content: [] })
@@ -125,7 +159,10 @@ describe('server-side checks of what a handler returns', () => {
     for (let i = 0; i < 300; i++) deep = { d: deep }
     const handler = createFetchHandler(mcp)
     const first = await call(handler, 'tools/call', { name: 't', arguments: { deep } })
-    expect(first.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('nested deeper than 256 levels') })
+    expect(first.body.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('nested deeper than 256 levels'),
+    })
     const retry = await call(handler, 'tools/call', { name: 't', arguments: { deep }, requestState: 'v1.AAAA' })
     expect(retry.body.error.code).toBe(-32602)
   })
@@ -135,9 +172,12 @@ describe('client error mapping', () => {
   const transportFor = (respond: (body: any) => Response | Promise<Response>) =>
     new StreamableHttpClientTransport('http://x/mcp', { fetch: async (r) => respond(await r.json()) })
 
-  it('an error the server sent without an id (e.g. 413) is an McpError with the server\'s code', async () => {
+  it("an error the server sent without an id (e.g. 413) is an McpError with the server's code", async () => {
     const handler = createFetchHandler(createDemoServer(), { maxBodyBytes: 600 })
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: handler }), elicitation: () => ({ action: 'decline' }) })
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: handler }),
+      elicitation: () => ({ action: 'decline' }),
+    })
     const error = await client.callTool('reserve_book', { title: 'x'.repeat(1000) }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(McpError)
     expect((error as McpError).code).toBe(-32600)
@@ -145,7 +185,12 @@ describe('client error mapping', () => {
   })
   it('401 and 403 are HttpError, with WWW-Authenticate kept', async () => {
     const client = new Client({
-      transport: transportFor(() => Response.json({ jsonrpc: '2.0', error: { code: -32600, message: 'Unauthorized' } }, { status: 401, headers: { 'www-authenticate': 'Bearer realm="mcp"' } })),
+      transport: transportFor(() =>
+        Response.json(
+          { jsonrpc: '2.0', error: { code: -32600, message: 'Unauthorized' } },
+          { status: 401, headers: { 'www-authenticate': 'Bearer realm="mcp"' } },
+        ),
+      ),
     })
     const error = await client.discover().catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HttpError)
@@ -153,9 +198,13 @@ describe('client error mapping', () => {
     expect((error as HttpError).wwwAuthenticate).toBe('Bearer realm="mcp"')
   })
   it('a malformed error object or a wrong id is InvalidResultError', async () => {
-    const noCode = new Client({ transport: transportFor((b) => Response.json({ jsonrpc: '2.0', id: b.id, error: { message: 'x' } })) })
+    const noCode = new Client({
+      transport: transportFor((b) => Response.json({ jsonrpc: '2.0', id: b.id, error: { message: 'x' } })),
+    })
     await expect(noCode.discover()).rejects.toBeInstanceOf(InvalidResultError)
-    const wrongId = new Client({ transport: transportFor((b) => Response.json({ jsonrpc: '2.0', id: b.id + 1, result: {} })) })
+    const wrongId = new Client({
+      transport: transportFor((b) => Response.json({ jsonrpc: '2.0', id: b.id + 1, result: {} })),
+    })
     await expect(wrongId.discover()).rejects.toThrow(/does not match request id/)
   })
   it('an InputRequiredResult with nothing in it fails at once', async () => {
@@ -193,7 +242,9 @@ describe('abort and byte-exact state', () => {
   function lowLevel(state: string) {
     const server = new Server({ name: 'plain', version: '1' })
     server.setRequestHandler('tools/call', (params) =>
-      params.inputResponses ? { content: [{ type: 'text', text: `state=${String(params.requestState)}` }] } : inputRequired({ q: elicitForm('?', ASK) }, state),
+      params.inputResponses
+        ? { content: [{ type: 'text', text: `state=${String(params.requestState)}` }] }
+        : inputRequired({ q: elicitForm('?', ASK) }, state),
     )
     return createFetchHandler(server)
   }
@@ -202,7 +253,9 @@ describe('abort and byte-exact state', () => {
     const bodies: any[] = []
     const handler = lowLevel(state)
     const client = new Client({
-      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: async (r) => (bodies.push(await r.clone().text()), handler(r)) }),
+      transport: new StreamableHttpClientTransport('http://x/mcp', {
+        fetch: async (r) => (bodies.push(await r.clone().text()), handler(r)),
+      }),
       elicitation: () => ({ action: 'accept', content: { v: 'x' } }),
     })
     const result = await client.callTool('t')
@@ -268,7 +321,15 @@ describe('SSE responses', () => {
     })
   it('handles keep-alive comments, notifications and a CRLF split across chunks', async () => {
     const notes: string[] = []
-    const client = sseClient([': keep-alive\r', '\n\r\n', 'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\r', '\n\r', '\n', 'data: {"jsonrpc":"2.0","id":ID,', '\r\ndata: "result":{"resultType":"complete","content":[]}}\r\n\r\n'])
+    const client = sseClient([
+      ': keep-alive\r',
+      '\n\r\n',
+      'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\r',
+      '\n\r',
+      '\n',
+      'data: {"jsonrpc":"2.0","id":ID,',
+      '\r\ndata: "result":{"resultType":"complete","content":[]}}\r\n\r\n',
+    ])
     const result = await client.callTool('t', {}, { onNotification: (n) => notes.push(n.method) })
     expect(result.content).toEqual([])
     expect(notes).toEqual(['notifications/progress'])
@@ -285,7 +346,11 @@ describe('SSE responses', () => {
 
 describe('envelope edge: notifications need no headers', () => {
   it('202 for a notification with an envelope but no standard headers', async () => {
-    const res = await post(createFetchHandler(createDemoServer()), { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: env(), requestId: 1 } }, { 'content-type': 'application/json' })
+    const res = await post(
+      createFetchHandler(createDemoServer()),
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: env(), requestId: 1 } },
+      { 'content-type': 'application/json' },
+    )
     expect(res.status).toBe(202)
   })
 })
@@ -313,13 +378,26 @@ describe('second review round', () => {
     const responses = await call(handler, 'tools/call', { name: 't', inputResponses: [{ action: 'accept' }] })
     expect(responses.body.error.code).toBe(-32602)
     for (const caps of [[], { elicitation: [] }, { sampling: { tools: [] } }]) {
-      const res = await post(handler, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...env(), 'io.modelcontextprotocol/clientCapabilities': caps } } }, std('tools/list'))
+      const res = await post(
+        handler,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: { _meta: { ...env(), 'io.modelcontextprotocol/clientCapabilities': caps } },
+        },
+        std('tools/list'),
+      )
       expect([res.status, res.body.error?.code], JSON.stringify(caps)).toEqual([400, -32602])
     }
   })
   it('answers a cursor McpServer never issued with -32602 "Invalid cursor"', async () => {
     const handler = createFetchHandler(createDemoServer())
-    for (const cursor of ['garbage', 5]) expect((await call(handler, 'tools/list', { cursor })).body.error).toEqual({ code: -32602, message: 'Invalid cursor' })
+    for (const cursor of ['garbage', 5])
+      expect((await call(handler, 'tools/list', { cursor })).body.error).toEqual({
+        code: -32602,
+        message: 'Invalid cursor',
+      })
   })
   it('routes prototype-named methods as unknown methods (404), not as tools/call', async () => {
     const handler = createFetchHandler(createDemoServer())
@@ -339,27 +417,62 @@ describe('second review round', () => {
   })
   it('refuses a body declared in another charset (415)', async () => {
     const handler = createFetchHandler(createDemoServer())
-    expect((await post(handler, req('tools/list'), { ...std('tools/list'), 'content-type': 'application/json; charset=utf-16' })).status).toBe(415)
-    expect((await post(handler, req('tools/list'), { ...std('tools/list'), 'content-type': 'application/json; charset="UTF-8"' })).status).toBe(200)
+    expect(
+      (
+        await post(handler, req('tools/list'), {
+          ...std('tools/list'),
+          'content-type': 'application/json; charset=utf-16',
+        })
+      ).status,
+    ).toBe(415)
+    expect(
+      (
+        await post(handler, req('tools/list'), {
+          ...std('tools/list'),
+          'content-type': 'application/json; charset="UTF-8"',
+        })
+      ).status,
+    ).toBe(200)
   })
   it('refuses to send an invalid CallToolResult or a token it would itself reject', async () => {
     const log = recordingLogger()
-    const mcp = new McpServer({ name: 's', version: '1' }, { logger: log.logger, requestStateSecurity: new RequestStateSecurity({ keys: ['k'.repeat(32)], maxTokenLength: 200 }) })
+    const mcp = new McpServer(
+      { name: 's', version: '1' },
+      {
+        logger: log.logger,
+        requestStateSecurity: new RequestStateSecurity({ keys: ['k'.repeat(32)], maxTokenLength: 200 }),
+      },
+    )
     mcp.tool('bad', {}, () => ({ content: 'nope' }) as never)
     mcp.tool('big', {}, () => inputRequired(undefined, 'x'.repeat(500)))
     const handler = createFetchHandler(mcp)
-    expect((await call(handler, 'tools/call', { name: 'bad' })).body.error).toEqual({ code: -32603, message: 'Internal error' })
-    expect((await call(handler, 'tools/call', { name: 'big' })).body.error).toEqual({ code: -32603, message: 'Internal error' })
+    expect((await call(handler, 'tools/call', { name: 'bad' })).body.error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    })
+    expect((await call(handler, 'tools/call', { name: 'big' })).body.error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    })
     expect(log.error.join('\n')).toMatch(/invalid CallToolResult[\s\S]*over maxTokenLength/)
   })
   it('a "result" sent with a failure status is an HttpError', async () => {
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: async (r) => Response.json({ jsonrpc: '2.0', id: (await r.json()).id, result: {} }, { status: 500 }) }) })
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', {
+        fetch: async (r) => Response.json({ jsonrpc: '2.0', id: (await r.json()).id, result: {} }, { status: 500 }),
+      }),
+    })
     await expect(client.discover()).rejects.toBeInstanceOf(HttpError)
   })
   it('the demo shop does not read the prototype', async () => {
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(createDemoServer()) }) })
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(createDemoServer()) }),
+    })
     for (const title of ['constructor', '__proto__', 'toString']) {
-      expect((await client.callTool('reserve_book', { title })).content[0]).toEqual({ type: 'text', text: `'${title}' is out of stock.` })
+      expect((await client.callTool('reserve_book', { title })).content[0]).toEqual({
+        type: 'text',
+        text: `'${title}' is out of stock.`,
+      })
     }
   })
 })

@@ -11,7 +11,10 @@ describe('Client.listen with the response cache on', () => {
   it('a notification right before the graceful close reaches the iterator and its callback before `ended` settles', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.tool('a', {}, () => 'a')
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }), cache: true })
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }),
+      cache: true,
+    })
     const callbacks: string[] = []
     const sub = await client.listen({ toolsListChanged: true }, { onToolsListChanged: () => callbacks.push('tools') })
     mcp.tool('b', {}, () => 'b') // list_changed, then at once the closing result
@@ -46,9 +49,14 @@ describe('client SSE reader', () => {
   it('reads a 4 MB event sent in 256-byte chunks without hanging (it rescanned the whole buffer per chunk: minutes, now well under a second)', async () => {
     // Not a speed target (bench/ measures speed): a hang guard with a 50x margin over this machine's time.
     const text = 'x'.repeat(4_000_000)
-    const transport = sseTransport(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text } })}\n\n`, 256)
+    const transport = sseTransport(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text } })}\n\n`,
+      256,
+    )
     const started = performance.now()
-    const response = (await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} })) as { result: { text: string } }
+    const response = (await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} })) as {
+      result: { text: string }
+    }
     expect(response.result.text.length).toBe(text.length)
     expect(performance.now() - started).toBeLessThan(15_000)
   })
@@ -58,7 +66,10 @@ describe('client SSE reader', () => {
     const body = `: keep-alive\r\n\r\ndata: ${JSON.stringify(notification)}\r\rdata: {"jsonrpc":"2.0",\ndata: "id":7,"result":{"ok":"ü"}}\r\n\r\n`
     for (const chunk of [1, 2, 3, 7, 1000]) {
       const seen: unknown[] = []
-      const response = await sseTransport(body, chunk).send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: {} }, { onNotification: (n) => seen.push(n) })
+      const response = await sseTransport(body, chunk).send(
+        { jsonrpc: '2.0', id: 7, method: 'tools/call', params: {} },
+        { onNotification: (n) => seen.push(n) },
+      )
       expect(response, `chunk ${chunk}`).toEqual({ jsonrpc: '2.0', id: 7, result: { ok: 'ü' } })
       expect(seen, `chunk ${chunk}`).toEqual([notification])
     }
@@ -69,7 +80,8 @@ describe('allowedHosts', () => {
   it('a host:port entry with the default port matches a URL whose port is implied (URL drops :80 / :443)', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     const handler = createFetchHandler(mcp, { allowedHosts: ['localhost:80', 'example.com:443'] })
-    const at = (url: string) => handler(new Request(url, { method: 'POST', headers: std('tools/list'), body: JSON.stringify(req('tools/list')) }))
+    const at = (url: string) =>
+      handler(new Request(url, { method: 'POST', headers: std('tools/list'), body: JSON.stringify(req('tools/list')) }))
     expect((await at('http://localhost/mcp')).status).toBe(200)
     expect((await at('http://localhost:80/mcp')).status).toBe(200)
     expect((await at('https://example.com/mcp')).status).toBe(200)
@@ -84,14 +96,21 @@ describe('OAuth: a server that moved to another authorization server', () => {
   it('never sends the token from the old issuer again, even when the new authorization is abandoned', async () => {
     const MCP = 'https://mcp.test/mcp'
     const sent: (string | null)[] = []
-    const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
+    const json = (body: unknown) =>
+      new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
     const fetch = async (request: Request): Promise<Response> => {
       const url = request.url
       if (url === MCP) {
         sent.push(request.headers.get('authorization'))
-        return new Response('{}', { status: 401, headers: { 'www-authenticate': 'Bearer resource_metadata="https://mcp.test/.well-known/oauth-protected-resource/mcp"' } })
+        return new Response('{}', {
+          status: 401,
+          headers: {
+            'www-authenticate': 'Bearer resource_metadata="https://mcp.test/.well-known/oauth-protected-resource/mcp"',
+          },
+        })
       }
-      if (url === 'https://mcp.test/.well-known/oauth-protected-resource/mcp') return json({ resource: MCP, authorization_servers: ['https://new-as.test'] })
+      if (url === 'https://mcp.test/.well-known/oauth-protected-resource/mcp')
+        return json({ resource: MCP, authorization_servers: ['https://new-as.test'] })
       if (url === 'https://new-as.test/.well-known/oauth-authorization-server') {
         return json({
           issuer: 'https://new-as.test',

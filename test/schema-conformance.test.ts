@@ -55,7 +55,8 @@ describe('what we emit validates against schema.json', () => {
       expect(validator('ClientRequest')(request), JSON.stringify(request)).toEqual([])
       expect(validator(REQUEST_DEF[request.method]!)(request)).toEqual([])
       expect(validator('JSONRPCResponse')(response), JSON.stringify(response)).toEqual([])
-      if ('result' in response) expect(validator(RESPONSE_DEF[request.method]!)(response), JSON.stringify(response)).toEqual([])
+      if ('result' in response)
+        expect(validator(RESPONSE_DEF[request.method]!)(response), JSON.stringify(response)).toEqual([])
       else expect(validator('JSONRPCErrorResponse')(response)).toEqual([])
     }
     const irr = exchanges.find((e) => e.response.result?.resultType === 'input_required')!.response.result
@@ -72,10 +73,27 @@ describe('what we emit validates against schema.json', () => {
       await post(handler, [], std('tools/list')),
       await post(handler, req('nope/nope'), std('nope/nope')),
       await post(handler, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, std('tools/list')),
-      await post(handler, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...env(), 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } }, { ...std('tools/list'), 'mcp-protocol-version': '1900-01-01' }),
+      await post(
+        handler,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: { _meta: { ...env(), 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } },
+        },
+        { ...std('tools/list'), 'mcp-protocol-version': '1900-01-01' },
+      ),
       await post(handler, req('tools/call', { name: 'b' }), std('tools/call', 'a')),
-      await post(handler, req('tools/call', { name: 'provision', arguments: { name: 'x' } }, {}), std('tools/call', 'provision')),
-      await post(handler, req('tools/call', { name: 'provision', arguments: { name: 'x' }, requestState: 'forged' }), std('tools/call', 'provision')),
+      await post(
+        handler,
+        req('tools/call', { name: 'provision', arguments: { name: 'x' } }, {}),
+        std('tools/call', 'provision'),
+      ),
+      await post(
+        handler,
+        req('tools/call', { name: 'provision', arguments: { name: 'x' }, requestState: 'forged' }),
+        std('tools/call', 'provision'),
+      ),
       await handler(new Request('http://x/mcp', { method: 'GET' })).then(async (r) => ({ body: await r.json() })),
     ]
     const codes = errors.map((e) => e.body.error.code)

@@ -20,13 +20,19 @@ const REGION = { type: 'object' as const, properties: { region: { type: 'string'
 function deployServer(options: { now?: () => number; security?: RequestStateSecurity } = {}) {
   const log = recordingLogger()
   const seen: Array<string | undefined> = []
-  const security = options.security ?? new RequestStateSecurity({ keys: ['k'.repeat(32)], ...(options.now ? { now: options.now } : {}) })
-  const mcp = new McpServer({ name: 'deployer', version: '1.0.0' }, { requestStateSecurity: security, logger: log.logger })
+  const security =
+    options.security ??
+    new RequestStateSecurity({ keys: ['k'.repeat(32)], ...(options.now ? { now: options.now } : {}) })
+  const mcp = new McpServer(
+    { name: 'deployer', version: '1.0.0' },
+    { requestStateSecurity: security, logger: log.logger },
+  )
   for (const name of ['deploy', 'other']) {
     mcp.tool(name, { input: { env: v.string() } }, ({ env }, ctx) => {
       seen.push(ctx.requestState)
       const answer = acceptedContent(ctx.inputResponses?.region)
-      if (ctx.requestState !== 'awaiting-region' || !answer) return inputRequired({ region: elicitForm('Region?', REGION) }, 'awaiting-region')
+      if (ctx.requestState !== 'awaiting-region' || !answer)
+        return inputRequired({ region: elicitForm('Region?', REGION) }, 'awaiting-region')
       return `deployed ${env} to ${String(answer.region)}`
     })
   }
@@ -40,7 +46,13 @@ describe('McpServer tools', () => {
     const handler = createFetchHandler(createDemoServer())
     const res = await call(handler, 'tools/list')
     expect(res.status).toBe(200)
-    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account'])
+    expect(res.body.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      'provision',
+      'reserve_book',
+      'order_book',
+      'recommend_book',
+      'open_account',
+    ])
     expect(res.body.result.tools[0].inputSchema).toEqual({
       type: 'object',
       properties: { name: { type: 'string', minLength: 1 } },
@@ -58,7 +70,9 @@ describe('McpServer tools', () => {
     expect(missing.body.result.resultType).toBe('complete')
     expect(missing.body.result.content[0].text).toMatch(/^Invalid arguments for tool provision: field 'name': /)
     const wrongType = await call(handler, 'tools/call', { name: 'reserve_book', arguments: { title: 42 } })
-    expect(wrongType.body.result.content[0].text).toMatch(/field 'title': Invalid type: Expected string but received 42/)
+    expect(wrongType.body.result.content[0].text).toMatch(
+      /field 'title': Invalid type: Expected string but received 42/,
+    )
   })
 
   it('answers an unknown tool with -32602 (HTTP 200)', async () => {
@@ -78,10 +92,17 @@ describe('McpServer tools', () => {
     })
     const handler = createFetchHandler(mcp)
     const boom = await call(handler, 'tools/call', { name: 'boom' })
-    expect(boom.body.result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Error executing tool boom: disk full' }] })
+    expect(boom.body.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Error executing tool boom: disk full' }],
+    })
     const rpc = await call(handler, 'tools/call', { name: 'rpc' })
     expect(rpc.status).toBe(400)
-    expect(rpc.body.error).toEqual({ code: -32021, message: 'need roots', data: { requiredCapabilities: { roots: {} } } })
+    expect(rpc.body.error).toEqual({
+      code: -32021,
+      message: 'need roots',
+      data: { requiredCapabilities: { roots: {} } },
+    })
   })
 
   it('rejects a duplicate tool name at registration', () => {
@@ -91,7 +112,12 @@ describe('McpServer tools', () => {
   })
 
   it('answers -32021 when a tool needs elicitation the client did not declare', async () => {
-    const res = await call(createFetchHandler(createDemoServer()), 'tools/call', { name: 'provision', arguments: { name: 'orders' } }, {})
+    const res = await call(
+      createFetchHandler(createDemoServer()),
+      'tools/call',
+      { name: 'provision', arguments: { name: 'orders' } },
+      {},
+    )
     expect(res.status).toBe(400)
     expect(res.body.error.code).toBe(-32021)
     expect(res.body.error.data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } })
@@ -99,7 +125,11 @@ describe('McpServer tools', () => {
 
   it('answers malformed inputResponses with -32602', async () => {
     const { handler } = deployServer()
-    const res = await call(handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' }, inputResponses: { region: { action: 'maybe' } } })
+    const res = await call(handler, 'tools/call', {
+      name: 'deploy',
+      arguments: { env: 'prod' },
+      inputResponses: { region: { action: 'maybe' } },
+    })
     expect(res.body.error.code).toBe(-32602)
     expect(res.body.error.message).toMatch(/inputResponses/)
   })
@@ -114,7 +144,12 @@ describe('sealed requestState (McpServer default)', () => {
     expect(token).toMatch(/^v1\.[A-Za-z0-9_-]+$/)
     expect(token).not.toContain('awaiting')
     expect(first.body.result._meta).toBeDefined()
-    const done = await call(handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' }, inputResponses: accept, requestState: token })
+    const done = await call(handler, 'tools/call', {
+      name: 'deploy',
+      arguments: { env: 'prod' },
+      inputResponses: accept,
+      requestState: token,
+    })
     expect(done.body.result.content[0].text).toBe('deployed prod to eu-west-1')
     expect(seen).toEqual([undefined, 'awaiting-region'])
   })
@@ -126,7 +161,12 @@ describe('sealed requestState (McpServer default)', () => {
     const mid = Math.floor(token.length / 2)
     const tampered = token.slice(0, mid) + (token[mid] === 'A' ? 'B' : 'A') + token.slice(mid + 1)
     seen.length = 0
-    const res = await call(handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' }, inputResponses: accept, requestState: tampered })
+    const res = await call(handler, 'tools/call', {
+      name: 'deploy',
+      arguments: { env: 'prod' },
+      inputResponses: accept,
+      requestState: tampered,
+    })
     expect(res.status).toBe(200)
     expect(res.body.error).toEqual(FROZEN)
     expect(seen).toEqual([])
@@ -140,17 +180,53 @@ describe('sealed requestState (McpServer default)', () => {
     const first = await call(handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' } })
     const requestState: string = first.body.result.requestState
     seen.length = 0
-    const otherTool = await call(handler, 'tools/call', { name: 'other', arguments: { env: 'prod' }, inputResponses: accept, requestState })
-    const otherArgs = await call(handler, 'tools/call', { name: 'deploy', arguments: { env: 'staging' }, inputResponses: accept, requestState })
-    const nonString = await call(handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' }, inputResponses: accept, requestState: 123 })
-    const plaintextEcho = await call(handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' }, inputResponses: accept, requestState: 'awaiting-region' })
+    const otherTool = await call(handler, 'tools/call', {
+      name: 'other',
+      arguments: { env: 'prod' },
+      inputResponses: accept,
+      requestState,
+    })
+    const otherArgs = await call(handler, 'tools/call', {
+      name: 'deploy',
+      arguments: { env: 'staging' },
+      inputResponses: accept,
+      requestState,
+    })
+    const nonString = await call(handler, 'tools/call', {
+      name: 'deploy',
+      arguments: { env: 'prod' },
+      inputResponses: accept,
+      requestState: 123,
+    })
+    const plaintextEcho = await call(handler, 'tools/call', {
+      name: 'deploy',
+      arguments: { env: 'prod' },
+      inputResponses: accept,
+      requestState: 'awaiting-region',
+    })
     now += 601_000
-    const expired = await call(handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' }, inputResponses: accept, requestState })
+    const expired = await call(handler, 'tools/call', {
+      name: 'deploy',
+      arguments: { env: 'prod' },
+      inputResponses: accept,
+      requestState,
+    })
     for (const res of [otherTool, otherArgs, nonString, plaintextEcho, expired]) expect(res.body.error).toEqual(FROZEN)
     expect(seen).toEqual([])
-    expect(log.warn.map((l) => l.split(': ')[1])).toEqual(['request binding', 'request binding', 'non-string requestState', 'malformed', 'expired'])
+    expect(log.warn.map((l) => l.split(': ')[1])).toEqual([
+      'request binding',
+      'request binding',
+      'non-string requestState',
+      'malformed',
+      'expired',
+    ])
     now -= 2_000 // the same token is still good one second before expiry
-    const ok = await call(handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' }, inputResponses: accept, requestState })
+    const ok = await call(handler, 'tools/call', {
+      name: 'deploy',
+      arguments: { env: 'prod' },
+      inputResponses: accept,
+      requestState,
+    })
     expect(ok.body.result.content[0].text).toBe('deployed prod to eu-west-1')
   })
 
@@ -161,18 +237,30 @@ describe('sealed requestState (McpServer default)', () => {
     expect(seen).toEqual([undefined])
   })
 
-  it('two default servers cannot open each other\'s tokens', async () => {
+  it("two default servers cannot open each other's tokens", async () => {
     const a = deployServer({ security: RequestStateSecurity.ephemeral() })
     const b = deployServer({ security: RequestStateSecurity.ephemeral() })
     const first = await call(a.handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' } })
-    const res = await call(b.handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' }, inputResponses: accept, requestState: first.body.result.requestState })
+    const res = await call(b.handler, 'tools/call', {
+      name: 'deploy',
+      arguments: { env: 'prod' },
+      inputResponses: accept,
+      requestState: first.body.result.requestState,
+    })
     expect(res.body.error).toEqual(FROZEN)
     expect(b.log.warn).toEqual(['requestState rejected on tools/call: unknown key'])
   })
 
   it('answers -32603 with no detail when sealing fails', async () => {
     const log = recordingLogger()
-    const security = new RequestStateSecurity({ codec: { seal: async () => { throw new Error('kms down: secret detail') }, unseal: async () => new Uint8Array() } })
+    const security = new RequestStateSecurity({
+      codec: {
+        seal: async () => {
+          throw new Error('kms down: secret detail')
+        },
+        unseal: async () => new Uint8Array(),
+      },
+    })
     const mcp = new McpServer({ name: 's', version: '1' }, { requestStateSecurity: security, logger: log.logger })
     mcp.tool('t', {}, () => inputRequired(undefined, 'state'))
     const res = await call(createFetchHandler(mcp), 'tools/call', { name: 't' })
@@ -181,7 +269,13 @@ describe('sealed requestState (McpServer default)', () => {
   })
 
   it('refuses an explicit policy on a server with no name', () => {
-    expect(() => new McpServer({ name: '', version: '1' }, { requestStateSecurity: new RequestStateSecurity({ keys: ['k'.repeat(32)] }) })).toThrow(/no name/)
+    expect(
+      () =>
+        new McpServer(
+          { name: '', version: '1' },
+          { requestStateSecurity: new RequestStateSecurity({ keys: ['k'.repeat(32)] }) },
+        ),
+    ).toThrow(/no name/)
     expect(() => new McpServer({ name: '', version: '1' })).not.toThrow()
   })
 })
@@ -191,8 +285,19 @@ describe('low-level Server', () => {
     const server = new Server({ name: 'Provisioner', version: '1.0.0' }, { logger: recordingLogger().logger })
     server.setRequestHandler('tools/call', (params) => {
       const answer = acceptedContent((params.inputResponses as Record<string, never> | undefined)?.region)
-      if (!answer) return inputRequired({ region: elicitForm('Which region should the database live in?', REGION) }, 'provision-v1')
-      return { content: [{ type: 'text', text: `Provisioned '${(params.arguments as { name: string }).name}' in ${String(answer.region)}.` }] }
+      if (!answer)
+        return inputRequired(
+          { region: elicitForm('Which region should the database live in?', REGION) },
+          'provision-v1',
+        )
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Provisioned '${(params.arguments as { name: string }).name}' in ${String(answer.region)}.`,
+          },
+        ],
+      }
     })
     return server
   }
@@ -200,15 +305,28 @@ describe('low-level Server', () => {
     const handler = createFetchHandler(provisioner())
     const first = await call(handler, 'tools/call', { name: 'provision', arguments: { name: 'orders' } })
     expect(first.body.result).toMatchObject({ resultType: 'input_required', requestState: 'provision-v1' })
-    const done = await call(handler, 'tools/call', { name: 'provision', arguments: { name: 'orders' }, inputResponses: accept, requestState: 'provision-v1' })
-    expect(done.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: "Provisioned 'orders' in eu-west-1." }] })
+    const done = await call(handler, 'tools/call', {
+      name: 'provision',
+      arguments: { name: 'orders' },
+      inputResponses: accept,
+      requestState: 'provision-v1',
+    })
+    expect(done.body.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: "Provisioned 'orders' in eu-west-1." }],
+    })
   })
   it('seals with one line', async () => {
     const server = provisioner().useRequestStateSecurity(RequestStateSecurity.ephemeral())
     const handler = createFetchHandler(server)
     const first = await call(handler, 'tools/call', { name: 'provision', arguments: { name: 'orders' } })
     expect(first.body.result.requestState).toMatch(/^v1\./)
-    const plain = await call(handler, 'tools/call', { name: 'provision', arguments: { name: 'orders' }, inputResponses: accept, requestState: 'provision-v1' })
+    const plain = await call(handler, 'tools/call', {
+      name: 'provision',
+      arguments: { name: 'orders' },
+      inputResponses: accept,
+      requestState: 'provision-v1',
+    })
     expect(plain.body.error).toEqual(FROZEN)
   })
   it('refuses an InputRequiredResult from a method that may not return one', async () => {
@@ -224,11 +342,21 @@ describe('low-level Server', () => {
     expect(res.body.result).toEqual({
       resultType: 'complete',
       supportedVersions: ['2026-07-28'],
-      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+      },
       instructions: 'A demo server: provision databases, reserve, order and recommend books, open accounts.',
       ttlMs: 60000,
       cacheScope: 'public',
-      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'edge-mcp-demo', version: '0.1.0', title: 'edge-mcp demo: provisioner and bookshop' } },
+      _meta: {
+        'io.modelcontextprotocol/serverInfo': {
+          name: 'edge-mcp-demo',
+          version: '0.1.0',
+          title: 'edge-mcp demo: provisioner and bookshop',
+        },
+      },
     })
   })
 })

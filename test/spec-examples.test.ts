@@ -9,8 +9,14 @@ import { describe, expect, it } from 'vitest'
 import * as S from '../src/protocol/schemas.ts'
 
 const ROOT = join(import.meta.dirname, 'fixtures/spec/examples-2026-07-28')
-const ErrorResponse = (code: number) => v.object({ jsonrpc: v.literal('2.0'), id: S.RequestId, error: v.looseObject({ code: v.literal(code), message: v.string(), data: v.optional(v.unknown()) }) })
-const errorOrObject = (code: number) => v.union([ErrorResponse(code), v.looseObject({ code: v.literal(code), message: v.string() })])
+const ErrorResponse = (code: number) =>
+  v.object({
+    jsonrpc: v.literal('2.0'),
+    id: S.RequestId,
+    error: v.looseObject({ code: v.literal(code), message: v.string(), data: v.optional(v.unknown()) }),
+  })
+const errorOrObject = (code: number) =>
+  v.union([ErrorResponse(code), v.looseObject({ code: v.literal(code), message: v.string() })])
 const response = (result: v.GenericSchema) => v.object({ jsonrpc: v.literal('2.0'), id: S.RequestId, result })
 
 const PARSERS: Record<string, v.GenericSchema> = {
@@ -102,11 +108,15 @@ const PARSERS: Record<string, v.GenericSchema> = {
 
 /** Types of later issues (logging and progress notifications are built by hand in server.ts). */
 const NOT_YET = new Set([
-  'LoggingMessageNotification', 'LoggingMessageNotificationParams',
-  'ProgressNotification', 'ProgressNotificationParams',
+  'LoggingMessageNotification',
+  'LoggingMessageNotificationParams',
+  'ProgressNotification',
+  'ProgressNotificationParams',
 ])
 
-const folders = readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+const folders = readdirSync(ROOT, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
 
 describe('spec examples (2026-07-28)', () => {
   it('every example folder is either parsed or named as not yet implemented', () => {
@@ -127,6 +137,13 @@ describe('spec examples (2026-07-28)', () => {
     expect(v.safeParse(S.InputRequest, { type: 'elicitation', schema: {} }).success).toBe(false) // the RC blog's wrong shape
     expect(v.safeParse(S.ElicitResult, { action: 'maybe' }).success).toBe(false)
     expect(v.safeParse(S.InputRequiredResult, { resultType: 'complete' }).success).toBe(false)
-    expect(v.safeParse(S.DiscoverResult, { supportedVersions: ['2026-07-28'], capabilities: {}, ttlMs: -1, cacheScope: 'public' }).success).toBe(false)
+    expect(
+      v.safeParse(S.DiscoverResult, {
+        supportedVersions: ['2026-07-28'],
+        capabilities: {},
+        ttlMs: -1,
+        cacheScope: 'public',
+      }).success,
+    ).toBe(false)
   })
 })

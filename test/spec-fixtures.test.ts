@@ -16,15 +16,21 @@ function files(dir: string): string[] {
 describe('vendored spec fixtures', () => {
   it('hold the schemas and at least 120 examples', () => {
     expect(files(join(FIXTURES, 'examples-2026-07-28')).length).toBeGreaterThanOrEqual(120)
-    expect(JSON.parse(readFileSync(join(FIXTURES, 'schema-2026-07-28.json'), 'utf8')).$defs.InputRequiredResult).toBeDefined()
+    expect(
+      JSON.parse(readFileSync(join(FIXTURES, 'schema-2026-07-28.json'), 'utf8')).$defs.InputRequiredResult,
+    ).toBeDefined()
   })
   it.runIf(existsSync(SHARED))('are identical to ../shared/spec', () => {
     const pairs: Array<[string, string]> = [
       ['schema-2026-07-28.json', '2026-07-28/schema.json'],
       ['schema-2025-11-25.json', '2025-11-25/schema.json'],
-      ...files(join(SHARED, '2026-07-28/examples')).map((f): [string, string] => [`examples-2026-07-28/${f}`, `2026-07-28/examples/${f}`]),
+      ...files(join(SHARED, '2026-07-28/examples')).map((f): [string, string] => [
+        `examples-2026-07-28/${f}`,
+        `2026-07-28/examples/${f}`,
+      ]),
     ]
     expect(files(join(FIXTURES, 'examples-2026-07-28'))).toEqual(files(join(SHARED, '2026-07-28/examples')))
-    for (const [ours, theirs] of pairs) expect(readFileSync(join(FIXTURES, ours), 'utf8'), ours).toBe(readFileSync(join(SHARED, theirs), 'utf8'))
+    for (const [ours, theirs] of pairs)
+      expect(readFileSync(join(FIXTURES, ours), 'utf8'), ours).toBe(readFileSync(join(SHARED, theirs), 'utf8'))
   })
 })

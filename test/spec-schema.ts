@@ -5,7 +5,8 @@ import Ajv2020Module from 'ajv/dist/2020.js'
 
 const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/spec/schema-2026-07-28.json'), 'utf8'))
 // ajv is CommonJS: under ESM the class is the module's default export's default
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ??
+  Ajv2020Module) as typeof Ajv2020Module
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false })
 ajv.addSchema(schema, 'mcp')
 
@@ -16,5 +17,7 @@ ajv.addSchema(schema, 'mcp')
 export function schemaErrors(def: string, value: unknown): string[] {
   const fn = ajv.getSchema(`mcp#/$defs/${def}`)
   if (!fn) throw new Error(`no $defs/${def} in schema.json`)
-  return fn(value) ? [] : (fn.errors ?? []).map((e: { instancePath: string; message?: string }) => `${e.instancePath} ${e.message}`)
+  return fn(value)
+    ? []
+    : (fn.errors ?? []).map((e: { instancePath: string; message?: string }) => `${e.instancePath} ${e.message}`)
 }

@@ -42,14 +42,18 @@ describe('base64url', () => {
 
 describe('canonical JSON and argument digests', () => {
   it('sorts keys at every depth', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: 1 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":1,"z":0}]},"b":1}')
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 0, y: 1 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"y":1,"z":0}]},"b":1}',
+    )
   })
   it('binds absent, null and {} identically, and key order never matters', async () => {
     const empty = await argumentsDigest({})
     expect(await argumentsDigest(undefined)).toBe(empty)
     expect(await argumentsDigest(null)).toBe(empty)
     expect(empty).toMatch(/^[A-Za-z0-9_-]{22}$/)
-    expect(await argumentsDigest({ env: 'prod', n: { b: 1, a: 2 } })).toBe(await argumentsDigest({ n: { a: 2, b: 1 }, env: 'prod' }))
+    expect(await argumentsDigest({ env: 'prod', n: { b: 1, a: 2 } })).toBe(
+      await argumentsDigest({ n: { a: 2, b: 1 }, env: 'prod' }),
+    )
     expect(await argumentsDigest({ env: 'prod' })).not.toBe(await argumentsDigest({ env: 'staging' }))
   })
   it('keeps lone surrogates distinct', async () => {
@@ -119,12 +123,21 @@ describe('AES-GCM key ring', () => {
 })
 
 describe('RequestStateSecurity claims', () => {
-  const binding: RequestBinding = { method: 'tools/call', target: 'deploy', argsDigest: 'd'.repeat(22), principal: undefined }
+  const binding: RequestBinding = {
+    method: 'tools/call',
+    target: 'deploy',
+    argsDigest: 'd'.repeat(22),
+    principal: undefined,
+  }
   it('validates its options', () => {
     expect(() => new RequestStateSecurity({})).toThrow(/exactly one of keys or codec/)
-    expect(() => new RequestStateSecurity({ keys: [KEY_A], codec: { seal: async () => '', unseal: async () => new Uint8Array() } })).toThrow(
-      /exactly one/,
-    )
+    expect(
+      () =>
+        new RequestStateSecurity({
+          keys: [KEY_A],
+          codec: { seal: async () => '', unseal: async () => new Uint8Array() },
+        }),
+    ).toThrow(/exactly one/)
     for (const ttl of [0, -600, NaN, Infinity]) {
       expect(() => new RequestStateSecurity({ keys: [KEY_A], ttl })).toThrow(/positive finite/)
       expect(() => RequestStateSecurity.ephemeral({ ttl })).toThrow(/positive finite/)
@@ -156,12 +169,28 @@ describe('RequestStateSecurity claims', () => {
     expect(await policy.open(alice, { ...binding, principal: 'alice' }, 'svc')).toBe('s')
   })
   it('checks claims for a custom codec too', async () => {
-    const passthrough = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))! }
+    const passthrough = {
+      seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
+      unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+    }
     const policy = new RequestStateSecurity({ codec: passthrough })
-    const forged = 'p.' + encodeBase64Url(enc(JSON.stringify({ v: 1, iat: 0, exp: 1, m: 'tools/call', t: 'deploy', a: binding.argsDigest, s: 'x' })))
+    const forged =
+      'p.' +
+      encodeBase64Url(
+        enc(JSON.stringify({ v: 1, iat: 0, exp: 1, m: 'tools/call', t: 'deploy', a: binding.argsDigest, s: 'x' })),
+      )
     expect(await reason(policy.open(forged, binding, undefined))).toBe('expired')
-    expect(await reason(policy.open('p.' + encodeBase64Url(enc('not json')), binding, undefined))).toBe('malformed claims')
-    const throwing = new RequestStateSecurity({ codec: { seal: passthrough.seal, unseal: async () => { throw new Error('boom') } } })
+    expect(await reason(policy.open('p.' + encodeBase64Url(enc('not json')), binding, undefined))).toBe(
+      'malformed claims',
+    )
+    const throwing = new RequestStateSecurity({
+      codec: {
+        seal: passthrough.seal,
+        unseal: async () => {
+          throw new Error('boom')
+        },
+      },
+    })
     expect(await reason(throwing.open('anything', binding, undefined))).toBe('codec error')
   })
 })
@@ -177,9 +206,14 @@ describe('RequestStateSecurity with a promised arguments digest', () => {
   const tick = () => new Promise((r) => setTimeout(r, 0))
 
   it('starts unsealing before the digest settles, then checks the digest it resolves to', async () => {
-    const passthrough = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))! }
+    const passthrough = {
+      seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
+      unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+    }
     let unsealed = 0
-    const policy = new RequestStateSecurity({ codec: { seal: passthrough.seal, unseal: (t) => (unsealed++, passthrough.unseal(t)) } })
+    const policy = new RequestStateSecurity({
+      codec: { seal: passthrough.seal, unseal: (t) => (unsealed++, passthrough.unseal(t)) },
+    })
     const digest = await argumentsDigest({ env: 'prod' })
     const token = await policy.seal('s', { ...base, argsDigest: Promise.resolve(digest) }, 'svc')
     const pending = deferred()
@@ -198,10 +232,16 @@ describe('RequestStateSecurity with a promised arguments digest', () => {
     const digest = await argumentsDigest({ env: 'prod' })
     const token = await policy.seal('s', { ...base, argsDigest: Promise.resolve(digest), principal: 'alice' }, 'svc')
     expect(await policy.open(token, { ...base, argsDigest: digest, principal: 'alice' }, 'svc')).toBe('s')
-    expect(await reason(policy.open(token, { ...base, argsDigest: Promise.resolve(digest), principal: 'bob' }, 'svc'))).toBe('principal')
+    expect(
+      await reason(policy.open(token, { ...base, argsDigest: Promise.resolve(digest), principal: 'bob' }, 'svc')),
+    ).toBe('principal')
     const boom = new Error('digest failed')
-    await expect(policy.seal('s', { ...base, argsDigest: Promise.reject(boom), principal: 'alice' }, 'svc')).rejects.toBe(boom)
-    await expect(policy.open(token, { ...base, argsDigest: Promise.reject(boom), principal: 'alice' }, 'svc')).rejects.toBe(boom)
+    await expect(
+      policy.seal('s', { ...base, argsDigest: Promise.reject(boom), principal: 'alice' }, 'svc'),
+    ).rejects.toBe(boom)
+    await expect(
+      policy.open(token, { ...base, argsDigest: Promise.reject(boom), principal: 'alice' }, 'svc'),
+    ).rejects.toBe(boom)
   })
 })
 
@@ -217,8 +257,16 @@ describe('parseRequestStateKeys', async () => {
 })
 
 describe('review: properties the first tests did not pin', () => {
-  const binding: RequestBinding = { method: 'tools/call', target: 'deploy', argsDigest: 'd'.repeat(22), principal: undefined }
-  const passthrough = { seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b), unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))! }
+  const binding: RequestBinding = {
+    method: 'tools/call',
+    target: 'deploy',
+    argsDigest: 'd'.repeat(22),
+    principal: undefined,
+  }
+  const passthrough = {
+    seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
+    unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+  }
 
   it('checks the audience claim even when the codec cannot tell audiences apart', async () => {
     const policy = new RequestStateSecurity({ codec: passthrough })
@@ -253,6 +301,7 @@ describe('review: properties the first tests did not pin', () => {
   it('refuses tokens over maxTokenLength before decoding, and validates the option', async () => {
     const policy = new RequestStateSecurity({ keys: [KEY_A], maxTokenLength: 100 })
     expect(await reason(policy.open('v1.' + 'A'.repeat(200), binding, 'a'))).toBe('too large')
-    for (const maxTokenLength of [0, -1, 1.5, NaN]) expect(() => new RequestStateSecurity({ keys: [KEY_A], maxTokenLength })).toThrow(/maxTokenLength/)
+    for (const maxTokenLength of [0, -1, 1.5, NaN])
+      expect(() => new RequestStateSecurity({ keys: [KEY_A], maxTokenLength })).toThrow(/maxTokenLength/)
   })
 })

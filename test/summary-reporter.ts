@@ -23,6 +23,12 @@ export default class SummaryReporter implements Reporter {
     }
     failed += unhandledErrors.length
     // Printed last, alone on its line.
-    setTimeout(() => console.log(`\n${failures.join('\n')}${failures.length ? '\n' : ''}${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`), 0)
+    setTimeout(
+      () =>
+        console.log(
+          `\n${failures.join('\n')}${failures.length ? '\n' : ''}${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`,
+        ),
+      0,
+    )
   }
 }

@@ -8,11 +8,22 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
 import { Client, McpError, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { McpServer, MAX_MATCH_LENGTH, UriTemplate, UriTemplateError, createFetchHandler, type UriTemplateValue } from '../src/server/index.ts'
+import {
+  McpServer,
+  MAX_MATCH_LENGTH,
+  UriTemplate,
+  UriTemplateError,
+  createFetchHandler,
+  type UriTemplateValue,
+} from '../src/server/index.ts'
 import { call } from './helpers.ts'
 
-type Suite = Record<string, { level?: number; variables: Record<string, UriTemplateValue>; testcases: [string, string | string[] | false][] }>
-const vectors = (file: string): Suite => JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/uritemplate-test', file), 'utf8'))
+type Suite = Record<
+  string,
+  { level?: number; variables: Record<string, UriTemplateValue>; testcases: [string, string | string[] | false][] }
+>
+const vectors = (file: string): Suite =>
+  JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/uritemplate-test', file), 'utf8'))
 const FILES = ['spec-examples.json', 'spec-examples-by-section.json', 'extended-tests.json', 'negative-tests.json']
 
 /** Expand, or the error thrown by parsing or expanding. */
@@ -30,7 +41,12 @@ describe('expand: the uritemplate-test vectors', () => {
       it(`${file}: ${group} (${testcases.length} cases)`, () => {
         const wrong = testcases.flatMap(([template, expected]) => {
           const got = expand(template, variables)
-          const ok = expected === false ? got instanceof UriTemplateError : Array.isArray(expected) ? expected.includes(got as string) : got === expected
+          const ok =
+            expected === false
+              ? got instanceof UriTemplateError
+              : Array.isArray(expected)
+                ? expected.includes(got as string)
+                : got === expected
           return ok ? [] : [{ template, expected, got: got instanceof Error ? got.message : got }]
         })
         expect(wrong).toEqual([])
@@ -50,7 +66,7 @@ describe('invalid templates and values', () => {
       ['x{a', `Invalid URI template "x{a": '{' is never closed at character 1`],
       ['a}', `Invalid URI template "a}": '}' without '{' at character 1`],
       ['a{}', 'Invalid URI template "a{}": empty expression at character 1'],
-      ['{=a}', "Invalid URI template \"{=a}\": operator '=' is reserved for future extensions at character 0"],
+      ['{=a}', 'Invalid URI template "{=a}": operator \'=\' is reserved for future extensions at character 0'],
       ['x/{a b}', 'Invalid URI template "x/{a b}": invalid variable "a b" in {a b} at character 2'],
       ['{?a,}', 'Invalid URI template "{?a,}": invalid variable "" in {?a,} at character 0'],
       ['{a:0}', 'Invalid URI template "{a:0}": invalid variable "a:0" in {a:0} at character 0'],
@@ -60,14 +76,19 @@ describe('invalid templates and values', () => {
       ['a<{x}', 'Invalid URI template "a<{x}": "<" is not allowed in a literal at character 1'],
       ['50%/{x}', `Invalid URI template "50%/{x}": '%' not followed by two hex digits at character 2`],
     ]
-    for (const [template, message] of cases) expect(() => new UriTemplate(template), template).toThrow(new UriTemplateError(message))
+    for (const [template, message] of cases)
+      expect(() => new UriTemplate(template), template).toThrow(new UriTemplateError(message))
   })
 
   it('a prefix of a list, or a member that is not a scalar, fails to expand', () => {
     expect(() => new UriTemplate('{list:2}').expand({ list: ['a'] })).toThrow(
-      new UriTemplateError('Cannot expand {list:2}: a prefix modifier does not apply to a list or associative array (RFC 6570 section 2.4.1)'),
+      new UriTemplateError(
+        'Cannot expand {list:2}: a prefix modifier does not apply to a list or associative array (RFC 6570 section 2.4.1)',
+      ),
     )
-    expect(() => new UriTemplate('{list}').expand({ list: [{}] as never })).toThrow(/'list': its members must be strings, numbers or booleans/)
+    expect(() => new UriTemplate('{list}').expand({ list: [{}] as never })).toThrow(
+      /'list': its members must be strings, numbers or booleans/,
+    )
     // the same template expands a string, and skips undefined members
     expect(new UriTemplate('{list:2}').expand({ list: 'abc' })).toBe('ab')
     expect(new UriTemplate('{?list}').expand({ list: ['a', null, 'b'] })).toBe('?list=a,b')
@@ -86,7 +107,10 @@ describe('invalid templates and values', () => {
 })
 
 /** What match should give back for these variables: lists joined unless exploded, prefixes applied, undefined left out. */
-function roundTripped(t: UriTemplate, variables: Record<string, UriTemplateValue>): Record<string, string | string[]> | 'map' {
+function roundTripped(
+  t: UriTemplate,
+  variables: Record<string, UriTemplateValue>,
+): Record<string, string | string[]> | 'map' {
   const out: Record<string, string | string[]> = {}
   for (const name of t.variables) {
     for (const spec of t.expressions.flatMap((e) => e.varspecs).filter((s) => s.name === name)) {
@@ -157,7 +181,10 @@ describe('match', () => {
     expect(t.match('docs://site/a/b%2Fc/d')).toEqual({ segments: ['a', 'b/c', 'd'] })
     expect(t.match('docs://site')).toEqual({ segments: [] })
     expect(t.match('docs://site/')).toEqual({ segments: [''] })
-    expect(new UriTemplate('git://{repo}{/path*}/raw').match('git://edge/src/a.ts/raw')).toEqual({ repo: 'edge', path: ['src', 'a.ts'] })
+    expect(new UriTemplate('git://{repo}{/path*}/raw').match('git://edge/src/a.ts/raw')).toEqual({
+      repo: 'edge',
+      path: ['src', 'a.ts'],
+    })
     expect(new UriTemplate('{/a,b*,c}').match('/1/2/3/4')).toEqual({ a: '1', b: ['2', '3'], c: '4' })
     expect(new UriTemplate('{/a,b}').match('/1/2/3')).toBeUndefined() // more values than variables
     expect(new UriTemplate('{/a,b}').match('/1')).toEqual({ a: '1' })
@@ -182,8 +209,15 @@ describe('match', () => {
 
   it('values stop at the first character of what follows them; the last {+…}/{#…}/{…*} may span it', () => {
     expect(new UriTemplate('{name}.{ext}').match('archive.tar.gz')).toEqual({ name: 'archive', ext: 'tar.gz' })
-    expect(new UriTemplate('{+dir}/{file}.{ext}').match('a/b/c.tar.gz')).toEqual({ dir: 'a/b', file: 'c', ext: 'tar.gz' })
-    expect(new UriTemplate('users://{email}/{id}').match('users://ada@example.com:1/7')).toEqual({ email: 'ada@example.com:1', id: '7' })
+    expect(new UriTemplate('{+dir}/{file}.{ext}').match('a/b/c.tar.gz')).toEqual({
+      dir: 'a/b',
+      file: 'c',
+      ext: 'tar.gz',
+    })
+    expect(new UriTemplate('users://{email}/{id}').match('users://ada@example.com:1/7')).toEqual({
+      email: 'ada@example.com:1',
+      id: '7',
+    })
     expect(new UriTemplate('{a}{/b}{.c}').match('x/y.z')).toEqual({ a: 'x', b: 'y', c: 'z' })
     expect(new UriTemplate('docs://{name}').match('docs://café')).toEqual({ name: 'café' }) // raw non-ASCII (an IRI)
     expect(new UriTemplate('docs://{name}').match('docs://a/b')).toBeUndefined()
@@ -227,13 +261,20 @@ describe('match', () => {
     const lang: string = m.lang
     // @ts-expect-error -- no such variable
     void m.nope
-    expect({ owner, seg, q, lang, frag: m.frag }).toEqual({ owner: 'ada', seg: ['a', 'b'], q: '1', lang: undefined, frag: 'f' })
+    expect({ owner, seg, q, lang, frag: m.frag }).toEqual({
+      owner: 'ada',
+      seg: ['a', 'b'],
+      q: '1',
+      lang: undefined,
+      frag: 'f',
+    })
     const path: string = new UriTemplate('file:///{+path}').match('file:///a/b')!.path
     expect(path).toBe('a/b')
   })
 })
 
-const clientOf = (mcp: McpServer) => new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }) })
+const clientOf = (mcp: McpServer) =>
+  new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }) })
 
 function library(): McpServer {
   const mcp = new McpServer({ name: 'library', version: '1' })
@@ -243,7 +284,15 @@ function library(): McpServer {
     'search',
     'search://books{?q,lang}',
     { complete: { lang: (value) => ['en', 'de', 'fr'].filter((l) => l.startsWith(value)) } },
-    ({ q, lang }) => ({ contents: [{ uri: `search://books?q=${q ?? ''}`, mimeType: 'application/json', text: JSON.stringify({ q: q ?? null, lang: lang ?? 'en' }) }] }),
+    ({ q, lang }) => ({
+      contents: [
+        {
+          uri: `search://books?q=${q ?? ''}`,
+          mimeType: 'application/json',
+          text: JSON.stringify({ q: q ?? null, lang: lang ?? 'en' }),
+        },
+      ],
+    }),
   )
   return mcp
 }
@@ -251,18 +300,40 @@ function library(): McpServer {
 describe('resources/read through McpServer', () => {
   it('routes {+path}, {/segments*} and {?q,lang} templates and hands the handler decoded variables', async () => {
     const client = clientOf(library())
-    expect((await client.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['file:///{+path}', 'docs://site{/segments*}', 'search://books{?q,lang}'])
-    expect((await client.readResource('file:///src/my%20notes.md')).contents).toEqual([{ uri: 'file:///src/my%20notes.md', mimeType: 'text/plain', text: 'file src/my notes.md' }])
-    expect((await client.readResource('docs://site/guide/intro')).contents[0]).toMatchObject({ text: 'doc ["guide","intro"]' })
+    expect((await client.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual([
+      'file:///{+path}',
+      'docs://site{/segments*}',
+      'search://books{?q,lang}',
+    ])
+    expect((await client.readResource('file:///src/my%20notes.md')).contents).toEqual([
+      { uri: 'file:///src/my%20notes.md', mimeType: 'text/plain', text: 'file src/my notes.md' },
+    ])
+    expect((await client.readResource('docs://site/guide/intro')).contents[0]).toMatchObject({
+      text: 'doc ["guide","intro"]',
+    })
     expect((await client.readResource('docs://site')).contents[0]).toMatchObject({ text: 'doc []' })
-    expect(JSON.parse((await client.readResource('search://books?lang=de&q=D%C3%BCne')).contents[0]!.text as string)).toEqual({ q: 'Düne', lang: 'de' })
-    expect(JSON.parse((await client.readResource('search://books')).contents[0]!.text as string)).toEqual({ q: null, lang: 'en' })
-    expect(await client.complete({ type: 'ref/resource', uri: 'search://books{?q,lang}' }, { name: 'lang', value: 'd' })).toEqual({ values: ['de'], total: 1, hasMore: false })
+    expect(
+      JSON.parse((await client.readResource('search://books?lang=de&q=D%C3%BCne')).contents[0]!.text as string),
+    ).toEqual({ q: 'Düne', lang: 'de' })
+    expect(JSON.parse((await client.readResource('search://books')).contents[0]!.text as string)).toEqual({
+      q: null,
+      lang: 'en',
+    })
+    expect(
+      await client.complete({ type: 'ref/resource', uri: 'search://books{?q,lang}' }, { name: 'lang', value: 'd' }),
+    ).toEqual({ values: ['de'], total: 1, hasMore: false })
   })
 
   it('a URI no template matches is -32602 "Resource not found" with data.uri', async () => {
     const client = clientOf(library())
-    for (const uri of ['file:///', 'file:///a?b=1', 'search://books?page=2', 'docs://sitemap', 'nope://x', 'file:///' + 'a'.repeat(MAX_MATCH_LENGTH)]) {
+    for (const uri of [
+      'file:///',
+      'file:///a?b=1',
+      'search://books?page=2',
+      'docs://sitemap',
+      'nope://x',
+      'file:///' + 'a'.repeat(MAX_MATCH_LENGTH),
+    ]) {
       const error = (await client.readResource(uri).catch((e: unknown) => e)) as McpError
       expect(error).toBeInstanceOf(McpError)
       expect([error.code, error.message, error.data]).toEqual([-32602, 'Resource not found', { uri }])
@@ -270,7 +341,8 @@ describe('resources/read through McpServer', () => {
   })
 
   it('what goes on the wire validates against schema.json', async () => {
-    const valid = (def: string, value: unknown) => (schemaErrors(def, value).length === 0 ? 'valid' : JSON.stringify(value))
+    const valid = (def: string, value: unknown) =>
+      schemaErrors(def, value).length === 0 ? 'valid' : JSON.stringify(value)
     const handler = createFetchHandler(library())
     const list = await call(handler, 'resources/templates/list')
     expect(valid('ListResourceTemplatesResultResponse', list.body)).toBe('valid')
@@ -288,15 +360,22 @@ describe('resources/read through McpServer', () => {
 
   it('checks the template and its completions when you register', () => {
     const mcp = new McpServer({ name: 's', version: '1' })
-    expect(() => mcp.resourceTemplate('bad', 'docs://{name', {}, () => 'x')).toThrow(new UriTemplateError(`Invalid URI template "docs://{name": '{' is never closed at character 7`))
+    expect(() => mcp.resourceTemplate('bad', 'docs://{name', {}, () => 'x')).toThrow(
+      new UriTemplateError(`Invalid URI template "docs://{name": '{' is never closed at character 7`),
+    )
     // @ts-expect-error -- 'title' is not a variable of the template
     expect(() => mcp.resourceTemplate('t', 'docs://{/path*}', { complete: { title: () => [] } }, () => 'x')).toThrow(
       new Error("Resource template 't': complete.title names no variable of docs://{/path*}"),
     )
     // the handler's variables follow the template
-    mcp.resourceTemplate('typed', 'repo://{owner}/{+path}{?ref}', { complete: { owner: () => [], ref: () => [] } }, ({ owner, path, ref }) => {
-      const strings: [string, string, string | undefined] = [owner, path, ref]
-      return strings.join()
-    })
+    mcp.resourceTemplate(
+      'typed',
+      'repo://{owner}/{+path}{?ref}',
+      { complete: { owner: () => [], ref: () => [] } },
+      ({ owner, path, ref }) => {
+        const strings: [string, string, string | undefined] = [owner, path, ref]
+        return strings.join()
+      },
+    )
   })
 })

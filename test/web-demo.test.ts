@@ -16,18 +16,17 @@ import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
 const SHOTS = join(ROOT, 'test-results/web-demo')
 const QUESTION = '"Neuromancer" is out of stock (2-3 weeks). Order anyway?'
 const BACKORDERED = "Backordered 'Neuromancer'; it ships in 2-3 weeks."
-const DECLINED = "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline"
+const DECLINED =
+  "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline"
 
 let browser: Browser
 let worker: RunningWorker
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'web-demo/dist/index.html'))) throw new Error('web-demo/dist is missing: run `npm run build:web` first (npm test does)')
+  if (!existsSync(join(ROOT, 'web-demo/dist/index.html')))
+    throw new Error('web-demo/dist is missing: run `npm run build:web` first (npm test does)')
   mkdirSync(SHOTS, { recursive: true })
-  ;[browser, worker] = await Promise.all([
-    launchChromium(),
-    startWorker(),
-  ])
+  ;[browser, worker] = await Promise.all([launchChromium(), startWorker()])
 })
 
 afterAll(async () => {
@@ -64,11 +63,19 @@ function recordRequests(page: Page): Array<{ url: string; body: any }> {
 describe('the web demo served by the Worker', () => {
   it('serves the SPA at / and lists the tools, prompts and resources; /mcp is still the MCP endpoint', async () => {
     const page = await openDemo(origin(worker))
-    await expect.poll(() => page.locator('#status').innerText()).toMatch(/^Connected to edge-mcp-demo 0\.1\.0 at http:\/\/127\.0\.0\.1:\d+\/mcp \(versions: 2026-07-28\)$/)
-    await expect.poll(() => page.locator('#tools code').allInnerTexts()).toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account'])
+    await expect
+      .poll(() => page.locator('#status').innerText())
+      .toMatch(/^Connected to edge-mcp-demo 0\.1\.0 at http:\/\/127\.0\.0\.1:\d+\/mcp \(versions: 2026-07-28\)$/)
+    await expect
+      .poll(() => page.locator('#tools code').allInnerTexts())
+      .toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account'])
     await expect.poll(() => page.locator('#prompts code').allInnerTexts()).toEqual(['briefing'])
-    await expect.poll(() => page.locator('#resources code').allInnerTexts()).toEqual(['books://catalog', 'books://{genre}/shortlist'])
-    expect(await page.locator('#tools').innerText()).toContain('Order a book from the shop. Asks to confirm a backorder when the book is out of stock.')
+    await expect
+      .poll(() => page.locator('#resources code').allInnerTexts())
+      .toEqual(['books://catalog', 'books://{genre}/shortlist'])
+    expect(await page.locator('#tools').innerText()).toContain(
+      'Order a book from the shop. Asks to confirm a backorder when the book is out of stock.',
+    )
     expect(await page.title()).toBe('edge-mcp web demo')
     // GET /mcp reaches the Worker (405 from the MCP handler), not an asset
     const res = await fetch(`${origin(worker)}/mcp`)
@@ -129,11 +136,18 @@ describe('the web demo served by the Worker', () => {
     const requests = recordRequests(page)
     await page.getByRole('button', { name: 'Call reserve_book' }).click()
     await page.getByRole('button', { name: 'Call tool' }).click() // title is required: the browser refuses the empty form
-    expect(await page.locator('#args').getByLabel('title').evaluate((input: HTMLInputElement) => input.validity.valueMissing)).toBe(true)
+    expect(
+      await page
+        .locator('#args')
+        .getByLabel('title')
+        .evaluate((input: HTMLInputElement) => input.validity.valueMissing),
+    ).toBe(true)
     expect(requests.filter((r) => r.body?.method === 'tools/call')).toHaveLength(0)
     await page.locator('#args').getByLabel('title').fill('Dune')
     await page.getByRole('button', { name: 'Call tool' }).click()
-    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual(["Reserved 'Dune' (6 copies left)."])
+    await expect
+      .poll(() => page.locator('#result .content').allInnerTexts())
+      .toEqual(["Reserved 'Dune' (6 copies left)."])
     expect(await page.locator('#rounds > li').count()).toBe(0)
     await page.close()
   })
@@ -146,7 +160,9 @@ describe('review: the web demo says which server asks, and what went wrong', () 
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(String(e)))
     await page.goto(`${origin(worker)}/?endpoint=${encodeURIComponent('http://[')}`)
-    await expect.poll(() => page.locator('#status').innerText()).toMatch(/^Could not connect to http:\/\/\[: TypeError: /)
+    await expect
+      .poll(() => page.locator('#status').innerText())
+      .toMatch(/^Could not connect to http:\/\/\[: TypeError: /)
     expect(await page.locator('#status').getAttribute('class')).toBe('error')
     expect(await page.locator('#tools code').count()).toBe(0)
     expect(errors).toEqual([])
@@ -156,20 +172,24 @@ describe('review: the web demo says which server asks, and what went wrong', () 
   it('the form names the server by its title and its host (a title alone is whatever the server claims)', async () => {
     const page = await openDemo(origin(worker))
     await callOrderBook(page, 'Neuromancer')
-    expect(await page.locator('#questions .mcp-origin').innerText()).toBe(`Request from edge-mcp demo: provisioner and bookshop at 127.0.0.1:${worker.port} (order_book)`)
+    expect(await page.locator('#questions .mcp-origin').innerText()).toBe(
+      `Request from edge-mcp demo: provisioner and bookshop at 127.0.0.1:${worker.port} (order_book)`,
+    )
     await page.locator('#questions').getByRole('button', { name: 'Cancel' }).click()
     await page.close()
   })
 })
 
 describe('the web demo: sampling, several rounds, prompts and resources', () => {
-  it('recommend_book: the sampling form shows the server\'s prompt; the human reply is the pick', async () => {
+  it("recommend_book: the sampling form shows the server's prompt; the human reply is the pick", async () => {
     const page = await openDemo(origin(worker))
     await page.getByRole('button', { name: 'Call recommend_book' }).click()
     await page.locator('#args').getByLabel('genre').fill('sci-fi')
     await page.getByRole('button', { name: 'Call tool' }).click()
     const questions = page.locator('#questions')
-    await expect.poll(() => questions.innerText()).toContain('Suggest one sci-fi book title. Answer with the title only.')
+    await expect
+      .poll(() => questions.innerText())
+      .toContain('Suggest one sci-fi book title. Answer with the title only.')
     await questions.getByLabel('Your reply').fill('Hyperion')
     await questions.getByRole('button', { name: 'Send' }).click()
     await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual(["Today's sci-fi pick: Hyperion"])
@@ -196,11 +216,18 @@ describe('the web demo: sampling, several rounds, prompts and resources', () => 
     await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual(['Opened a pro account for Ada.'])
     const rounds = await page.locator('#rounds > li').allInnerTexts()
     expect(rounds).toHaveLength(3)
-    expect(rounds[0]).toContain('accountName: elicitation (form): What name should the account be under? → {"action":"accept","content":{"name":"Ada"}}')
-    expect(rounds[1]).toContain('accountPlan: elicitation (form): Which plan for Ada? → {"action":"accept","content":{"plan":"pro"}}')
-    expect(rounds[2]).toContain('accountConfirm: elicitation (form): Open a pro account for Ada? → {"action":"accept","content":{"confirm":true}}')
+    expect(rounds[0]).toContain(
+      'accountName: elicitation (form): What name should the account be under? → {"action":"accept","content":{"name":"Ada"}}',
+    )
+    expect(rounds[1]).toContain(
+      'accountPlan: elicitation (form): Which plan for Ada? → {"action":"accept","content":{"plan":"pro"}}',
+    )
+    expect(rounds[2]).toContain(
+      'accountConfirm: elicitation (form): Open a pro account for Ada? → {"action":"accept","content":{"confirm":true}}',
+    )
     const states = await page.locator('#rounds .round-state').allInnerTexts()
-    for (const [i, state] of states.entries()) expect(state, `round ${i + 1}`).toMatch(/^requestState: \d+ chars, v1\.\S{13}… — opaque/)
+    for (const [i, state] of states.entries())
+      expect(state, `round ${i + 1}`).toMatch(/^requestState: \d+ chars, v1\.\S{13}… — opaque/)
     await page.screenshot({ path: join(SHOTS, 'open-account-three-rounds.png'), fullPage: true })
     await page.close()
   })
@@ -214,7 +241,9 @@ describe('the web demo: sampling, several rounds, prompts and resources', () => 
     await expect.poll(() => questions.innerText()).toContain('Who is the briefing for?')
     await questions.getByLabel('Audience').fill('the board')
     await questions.getByRole('button', { name: 'Submit' }).click()
-    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual(['user: Write a one-page briefing on Q3 for the board.'])
+    await expect
+      .poll(() => page.locator('#result .content').allInnerTexts())
+      .toEqual(['user: Write a one-page briefing on Q3 for the board.'])
 
     await page.getByRole('button', { name: 'Read books://{genre}/shortlist' }).click()
     await page.locator('#args').getByLabel('genre').fill('sci-fi')
@@ -226,9 +255,14 @@ describe('the web demo: sampling, several rounds, prompts and resources', () => 
     expect(await page.locator('#rounds').innerText()).toContain('→ {"action":"accept","content":{"count":2}}') // a JSON number
 
     await page.getByRole('button', { name: 'Read books://catalog' }).click()
-    await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual([
-      JSON.stringify({ 'sci-fi': ['Dune', 'Neuromancer', 'Hyperion', 'Foundation', 'Solaris'], fantasy: ['Earthsea', 'The Hobbit', 'Piranesi'] }),
-    ])
+    await expect
+      .poll(() => page.locator('#result .content').allInnerTexts())
+      .toEqual([
+        JSON.stringify({
+          'sci-fi': ['Dune', 'Neuromancer', 'Hyperion', 'Foundation', 'Solaris'],
+          fantasy: ['Earthsea', 'The Hobbit', 'Piranesi'],
+        }),
+      ])
     expect(await page.locator('#rounds > li').count()).toBe(0)
     await page.close()
   })
@@ -249,7 +283,9 @@ describe('the web demo against another origin', () => {
     const requests = recordRequests(page)
     await page.locator('#endpoint').fill(other.url)
     await page.getByRole('button', { name: 'Connect' }).click()
-    await expect.poll(() => page.locator('#status').innerText()).toBe(`Connected to edge-mcp-demo 0.1.0 at ${other.url} (versions: 2026-07-28)`)
+    await expect
+      .poll(() => page.locator('#status').innerText())
+      .toBe(`Connected to edge-mcp-demo 0.1.0 at ${other.url} (versions: 2026-07-28)`)
     await expect.poll(() => page.locator('#tools code').allInnerTexts()).toContain('order_book')
     await callOrderBook(page, 'Neuromancer')
     await page.locator('#questions').getByLabel('Order anyway and wait?').check()
@@ -264,11 +300,18 @@ describe('the web demo against another origin', () => {
   it('an origin the endpoint does not allow cannot use it (403, no CORS), and says so', async () => {
     // the page on `other`, the endpoint on `worker`, which allows no other origin
     const page = await openDemo(origin(other), `?endpoint=${encodeURIComponent(worker.url)}`)
-    await expect.poll(() => page.locator('#status').innerText()).toMatch(
-      new RegExp(`^Could not connect to ${worker.url.replace(/[.]/g, '\\.')}: NetworkError: Could not reach ${worker.url.replace(/[.]/g, '\\.')}: Failed to fetch$`),
-    )
+    await expect
+      .poll(() => page.locator('#status').innerText())
+      .toMatch(
+        new RegExp(
+          `^Could not connect to ${worker.url.replace(/[.]/g, '\\.')}: NetworkError: Could not reach ${worker.url.replace(/[.]/g, '\\.')}: Failed to fetch$`,
+        ),
+      )
     // what the browser met: the endpoint refuses the page's origin at the CORS preflight
-    const preflight = await fetch(worker.url, { method: 'OPTIONS', headers: { origin: origin(other), 'access-control-request-method': 'POST' } })
+    const preflight = await fetch(worker.url, {
+      method: 'OPTIONS',
+      headers: { origin: origin(other), 'access-control-request-method': 'POST' },
+    })
     expect(preflight.status).toBe(403)
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull()
     expect(await page.locator('#tools li').count()).toBe(0)
@@ -276,7 +319,7 @@ describe('the web demo against another origin', () => {
   })
 })
 
-describe('the arguments form built from a tool\'s inputSchema', () => {
+describe("the arguments form built from a tool's inputSchema", () => {
   const SCHEMA = {
     type: 'object',
     properties: {
@@ -285,7 +328,14 @@ describe('the arguments form built from a tool\'s inputSchema', () => {
       budget: { type: 'number' },
       gift: { type: 'boolean', title: 'Gift wrap' },
       binding: { type: 'string', enum: ['paperback', 'hardcover'] },
-      shipping: { type: 'string', oneOf: [{ const: 'std', title: 'Standard' }, { const: 'express', title: 'Express' }], default: 'std' },
+      shipping: {
+        type: 'string',
+        oneOf: [
+          { const: 'std', title: 'Standard' },
+          { const: 'express', title: 'Express' },
+        ],
+        default: 'std',
+      },
       email: { type: 'string', format: 'email' },
       note: { type: 'string' },
       tags: { type: 'array', items: { type: 'string' } },
@@ -298,7 +348,9 @@ describe('the arguments form built from a tool\'s inputSchema', () => {
   async function typedPage(): Promise<{ page: Page; calls: unknown[] }> {
     const server = new Server({ name: 'typed', version: '1.0.0' })
     const calls: unknown[] = []
-    server.setRequestHandler('tools/list', () => ({ tools: [{ name: 'echo', description: 'Echoes its arguments as JSON.', inputSchema: SCHEMA }] }))
+    server.setRequestHandler('tools/list', () => ({
+      tools: [{ name: 'echo', description: 'Echoes its arguments as JSON.', inputSchema: SCHEMA }],
+    }))
     server.setRequestHandler('tools/call', (params) => {
       calls.push(params.arguments)
       return { content: [{ type: 'text', text: JSON.stringify(params.arguments) }] }
@@ -308,32 +360,58 @@ describe('the arguments form built from a tool\'s inputSchema', () => {
     await page.route(`${ENDPOINT}`, async (route) => {
       const r = route.request()
       const headers = Object.fromEntries(Object.entries(await r.allHeaders()).filter(([k]) => !k.startsWith(':')))
-      const res = await handler(new Request(r.url(), { method: r.method(), headers, ...(r.method() === 'POST' ? { body: r.postData() ?? '' } : {}) }))
+      const res = await handler(
+        new Request(r.url(), {
+          method: r.method(),
+          headers,
+          ...(r.method() === 'POST' ? { body: r.postData() ?? '' } : {}),
+        }),
+      )
       await route.fulfill({ status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() })
     })
     await page.goto(`${origin(worker)}/?endpoint=${encodeURIComponent(ENDPOINT)}`)
-    await expect.poll(() => page.locator('#status').innerText()).toBe(`Connected to typed 1.0.0 at ${ENDPOINT} (versions: 2026-07-28)`)
+    await expect
+      .poll(() => page.locator('#status').innerText())
+      .toBe(`Connected to typed 1.0.0 at ${ENDPOINT} (versions: 2026-07-28)`)
     return { page, calls }
   }
 
-  it('one field per property, labelled, required marked, described; values sent as the schema\'s JSON types', async () => {
+  it("one field per property, labelled, required marked, described; values sent as the schema's JSON types", async () => {
     const { page, calls } = await typedPage()
     await expect.poll(() => page.locator('#prompts').innerText()).toBe('None.') // not declared by this server: not listed
     await page.getByRole('button', { name: 'Call echo' }).click()
     const form = page.locator('#args')
-    expect(await form.locator('label').allInnerTexts()).toEqual(['Book title *', 'copies *', 'budget', 'Gift wrap', 'binding *', 'shipping *', 'email', 'note', 'tags'])
+    expect(await form.locator('label').allInnerTexts()).toEqual([
+      'Book title *',
+      'copies *',
+      'budget',
+      'Gift wrap',
+      'binding *',
+      'shipping *',
+      'email',
+      'note',
+      'tags',
+    ])
     const title = form.getByLabel('Book title')
-    expect(await title.evaluate((input) => document.getElementById(input.getAttribute('aria-describedby')!)?.textContent)).toBe('As printed on the cover')
+    expect(
+      await title.evaluate((input) => document.getElementById(input.getAttribute('aria-describedby')!)?.textContent),
+    ).toBe('As printed on the cover')
     expect(await form.getByLabel('copies').inputValue()).toBe('1') // the default
     expect(await form.getByLabel('shipping').locator('option:checked').innerText()).toBe('Standard')
     expect(await form.getByLabel('email').getAttribute('type')).toBe('email')
-    expect(await form.getByLabel('binding').locator('option').allInnerTexts()).toEqual(['Choose…', 'paperback', 'hardcover'])
+    expect(await form.getByLabel('binding').locator('option').allInnerTexts()).toEqual([
+      'Choose…',
+      'paperback',
+      'hardcover',
+    ])
 
     await title.fill('Dune')
     await form.getByLabel('copies').fill('7') // above maximum: the browser refuses the form
     await form.getByLabel('binding').selectOption({ label: 'hardcover' })
     await page.getByRole('button', { name: 'Call tool' }).click()
-    expect(await form.getByLabel('copies').evaluate((input: HTMLInputElement) => input.validity.rangeOverflow)).toBe(true)
+    expect(await form.getByLabel('copies').evaluate((input: HTMLInputElement) => input.validity.rangeOverflow)).toBe(
+      true,
+    )
     await form.getByLabel('copies').fill('2')
     await form.getByLabel('tags').fill('[a]') // not JSON: refused with a message, nothing sent
     await page.getByRole('button', { name: 'Call tool' }).click()
@@ -345,7 +423,15 @@ describe('the arguments form built from a tool\'s inputSchema', () => {
     await form.getByLabel('shipping').selectOption({ label: 'Express' })
     await form.getByLabel('tags').fill('["sci-fi", "classic"]')
     await page.getByRole('button', { name: 'Call tool' }).click()
-    const sent = { title: 'Dune', copies: 2, budget: 12.5, gift: true, binding: 'hardcover', shipping: 'express', tags: ['sci-fi', 'classic'] }
+    const sent = {
+      title: 'Dune',
+      copies: 2,
+      budget: 12.5,
+      gift: true,
+      binding: 'hardcover',
+      shipping: 'express',
+      tags: ['sci-fi', 'classic'],
+    }
     await expect.poll(() => page.locator('#result .content').allInnerTexts()).toEqual([JSON.stringify(sent)])
     expect(calls).toEqual([sent]) // empty optional fields (email, note) omitted
     await page.close()

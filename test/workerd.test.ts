@@ -25,7 +25,9 @@ function client(answers: Record<string, unknown> = { region: 'eu-west-1', confir
     clientInfo: { name: 'workerd-test', version: '1' },
     elicitation: (params) => {
       if (params.mode === 'url') return { action: 'decline' }
-      const content = Object.fromEntries(Object.keys(params.requestedSchema.properties).map((k) => [k, answers[k]])) as Record<string, string | boolean>
+      const content = Object.fromEntries(
+        Object.keys(params.requestedSchema.properties).map((k) => [k, answers[k]]),
+      ) as Record<string, string | boolean>
       return { action: 'accept', content }
     },
   })
@@ -36,7 +38,13 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     const c = client()
     const discovered = await c.discover()
     expect(discovered.supportedVersions).toContain('2026-07-28')
-    expect((await c.listTools()).map((t) => t.name)).toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account'])
+    expect((await c.listTools()).map((t) => t.name)).toEqual([
+      'provision',
+      'reserve_book',
+      'order_book',
+      'recommend_book',
+      'open_account',
+    ])
   })
 
   it('completes provision and order_book through the input-required loop', async () => {
@@ -45,9 +53,15 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     const provision = await c.callTool('provision', { name: 'orders' }, { onRound: (r) => rounds.push(r.round) })
     expect(provision.content[0]).toEqual({ type: 'text', text: "Provisioned 'orders' in eu-west-1." })
     expect(rounds).toEqual([1])
-    expect((await c.callTool('order_book', { title: 'Neuromancer' })).content[0]).toMatchObject({ text: "Backordered 'Neuromancer'; it ships in 2-3 weeks." })
-    expect((await client({ confirm: false }).callTool('order_book', { title: 'Neuromancer' })).content[0]).toMatchObject({ text: 'No order placed.' })
-    expect((await c.callTool('reserve_book', { title: 'Dune' })).content[0]).toMatchObject({ text: "Reserved 'Dune' (6 copies left)." })
+    expect((await c.callTool('order_book', { title: 'Neuromancer' })).content[0]).toMatchObject({
+      text: "Backordered 'Neuromancer'; it ships in 2-3 weeks.",
+    })
+    expect(
+      (await client({ confirm: false }).callTool('order_book', { title: 'Neuromancer' })).content[0],
+    ).toMatchObject({ text: 'No order placed.' })
+    expect((await c.callTool('reserve_book', { title: 'Dune' })).content[0]).toMatchObject({
+      text: "Reserved 'Dune' (6 copies left).",
+    })
   })
 
   it('rejects tampered, replayed-elsewhere and rebound requestState with the frozen error', async () => {
@@ -60,22 +74,40 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     const mid = token.length >> 1
     const tampered = token.slice(0, mid) + (token[mid] === 'x' ? 'y' : 'x') + token.slice(mid + 1)
     const attempts = [
-      () => c.callTool('provision', { name: 'orders' }, { manual: true, inputResponses: answers, requestState: tampered }),
-      () => c.callTool('order_book', { title: 'Neuromancer' }, { manual: true, inputResponses: answers, requestState: token }),
-      () => c.callTool('provision', { name: 'billing' }, { manual: true, inputResponses: answers, requestState: token }),
+      () =>
+        c.callTool('provision', { name: 'orders' }, { manual: true, inputResponses: answers, requestState: tampered }),
+      () =>
+        c.callTool(
+          'order_book',
+          { title: 'Neuromancer' },
+          { manual: true, inputResponses: answers, requestState: token },
+        ),
+      () =>
+        c.callTool('provision', { name: 'billing' }, { manual: true, inputResponses: answers, requestState: token }),
     ]
     for (const attempt of attempts) {
       const error = await attempt().catch((e: unknown) => e)
       expect(error).toBeInstanceOf(McpError)
-      expect({ code: (error as McpError).code, message: (error as McpError).message }).toEqual({ code: -32602, message: 'Invalid or expired requestState' })
+      expect({ code: (error as McpError).code, message: (error as McpError).message }).toEqual({
+        code: -32602,
+        message: 'Invalid or expired requestState',
+      })
     }
-    const ok = await c.callTool('provision', { name: 'orders' }, { manual: true, inputResponses: answers, requestState: token })
+    const ok = await c.callTool(
+      'provision',
+      { name: 'orders' },
+      { manual: true, inputResponses: answers, requestState: token },
+    )
     expect(ok).toMatchObject({ content: [{ text: "Provisioned 'orders' in eu-west-1." }] })
   })
 
   it('answers client mistakes with 4xx, never 500, and keeps serving', async () => {
     const send = (body: string, headers: Record<string, string> = {}) =>
-      fetch(worker.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body })
+      fetch(worker.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body,
+      })
     const cases: Array<[string, Record<string, string>, number, number]> = [
       ['{"jsonrpc":"2.0","id":1,"method":', {}, 400, -32700],
       ['[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]', {}, 400, -32600],
@@ -86,7 +118,9 @@ describe('the demo Worker in workerd, over real HTTP', () => {
       expect(res.status).toBe(status)
       expect(((await res.json()) as { error: { code: number } }).error.code).toBe(code)
     }
-    const unknown = await client().callTool('nope').catch((e: unknown) => e)
+    const unknown = await client()
+      .callTool('nope')
+      .catch((e: unknown) => e)
     expect((unknown as McpError).code).toBe(-32602)
     const invalid = await client().callTool('provision', { name: 42 })
     expect(invalid.isError).toBe(true)
@@ -99,10 +133,27 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     const { request } = await import('node:http')
     const post = (host: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } })
+        const body = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: {
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        })
         const req = request(worker.url, {
           method: 'POST',
-          headers: { host, origin: `http://${host}`, 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+          headers: {
+            host,
+            origin: `http://${host}`,
+            'content-type': 'application/json',
+            accept: 'application/json',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/list',
+          },
         })
         req.on('response', (res) => {
           let text = ''
@@ -128,30 +179,53 @@ describe('dependency injection on the Worker in workerd, over real HTTP', () => 
       elicitation: (params) => {
         asked.push(params.message)
         if (params.mode === 'url') return { action: 'decline' }
-        const content = Object.fromEntries(Object.keys(params.requestedSchema.properties).map((k) => [k, answers[k]])) as Record<string, string | boolean>
+        const content = Object.fromEntries(
+          Object.keys(params.requestedSchema.properties).map((k) => [k, answers[k]]),
+        ) as Record<string, string | boolean>
         return { action: 'accept', content }
       },
     })
     const rounds: string[][] = []
     const result = await c.callTool('open_account', {}, { onRound: (r) => rounds.push(Object.keys(r.inputRequests)) })
     expect(result.content[0]).toMatchObject({ text: 'Opened a pro account for Ada.' })
-    expect(asked).toEqual(['What name should the account be under?', 'Which plan for Ada?', 'Open a pro account for Ada?'])
+    expect(asked).toEqual([
+      'What name should the account be under?',
+      'Which plan for Ada?',
+      'Open a pro account for Ada?',
+    ])
     expect(rounds).toEqual([['accountName'], ['accountPlan'], ['accountConfirm']])
   })
 
   it('a retry whose state (carrying the recorded answers) was tampered with gets the frozen error', async () => {
-    const c = new Client({ transport: new StreamableHttpClientTransport(worker.url), capabilities: { elicitation: {} } })
+    const c = new Client({
+      transport: new StreamableHttpClientTransport(worker.url),
+      capabilities: { elicitation: {} },
+    })
     const first = (await c.callTool('open_account', {}, { manual: true })) as InputRequiredResult
-    const second = (await c.callTool('open_account', {}, {
-      manual: true,
-      requestState: first.requestState!,
-      inputResponses: { accountName: { action: 'accept', content: { name: 'Ada' } } },
-    })) as InputRequiredResult
+    const second = (await c.callTool(
+      'open_account',
+      {},
+      {
+        manual: true,
+        requestState: first.requestState!,
+        inputResponses: { accountName: { action: 'accept', content: { name: 'Ada' } } },
+      },
+    )) as InputRequiredResult
     expect(Object.keys(second.inputRequests ?? {})).toEqual(['accountPlan']) // the name is now recorded in the state
     const token = second.requestState!
     const at = token.length - 30
     const tampered = token.slice(0, at) + (token[at] === 'Q' ? 'R' : 'Q') + token.slice(at + 1)
-    const error = (await c.callTool('open_account', {}, { manual: true, requestState: tampered, inputResponses: { accountPlan: { action: 'accept', content: { plan: 'pro' } } } }).catch((e: unknown) => e)) as McpError
+    const error = (await c
+      .callTool(
+        'open_account',
+        {},
+        {
+          manual: true,
+          requestState: tampered,
+          inputResponses: { accountPlan: { action: 'accept', content: { plan: 'pro' } } },
+        },
+      )
+      .catch((e: unknown) => e)) as McpError
     expect(error).toBeInstanceOf(McpError)
     expect([error.code, error.message]).toEqual([-32602, 'Invalid or expired requestState'])
   })
@@ -167,20 +241,43 @@ describe('dependency injection on the Worker in workerd, over real HTTP', () => 
       },
       sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'Hyperion' }, model: 'test' }),
     })
-    expect((await c.callTool('order_book', { title: 'Dune', stock: { copies: 999 } })).content[0]).toMatchObject({ text: "Ordered 'Dune'; it arrives tomorrow." })
+    expect((await c.callTool('order_book', { title: 'Dune', stock: { copies: 999 } })).content[0]).toMatchObject({
+      text: "Ordered 'Dune'; it arrives tomorrow.",
+    })
     const declined = await c.callTool('order_book', { title: 'Neuromancer' })
-    expect(declined).toMatchObject({ isError: true, content: [{ text: "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline" }] })
-    expect((await c.callTool('recommend_book', { genre: 'sci-fi' })).content[0]).toMatchObject({ text: "Today's sci-fi pick: Hyperion" })
+    expect(declined).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline",
+        },
+      ],
+    })
+    expect((await c.callTool('recommend_book', { genre: 'sci-fi' })).content[0]).toMatchObject({
+      text: "Today's sci-fi pick: Hyperion",
+    })
     const prompt = await c.getPrompt('briefing', { topic: 'Q3 results' })
-    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Write a one-page briefing on Q3 results for the board.' } }])
+    expect(prompt.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Write a one-page briefing on Q3 results for the board.' } },
+    ])
     expect((await c.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['books://{genre}/shortlist'])
     const shortlist = await c.readResource('books://sci-fi/shortlist')
-    expect(shortlist.contents).toEqual([{ uri: 'books://sci-fi/shortlist', mimeType: 'text/plain', text: 'Dune\nNeuromancer' }])
+    expect(shortlist.contents).toEqual([
+      { uri: 'books://sci-fi/shortlist', mimeType: 'text/plain', text: 'Dune\nNeuromancer' },
+    ])
   })
 })
 
 describe('the command-line demo client', () => {
-  const args = (url: string) => ['examples/cli-client.ts', '--url', url, '--answer', 'region=eu-west-1', '--answer', 'confirm=true']
+  const args = (url: string) => [
+    'examples/cli-client.ts',
+    '--url',
+    url,
+    '--answer',
+    'region=eu-west-1',
+    '--answer',
+    'confirm=true',
+  ]
   const runtimes: Array<[string, string, string[]]> = [
     ['Node (tsx)', join(ROOT, 'node_modules/.bin/tsx'), []],
     ['Deno', join(ROOT, 'node_modules/.bin/deno'), ['run', '--allow-net', '--allow-env', '--allow-read']],
@@ -188,18 +285,28 @@ describe('the command-line demo client', () => {
   ]
   for (const [name, bin, pre] of runtimes) {
     it(`completes provision and order_book under ${name}`, async () => {
-      const { stdout } = await run(bin, [...pre, ...args(worker.url)], { cwd: ROOT, timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } })
+      const { stdout } = await run(bin, [...pre, ...args(worker.url)], {
+        cwd: ROOT,
+        timeout: 60_000,
+        env: { ...process.env, NO_COLOR: '1' },
+      })
       expect(stdout).toContain("← Provisioned 'orders' in eu-west-1.")
       expect(stdout).toContain("← Backordered 'Neuromancer'; it ships in 2-3 weeks.")
     })
   }
   it('exits 1 and says why when the user declines', async () => {
-    const error = (await run(join(ROOT, 'node_modules/.bin/tsx'), ['examples/cli-client.ts', '--url', worker.url, '--decline'], { cwd: ROOT }).catch((e: unknown) => e)) as {
+    const error = (await run(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      ['examples/cli-client.ts', '--url', worker.url, '--decline'],
+      { cwd: ROOT },
+    ).catch((e: unknown) => e)) as {
       code: number
       stdout: string
     }
     expect(error.code).toBe(1)
-    expect(error.stdout).toContain("✗ Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline")
+    expect(error.stdout).toContain(
+      "✗ Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline",
+    )
   })
 })
 
@@ -208,8 +315,13 @@ describe('a server built at module scope (as in the tutorials) starts in workerd
     const tutorial = await startWorker({ script: 'examples/dependencies/tutorial003.ts' })
     try {
       const asked: string[] = []
-      const c = new Client({ transport: new StreamableHttpClientTransport(tutorial.url), elicitation: (p) => (asked.push(p.message), { action: 'accept', content: { confirm: true } }) })
-      expect((await c.callTool('order_book', { title: 'Neuromancer' })).content[0]).toMatchObject({ text: "Backordered 'Neuromancer'; it ships in 2-3 weeks." })
+      const c = new Client({
+        transport: new StreamableHttpClientTransport(tutorial.url),
+        elicitation: (p) => (asked.push(p.message), { action: 'accept', content: { confirm: true } }),
+      })
+      expect((await c.callTool('order_book', { title: 'Neuromancer' })).content[0]).toMatchObject({
+        text: "Backordered 'Neuromancer'; it ships in 2-3 weeks.",
+      })
       expect(asked).toEqual(["'Neuromancer' is out of stock (2-3 weeks). Order anyway?"])
     } finally {
       await tutorial.stop()
@@ -218,7 +330,7 @@ describe('a server built at module scope (as in the tutorials) starts in workerd
 })
 
 describe('cancellation in workerd (enable_request_signal)', () => {
-  it('closing a streamed tools/call aborts the handler\'s signal inside the Worker', async () => {
+  it("closing a streamed tools/call aborts the handler's signal inside the Worker", async () => {
     const w = await startWorker({ script: 'test/workers/cancel.ts' })
     try {
       const c = new Client({ transport: new StreamableHttpClientTransport(w.url) })
@@ -227,8 +339,26 @@ describe('cancellation in workerd (enable_request_signal)', () => {
       const res = await fetch(w.url, {
         method: 'POST',
         signal: controller.signal,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'wait' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, progressToken: 't' } } }),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'wait',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'wait',
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+              progressToken: 't',
+            },
+          },
+        }),
       })
       expect(res.headers.get('content-type')).toBe('text/event-stream')
       const reader = res.body!.getReader()
@@ -257,13 +387,21 @@ describe('cancellation in workerd (enable_request_signal)', () => {
 describe('the official SDK 2.4.0 client against the Worker in workerd', () => {
   it('auto mode negotiates 2026-07-28; list, call, and an MRTR elicitation over real HTTP', async () => {
     const { Client: OfficialClient, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client')
-    const client = new OfficialClient({ name: 'official', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } } as never)
-    client.setRequestHandler('elicitation/create' as never, (async () => ({ action: 'accept', content: { region: 'eu-west-1' } })) as never)
+    const client = new OfficialClient({ name: 'official', version: '2.4.0' }, {
+      capabilities: { elicitation: { form: {} } },
+      versionNegotiation: { mode: 'auto' },
+    } as never)
+    client.setRequestHandler(
+      'elicitation/create' as never,
+      (async () => ({ action: 'accept', content: { region: 'eu-west-1' } })) as never,
+    )
     const transport = new StreamableHTTPClientTransport(new URL(worker.url))
     await client.connect(transport)
     expect(transport.protocolVersion).toBe('2026-07-28')
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('provision')
-    const result = (await client.callTool({ name: 'provision', arguments: { name: 'orders' } })) as { content: Array<{ text: string }> }
+    const result = (await client.callTool({ name: 'provision', arguments: { name: 'orders' } })) as {
+      content: Array<{ text: string }>
+    }
     expect(result.content[0]!.text).toBe("Provisioned 'orders' in eu-west-1.")
     await client.close()
   })

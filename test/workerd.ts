@@ -27,7 +27,12 @@ const DISCOVER = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
   method: 'server/discover',
-  params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+  params: {
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
 })
 
 /** Options of {@link startWorker}. */
@@ -52,7 +57,14 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', WRANGLER_SEND_ERROR_REPORTS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false', NO_COLOR: '1' },
+    env: {
+      ...process.env,
+      CI: 'true',
+      WRANGLER_SEND_METRICS: 'false',
+      WRANGLER_SEND_ERROR_REPORTS: 'false',
+      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+      NO_COLOR: '1',
+    },
   })
   let log = ''
   child.stdout!.on('data', (d) => (log += d))
@@ -77,7 +89,12 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
         ? await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(5000) })
         : await fetch(url, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json',
+              'mcp-protocol-version': '2026-07-28',
+              'mcp-method': 'server/discover',
+            },
             body: DISCOVER,
             signal: AbortSignal.timeout(2000),
           })

@@ -28,7 +28,11 @@ interface Env {
 
 let cached: { config: string; handler: ReturnType<typeof mcpHandler> } | undefined
 
-const list = (value: string) => value.split(',').map((o) => o.trim()).filter(Boolean)
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
 
 function handlerFor(env: Env): ReturnType<typeof mcpHandler> {
   const keys = env.REQUEST_STATE_KEYS?.trim() ?? ''

@@ -35,7 +35,9 @@ export function stockOf(title: string): number {
 
 const REGION_SCHEMA: RequestedSchema = {
   type: 'object',
-  properties: { region: { type: 'string', title: 'Region', description: 'Where the database should live, e.g. eu-west-1' } },
+  properties: {
+    region: { type: 'string', title: 'Region', description: 'Where the database should live, e.g. eu-west-1' },
+  },
   required: ['region'],
 }
 
@@ -46,7 +48,9 @@ const AccountName = formSchema({ name: v.pipe(v.string(), v.minLength(1), v.titl
 const AccountPlan = formSchema({ plan: v.pipe(v.picklist(['basic', 'pro']), v.title('Plan')) })
 const Confirm = formSchema({ confirm: v.pipe(v.boolean(), v.title('Confirm')) })
 const Audience = formSchema({ audience: v.pipe(v.string(), v.minLength(1), v.title('Audience')) })
-const Length = formSchema({ count: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5), v.title('How many books')) })
+const Length = formSchema({
+  count: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5), v.title('How many books')),
+})
 
 /** The stock of the requested title. */
 const checkStock = resolver({ title: arg<string>() }, function checkStock({ title }) {
@@ -57,10 +61,13 @@ const estimateDelivery = resolver({ stock: checkStock }, function estimateDelive
   return stock.copies > 0 ? 'tomorrow' : 'in 2-3 weeks'
 })
 /** Ask only when out of stock. */
-const confirmBackorder = resolver({ title: arg<string>(), stock: checkStock }, function confirmBackorder({ title, stock }) {
-  if (stock.copies > 0) return { confirm: true }
-  return elicit(`"${title}" is out of stock (2-3 weeks). Order anyway?`, Backorder)
-})
+const confirmBackorder = resolver(
+  { title: arg<string>(), stock: checkStock },
+  function confirmBackorder({ title, stock }) {
+    if (stock.copies > 0) return { confirm: true }
+    return elicit(`"${title}" is out of stock (2-3 weeks). Order anyway?`, Backorder)
+  },
+)
 /** The client's model picks a title. */
 const suggestTitle = resolver({ genre: arg<string>() }, function suggestTitle({ genre }) {
   return sample(`Suggest one ${genre} book title. Answer with the title only.`, { maxTokens: 50 })
@@ -90,7 +97,9 @@ export interface DemoServerOptions {
 
 /** Build the demo server. */
 export function createDemoServer(options: DemoServerOptions = {}): McpServer {
-  const security = options.requestStateKeys?.length ? new RequestStateSecurity({ keys: options.requestStateKeys }) : undefined
+  const security = options.requestStateKeys?.length
+    ? new RequestStateSecurity({ keys: options.requestStateKeys })
+    : undefined
   const mcp = new McpServer(
     { name: 'edge-mcp-demo', version: '0.1.0', title: 'edge-mcp demo: provisioner and bookshop' },
     {
@@ -103,18 +112,26 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
   // By hand: the handler returns the question and reads the answer (and its own sealed state) on the retry.
   mcp.tool(
     'provision',
-    { description: 'Provision a database. Asks which region to put it in.', input: { name: v.pipe(v.string(), v.minLength(1)) } },
+    {
+      description: 'Provision a database. Asks which region to put it in.',
+      input: { name: v.pipe(v.string(), v.minLength(1)) },
+    },
     ({ name }, ctx) => {
       // Only trust an answer to the question we asked: our own (sealed) state says we asked it.
       const response = ctx.requestState === 'provision-v1' ? ctx.inputResponses?.region : undefined
       if (response && 'action' in response && response.action !== 'accept') {
-        return toolError(`No database provisioned: the region question was ${response.action === 'decline' ? 'declined' : 'cancelled'}.`)
+        return toolError(
+          `No database provisioned: the region question was ${response.action === 'decline' ? 'declined' : 'cancelled'}.`,
+        )
       }
       const answer = acceptedContent(response)
       const region = typeof answer?.region === 'string' ? answer.region.trim() : ''
       if (!region) {
         ctx.requireCapabilities('elicitation.form')
-        return inputRequired({ region: elicitForm('Which region should the database live in?', REGION_SCHEMA) }, 'provision-v1')
+        return inputRequired(
+          { region: elicitForm('Which region should the database live in?', REGION_SCHEMA) },
+          'provision-v1',
+        )
       }
       return `Provisioned '${name}' in ${region}.`
     },
@@ -123,8 +140,13 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
   // With resolvers: the SDK asks, records and pins the answers.
   mcp.tool(
     'reserve_book',
-    { description: 'Reserve a copy of a book.', input: { title: v.pipe(v.string(), v.minLength(1)) }, use: { stock: checkStock } },
-    ({ title, stock }) => (stock.copies <= 0 ? `'${title}' is out of stock.` : `Reserved '${title}' (${stock.copies - 1} copies left).`),
+    {
+      description: 'Reserve a copy of a book.',
+      input: { title: v.pipe(v.string(), v.minLength(1)) },
+      use: { stock: checkStock },
+    },
+    ({ title, stock }) =>
+      stock.copies <= 0 ? `'${title}' is out of stock.` : `Reserved '${title}' (${stock.copies - 1} copies left).`,
   )
 
   mcp.tool(
@@ -143,7 +165,11 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
 
   mcp.tool(
     'recommend_book',
-    { description: "Recommend a book in a genre (asks the client's model).", input: { genre: v.pipe(v.string(), v.minLength(1)) }, use: { suggestion: suggestTitle } },
+    {
+      description: "Recommend a book in a genre (asks the client's model).",
+      input: { genre: v.pipe(v.string(), v.minLength(1)) },
+      use: { suggestion: suggestTitle },
+    },
     ({ genre, suggestion }) => {
       const content = Array.isArray(suggestion.content) ? suggestion.content[0] : suggestion.content
       return `Today's ${genre} pick: ${content?.type === 'text' ? content.text.trim() : 'the classics'}`
@@ -152,24 +178,39 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
 
   mcp.tool(
     'open_account',
-    { description: 'Open a shop account (asks three questions, one after the other).', use: { who: accountName, plan: accountPlan, confirm: accountConfirm } },
-    ({ who, plan, confirm }) => (confirm.confirm ? `Opened a ${plan.plan} account for ${who.name}.` : 'No account opened.'),
+    {
+      description: 'Open a shop account (asks three questions, one after the other).',
+      use: { who: accountName, plan: accountPlan, confirm: accountConfirm },
+    },
+    ({ who, plan, confirm }) =>
+      confirm.confirm ? `Opened a ${plan.plan} account for ${who.name}.` : 'No account opened.',
   )
 
   mcp.prompt(
     'briefing',
-    { description: 'Draft a briefing on a topic, tuned to its audience (asks who it is for).', arguments: { topic: v.pipe(v.string(), v.description('What the briefing is about')) }, use: { audience: briefingAudience } },
+    {
+      description: 'Draft a briefing on a topic, tuned to its audience (asks who it is for).',
+      arguments: { topic: v.pipe(v.string(), v.description('What the briefing is about')) },
+      use: { audience: briefingAudience },
+    },
     ({ topic, audience }) => `Write a one-page briefing on ${topic} for ${audience.audience}.`,
   )
 
-  mcp.resource('catalog', 'books://catalog', { description: 'Every book the shop knows, by genre.', mimeType: 'application/json' }, () =>
-    JSON.stringify(CATALOG),
+  mcp.resource(
+    'catalog',
+    'books://catalog',
+    { description: 'Every book the shop knows, by genre.', mimeType: 'application/json' },
+    () => JSON.stringify(CATALOG),
   )
 
   mcp.resourceTemplate(
     'shortlist',
     'books://{genre}/shortlist',
-    { description: 'A shortlist of books in a genre (asks how long).', mimeType: 'text/plain', use: { length: shortlistLength } },
+    {
+      description: 'A shortlist of books in a genre (asks how long).',
+      mimeType: 'text/plain',
+      use: { length: shortlistLength },
+    },
     ({ genre, length }) => {
       const books = Object.hasOwn(CATALOG, genre) ? CATALOG[genre]! : []
       return books.length ? books.slice(0, length.count).join('\n') : `No ${genre} books in the catalog.`

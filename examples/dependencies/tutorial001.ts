@@ -17,7 +17,8 @@ export function createServer(inventory: ReadonlyMap<string, number> = INVENTORY)
   mcp.tool(
     'reserve_book',
     { description: 'Reserve a copy of a book.', input: { title: v.string() }, use: { stock: checkStock } },
-    ({ title, stock }) => (stock.copies <= 0 ? `'${title}' is out of stock.` : `Reserved '${title}' (${stock.copies - 1} copies left).`),
+    ({ title, stock }) =>
+      stock.copies <= 0 ? `'${title}' is out of stock.` : `Reserved '${title}' (${stock.copies - 1} copies left).`,
   )
   return mcp
 }

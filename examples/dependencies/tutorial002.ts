@@ -19,9 +19,15 @@ export function createServer(inventory: ReadonlyMap<string, number> = INVENTORY)
 
   mcp.tool(
     'order_book',
-    { description: 'Order a book from the shop.', input: { title: v.string() }, use: { stock: checkStock, delivery: estimateDelivery } },
+    {
+      description: 'Order a book from the shop.',
+      input: { title: v.string() },
+      use: { stock: checkStock, delivery: estimateDelivery },
+    },
     ({ title, stock, delivery }) =>
-      stock.copies <= 0 ? `'${title}' is on backorder; it would arrive ${delivery}.` : `Ordered '${title}'; it arrives ${delivery}.`,
+      stock.copies <= 0
+        ? `'${title}' is on backorder; it would arrive ${delivery}.`
+        : `Ordered '${title}'; it arrives ${delivery}.`,
   )
   return mcp
 }

@@ -17,14 +17,21 @@ export function createServer(inventory: ReadonlyMap<string, number> = INVENTORY)
   const checkStock = resolver({ title: arg<string>() }, function checkStock({ title }): Stock {
     return { title, copies: inventory.get(title) ?? 0 }
   })
-  const confirmBackorder = resolver({ title: arg<string>(), stock: checkStock }, function confirmBackorder({ title, stock }) {
-    if (stock.copies > 0) return { confirm: true } // in stock: nothing to ask
-    return elicit(`'${title}' is out of stock (2-3 weeks). Order anyway?`, Backorder)
-  })
+  const confirmBackorder = resolver(
+    { title: arg<string>(), stock: checkStock },
+    function confirmBackorder({ title, stock }) {
+      if (stock.copies > 0) return { confirm: true } // in stock: nothing to ask
+      return elicit(`'${title}' is out of stock (2-3 weeks). Order anyway?`, Backorder)
+    },
+  )
 
   mcp.tool(
     'order_book',
-    { description: 'Order a book from the shop.', input: { title: v.string() }, use: { stock: checkStock, backorder: confirmBackorder } },
+    {
+      description: 'Order a book from the shop.',
+      input: { title: v.string() },
+      use: { stock: checkStock, backorder: confirmBackorder },
+    },
     ({ title, stock, backorder }) => {
       if (!backorder.confirm) return 'No order placed.'
       if (stock.copies <= 0) return `Backordered '${title}'; it ships in 2-3 weeks.`

@@ -15,7 +15,11 @@ export function createServer(): McpServer {
 
   mcp.tool(
     'recommend_book',
-    { description: 'Recommend a book in the given genre.', input: { genre: v.string() }, use: { suggestion: suggestTitle } },
+    {
+      description: 'Recommend a book in the given genre.',
+      input: { genre: v.string() },
+      use: { suggestion: suggestTitle },
+    },
     ({ genre, suggestion }) => {
       const content = Array.isArray(suggestion.content) ? suggestion.content[0] : suggestion.content
       const title = content?.type === 'text' ? content.text : 'the classics'

@@ -5,7 +5,20 @@
  */
 import type { ElicitationCallback } from '../client/client.ts'
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from '../protocol/schemas.ts'
-import { actions, cancelledRounds, el, envFor, formShell, inTurn, newId, present, type BrowserFormOptions, type Env, type Finish, type View } from './host.ts'
+import {
+  actions,
+  cancelledRounds,
+  el,
+  envFor,
+  formShell,
+  inTurn,
+  newId,
+  present,
+  type BrowserFormOptions,
+  type Env,
+  type Finish,
+  type View,
+} from './host.ts'
 import { fill } from './strings.ts'
 
 type Value = string | number | boolean | string[]
@@ -42,7 +55,9 @@ export function createElicitationHandler(options: BrowserFormOptions = {}): Elic
       env,
       async (progress) => {
         const result = await present<ElicitResult>(env, (finish) =>
-          params.mode === 'url' ? urlView(env, params as ElicitRequestURLParams, progress, finish) : formView(env, params as ElicitRequestFormParams, progress, finish),
+          params.mode === 'url'
+            ? urlView(env, params as ElicitRequestURLParams, progress, finish)
+            : formView(env, params as ElicitRequestFormParams, progress, finish),
         )
         if (result.action === 'cancel') cancelledRounds.add(ctx.signal)
         return result
@@ -52,7 +67,12 @@ export function createElicitationHandler(options: BrowserFormOptions = {}): Elic
   }
 }
 
-function formView(env: Env, params: ElicitRequestFormParams, progress: string, finish: Finish<ElicitResult>): View<ElicitResult> {
+function formView(
+  env: Env,
+  params: ElicitRequestFormParams,
+  progress: string,
+  finish: Finish<ElicitResult>,
+): View<ElicitResult> {
   const form = formShell(env, 'mcp-elicitation', params.message, progress)
   const schema = (params.requestedSchema ?? {}) as Schema
   const properties = (isObject(schema.properties) ? schema.properties : {}) as Record<string, Schema>
@@ -169,11 +189,16 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
     const read = (): Read => {
       const chosen = boxes.filter((b) => b.checked).map((b) => b.value)
       if (chosen.length === 0) {
-        if (required) return { error: minItems && minItems > 1 ? fill(strings.tooFewItems, { min: minItems }) : strings.requiredChoice }
+        if (required)
+          return {
+            error: minItems && minItems > 1 ? fill(strings.tooFewItems, { min: minItems }) : strings.requiredChoice,
+          }
         return Array.isArray(schema.default) && schema.default.length === 0 ? { value: [] } : null
       }
-      if (minItems !== undefined && chosen.length < minItems) return { error: fill(strings.tooFewItems, { min: minItems }) }
-      if (maxItems !== undefined && chosen.length > maxItems) return { error: fill(strings.tooManyItems, { max: maxItems }) }
+      if (minItems !== undefined && chosen.length < minItems)
+        return { error: fill(strings.tooFewItems, { min: minItems }) }
+      if (maxItems !== undefined && chosen.length > maxItems)
+        return { error: fill(strings.tooManyItems, { max: maxItems }) }
       return { value: chosen }
     }
     return [group, { read, error, control: boxes[0] ?? group }]
@@ -214,7 +239,12 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
       select.append(option)
     }
     wrapper.append(label, select, ...tail())
-    const read = (): Read => (select.selectedIndex < 0 || placeholder?.selected ? (required ? { error: strings.requiredField } : null) : { value: select.value })
+    const read = (): Read =>
+      select.selectedIndex < 0 || placeholder?.selected
+        ? required
+          ? { error: strings.requiredField }
+          : null
+        : { value: select.value }
     return [wrapper, { read, error, control: select }]
   }
 
@@ -242,14 +272,24 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
       if (minimum !== undefined && n < minimum) return { error: fill(strings.tooSmall, { min: minimum }) }
       if (maximum !== undefined && n > maximum) return { error: fill(strings.tooLarge, { max: maximum }) }
       // `multipleOf` (beyond the spec's NumberSchema, but it sets the step, so it is kept): within float error
-      if (step !== undefined && step > 0 && Math.abs(n / step - Math.round(n / step)) > 1e-9) return { error: fill(strings.notMultiple, { step }) }
+      if (step !== undefined && step > 0 && Math.abs(n / step - Math.round(n / step)) > 1e-9)
+        return { error: fill(strings.notMultiple, { step }) }
       return { value: n }
     }
     return [wrapper, { read, error, control: input }]
   }
 
   const format = schema.format
-  input.type = format === 'email' ? 'email' : format === 'uri' ? 'url' : format === 'date' ? 'date' : format === 'date-time' ? 'datetime-local' : 'text'
+  input.type =
+    format === 'email'
+      ? 'email'
+      : format === 'uri'
+        ? 'url'
+        : format === 'date'
+          ? 'date'
+          : format === 'date-time'
+            ? 'datetime-local'
+            : 'text'
   if (format === 'date-time') input.step = '1'
   // RFC 3339 years have four digits; the browser's pickers go up to 275760
   if (format === 'date') input.max = '9999-12-31'
@@ -258,15 +298,26 @@ function buildField(env: Env, name: string, schema: Schema, required: boolean): 
   const maxLength = num(schema.maxLength)
   // no native maxlength: it counts UTF-16 units (an emoji is 2) where JSON Schema counts characters
   if (minLength !== undefined) input.minLength = minLength
-  if (typeof schema.default === 'string') input.value = format === 'date-time' ? toLocalInput(schema.default) : schema.default
-  const formatError = format === 'email' ? strings.invalidEmail : format === 'uri' ? strings.invalidUri : strings.invalidDate
+  if (typeof schema.default === 'string')
+    input.value = format === 'date-time' ? toLocalInput(schema.default) : schema.default
+  const formatError =
+    format === 'email' ? strings.invalidEmail : format === 'uri' ? strings.invalidUri : strings.invalidDate
   const read = (): Read => {
     if (input.validity.badInput) return { error: formatError }
     const raw = input.value
     if (raw === '' && schema.default !== '') return required ? { error: strings.requiredField } : null
     if (input.validity.typeMismatch) return { error: formatError }
     // what is sent, in the format's syntax (the lengths below are checked on it)
-    const value = raw === '' ? raw : format === 'date-time' ? toRfc3339(raw) : format === 'uri' ? toUri(raw) : format === 'date' && !FULL_DATE.test(raw) ? undefined : raw
+    const value =
+      raw === ''
+        ? raw
+        : format === 'date-time'
+          ? toRfc3339(raw)
+          : format === 'uri'
+            ? toUri(raw)
+            : format === 'date' && !FULL_DATE.test(raw)
+              ? undefined
+              : raw
     if (value === undefined) return { error: formatError }
     const length = [...value].length
     if (minLength !== undefined && length < minLength) return { error: fill(strings.tooShort, { min: minLength }) }
@@ -303,11 +354,15 @@ function choices(schema: Schema): [string, string][] | undefined {
   const source = schema.type === 'array' && isObject(schema.items) ? (schema.items as Schema) : schema
   const titled = Array.isArray(source.oneOf) ? source.oneOf : Array.isArray(source.anyOf) ? source.anyOf : undefined
   if (titled) {
-    return titled.filter((o): o is { const: string; title?: unknown } => isObject(o) && typeof o.const === 'string').map((o) => [o.const, typeof o.title === 'string' ? o.title : o.const])
+    return titled
+      .filter((o): o is { const: string; title?: unknown } => isObject(o) && typeof o.const === 'string')
+      .map((o) => [o.const, typeof o.title === 'string' ? o.title : o.const])
   }
   if (!Array.isArray(source.enum)) return undefined
   const names = Array.isArray(schema.enumNames) ? (schema.enumNames as unknown[]) : []
-  return source.enum.filter((v): v is string => typeof v === 'string').map((v, i) => [v, typeof names[i] === 'string' ? (names[i] as string) : v])
+  return source.enum
+    .filter((v): v is string => typeof v === 'string')
+    .map((v, i) => [v, typeof names[i] === 'string' ? (names[i] as string) : v])
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -342,7 +397,12 @@ function toLocalInput(stamp: string): string {
 
 const LOCAL_HOSTS = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i
 
-function urlView(env: Env, params: ElicitRequestURLParams, progress: string, finish: Finish<ElicitResult>): View<ElicitResult> {
+function urlView(
+  env: Env,
+  params: ElicitRequestURLParams,
+  progress: string,
+  finish: Finish<ElicitResult>,
+): View<ElicitResult> {
   const { doc, strings } = env
   const form = formShell(env, 'mcp-url-consent', params.message, progress)
   const intro = el(doc, 'p', 'mcp-url-intro', strings.urlIntro)
@@ -383,7 +443,12 @@ function urlView(env: Env, params: ElicitRequestURLParams, progress: string, fin
     finish(true, { action: 'accept' })
   })
   const cancel = () => finish(true, { action: 'cancel' })
-  const row = actions(env, { ...(web ? { submit: strings.open } : {}), submitClass: 'mcp-submit mcp-open', decline: () => finish(true, { action: 'decline' }), cancel })
+  const row = actions(env, {
+    ...(web ? { submit: strings.open } : {}),
+    submitClass: 'mcp-submit mcp-open',
+    decline: () => finish(true, { action: 'decline' }),
+    cancel,
+  })
   form.append(row)
   return { form, focus: row.querySelector<HTMLElement>('button'), dismiss: cancel }
 }

@@ -52,7 +52,12 @@ export function newId(): string {
 }
 
 /** Create an element with a class and (server or local) text, always through `textContent`. */
-export function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  doc: Document,
+  tag: K,
+  className?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = doc.createElement(tag)
   if (className) node.className = className
   if (text !== undefined) node.textContent = text
@@ -70,7 +75,9 @@ export function envFor(options: BrowserFormOptions, ctx: InputContext): Env {
 export function header(env: Env, progress: string): HTMLElement[] {
   const { doc, strings, options, ctx } = env
   const name = typeof options.serverName === 'function' ? options.serverName(ctx) : options.serverName
-  const out: HTMLElement[] = [el(doc, 'p', 'mcp-origin', fill(strings.origin, { server: name ?? strings.unknownServer, target: ctx.target }))]
+  const out: HTMLElement[] = [
+    el(doc, 'p', 'mcp-origin', fill(strings.origin, { server: name ?? strings.unknownServer, target: ctx.target })),
+  ]
   if (progress) out.push(el(doc, 'p', 'mcp-progress', progress))
   return out
 }
@@ -89,7 +96,10 @@ export async function inTurn<T>(env: Env, show: (progress: string) => Promise<T>
   const previous = turns.get(key) ?? Promise.resolve()
   let release!: () => void
   const mine = new Promise<void>((resolve) => (release = resolve))
-  turns.set(key, previous.then(() => mine))
+  turns.set(
+    key,
+    previous.then(() => mine),
+  )
   try {
     await new Promise<void>((resolve, reject) => {
       if (round.aborted) return reject(round.reason)
@@ -173,7 +183,10 @@ export function present<T>(env: Env, render: (finish: Finish<T>) => View<T>): Pr
 }
 
 /** The Submit / Decline / Cancel row (`mcp-actions`); `undefined` labels are left out. */
-export function actions(env: Env, buttons: { submit?: string; decline?: () => void; cancel?: () => void; submitClass?: string }): HTMLElement {
+export function actions(
+  env: Env,
+  buttons: { submit?: string; decline?: () => void; cancel?: () => void; submitClass?: string },
+): HTMLElement {
   const { doc, strings } = env
   const row = el(env.doc, 'div', 'mcp-actions')
   if (buttons.submit !== undefined) {

@@ -39,14 +39,19 @@ export function createSamplingHandler(options: BrowserFormOptions = {}): Samplin
           const form = formShell(env, 'mcp-sampling', strings.samplingTitle, progress)
           if (typeof params.systemPrompt === 'string' && params.systemPrompt !== '') {
             const system = el(doc, 'p', 'mcp-system')
-            system.append(el(doc, 'span', 'mcp-role', strings.systemPrompt), el(doc, 'span', 'mcp-text', params.systemPrompt))
+            system.append(
+              el(doc, 'span', 'mcp-role', strings.systemPrompt),
+              el(doc, 'span', 'mcp-text', params.systemPrompt),
+            )
             form.append(system)
           }
           const list = el(doc, 'ol', 'mcp-messages')
           for (const message of params.messages ?? []) {
             const item = el(doc, 'li', 'mcp-turn')
             item.dataset.role = message.role
-            item.append(el(doc, 'span', 'mcp-role', message.role === 'assistant' ? strings.roleAssistant : strings.roleUser))
+            item.append(
+              el(doc, 'span', 'mcp-role', message.role === 'assistant' ? strings.roleAssistant : strings.roleUser),
+            )
             for (const block of Array.isArray(message.content) ? message.content : [message.content]) {
               const b = block as { type: string; text?: unknown; mimeType?: unknown }
               item.append(
@@ -79,7 +84,12 @@ export function createSamplingHandler(options: BrowserFormOptions = {}): Samplin
               reply.focus()
               return
             }
-            finish(true, { role: 'assistant', content: { type: 'text', text: reply.value }, model: options.model ?? 'human', stopReason: 'endTurn' })
+            finish(true, {
+              role: 'assistant',
+              content: { type: 'text', text: reply.value },
+              model: options.model ?? 'human',
+              stopReason: 'endTurn',
+            })
           })
           return { form, focus: reply, dismiss: decline }
         }),
@@ -103,7 +113,8 @@ function otherText(template: string, type: string, mimeType: unknown): string {
  */
 export function staticRoots(roots: Root[]): RootsCallback {
   for (const root of roots) {
-    if (typeof root.uri !== 'string' || !root.uri.startsWith('file://')) throw new TypeError(`A root's uri must be a file:// URI, got ${JSON.stringify(root.uri)}`)
+    if (typeof root.uri !== 'string' || !root.uri.startsWith('file://'))
+      throw new TypeError(`A root's uri must be a file:// URI, got ${JSON.stringify(root.uri)}`)
   }
   const copy = structuredClone(roots)
   return () => ({ roots: structuredClone(copy) })

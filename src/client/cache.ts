@@ -57,7 +57,8 @@ export class MemoryCacheStore implements ResponseCacheStore {
 
   constructor(options: { maxEntries?: number } = {}) {
     const max = options.maxEntries ?? 500
-    if (!(Number.isSafeInteger(max) && max > 0)) throw new RangeError(`maxEntries must be a positive integer, got ${String(max)}`)
+    if (!(Number.isSafeInteger(max) && max > 0))
+      throw new RangeError(`maxEntries must be a positive integer, got ${String(max)}`)
     this.maxEntries = max
   }
 
@@ -118,7 +119,8 @@ export class ResponseCache {
 
   /** @throws RangeError when `maxEntries` is not a positive integer. */
   constructor(options: ResponseCacheOptions, identity: CacheServerIdentity) {
-    this.#store = options.store ?? new MemoryCacheStore(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries })
+    this.#store =
+      options.store ?? new MemoryCacheStore(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries })
     this.#now = options.now ?? Date.now
     this.#principal = options.principal
     this.#identity = identity
@@ -127,7 +129,9 @@ export class ResponseCache {
   #server(): Promise<string> {
     const { url, protocolVersion, capabilities } = this.#identity
     // without a URL, nothing tells two servers apart: keep every entry to this instance
-    this.#serverTag ??= digest16(canonicalJson(['edge-mcp/cache/v1', url ?? `instance:${this.#instance}`, protocolVersion, capabilities]))
+    this.#serverTag ??= digest16(
+      canonicalJson(['edge-mcp/cache/v1', url ?? `instance:${this.#instance}`, protocolVersion, capabilities]),
+    )
     return this.#serverTag
   }
 
@@ -165,7 +169,8 @@ export class ResponseCache {
    */
   async put(keys: CacheKeys, value: Record<string, unknown>): Promise<boolean> {
     const ttlMs = value.ttlMs
-    if (value.resultType !== 'complete' || typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0) return false
+    if (value.resultType !== 'complete' || typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+      return false
     const key = value.cacheScope === 'public' ? keys.public : keys.private
     await this.#store.set(key, { value, expiresAt: this.#now() + ttlMs, ttlMs })
     return true

@@ -38,7 +38,12 @@ import {
   type Tool,
 } from '../protocol/schemas.ts'
 import type { ClientTransport, SendOptions } from '../transport/http-client.ts'
-import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError, RequestTimeoutError } from './errors.ts'
+import {
+  InvalidInputResponseError,
+  InvalidResultError,
+  MissingInputHandlerError,
+  RequestTimeoutError,
+} from './errors.ts'
 import { ResponseCache, type ResponseCacheOptions } from './cache.ts'
 import { driveInputRequired, type RoundInfo } from './input-required.ts'
 import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
@@ -56,9 +61,15 @@ export interface InputContext {
 }
 
 /** Answers an `elicitation/create` input request (form or URL mode). */
-export type ElicitationCallback = (params: ElicitRequestParams, ctx: InputContext) => ElicitResult | Promise<ElicitResult>
+export type ElicitationCallback = (
+  params: ElicitRequestParams,
+  ctx: InputContext,
+) => ElicitResult | Promise<ElicitResult>
 /** Answers a `sampling/createMessage` input request. */
-export type SamplingCallback = (params: CreateMessageRequestParams, ctx: InputContext) => CreateMessageResult | Promise<CreateMessageResult>
+export type SamplingCallback = (
+  params: CreateMessageRequestParams,
+  ctx: InputContext,
+) => CreateMessageResult | Promise<CreateMessageResult>
 /** Answers a `roots/list` input request. */
 export type RootsCallback = (ctx: InputContext) => ListRootsResult | Promise<ListRootsResult>
 
@@ -208,7 +219,10 @@ export class Client {
    * `notifications/resources/updated` `{ uri }` → that URI's `resources/read`.
    * @returns whether the notification is one of these.
    */
-  async invalidateCacheFor(notification: { method: string; params?: Record<string, unknown> | undefined }): Promise<boolean> {
+  async invalidateCacheFor(notification: {
+    method: string
+    params?: Record<string, unknown> | undefined
+  }): Promise<boolean> {
     const methods = STALE_AFTER.get(notification.method)
     if (!methods) return false
     const uri = notification.params?.uri
@@ -224,12 +238,19 @@ export class Client {
    * otherwise the result is parsed, then stored if its hints allow. Errors are never stored; a store
    * that fails counts as a miss (with a warning).
    */
-  async #cached<T>(method: string, params: Record<string, unknown>, options: CallOptions, parse: (result: Record<string, unknown>) => T): Promise<T> {
+  async #cached<T>(
+    method: string,
+    params: Record<string, unknown>,
+    options: CallOptions,
+    parse: (result: Record<string, unknown>) => T,
+  ): Promise<T> {
     const cache = this.#cache
     if (!cache) return parse(await this.request(method, params, options))
     options.signal?.throwIfAborted()
     const keys = await cache.keys(method, params)
-    const hit = await cache.get(keys).catch((error: unknown) => this.#warn(`response cache: get failed: ${String(error)}`))
+    const hit = await cache
+      .get(keys)
+      .catch((error: unknown) => this.#warn(`response cache: get failed: ${String(error)}`))
     if (hit !== undefined) return parse(hit)
     const result = await this.request(method, params, options)
     const parsed = parse(result)
@@ -263,13 +284,19 @@ export class Client {
    * kept for later requests (spec: basic/versioning.mdx, SEP-2575).
    * @throws McpError when the server answers with a JSON-RPC error; HttpError for HTTP failures.
    */
-  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions & { headers?: Record<string, string> } = {}): Promise<Record<string, unknown>> {
+  async request(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: CallOptions & { headers?: Record<string, string> } = {},
+  ): Promise<Record<string, unknown>> {
     try {
       return await this.#request(method, params, options)
     } catch (error) {
       if (!(error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion)) throw error
       const supported = (error.data as { supported?: unknown } | undefined)?.supported
-      const version = Array.isArray(supported) ? supported.find((s): s is string => typeof s === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(s)) : undefined
+      const version = Array.isArray(supported)
+        ? supported.find((s): s is string => typeof s === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(s))
+        : undefined
       if (version === undefined) throw error
       this.#version = version
       return this.#request(method, params, options)
@@ -286,7 +313,11 @@ export class Client {
     }
   }
 
-  async #request(method: string, params: Record<string, unknown>, options: CallOptions & { headers?: Record<string, string> }): Promise<Record<string, unknown>> {
+  async #request(
+    method: string,
+    params: Record<string, unknown>,
+    options: CallOptions & { headers?: Record<string, string> },
+  ): Promise<Record<string, unknown>> {
     const id = this.#nextId++
     const meta = this.#envelope(params._meta as Record<string, unknown> | undefined)
     const progressToken = `progress-${id}`
@@ -326,8 +357,13 @@ export class Client {
     if (options.headers) sendOptions.headers = options.headers
     if (options.onNotification || options.onProgress) {
       sendOptions.onNotification = (n) => {
-        const p = n.params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined
-        if (n.method === 'notifications/progress' && p?.progressToken === progressToken && typeof p.progress === 'number') {
+        const p = n.params as
+          { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined
+        if (
+          n.method === 'notifications/progress' &&
+          p?.progressToken === progressToken &&
+          typeof p.progress === 'number'
+        ) {
           const event: { progress: number; total?: number; message?: string } = { progress: p.progress }
           if (typeof p.total === 'number') event.total = p.total
           if (typeof p.message === 'string') event.message = p.message
@@ -343,7 +379,8 @@ export class Client {
         if (signal.aborted) reject(signal.reason)
         signal.addEventListener('abort', () => reject(signal.reason), { once: true })
       })
-      response = (await Promise.race([this.options.transport.send(message, sendOptions), aborted])) as Record<string, unknown> | undefined
+      response = (await Promise.race([this.options.transport.send(message, sendOptions), aborted])) as
+        Record<string, unknown> | undefined
     } catch (error) {
       if (timer.signal.aborted && !options.signal?.aborted) throw timeoutError
       throw error
@@ -355,22 +392,32 @@ export class Client {
     // an error without id answers a request the server could not read (parse error, body too large, …)
     const idless = error !== undefined && (response.id === undefined || response.id === null)
     if (response.id !== id && !idless) {
-      throw new InvalidResultError(`Response id ${JSON.stringify(response.id)} does not match request id ${JSON.stringify(id)}`)
+      throw new InvalidResultError(
+        `Response id ${JSON.stringify(response.id)} does not match request id ${JSON.stringify(id)}`,
+      )
     }
     if (error !== undefined) {
-      if (typeof error !== 'object' || error === null || !Number.isInteger(error.code) || typeof error.message !== 'string') {
+      if (
+        typeof error !== 'object' ||
+        error === null ||
+        !Number.isInteger(error.code) ||
+        typeof error.message !== 'string'
+      ) {
         throw new InvalidResultError(`Malformed JSON-RPC error in the response to ${method}`)
       }
       throw new McpError(error.code as number, error.message, error.data)
     }
     const result = response.result
-    if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new InvalidResultError(`The result of ${method} is not an object`)
+    if (typeof result !== 'object' || result === null || Array.isArray(result))
+      throw new InvalidResultError(`The result of ${method} is not an object`)
     return result as Record<string, unknown>
   }
 
   /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */
   async discover(options: CallOptions = {}): Promise<DiscoverResult> {
-    return this.#cached('server/discover', {}, options, (result) => parseResult(DiscoverResult, result, 'server/discover'))
+    return this.#cached('server/discover', {}, options, (result) =>
+      parseResult(DiscoverResult, result, 'server/discover'),
+    )
   }
 
   /**
@@ -417,21 +464,35 @@ export class Client {
    * @throws MissingInputHandlerError when the server asks for input this client has no callback for.
    */
   callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallToolResult>
-  callTool(name: string, args: Record<string, unknown> | undefined, options: ManualCallOptions): Promise<CallToolResult | InputRequiredResult>
-  callTool(name: string, args: Record<string, unknown> | undefined, options: CallOptions & { manual?: boolean }): Promise<CallToolResult | InputRequiredResult>
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: ManualCallOptions,
+  ): Promise<CallToolResult | InputRequiredResult>
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options: CallOptions & { manual?: boolean },
+  ): Promise<CallToolResult | InputRequiredResult>
   async callTool(
     name: string,
     args: Record<string, unknown> = {},
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<CallToolResult | InputRequiredResult> {
     try {
-      return await this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, { ...options, headers: this.#paramHeaders(name, args) })
+      return await this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
+        ...options,
+        headers: this.#paramHeaders(name, args),
+      })
     } catch (error) {
       // -32020: the tool's headers may have changed; re-list once and retry (spec: streamable-http.mdx)
       if (!(error instanceof McpError && error.code === ErrorCode.HeaderMismatch)) throw error
       await this.invalidateCache('tools/list') // a cached list is what got the headers wrong
       await this.listTools(options.signal ? { signal: options.signal } : {})
-      return this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, { ...options, headers: this.#paramHeaders(name, args) })
+      return this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
+        ...options,
+        headers: this.#paramHeaders(name, args),
+      })
     }
   }
 
@@ -441,9 +502,21 @@ export class Client {
    * @throws as {@link Client.callTool}.
    */
   getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>
-  getPrompt(name: string, args: Record<string, string> | undefined, options: ManualCallOptions): Promise<GetPromptResult | InputRequiredResult>
-  getPrompt(name: string, args: Record<string, string> | undefined, options: CallOptions & { manual?: boolean }): Promise<GetPromptResult | InputRequiredResult>
-  async getPrompt(name: string, args: Record<string, string> = {}, options: CallOptions & { manual?: boolean } = {}): Promise<GetPromptResult | InputRequiredResult> {
+  getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+    options: ManualCallOptions,
+  ): Promise<GetPromptResult | InputRequiredResult>
+  getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+    options: CallOptions & { manual?: boolean },
+  ): Promise<GetPromptResult | InputRequiredResult>
+  async getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: CallOptions & { manual?: boolean } = {},
+  ): Promise<GetPromptResult | InputRequiredResult> {
     return this.#drive('prompts/get', { name, arguments: args }, name, GetPromptResult, options)
   }
 
@@ -453,8 +526,14 @@ export class Client {
    */
   readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult>
   readResource(uri: string, options: ManualCallOptions): Promise<ReadResourceResult | InputRequiredResult>
-  readResource(uri: string, options: CallOptions & { manual?: boolean }): Promise<ReadResourceResult | InputRequiredResult>
-  async readResource(uri: string, options: CallOptions & { manual?: boolean } = {}): Promise<ReadResourceResult | InputRequiredResult> {
+  readResource(
+    uri: string,
+    options: CallOptions & { manual?: boolean },
+  ): Promise<ReadResourceResult | InputRequiredResult>
+  async readResource(
+    uri: string,
+    options: CallOptions & { manual?: boolean } = {},
+  ): Promise<ReadResourceResult | InputRequiredResult> {
     return this.#drive('resources/read', { uri }, uri, ReadResourceResult, options)
   }
 
@@ -470,7 +549,11 @@ export class Client {
     context: Record<string, string> = {},
     options: CallOptions = {},
   ): Promise<CompleteResult['completion']> {
-    const result = await this.request('completion/complete', { ref, argument, context: { arguments: context } }, options)
+    const result = await this.request(
+      'completion/complete',
+      { ref, argument, context: { arguments: context } },
+      options,
+    )
     return parseResult(CompleteResult, result, 'completion/complete').completion
   }
 
@@ -490,11 +573,23 @@ export class Client {
   async listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
     options.signal?.throwIfAborted()
     const id = this.#nextId++
-    const request = { jsonrpc: '2.0' as const, id, method: 'subscriptions/listen', params: { notifications: filter, _meta: this.#envelope() } }
+    const request = {
+      jsonrpc: '2.0' as const,
+      id,
+      method: 'subscriptions/listen',
+      params: { notifications: filter, _meta: this.#envelope() },
+    }
     const warn = this.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`))
     // list changes and resource updates drop the cache entries they make stale before the app hears of them
     const before = this.#cache ? (n: JSONRPCNotification) => this.invalidateCacheFor(n) : undefined
-    return openSubscription(this.options.transport, request, options, this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, warn, before)
+    return openSubscription(
+      this.options.transport,
+      request,
+      options,
+      this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      warn,
+      before,
+    )
   }
 
   /** `prompts/list`, walking every page. */
@@ -512,16 +607,27 @@ export class Client {
     return this.#walk('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResult, options)
   }
 
-  async #walk<T, S extends v.GenericSchema>(method: string, field: string, schema: S, options: CallOptions): Promise<T[]> {
+  async #walk<T, S extends v.GenericSchema>(
+    method: string,
+    field: string,
+    schema: S,
+    options: CallOptions,
+  ): Promise<T[]> {
     const items: T[] = []
     let cursor: string | undefined
     const seen = new Set<string>()
     do {
-      if (seen.size >= MAX_LIST_PAGES) throw new InvalidResultError(`${method} returned more than ${MAX_LIST_PAGES} pages`)
+      if (seen.size >= MAX_LIST_PAGES)
+        throw new InvalidResultError(`${method} returned more than ${MAX_LIST_PAGES} pages`)
       const params = cursor === undefined ? {} : { cursor }
       let page: Record<string, unknown>
       try {
-        page = await this.#cached(method, params, options, (result) => parseResult(schema, result, method) as Record<string, unknown>)
+        page = await this.#cached(
+          method,
+          params,
+          options,
+          (result) => parseResult(schema, result, method) as Record<string, unknown>,
+        )
       } catch (error) {
         // a cursor that fails makes every cached page suspect (spec: caching.mdx "Interaction with Pagination")
         if (cursor !== undefined) await this.invalidateCache(method)
@@ -538,7 +644,13 @@ export class Client {
   }
 
   /** Send a carrier request and, unless `manual`, answer its input-required rounds until it completes. */
-  async #drive<R>(method: string, base: Record<string, unknown>, target: string, complete: v.GenericSchema<unknown, R>, options: CallOptions & { manual?: boolean; headers?: Record<string, string> }): Promise<R | InputRequiredResult> {
+  async #drive<R>(
+    method: string,
+    base: Record<string, unknown>,
+    target: string,
+    complete: v.GenericSchema<unknown, R>,
+    options: CallOptions & { manual?: boolean; headers?: Record<string, string> },
+  ): Promise<R | InputRequiredResult> {
     const send = async (inputResponses: InputResponses | undefined, requestState: string | undefined) => {
       const params: Record<string, unknown> = { ...base }
       if (inputResponses !== undefined) params.inputResponses = inputResponses
@@ -546,7 +658,8 @@ export class Client {
       return parseCarrierResult(method, await this.request(method, params, options), complete)
     }
     // only a first request without answers or state may be cached (spec: caching.mdx "Cache Key")
-    const cacheable = method === 'resources/read' && options.inputResponses === undefined && options.requestState === undefined
+    const cacheable =
+      method === 'resources/read' && options.inputResponses === undefined && options.requestState === undefined
     const first = cacheable
       ? await this.#cached(method, base, options, (result) => parseCarrierResult(method, result, complete))
       : await send(options.inputResponses, options.requestState)
@@ -554,7 +667,8 @@ export class Client {
     const driveOptions: Parameters<typeof driveInputRequired<R>>[1] = {
       dispatch: (key, request, signal) => this.#answer(key, request, { key, method, target, signal }),
       retry: send,
-      isInputRequired: (value): value is InputRequiredResult => (value as { resultType?: unknown }).resultType === 'input_required',
+      isInputRequired: (value): value is InputRequiredResult =>
+        (value as { resultType?: unknown }).resultType === 'input_required',
     }
     if (this.options.maxRounds !== undefined) driveOptions.maxRounds = this.options.maxRounds
     if (this.options.sleep) driveOptions.sleep = this.options.sleep
@@ -601,15 +715,22 @@ function parseResult<S extends v.GenericSchema>(schema: S, value: unknown, metho
   return parsed.output
 }
 
-function parseCarrierResult<R>(method: string, result: Record<string, unknown>, complete: v.GenericSchema<unknown, R>): R | InputRequiredResult {
+function parseCarrierResult<R>(
+  method: string,
+  result: Record<string, unknown>,
+  complete: v.GenericSchema<unknown, R>,
+): R | InputRequiredResult {
   const type = result.resultType
   if (type === 'input_required') {
     const irr = parseResult(InputRequiredResult, result, method)
     if (Object.keys(irr.inputRequests ?? {}).length === 0 && irr.requestState === undefined) {
-      throw new InvalidResultError(`${method} returned an InputRequiredResult with neither inputRequests nor requestState`)
+      throw new InvalidResultError(
+        `${method} returned an InputRequiredResult with neither inputRequests nor requestState`,
+      )
     }
     return irr
   }
-  if (type !== undefined && type !== 'complete') throw new InvalidResultError(`Unknown resultType '${String(type)}' in ${method} result`)
+  if (type !== undefined && type !== 'complete')
+    throw new InvalidResultError(`Unknown resultType '${String(type)}' in ${method} result`)
   return parseResult(complete, result, method)
 }

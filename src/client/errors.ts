@@ -19,13 +19,14 @@ export class RequestTimeoutError extends ClientError {
   }
 }
 
-
 /** The server kept answering `InputRequiredResult` beyond the client's round limit. */
 export class InputRequiredRoundsExceededError extends ClientError {
   /** The limit that was exceeded (retries allowed). */
   readonly maxRounds: number
   constructor(maxRounds: number) {
-    super('InputRequiredRoundsExceededError', 'ERR_INPUT_REQUIRED_ROUNDS_EXCEEDED', 
+    super(
+      'InputRequiredRoundsExceededError',
+      'ERR_INPUT_REQUIRED_ROUNDS_EXCEEDED',
       `Server returned InputRequiredResult for more than ${maxRounds} rounds; raise maxRounds on the Client, ` +
         'or pass { manual: true } to drive the loop yourself.',
     )
@@ -40,7 +41,11 @@ export class MissingInputHandlerError extends ClientError {
   /** The `inputRequests` key of the request. */
   readonly key: string
   constructor(capability: 'elicitation' | 'sampling' | 'roots', key: string) {
-    super('MissingInputHandlerError', 'ERR_MISSING_INPUT_HANDLER', `The server asked for ${capability} (input request '${key}') but this Client has no ${capability} callback`)
+    super(
+      'MissingInputHandlerError',
+      'ERR_MISSING_INPUT_HANDLER',
+      `The server asked for ${capability} (input request '${key}') but this Client has no ${capability} callback`,
+    )
     this.capability = capability
     this.key = key
   }
@@ -51,7 +56,11 @@ export class InvalidInputResponseError extends ClientError {
   /** The `inputRequests` key whose answer was invalid. */
   readonly key: string
   constructor(key: string, detail: string) {
-    super('InvalidInputResponseError', 'ERR_INVALID_INPUT_RESPONSE', `The answer to input request '${key}' is invalid: ${detail}`)
+    super(
+      'InvalidInputResponseError',
+      'ERR_INVALID_INPUT_RESPONSE',
+      `The answer to input request '${key}' is invalid: ${detail}`,
+    )
     this.key = key
   }
 }
@@ -65,7 +74,12 @@ export class SubscriptionDroppedError extends ClientError {
   /** The id of the listen request (its subscriptionId). */
   readonly subscriptionId: string | number
   constructor(subscriptionId: string | number, cause: unknown) {
-    super('SubscriptionDroppedError', 'ERR_SUBSCRIPTION_DROPPED', `Subscription ${JSON.stringify(subscriptionId)} dropped: the stream closed without the server's closing result`, { cause })
+    super(
+      'SubscriptionDroppedError',
+      'ERR_SUBSCRIPTION_DROPPED',
+      `Subscription ${JSON.stringify(subscriptionId)} dropped: the stream closed without the server's closing result`,
+      { cause },
+    )
     this.subscriptionId = subscriptionId
   }
 }

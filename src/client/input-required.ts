@@ -34,7 +34,10 @@ export interface RoundInfo {
 /** Options of {@link driveInputRequired}. */
 export interface DriveOptions<R> {
   dispatch: Dispatch
-  retry: (inputResponses: InputResponses | undefined, requestState: string | undefined) => Promise<R | InputRequiredResult>
+  retry: (
+    inputResponses: InputResponses | undefined,
+    requestState: string | undefined,
+  ) => Promise<R | InputRequiredResult>
   isInputRequired: (value: R | InputRequiredResult) => value is InputRequiredResult
   /** Retries allowed before {@link InputRequiredRoundsExceededError}. Default 10. */
   maxRounds?: number
@@ -84,7 +87,11 @@ export async function driveInputRequired<R>(first: R | InputRequiredResult, opti
       await wait(delay, options.signal)
       delay = Math.min(delay * 2, STATE_ONLY_BACKOFF_CAP_MS)
     }
-    const info: RoundInfo = { round: rounds, inputRequests: requests, hasRequestState: current.requestState !== undefined }
+    const info: RoundInfo = {
+      round: rounds,
+      inputRequests: requests,
+      hasRequestState: current.requestState !== undefined,
+    }
     if (current.requestState !== undefined) info.requestState = current.requestState
     if (responses) info.inputResponses = responses
     options.onRound?.(info)
@@ -97,7 +104,11 @@ export async function driveInputRequired<R>(first: R | InputRequiredResult, opti
  * Run every dispatch concurrently. The first failure, or the caller's abort, aborts the others and
  * rejects at once — even when a callback ignores its signal.
  */
-async function dispatchAll(requests: Record<string, InputRequest>, dispatch: Dispatch, outer?: AbortSignal): Promise<InputResponses> {
+async function dispatchAll(
+  requests: Record<string, InputRequest>,
+  dispatch: Dispatch,
+  outer?: AbortSignal,
+): Promise<InputResponses> {
   const controller = new AbortController()
   let onOuterAbort: (() => void) | undefined
   const aborted = new Promise<never>((_resolve, reject) => {

@@ -7,7 +7,13 @@ import * as v from 'valibot'
 import { META } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
-import { SubscriptionsAcknowledgedNotification, type JSONRPCNotification, type JSONRPCRequest, type RequestId, type SubscriptionFilter } from '../protocol/schemas.ts'
+import {
+  SubscriptionsAcknowledgedNotification,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type RequestId,
+  type SubscriptionFilter,
+} from '../protocol/schemas.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
 import { InvalidResultError, RequestTimeoutError } from './errors.ts'
 import { SubscriptionDroppedError } from './errors.ts'
@@ -101,13 +107,17 @@ export function openSubscription(
     outcome = result
     clearTimeout(timer)
     options.signal?.removeEventListener('abort', onUserAbort)
-    if (!acknowledged) settleAck.reject('error' in result ? result.error : (options.signal?.reason ?? new Error('aborted')))
+    if (!acknowledged)
+      settleAck.reject('error' in result ? result.error : (options.signal?.reason ?? new Error('aborted')))
     if ('error' in result) settleEnd.reject(result.error)
     else settleEnd.resolve(result.end)
     if (!controller.signal.aborted) controller.abort()
     poke()
   }
-  const timer = setTimeout(() => finish({ error: new RequestTimeoutError('subscriptions/listen', timeoutMs) }), timeoutMs)
+  const timer = setTimeout(
+    () => finish({ error: new RequestTimeoutError('subscriptions/listen', timeoutMs) }),
+    timeoutMs,
+  )
   controller.signal.addEventListener('abort', () => finish({ end: 'aborted' }), { once: true })
   if (options.signal?.aborted) onUserAbort()
 
@@ -116,7 +126,11 @@ export function openSubscription(
     if (!before) return deliverNow(n)
     inOrder = inOrder
       .then(() => before(n))
-      .catch((error: unknown) => warn(`subscription ${JSON.stringify(id)}: before ${n.method}: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) =>
+        warn(
+          `subscription ${JSON.stringify(id)}: before ${n.method}: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      )
       .then(() => deliverNow(n))
   }
   const deliverNow = (n: JSONRPCNotification) => {
@@ -124,12 +138,15 @@ export function openSubscription(
     try {
       callbacks(n)
     } catch (error) {
-      warn(`subscription ${JSON.stringify(id)}: a callback for ${n.method} threw: ${error instanceof Error ? error.message : String(error)}`)
+      warn(
+        `subscription ${JSON.stringify(id)}: a callback for ${n.method} threw: ${error instanceof Error ? error.message : String(error)}`,
+      )
     }
     queue.push(n)
     if (queue.length > maxBuffered) {
       queue.shift()
-      if (!warned) warn(`subscription ${JSON.stringify(id)}: more than ${maxBuffered} notifications unread; dropping the oldest`)
+      if (!warned)
+        warn(`subscription ${JSON.stringify(id)}: more than ${maxBuffered} notifications unread; dropping the oldest`)
       warned = true
     }
     poke()
@@ -161,7 +178,10 @@ export function openSubscription(
     if (acknowledged) return deliver(n)
     const parsed = v.safeParse(SubscriptionsAcknowledgedNotification, n)
     if (!parsed.success) {
-      const why = n.method === 'notifications/subscriptions/acknowledged' ? `an invalid acknowledgement (${describeIssue(parsed.issues[0])})` : `${n.method} before the acknowledgement`
+      const why =
+        n.method === 'notifications/subscriptions/acknowledged'
+          ? `an invalid acknowledgement (${describeIssue(parsed.issues[0])})`
+          : `${n.method} before the acknowledgement`
       return finish({ error: new InvalidResultError(`subscriptions/listen: the server sent ${why}`) })
     }
     acknowledged = parsed.output.params.notifications
@@ -170,16 +190,31 @@ export function openSubscription(
   }
 
   // the server's end settles only after the deliveries before it (their `before` hooks are async)
-  const finishInOrder = (result: { end: SubscriptionEnd } | { error: unknown }) => void inOrder.then(() => finish(result))
+  const finishInOrder = (result: { end: SubscriptionEnd } | { error: unknown }) =>
+    void inOrder.then(() => finish(result))
   transport.send(request, { signal: controller.signal, onNotification }).then(
     (response) => {
-      const message = response as { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined
-      if (message?.error && typeof message.error === 'object' && Number.isInteger(message.error.code) && typeof message.error.message === 'string') {
-        return finishInOrder({ error: new McpError(message.error.code as number, message.error.message, message.error.data) })
+      const message = response as
+        { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined
+      if (
+        message?.error &&
+        typeof message.error === 'object' &&
+        Number.isInteger(message.error.code) &&
+        typeof message.error.message === 'string'
+      ) {
+        return finishInOrder({
+          error: new McpError(message.error.code as number, message.error.message, message.error.data),
+        })
       }
-      if (!acknowledged) return finishInOrder({ error: new InvalidResultError('subscriptions/listen: the stream ended before the acknowledgement') })
-      if (message?.id === id && typeof message.result === 'object' && message.result !== null) return finishInOrder({ end: 'closed' })
-      finishInOrder({ error: new InvalidResultError('subscriptions/listen: the stream ended with an invalid response') })
+      if (!acknowledged)
+        return finishInOrder({
+          error: new InvalidResultError('subscriptions/listen: the stream ended before the acknowledgement'),
+        })
+      if (message?.id === id && typeof message.result === 'object' && message.result !== null)
+        return finishInOrder({ end: 'closed' })
+      finishInOrder({
+        error: new InvalidResultError('subscriptions/listen: the stream ended with an invalid response'),
+      })
     },
     (error: unknown) => {
       if (controller.signal.aborted) return finish({ end: 'aborted' })

@@ -60,7 +60,10 @@ export function decodeBase64UrlStrict(text: string): Uint8Array<ArrayBuffer> | u
     const b = LOOKUP[text.charCodeAt(i + 1) & 0xff]!
     const c = LOOKUP[text.charCodeAt(i + 2) & 0xff]!
     const d = LOOKUP[text.charCodeAt(i + 3) & 0xff]!
-    if ((a | b | c | d) < 0 || (text.charCodeAt(i) | text.charCodeAt(i + 1) | text.charCodeAt(i + 2) | text.charCodeAt(i + 3)) > 0xff) {
+    if (
+      (a | b | c | d) < 0 ||
+      (text.charCodeAt(i) | text.charCodeAt(i + 1) | text.charCodeAt(i + 2) | text.charCodeAt(i + 3)) > 0xff
+    ) {
       return undefined
     }
     const n = (a << 18) | (b << 12) | (c << 6) | d

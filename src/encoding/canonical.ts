@@ -36,7 +36,10 @@ function write(value: unknown, seen: Set<object>): string {
   seen.add(value)
   let out: string
   if (Array.isArray(value)) {
-    out = '[' + value.map((item) => (item === undefined || typeof item === 'function' ? 'null' : write(item, seen))).join(',') + ']'
+    out =
+      '[' +
+      value.map((item) => (item === undefined || typeof item === 'function' ? 'null' : write(item, seen))).join(',') +
+      ']'
   } else {
     const obj = value as Record<string, unknown>
     const parts: string[] = []

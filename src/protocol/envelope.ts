@@ -8,7 +8,13 @@ import { META, META_PREFIX } from './constants.ts'
 import { ErrorCode, McpError, missingCapabilityError } from './errors.ts'
 import { describeIssue } from './issues.ts'
 import { isPlainObject } from './jsonrpc.ts'
-import { RequestMeta, type ClientCapabilities, type Implementation, type InputRequest, type LoggingLevel } from './schemas.ts'
+import {
+  RequestMeta,
+  type ClientCapabilities,
+  type Implementation,
+  type InputRequest,
+  type LoggingLevel,
+} from './schemas.ts'
 
 /** The envelope of one modern request, read from `params._meta`. */
 export interface RequestEnvelope {
@@ -47,7 +53,8 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Reque
   const caps = m[META.clientCapabilities]
   if (!isPlainObject(caps)) throw envelopeError(`Invalid _meta envelope: ${META.clientCapabilities} must be an object`)
   for (const [key, value] of Object.entries(caps)) {
-    if (!isPlainObject(value)) throw envelopeError(`Invalid _meta envelope: ${META.clientCapabilities}.${key} must be an object`)
+    if (!isPlainObject(value))
+      throw envelopeError(`Invalid _meta envelope: ${META.clientCapabilities}.${key} must be an object`)
     for (const [sub, inner] of Object.entries(value)) {
       if (!isPlainObject(inner) && ['elicitation', 'sampling'].includes(key)) {
         throw envelopeError(`Invalid _meta envelope: ${META.clientCapabilities}.${key}.${sub} must be an object`)
@@ -89,7 +96,8 @@ export function checkProtocolVersion(requested: string, supported: readonly stri
 }
 
 /** A capability a server may need from the client for one request. */
-export type RequiredCapability = 'elicitation.form' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'sampling.context' | 'roots'
+export type RequiredCapability =
+  'elicitation.form' | 'elicitation.url' | 'sampling' | 'sampling.tools' | 'sampling.context' | 'roots'
 
 /**
  * True when `declared` covers `need`. `elicitation: {}` counts as form mode (spec: client/elicitation.mdx).
@@ -97,7 +105,10 @@ export type RequiredCapability = 'elicitation.form' | 'elicitation.url' | 'sampl
 export function hasCapability(declared: ClientCapabilities, need: RequiredCapability): boolean {
   switch (need) {
     case 'elicitation.form':
-      return declared.elicitation !== undefined && (declared.elicitation.form !== undefined || declared.elicitation.url === undefined)
+      return (
+        declared.elicitation !== undefined &&
+        (declared.elicitation.form !== undefined || declared.elicitation.url === undefined)
+      )
     case 'elicitation.url':
       return declared.elicitation?.url !== undefined
     case 'sampling':
@@ -131,7 +142,8 @@ export function requireCapabilities(declared: ClientCapabilities, ...needs: Requ
   if (missing.length === 0) return
   const required: Record<string, Record<string, unknown>> = {}
   for (const need of missing) {
-    for (const [k, val] of Object.entries(REQUIRED_CAPABILITY_DATA[need])) required[k] = { ...(required[k] ?? {}), ...(val as object) }
+    for (const [k, val] of Object.entries(REQUIRED_CAPABILITY_DATA[need]))
+      required[k] = { ...(required[k] ?? {}), ...(val as object) }
   }
   throw missingCapabilityError(required, `Server requires the ${missing.join(', ')} capability for this request`)
 }
@@ -144,7 +156,8 @@ export function capabilitiesNeededBy(request: InputRequest): RequiredCapability[
     case 'sampling/createMessage': {
       const needs: RequiredCapability[] = ['sampling']
       if (request.params.tools !== undefined || request.params.toolChoice !== undefined) needs.push('sampling.tools')
-      if (request.params.includeContext !== undefined && request.params.includeContext !== 'none') needs.push('sampling.context')
+      if (request.params.includeContext !== undefined && request.params.includeContext !== 'none')
+        needs.push('sampling.context')
       return needs
     }
     case 'roots/list':

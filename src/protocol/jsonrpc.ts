@@ -7,8 +7,7 @@ import type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, Request
 
 /** One classified inbound message. */
 export type InboundMessage =
-  | { kind: 'request'; message: JSONRPCRequest }
-  | { kind: 'notification'; message: JSONRPCNotification }
+  { kind: 'request'; message: JSONRPCRequest } | { kind: 'notification'; message: JSONRPCNotification }
 
 /** True for a JSON object (not null, not an array). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -40,18 +39,26 @@ export function parseMessage(text: string): InboundMessage {
  * @throws McpError -32600 (with the id echoed on the error when it is readable, see {@link requestIdOf})
  */
 export function classifyMessage(value: unknown): InboundMessage {
-  if (Array.isArray(value)) throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: batches are not supported; send exactly one JSON-RPC message')
-  if (!isPlainObject(value)) throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: the message must be a JSON object')
+  if (Array.isArray(value))
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      'Invalid Request: batches are not supported; send exactly one JSON-RPC message',
+    )
+  if (!isPlainObject(value))
+    throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: the message must be a JSON object')
   if (value.jsonrpc !== '2.0') throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "jsonrpc" must be "2.0"')
   if (!('method' in value)) {
     const what = 'result' in value || 'error' in value ? 'clients must not send responses' : 'missing "method"'
     throw new McpError(ErrorCode.InvalidRequest, `Invalid Request: ${what}`)
   }
-  if (typeof value.method !== 'string' || value.method === '') throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "method" must be a non-empty string')
-  if (value.params !== undefined && !isPlainObject(value.params)) throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "params" must be an object')
+  if (typeof value.method !== 'string' || value.method === '')
+    throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "method" must be a non-empty string')
+  if (value.params !== undefined && !isPlainObject(value.params))
+    throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "params" must be an object')
   const params = value.params as Record<string, unknown> | undefined
   if (!('id' in value)) return { kind: 'notification', message: { jsonrpc: '2.0', method: value.method, params } }
-  if (!isRequestId(value.id)) throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "id" must be a string or a number')
+  if (!isRequestId(value.id))
+    throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "id" must be a string or a number')
   return { kind: 'request', message: { jsonrpc: '2.0', id: value.id, method: value.method, params } }
 }
 

@@ -30,10 +30,12 @@ export function headerParamsOf(inputSchema: unknown): { params: HeaderParam[] } 
     if (ANNOTATION in node) {
       const name = node[ANNOTATION]
       if (!reachable || path.length === 0) return `'${ANNOTATION}' on a value not reachable through properties alone`
-      if (typeof name !== 'string' || !TOKEN.test(name)) return `'${ANNOTATION}' value ${JSON.stringify(name)} is not an HTTP token`
+      if (typeof name !== 'string' || !TOKEN.test(name))
+        return `'${ANNOTATION}' value ${JSON.stringify(name)} is not an HTTP token`
       if (seen.has(name.toLowerCase())) return `'${ANNOTATION}' value '${name}' is not unique`
       const type = node.type
-      if (type !== 'string' && type !== 'integer' && type !== 'boolean') return `'${ANNOTATION}' '${name}' is on a ${JSON.stringify(type)} property (allowed: string, integer, boolean)`
+      if (type !== 'string' && type !== 'integer' && type !== 'boolean')
+        return `'${ANNOTATION}' '${name}' is on a ${JSON.stringify(type)} property (allowed: string, integer, boolean)`
       seen.add(name.toLowerCase())
       params.push({ path, name, type })
     }

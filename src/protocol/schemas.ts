@@ -67,7 +67,16 @@ export const ServerCapabilities = v.looseObject({
 })
 export type ServerCapabilities = v.InferOutput<typeof ServerCapabilities>
 
-export const LoggingLevel = v.picklist(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
+export const LoggingLevel = v.picklist([
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+])
 export type LoggingLevel = v.InferOutput<typeof LoggingLevel>
 
 /** `RequestMetaObject`: the per-request envelope. protocolVersion and clientCapabilities are required. */
@@ -98,7 +107,11 @@ export const JSONRPCNotification = v.object({
 })
 export type JSONRPCNotification = v.InferOutput<typeof JSONRPCNotification>
 
-export const ErrorObject = v.looseObject({ code: v.pipe(v.number(), v.integer()), message: v.string(), data: v.optional(v.unknown()) })
+export const ErrorObject = v.looseObject({
+  code: v.pipe(v.number(), v.integer()),
+  message: v.string(),
+  data: v.optional(v.unknown()),
+})
 export type ErrorObject = v.InferOutput<typeof ErrorObject>
 
 export const JSONRPCResultResponse = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, result: JsonObject })
@@ -130,8 +143,18 @@ export interface ImageContent extends v.InferOutput<typeof ImageContent> {}
 export const AudioContent = v.looseObject({ type: v.literal('audio'), data: v.string(), mimeType: v.string(), ...base })
 export interface AudioContent extends v.InferOutput<typeof AudioContent> {}
 
-export const TextResourceContents = v.looseObject({ uri: v.string(), mimeType: v.optional(v.string()), text: v.string(), _meta: v.optional(MetaObject) })
-export const BlobResourceContents = v.looseObject({ uri: v.string(), mimeType: v.optional(v.string()), blob: v.string(), _meta: v.optional(MetaObject) })
+export const TextResourceContents = v.looseObject({
+  uri: v.string(),
+  mimeType: v.optional(v.string()),
+  text: v.string(),
+  _meta: v.optional(MetaObject),
+})
+export const BlobResourceContents = v.looseObject({
+  uri: v.string(),
+  mimeType: v.optional(v.string()),
+  blob: v.string(),
+  _meta: v.optional(MetaObject),
+})
 export const ResourceContents = v.union([TextResourceContents, BlobResourceContents])
 
 export const ResourceLink = v.looseObject({
@@ -172,7 +195,13 @@ export const ToolResultContent = v.looseObject({
 })
 export type ToolResultContent = v.InferOutput<typeof ToolResultContent>
 
-const SamplingContentBlock = v.variant('type', [TextContent, ImageContent, AudioContent, ToolUseContent, ToolResultContent])
+const SamplingContentBlock = v.variant('type', [
+  TextContent,
+  ImageContent,
+  AudioContent,
+  ToolUseContent,
+  ToolResultContent,
+])
 export const SamplingMessage = v.looseObject({
   role: v.picklist(['user', 'assistant']),
   content: v.union([SamplingContentBlock, v.array(SamplingContentBlock)]),
@@ -329,7 +358,10 @@ export interface ListRootsResult extends v.InferOutput<typeof ListRootsResult> {
 /** An elicitation request embedded in `inputRequests` (bare `{method, params}`, no id). */
 export const ElicitRequest = v.looseObject({ method: v.literal('elicitation/create'), params: ElicitRequestParams })
 export interface ElicitRequest extends v.InferOutput<typeof ElicitRequest> {}
-export const CreateMessageRequest = v.looseObject({ method: v.literal('sampling/createMessage'), params: CreateMessageRequestParams })
+export const CreateMessageRequest = v.looseObject({
+  method: v.literal('sampling/createMessage'),
+  params: CreateMessageRequestParams,
+})
 export interface CreateMessageRequest extends v.InferOutput<typeof CreateMessageRequest> {}
 export const ListRootsRequest = v.looseObject({
   method: v.literal('roots/list'),
@@ -395,7 +427,10 @@ export const DiscoverRequest = v.object({
 })
 
 const ResultBase = { _meta: v.optional(MetaObject) }
-const Cacheable = { ttlMs: v.pipe(v.number(), v.integer(), v.minValue(0)), cacheScope: v.picklist(['public', 'private']) }
+const Cacheable = {
+  ttlMs: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  cacheScope: v.picklist(['public', 'private']),
+}
 
 /** `CallToolResult`: a complete tool result. Tool failures are `isError: true`, not JSON-RPC errors. */
 export const CallToolResult = v.looseObject({
@@ -487,8 +522,18 @@ export const GetPromptRequestParams = v.looseObject({
   inputResponses: v.optional(InputResponses),
   requestState: v.optional(v.nullable(v.string())),
 })
-export const GetPromptRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('prompts/get'), params: GetPromptRequestParams })
-export const ListPromptsRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('prompts/list'), params: PaginatedRequestParams })
+export const GetPromptRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.literal('prompts/get'),
+  params: GetPromptRequestParams,
+})
+export const ListPromptsRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.literal('prompts/list'),
+  params: PaginatedRequestParams,
+})
 
 // ---------------------------------------------------------------- resources
 
@@ -553,13 +598,32 @@ export const ReadResourceRequestParams = v.looseObject({
   inputResponses: v.optional(InputResponses),
   requestState: v.optional(v.nullable(v.string())),
 })
-export const ReadResourceRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('resources/read'), params: ReadResourceRequestParams })
-export const ListResourcesRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('resources/list'), params: PaginatedRequestParams })
-export const ListResourceTemplatesRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('resources/templates/list'), params: PaginatedRequestParams })
+export const ReadResourceRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.literal('resources/read'),
+  params: ReadResourceRequestParams,
+})
+export const ListResourcesRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.literal('resources/list'),
+  params: PaginatedRequestParams,
+})
+export const ListResourceTemplatesRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.literal('resources/templates/list'),
+  params: PaginatedRequestParams,
+})
 
 // ---------------------------------------------------------------- completion
 
-export const PromptReference = v.looseObject({ type: v.literal('ref/prompt'), name: v.string(), title: v.optional(v.string()) })
+export const PromptReference = v.looseObject({
+  type: v.literal('ref/prompt'),
+  name: v.string(),
+  title: v.optional(v.string()),
+})
 export const ResourceTemplateReference = v.looseObject({ type: v.literal('ref/resource'), uri: v.string() })
 
 export const CompleteRequestParams = v.looseObject({
@@ -569,7 +633,12 @@ export const CompleteRequestParams = v.looseObject({
   context: v.optional(v.looseObject({ arguments: v.optional(v.record(v.string(), v.string())) })),
 })
 export type CompleteRequestParams = v.InferOutput<typeof CompleteRequestParams>
-export const CompleteRequest = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal('completion/complete'), params: CompleteRequestParams })
+export const CompleteRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.literal('completion/complete'),
+  params: CompleteRequestParams,
+})
 
 /** `CompleteResult`: at most 100 suggested values. */
 export const CompleteResult = v.looseObject({
@@ -594,7 +663,10 @@ export const SubscriptionFilter = v.looseObject({
 })
 export type SubscriptionFilter = v.InferOutput<typeof SubscriptionFilter>
 
-export const SubscriptionsListenRequestParams = v.looseObject({ ...RequestParamsBase, notifications: SubscriptionFilter })
+export const SubscriptionsListenRequestParams = v.looseObject({
+  ...RequestParamsBase,
+  notifications: SubscriptionFilter,
+})
 export type SubscriptionsListenRequestParams = v.InferOutput<typeof SubscriptionsListenRequestParams>
 export const SubscriptionsListenRequest = v.object({
   jsonrpc: v.literal('2.0'),
@@ -609,7 +681,11 @@ const SubscriptionMeta = v.looseObject({ [META.subscriptionId]: RequestId })
 /** `SubscriptionsListenResult`: the graceful end of a subscription (no other data). */
 export const SubscriptionsListenResult = v.looseObject({ resultType: v.string(), _meta: SubscriptionMeta })
 export type SubscriptionsListenResult = v.InferOutput<typeof SubscriptionsListenResult>
-export const SubscriptionsListenResultResponse = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, result: SubscriptionsListenResult })
+export const SubscriptionsListenResultResponse = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  result: SubscriptionsListenResult,
+})
 
 /** `notifications/subscriptions/acknowledged`: the first message of a listen stream, with the honoured subset. */
 export const SubscriptionsAcknowledgedNotification = v.object({
@@ -620,7 +696,11 @@ export const SubscriptionsAcknowledgedNotification = v.object({
 export type SubscriptionsAcknowledgedNotification = v.InferOutput<typeof SubscriptionsAcknowledgedNotification>
 
 const listChanged = <M extends string>(method: M) =>
-  v.object({ jsonrpc: v.literal('2.0'), method: v.literal(method), params: v.optional(v.looseObject({ _meta: v.optional(MetaObject) })) })
+  v.object({
+    jsonrpc: v.literal('2.0'),
+    method: v.literal(method),
+    params: v.optional(v.looseObject({ _meta: v.optional(MetaObject) })),
+  })
 export const ToolListChangedNotification = listChanged('notifications/tools/list_changed')
 export const PromptListChangedNotification = listChanged('notifications/prompts/list_changed')
 export const ResourceListChangedNotification = listChanged('notifications/resources/list_changed')

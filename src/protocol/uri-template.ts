@@ -37,7 +37,8 @@ import { EdgeMcpError } from './errors.ts'
 /** A scalar variable value (`null` and `undefined` are undefined, RFC 6570 section 2.3). */
 export type UriTemplateScalar = string | number | boolean | null | undefined
 /** A variable value for {@link UriTemplate.expand}: a string (numbers and booleans are stringified), a list, or an associative array. */
-export type UriTemplateValue = UriTemplateScalar | readonly UriTemplateScalar[] | { readonly [key: string]: UriTemplateScalar }
+export type UriTemplateValue =
+  UriTemplateScalar | readonly UriTemplateScalar[] | { readonly [key: string]: UriTemplateScalar }
 
 /** An expression operator (RFC 6570 section 2.2); `''` is simple string expansion. */
 export type UriTemplateOperator = '' | '+' | '#' | '.' | '/' | ';' | '?' | '&'
@@ -71,12 +72,14 @@ type Expressions<T extends string> = T extends `${string}{${infer E}}${infer Res
 type Body<E extends string> = E extends `${Exclude<UriTemplateOperator, ''>}${infer B}` ? B : E
 type Specs<B extends string> = B extends `${infer A},${infer R}` ? A | Specs<R> : B
 type NameOf<S extends string> = S extends `${infer N}*` ? N : S extends `${infer N}:${string}` ? N : S
-type Exploded<T extends string> = Specs<Body<Expressions<T>>> extends infer S ? (S extends `${infer N}*` ? N : never) : never
-type Sole<T extends string> = Expressions<T> extends infer E
-  ? E extends `${'#' | '.' | '/' | ';' | '?' | '&'}${string}` | `${string},${string}` | `${string}*`
-    ? never
-    : NameOf<E extends `+${infer B}` ? B : E & string>
-  : never
+type Exploded<T extends string> =
+  Specs<Body<Expressions<T>>> extends infer S ? (S extends `${infer N}*` ? N : never) : never
+type Sole<T extends string> =
+  Expressions<T> extends infer E
+    ? E extends `${'#' | '.' | '/' | ';' | '?' | '&'}${string}` | `${string},${string}` | `${string}*`
+      ? never
+      : NameOf<E extends `+${infer B}` ? B : E & string>
+    : never
 
 /** The variable names of a URI template literal, as a union of string literals (`'a' | 'b'` for `x/{a}{?b}`). */
 export type TemplateVariables<T extends string> = NameOf<Specs<Body<Expressions<T>>>>
@@ -88,7 +91,9 @@ export type TemplateVariables<T extends string> = NameOf<Specs<Body<Expressions<
 export type TemplateArgs<T extends string> = string extends T
   ? Record<string, string | string[]>
   : {
-      [K in TemplateVariables<T> as K extends Exploded<T> | Sole<T> ? K : never]: K extends Exploded<T> ? string[] : string
+      [K in TemplateVariables<T> as K extends Exploded<T> | Sole<T> ? K : never]: K extends Exploded<T>
+        ? string[]
+        : string
     } & { [K in Exclude<TemplateVariables<T>, Exploded<T> | Sole<T>>]?: string }
 
 interface Operator {
@@ -112,7 +117,8 @@ const OPERATORS: Record<UriTemplateOperator, Operator> = {
   '&': { first: '&', sep: '&', named: true, ifemp: '=', reserved: false },
 }
 
-const VARSPEC = /^((?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*)(?::([1-9][0-9]{0,3})|(\*))?$/
+const VARSPEC =
+  /^((?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*)(?::([1-9][0-9]{0,3})|(\*))?$/
 /** ASCII literal characters (RFC 6570 section 2.1, plus `'`, a sub-delim the RFC's own examples use). */
 const LITERAL = /[!#$&'()*+,\-./0-9:;=?@A-Z[\]_a-z~]/
 const PCT = /^%[0-9A-Fa-f]{2}/
@@ -198,7 +204,7 @@ function parse(template: string): (string | UriTemplateExpression)[] {
   }
   const parts: (string | UriTemplateExpression)[] = []
   let literal = ''
-  for (let i = 0; i < template.length; ) {
+  for (let i = 0; i < template.length;) {
     const c = template[i]!
     if (c === '{') {
       const end = template.indexOf('}', i)
@@ -233,11 +239,14 @@ function parseExpression(text: string, fail: (what: string) => never): UriTempla
   const c = text[0]!
   if ('=,!@|'.includes(c)) fail(`operator '${c}' is reserved for future extensions`)
   const operator = (c in OPERATORS ? c : '') as UriTemplateOperator
-  const varspecs = text.slice(operator.length).split(',').map((spec) => {
-    const m = VARSPEC.exec(spec)
-    if (!m) fail(`invalid variable ${JSON.stringify(spec)} in {${text}}`)
-    return { name: m![1]!, explode: m![3] !== undefined, prefix: m![2] === undefined ? undefined : Number(m![2]) }
-  })
+  const varspecs = text
+    .slice(operator.length)
+    .split(',')
+    .map((spec) => {
+      const m = VARSPEC.exec(spec)
+      if (!m) fail(`invalid variable ${JSON.stringify(spec)} in {${text}}`)
+      return { name: m![1]!, explode: m![3] !== undefined, prefix: m![2] === undefined ? undefined : Number(m![2]) }
+    })
   return { operator, varspecs }
 }
 
@@ -251,7 +260,10 @@ function encode(text: string, reserved: boolean): string {
   return text.replace(reserved ? NOT_RESERVED : NOT_UNRESERVED, (c) => (c.length === 3 ? c : pctEncode(c)))
 }
 
-function expandExpression(expression: UriTemplateExpression, variables: Readonly<Record<string, UriTemplateValue>>): string {
+function expandExpression(
+  expression: UriTemplateExpression,
+  variables: Readonly<Record<string, UriTemplateValue>>,
+): string {
   const op = OPERATORS[expression.operator]
   const items: string[] = []
   for (const spec of expression.varspecs) {
@@ -269,9 +281,14 @@ function expandVarspec(op: Operator, spec: UriTemplateVarspec, value: UriTemplat
     const text = enc(spec.prefix === undefined ? String(value) : prefixOf(String(value), spec.prefix, op.reserved))
     return op.named ? named(spec.name, text) : text
   }
-  if (spec.prefix !== undefined) throw new UriTemplateError(`Cannot expand {${spec.name}:${spec.prefix}}: a prefix modifier does not apply to a list or associative array (RFC 6570 section 2.4.1)`)
+  if (spec.prefix !== undefined)
+    throw new UriTemplateError(
+      `Cannot expand {${spec.name}:${spec.prefix}}: a prefix modifier does not apply to a list or associative array (RFC 6570 section 2.4.1)`,
+    )
   const pairs: [string | undefined, string][] = []
-  const entries: [string | undefined, unknown][] = Array.isArray(value) ? value.map((m: unknown) => [undefined, m]) : Object.entries(value)
+  const entries: [string | undefined, unknown][] = Array.isArray(value)
+    ? value.map((m: unknown) => [undefined, m])
+    : Object.entries(value)
   for (const [key, member] of entries) {
     if (member === null || member === undefined) continue
     if (typeof member !== 'string' && typeof member !== 'number' && typeof member !== 'boolean') {
@@ -323,7 +340,9 @@ function follower(parts: readonly (string | UriTemplateExpression)[], i: number)
 }
 
 function isSpanning(part: string | UriTemplateExpression): boolean {
-  return typeof part !== 'string' && (part.operator === '+' || part.operator === '#' || part.varspecs.some((s) => s.explode))
+  return (
+    typeof part !== 'string' && (part.operator === '+' || part.operator === '#' || part.varspecs.some((s) => s.explode))
+  )
 }
 
 function compile(parts: readonly (string | UriTemplateExpression)[]): RegExp {

@@ -85,7 +85,9 @@ interface RingEntry {
 function toBytes(key: RequestStateKey, index: number): Uint8Array<ArrayBuffer> {
   if (typeof key === 'string') return new TextEncoder().encode(key)
   if (key instanceof Uint8Array) return new Uint8Array(key) // a copy: later mutation by the caller has no effect
-  throw new TypeError(`request-state keys must be strings or Uint8Arrays; keys[${index}] is ${key === null ? 'null' : typeof key}`)
+  throw new TypeError(
+    `request-state keys must be strings or Uint8Arrays; keys[${index}] is ${key === null ? 'null' : typeof key}`,
+  )
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -119,7 +121,7 @@ export class AesGcmKeyRing {
       if (bytes.length < MIN_KEY_BYTES) {
         throw new RangeError(
           `request-state keys must be at least ${MIN_KEY_BYTES} bytes of secret randomness; keys[${i}] is ${bytes.length} bytes. ` +
-            'Generate one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64url\'))"',
+            "Generate one with: node -e \"console.log(require('crypto').randomBytes(32).toString('base64url'))\"",
         )
       }
       const dup = raw.findIndex((other, j) => j < i && sameBytes(other, bytes))
@@ -139,7 +141,11 @@ export class AesGcmKeyRing {
       const hkdf = crypto.subtle.importKey('raw', bytes, 'HKDF', false, ['deriveKey', 'deriveBits'])
       const entry: RingEntry = { hkdf, kid: Promise.resolve(new Uint8Array(0)), aes: new Map(), aesReady: new Map() }
       entry.kid = hkdf.then(async (k) => {
-        const bits = await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt: EMPTY_SALT, info: KID_INFO }, k, 256)
+        const bits = await crypto.subtle.deriveBits(
+          { name: 'HKDF', hash: 'SHA-256', salt: EMPTY_SALT, info: KID_INFO },
+          k,
+          256,
+        )
         entry.kidBytes = new Uint8Array(bits).slice(0, KID_BYTES)
         entry.aad = new Uint8Array(PREFIX_BYTES.length + KID_BYTES)
         entry.aad.set(PREFIX_BYTES)
@@ -171,12 +177,18 @@ export class AesGcmKeyRing {
     if (!key) {
       const info = new TextEncoder().encode(audience === undefined ? AES_INFO : AES_INFO + '\u0000' + audience)
       key = entry.hkdf.then((k) =>
-        crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: EMPTY_SALT, info }, k, { name: 'AES-GCM', length: 256 }, false, [
-          'encrypt',
-          'decrypt',
-        ]),
+        crypto.subtle.deriveKey(
+          { name: 'HKDF', hash: 'SHA-256', salt: EMPTY_SALT, info },
+          k,
+          { name: 'AES-GCM', length: 256 },
+          false,
+          ['encrypt', 'decrypt'],
+        ),
       )
-      key.then((k) => entry.aesReady.set(id, k), () => entry.aes.delete(id))
+      key.then(
+        (k) => entry.aesReady.set(id, k),
+        () => entry.aes.delete(id),
+      )
       entry.aes.set(id, key)
     }
     return key
@@ -190,7 +202,13 @@ export class AesGcmKeyRing {
     const nonce = this.#nonce()
     if (nonce.length !== NONCE_BYTES) throw new RangeError('nonce must be 12 bytes')
     // tagLength defaults to 128 bits (Web Crypto AesGcmParams)
-    const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: entry.aad! }, key, plaintext as Uint8Array<ArrayBuffer>))
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt(
+        { name: 'AES-GCM', iv: nonce, additionalData: entry.aad! },
+        key,
+        plaintext as Uint8Array<ArrayBuffer>,
+      ),
+    )
     const body = new Uint8Array(KID_BYTES + NONCE_BYTES + sealed.length)
     body.set(kid)
     body.set(nonce, KID_BYTES)
@@ -247,12 +265,14 @@ export class AesGcmKeyRing {
  * @example new RequestStateSecurity({ keys: parseRequestStateKeys(env.REQUEST_STATE_KEYS) })
  */
 export function parseRequestStateKeys(text: string): Uint8Array<ArrayBuffer>[] {
-  if (typeof text !== 'string' || text.trim() === '') throw new TypeError('request-state keys: expected comma-separated base64url keys, got none (is the secret set?)')
+  if (typeof text !== 'string' || text.trim() === '')
+    throw new TypeError('request-state keys: expected comma-separated base64url keys, got none (is the secret set?)')
   const entries = text.split(',').map((s) => s.trim())
   return entries.map((entry, i) => {
     const bytes = decodeBase64UrlStrict(entry)
     if (!bytes) throw new RangeError(`request-state keys[${i}] is not unpadded base64url`)
-    if (bytes.length < MIN_KEY_BYTES) throw new RangeError(`request-state keys[${i}] is ${bytes.length} bytes; at least ${MIN_KEY_BYTES} are required`)
+    if (bytes.length < MIN_KEY_BYTES)
+      throw new RangeError(`request-state keys[${i}] is ${bytes.length} bytes; at least ${MIN_KEY_BYTES} are required`)
     return bytes
   })
 }

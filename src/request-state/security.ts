@@ -9,7 +9,13 @@
  * @module
  */
 import { decodeBase64UrlStrict, encodeBase64Url } from '../encoding/base64url.ts'
-import { AesGcmKeyRing, TEST_RANDOM_SOURCE, type RandomSource, type RequestStateCodec, type RequestStateKey } from './codec.ts'
+import {
+  AesGcmKeyRing,
+  TEST_RANDOM_SOURCE,
+  type RandomSource,
+  type RequestStateCodec,
+  type RequestStateKey,
+} from './codec.ts'
 import { InvalidRequestStateError } from './errors.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
 
@@ -117,7 +123,8 @@ export class RequestStateSecurity {
     this.#random = random ?? ((n) => crypto.getRandomValues(new Uint8Array(n)))
     // the ephemeral key is drawn on first use: Workers forbid random values at global scope
     this.#ringKeys = options.keys
-    if (options.keys !== undefined && !this.isEphemeral) this.#ring = new AesGcmKeyRing(options.keys, random ? { [TEST_RANDOM_SOURCE]: random } : {})
+    if (options.keys !== undefined && !this.isEphemeral)
+      this.#ring = new AesGcmKeyRing(options.keys, random ? { [TEST_RANDOM_SOURCE]: random } : {})
     this.#codec = options.codec
     this.#bindPrincipal = options.bindPrincipal === undefined ? authenticatedPrincipal : options.bindPrincipal
     const maxTokenLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH
@@ -161,7 +168,15 @@ export class RequestStateSecurity {
     const tag = binding.principal === undefined ? undefined : principalTag(binding.principal, this.#random(8))
     const [argsDigest, principalClaim] = await Promise.all([binding.argsDigest, tag])
     const iat = this.#now() / 1000
-    const claims: Record<string, unknown> = { v: 1, iat, exp: iat + this.ttl, m: binding.method, t: binding.target, a: argsDigest, s: state }
+    const claims: Record<string, unknown> = {
+      v: 1,
+      iat,
+      exp: iat + this.ttl,
+      m: binding.method,
+      t: binding.target,
+      a: argsDigest,
+      s: state,
+    }
     if (audience !== undefined) claims.aud = audience
     if (principalClaim !== undefined) claims.p = principalClaim
     const token = await this.#codecFor(audience).seal(utf8.encode(JSON.stringify(claims)))
@@ -198,7 +213,8 @@ export class RequestStateSecurity {
     const { v, iat, exp, s } = claims
     if (v !== 1 || typeof s !== 'string') throw new InvalidRequestStateError('malformed claims')
     const now = this.#now() / 1000
-    if (!(typeof iat === 'number' && iat <= now + CLOCK_SKEW_SECONDS)) throw new InvalidRequestStateError('minted in the future')
+    if (!(typeof iat === 'number' && iat <= now + CLOCK_SKEW_SECONDS))
+      throw new InvalidRequestStateError('minted in the future')
     // expired by its own exp, or by this policy's ttl (a shortened ttl also shortens tokens already out)
     if (!(typeof exp === 'number' && now < exp && now < iat + this.ttl)) throw new InvalidRequestStateError('expired')
     // Every binding check runs before any verdict, so the time taken does not tell which one failed.

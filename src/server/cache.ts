@@ -14,7 +14,8 @@ export interface CacheHints {
 }
 
 /** The methods whose complete results carry cache hints. */
-export type CacheableMethod = 'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read'
+export type CacheableMethod =
+  'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read'
 
 /** The methods whose complete results carry cache hints (spec: server/utilities/caching.mdx). */
 export const CACHEABLE_METHODS: ReadonlySet<string> = new Set<CacheableMethod>([
@@ -47,7 +48,8 @@ export const DEFAULT_CACHE_HINTS: Readonly<CacheHints> = Object.freeze({ ttlMs: 
  */
 export function checkCacheHints(where: string, hints: unknown): asserts hints is Partial<CacheHints> | undefined {
   if (hints === undefined) return
-  if (typeof hints !== 'object' || hints === null || Array.isArray(hints)) throw new RangeError(`${where} must be an object { ttlMs?, cacheScope? }`)
+  if (typeof hints !== 'object' || hints === null || Array.isArray(hints))
+    throw new RangeError(`${where} must be an object { ttlMs?, cacheScope? }`)
   const { ttlMs, cacheScope } = hints as Record<string, unknown>
   if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) >= 0)) {
     throw new RangeError(`${where}.ttlMs must be an integer >= 0 (milliseconds), got ${describe(ttlMs)}`)
@@ -67,9 +69,13 @@ export function checkCacheOptions(options: CacheOptions | undefined): void {
   checkCacheHints('cache', options)
   const methods: unknown = options.methods
   if (methods === undefined) return
-  if (typeof methods !== 'object' || methods === null || Array.isArray(methods)) throw new RangeError('cache.methods must be an object keyed by method')
+  if (typeof methods !== 'object' || methods === null || Array.isArray(methods))
+    throw new RangeError('cache.methods must be an object keyed by method')
   for (const [method, hints] of Object.entries(methods)) {
-    if (!CACHEABLE_METHODS.has(method)) throw new RangeError(`cache.methods: '${method}' is not a cacheable method (one of ${[...CACHEABLE_METHODS].join(', ')})`)
+    if (!CACHEABLE_METHODS.has(method))
+      throw new RangeError(
+        `cache.methods: '${method}' is not a cacheable method (one of ${[...CACHEABLE_METHODS].join(', ')})`,
+      )
     checkCacheHints(`cache.methods['${method}']`, hints)
   }
 }
@@ -90,7 +96,12 @@ export function cacheHintsFor(options: CacheOptions | undefined, method: string)
  * 'private' }` (spec: caching.mdx "Cache Key").
  * @throws Error when the result holds a `ttlMs` or `cacheScope` the spec forbids (a server bug: -32603).
  */
-export function withCacheHints(result: Record<string, unknown>, method: string, options: CacheOptions | undefined, retry: boolean): Record<string, unknown> {
+export function withCacheHints(
+  result: Record<string, unknown>,
+  method: string,
+  options: CacheOptions | undefined,
+  retry: boolean,
+): Record<string, unknown> {
   if (retry) return { ...result, ...DEFAULT_CACHE_HINTS }
   try {
     checkCacheHints('the result', { ttlMs: result.ttlMs, cacheScope: result.cacheScope })

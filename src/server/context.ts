@@ -3,7 +3,13 @@
  * @module
  */
 import type { RequestEnvelope, RequiredCapability } from '../protocol/envelope.ts'
-import type { ClientCapabilities, Implementation, JSONRPCNotification, LoggingLevel, RequestId } from '../protocol/schemas.ts'
+import type {
+  ClientCapabilities,
+  Implementation,
+  JSONRPCNotification,
+  LoggingLevel,
+  RequestId,
+} from '../protocol/schemas.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
 
 /** Facts a transport hands to the server with each message. All optional. */

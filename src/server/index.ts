@@ -35,14 +35,24 @@ export {
   type Resolver,
   type Uses,
 } from './resolve.ts'
-export { createFetchHandler, MAX_UNREAD_BYTES, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
+export {
+  createFetchHandler,
+  MAX_UNREAD_BYTES,
+  type FetchHandler,
+  type FetchHandlerOptions,
+} from '../transport/http-server.ts'
 export {
   RequestStateSecurity,
   authenticatedPrincipal,
   type RequestStateSecurityOptions,
   type PrincipalSource,
 } from '../request-state/security.ts'
-export { AesGcmKeyRing, parseRequestStateKeys, type RequestStateCodec, type RequestStateKey } from '../request-state/codec.ts'
+export {
+  AesGcmKeyRing,
+  parseRequestStateKeys,
+  type RequestStateCodec,
+  type RequestStateKey,
+} from '../request-state/codec.ts'
 export { InvalidRequestStateError } from '../request-state/errors.ts'
 export * from '../protocol/index.ts'
 export {

@@ -23,7 +23,15 @@ import {
 import { UriTemplate, type TemplateArgs, type TemplateVariables } from '../protocol/uri-template.ts'
 import { RequestStateSecurity } from '../request-state/security.ts'
 import type { RequestContext } from './context.ts'
-import { planResolvers, resolveRound, ResolutionError, type CheckedUses, type NeedValues, type ResolverPlan, type Uses } from './resolve.ts'
+import {
+  planResolvers,
+  resolveRound,
+  ResolutionError,
+  type CheckedUses,
+  type NeedValues,
+  type ResolverPlan,
+  type Uses,
+} from './resolve.ts'
 import { isAbsoluteUri, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
 import { Server, type ResultObject, type ServerOptions } from './server.ts'
@@ -197,7 +205,8 @@ export class McpServer {
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE
-    if (!(Number.isInteger(pageSize) && pageSize > 0)) throw new RangeError(`pageSize must be a positive integer, got ${String(options.pageSize)}`)
+    if (!(Number.isInteger(pageSize) && pageSize > 0))
+      throw new RangeError(`pageSize must be a positive integer, got ${String(options.pageSize)}`)
     this.#pageSize = pageSize
     this.server = new Server(info, options)
     this.server.useRequestStateSecurity(options.requestStateSecurity ?? RequestStateSecurity.ephemeral())
@@ -235,7 +244,14 @@ export class McpServer {
     if (config.annotations !== undefined) definition.annotations = config.annotations
     if (config.icons !== undefined) definition.icons = config.icons
     if (config._meta !== undefined) definition._meta = config._meta
-    this.#tools.set(name, { definition, schema, plan, handler: handler as Registered['handler'], output: config.output, headerParams: found.params })
+    this.#tools.set(name, {
+      definition,
+      schema,
+      plan,
+      handler: handler as Registered['handler'],
+      output: config.output,
+      headerParams: found.params,
+    })
     this.#changed('toolsListChanged')
     return this
   }
@@ -293,7 +309,10 @@ export class McpServer {
   prompt<A extends PromptArguments = {}, U extends Uses = {}>(
     name: string,
     config: PromptConfig<A, U>,
-    handler: ToolHandler<v.InferOutput<v.ObjectSchema<A, undefined>> & NeedValues<U>, [keyof U] extends [never] ? PromptReturn : Exclude<PromptReturn, InputRequiredResult>>,
+    handler: ToolHandler<
+      v.InferOutput<v.ObjectSchema<A, undefined>> & NeedValues<U>,
+      [keyof U] extends [never] ? PromptReturn : Exclude<PromptReturn, InputRequiredResult>
+    >,
   ): this {
     if (this.#prompts.has(name)) throw new Error(`Prompt '${name}' is already registered`)
     const entries = (config.arguments ?? {}) as v.ObjectEntries
@@ -314,12 +333,20 @@ export class McpServer {
       })
     }
     if (config.icons !== undefined) definition.icons = config.icons
-    const plan = config.use ? planResolvers(`prompt '${name}'`, new Set(Object.keys(entries)), config.use as Uses) : undefined
+    const plan = config.use
+      ? planResolvers(`prompt '${name}'`, new Set(Object.keys(entries)), config.use as Uses)
+      : undefined
     if (this.#prompts.size === 0) {
       this.server.setRequestHandler('prompts/list', (params) => this.#list(params, 'prompts', this.#prompts))
       this.server.setRequestHandler('prompts/get', (params, ctx) => this.#getPrompt(params, ctx))
     }
-    this.#prompts.set(name, { definition, schema, plan, handler: handler as Registered['handler'], complete: config.complete as Record<string, Completer | undefined> | undefined })
+    this.#prompts.set(name, {
+      definition,
+      schema,
+      plan,
+      handler: handler as Registered['handler'],
+      complete: config.complete as Record<string, Completer | undefined> | undefined,
+    })
     if (config.complete) this.#enableCompletions()
     this.#changed('promptsListChanged')
     return this
@@ -340,24 +367,37 @@ export class McpServer {
     name: string,
     uriTemplate: T,
     config: ResourceTemplateConfig<T, U>,
-    handler: ToolHandler<TemplateArgs<T> & NeedValues<U>, [keyof U] extends [never] ? ResourceReturn : Exclude<ResourceReturn, InputRequiredResult>>,
+    handler: ToolHandler<
+      TemplateArgs<T> & NeedValues<U>,
+      [keyof U] extends [never] ? ResourceReturn : Exclude<ResourceReturn, InputRequiredResult>
+    >,
   ): this {
     if (this.#templates.has(name)) throw new Error(`Resource template '${name}' is already registered`)
     checkCacheHints(`Resource template '${name}': cache`, config.cache)
     const template = new UriTemplate(uriTemplate)
     const variables = template.variables
     for (const key of Object.keys(config.complete ?? {})) {
-      if (!variables.includes(key)) throw new Error(`Resource template '${name}': complete.${key} names no variable of ${uriTemplate}`)
+      if (!variables.includes(key))
+        throw new Error(`Resource template '${name}': complete.${key} names no variable of ${uriTemplate}`)
     }
     const definition: Record<string, unknown> = { uriTemplate, name }
     if (config.title !== undefined) definition.title = config.title
     if (config.description !== undefined) definition.description = config.description
     if (config.mimeType !== undefined) definition.mimeType = config.mimeType
     if (config.icons !== undefined) definition.icons = config.icons
-    const plan = config.use ? planResolvers(`resource template '${name}'`, new Set(variables), config.use as Uses) : undefined
+    const plan = config.use
+      ? planResolvers(`resource template '${name}'`, new Set(variables), config.use as Uses)
+      : undefined
     this.#enableResources()
     const match = (uri: string) => template.match(uri) as Record<string, unknown> | undefined
-    this.#templates.set(name, { definition, plan, handler: handler as Registered['handler'], match, complete: config.complete as Record<string, Completer | undefined> | undefined, cache: config.cache })
+    this.#templates.set(name, {
+      definition,
+      plan,
+      handler: handler as Registered['handler'],
+      match,
+      complete: config.complete as Record<string, Completer | undefined> | undefined,
+      cache: config.cache,
+    })
     if (config.complete) this.#enableCompletions()
     this.#changed('resourcesListChanged')
     return this
@@ -368,7 +408,12 @@ export class McpServer {
    * returns the contents (or a string: the text of the URI); it takes no arguments and asks no questions.
    * @throws Error when a resource with this URI is already registered; RangeError for invalid `cache` hints.
    */
-  resource(name: string, uri: string, config: Omit<ResourceTemplateConfig, 'use'>, handler: (ctx: ToolContext) => ReadResourceResult | string | Promise<ReadResourceResult | string>): this {
+  resource(
+    name: string,
+    uri: string,
+    config: Omit<ResourceTemplateConfig, 'use'>,
+    handler: (ctx: ToolContext) => ReadResourceResult | string | Promise<ReadResourceResult | string>,
+  ): this {
     if (this.#resources.has(uri)) throw new Error(`Resource '${uri}' is already registered`)
     checkCacheHints(`Resource '${uri}': cache`, config.cache)
     const definition: Record<string, unknown> = { uri, name }
@@ -394,7 +439,8 @@ export class McpServer {
 
   async #complete(params: Record<string, unknown>): Promise<ResultObject> {
     const parsed = v.safeParse(CompleteRequestParams, params)
-    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
+    if (!parsed.success)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
     const { ref, argument, context } = parsed.output
     let completers: Record<string, Completer | undefined> | undefined
     if (ref.type === 'ref/prompt') {
@@ -416,7 +462,9 @@ export class McpServer {
     if (this.#resourcesEnabled) return
     this.#resourcesEnabled = true
     this.server.setRequestHandler('resources/list', (params) => this.#list(params, 'resources', this.#resources))
-    this.server.setRequestHandler('resources/templates/list', (params) => this.#list(params, 'resourceTemplates', this.#templates))
+    this.server.setRequestHandler('resources/templates/list', (params) =>
+      this.#list(params, 'resourceTemplates', this.#templates),
+    )
     this.server.setRequestHandler('resources/read', (params, ctx) => this.#readResource(params, ctx))
   }
 
@@ -453,13 +501,18 @@ export class McpServer {
    * The named item and its raw arguments.
    * @throws McpError -32602 for a non-string name, an unknown name, or arguments that are not an object.
    */
-  #named<T>(params: Record<string, unknown>, items: Map<string, T>, kind: 'tool' | 'prompt'): { name: string; item: T; rawArgs: Record<string, unknown> } {
+  #named<T>(
+    params: Record<string, unknown>,
+    items: Map<string, T>,
+    kind: 'tool' | 'prompt',
+  ): { name: string; item: T; rawArgs: Record<string, unknown> } {
     const name = params.name
     if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "name" must be a string')
     const item = items.get(name)
     if (!item) throw new McpError(ErrorCode.InvalidParams, `Unknown ${kind}: ${name}`)
     const rawArgs = params.arguments ?? {}
-    if (!isPlainObject(rawArgs)) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object')
+    if (!isPlainObject(rawArgs))
+      throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object')
     return { name, item, rawArgs }
   }
 
@@ -467,7 +520,8 @@ export class McpServer {
     const { name, item: tool, rawArgs } = this.#named(params, this.#tools, 'tool')
     if (ctx.request) checkParamHeaders(ctx.request.headers, tool.headerParams, rawArgs)
     const args = v.safeParse(tool.schema, withoutResolved(rawArgs, tool.plan))
-    if (!args.success) return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
+    if (!args.success)
+      return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
     let out: unknown
     try {
       out = await this.#invoke(tool, args.output, params, ctx, name)
@@ -479,10 +533,14 @@ export class McpServer {
     if (typeof out === 'string') return toolResult(false, out)
     if (isInputRequired(out)) return out
     const checked = v.safeParse(CallToolResult, out)
-    if (!checked.success) throw new Error(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
+    if (!checked.success)
+      throw new Error(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
     if (tool.output && !checked.output.isError) {
       const structured = v.safeParse(tool.output, checked.output.structuredContent)
-      if (!structured.success) throw new Error(`tool ${name} returned structuredContent that does not match its outputSchema: ${describeIssue(structured.issues[0])}`)
+      if (!structured.success)
+        throw new Error(
+          `tool ${name} returned structuredContent that does not match its outputSchema: ${describeIssue(structured.issues[0])}`,
+        )
     }
     return out as ResultObject
   }
@@ -490,7 +548,11 @@ export class McpServer {
   async #getPrompt(params: Record<string, unknown>, ctx: RequestContext): Promise<ResultObject> {
     const { name, item: prompt, rawArgs } = this.#named(params, this.#prompts, 'prompt')
     const args = v.safeParse(prompt.schema, withoutResolved(rawArgs, prompt.plan))
-    if (!args.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${args.issues.map(describeIssue).join('; ')}`)
+    if (!args.success)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid arguments for prompt ${name}: ${args.issues.map(describeIssue).join('; ')}`,
+      )
     const out = await this.#invokeOrFail(prompt, args.output, params, ctx, name, 'prompt')
     if (isInputRequired(out)) return out
     if (typeof out === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: out } }] }
@@ -516,7 +578,8 @@ export class McpServer {
       // the item's hints fill what the handler left unset; Server fills the rest and handles retries
       const hints = template.cache
       if (hints?.ttlMs !== undefined && result.ttlMs === undefined) result = { ...result, ttlMs: hints.ttlMs }
-      if (hints?.cacheScope !== undefined && result.cacheScope === undefined) result = { ...result, cacheScope: hints.cacheScope }
+      if (hints?.cacheScope !== undefined && result.cacheScope === undefined)
+        result = { ...result, cacheScope: hints.cacheScope }
       return result
     }
     throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri })
@@ -526,7 +589,14 @@ export class McpServer {
    * Prompts and resources have no `isError`: a question that could not be resolved (a refusal, a wrong
    * answer) is `-32602` naming it; any other failure of a resolver or handler is `-32603` (logged).
    */
-  async #invokeOrFail(item: Registered, args: Record<string, unknown>, params: Record<string, unknown>, ctx: RequestContext, target: string, what: string) {
+  async #invokeOrFail(
+    item: Registered,
+    args: Record<string, unknown>,
+    params: Record<string, unknown>,
+    ctx: RequestContext,
+    target: string,
+    what: string,
+  ) {
     try {
       return await this.#invoke(item, args, params, ctx, target)
     } catch (error) {
@@ -538,21 +608,36 @@ export class McpServer {
   }
 
   /** Validate answers, run resolvers (if any), then the handler. */
-  async #invoke(item: Registered, args: Record<string, unknown>, params: Record<string, unknown>, ctx: RequestContext, target: string): Promise<unknown> {
+  async #invoke(
+    item: Registered,
+    args: Record<string, unknown>,
+    params: Record<string, unknown>,
+    ctx: RequestContext,
+    target: string,
+  ): Promise<unknown> {
     let inputResponses: InputResponses | undefined
     if (params.inputResponses !== undefined) {
       const raw = params.inputResponses
       if (!isPlainObject(raw) || !Object.values(raw).every(isPlainObject)) {
-        throw new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object of result objects')
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          'Invalid params: inputResponses must be an object of result objects',
+        )
       }
       const parsed = v.safeParse(InputResponses, raw)
-      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${describeIssue(parsed.issues[0])}`)
+      if (!parsed.success)
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${describeIssue(parsed.issues[0])}`)
       inputResponses = parsed.output
     }
     const requestState = typeof params.requestState === 'string' ? params.requestState : undefined
     // Object.assign, not `{ ...ctx, … }`: V8 takes a slow path for properties written after a spread.
-    if (!item.plan) return item.handler(args as never, Object.assign({}, ctx, { toolName: target, inputResponses, requestState }))
-    const handlerCtx: ToolContext = Object.assign({}, ctx, { toolName: target, inputResponses: undefined, requestState: undefined })
+    if (!item.plan)
+      return item.handler(args as never, Object.assign({}, ctx, { toolName: target, inputResponses, requestState }))
+    const handlerCtx: ToolContext = Object.assign({}, ctx, {
+      toolName: target,
+      inputResponses: undefined,
+      requestState: undefined,
+    })
     const resolution = await resolveRound({
       plan: item.plan,
       args,
@@ -593,22 +678,37 @@ function checkParamHeaders(headers: Headers, params: readonly HeaderParam[], arg
     const header = headers.get(`mcp-param-${param.name}`)
     const value = valueAt(args, param.path)
     if (value === undefined) {
-      if (header !== null) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Param-${param.name} is set but arguments.${param.path.join('.')} is absent`)
+      if (header !== null)
+        throw new McpError(
+          ErrorCode.HeaderMismatch,
+          `Header mismatch: Mcp-Param-${param.name} is set but arguments.${param.path.join('.')} is absent`,
+        )
       continue
     }
-    if (header === null) throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: missing Mcp-Param-${param.name} header`)
+    if (header === null)
+      throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: missing Mcp-Param-${param.name} header`)
     if (!paramMatches(header, value, param.type)) {
-      throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: Mcp-Param-${param.name} header does not match arguments.${param.path.join('.')}`)
+      throw new McpError(
+        ErrorCode.HeaderMismatch,
+        `Header mismatch: Mcp-Param-${param.name} header does not match arguments.${param.path.join('.')}`,
+      )
     }
   }
 }
 
 function objectSchema(input: ToolInput | undefined): v.GenericSchema<unknown, Record<string, unknown>> {
-  return (input === undefined ? v.object({}) : isSchema(input) ? input : v.object(input)) as v.GenericSchema<unknown, Record<string, unknown>>
+  return (input === undefined ? v.object({}) : isSchema(input) ? input : v.object(input)) as v.GenericSchema<
+    unknown,
+    Record<string, unknown>
+  >
 }
 
 function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> {
-  const { $schema: _ignored, ...json } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }) as Record<string, unknown>
+  const { $schema: _ignored, ...json } = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    typeMode: 'input',
+    errorMode: 'ignore',
+  }) as Record<string, unknown>
   return json
 }
 

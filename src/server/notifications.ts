@@ -19,7 +19,12 @@ import { META } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
-import { SubscriptionFilter, type JSONRPCNotification, type RequestId, type ServerCapabilities } from '../protocol/schemas.ts'
+import {
+  SubscriptionFilter,
+  type JSONRPCNotification,
+  type RequestId,
+  type ServerCapabilities,
+} from '../protocol/schemas.ts'
 
 /**
  * One server event, plain JSON so that any bus can carry it: a list changed, or a resource was updated
@@ -91,17 +96,26 @@ const ListenParams = v.looseObject({ notifications: SubscriptionFilter })
  */
 export function parseListenFilter(params: Record<string, unknown>): SubscriptionFilter {
   if (!isPlainObject(params.notifications)) {
-    throw new McpError(ErrorCode.InvalidParams, "Invalid params: field 'notifications' must be an object (a SubscriptionFilter)")
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      "Invalid params: field 'notifications' must be an object (a SubscriptionFilter)",
+    )
   }
   const parsed = v.safeParse(ListenParams, params)
   if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
   const uris = parsed.output.notifications.resourceSubscriptions ?? []
   if (uris.length > MAX_RESOURCE_SUBSCRIPTIONS) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: field 'notifications.resourceSubscriptions' has ${uris.length} URIs; at most ${MAX_RESOURCE_SUBSCRIPTIONS} per stream`)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params: field 'notifications.resourceSubscriptions' has ${uris.length} URIs; at most ${MAX_RESOURCE_SUBSCRIPTIONS} per stream`,
+    )
   }
   const long = uris.findIndex((uri) => uri.length > MAX_SUBSCRIBED_URI_LENGTH)
   if (long !== -1) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: field 'notifications.resourceSubscriptions.${long}' is longer than ${MAX_SUBSCRIBED_URI_LENGTH} characters`)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params: field 'notifications.resourceSubscriptions.${long}' is longer than ${MAX_SUBSCRIBED_URI_LENGTH} characters`,
+    )
   }
   return parsed.output.notifications
 }
@@ -120,7 +134,8 @@ export function honouredFilter(requested: SubscriptionFilter, capabilities: Serv
   const out: SubscriptionFilter = {}
   if (requested.toolsListChanged === true && capabilities.tools?.listChanged === true) out.toolsListChanged = true
   if (requested.promptsListChanged === true && capabilities.prompts?.listChanged === true) out.promptsListChanged = true
-  if (requested.resourcesListChanged === true && capabilities.resources?.listChanged === true) out.resourcesListChanged = true
+  if (requested.resourcesListChanged === true && capabilities.resources?.listChanged === true)
+    out.resourcesListChanged = true
   if (requested.resourceSubscriptions !== undefined && capabilities.resources?.subscribe === true) {
     out.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)]
   }
@@ -137,13 +152,20 @@ const LIST_CHANGED: Readonly<Record<Exclude<ServerEvent['kind'], 'resourceUpdate
  * A matcher for one listen stream: the notification an event becomes on it (tagged with
  * `_meta["io.modelcontextprotocol/subscriptionId"]`), or undefined when the filter did not ask for it.
  */
-export function notificationMatcher(filter: SubscriptionFilter, subscriptionId: RequestId): (event: ServerEvent) => JSONRPCNotification | undefined {
+export function notificationMatcher(
+  filter: SubscriptionFilter,
+  subscriptionId: RequestId,
+): (event: ServerEvent) => JSONRPCNotification | undefined {
   const uris = new Set(filter.resourceSubscriptions ?? [])
   const meta = { [META.subscriptionId]: subscriptionId }
   return (event) => {
     if (event.kind === 'resourceUpdated') {
-      return uris.has(event.uri) ? { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: meta, uri: event.uri } } : undefined
+      return uris.has(event.uri)
+        ? { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: meta, uri: event.uri } }
+        : undefined
     }
-    return filter[event.kind] === true ? { jsonrpc: '2.0', method: LIST_CHANGED[event.kind], params: { _meta: meta } } : undefined
+    return filter[event.kind] === true
+      ? { jsonrpc: '2.0', method: LIST_CHANGED[event.kind], params: { _meta: meta } }
+      : undefined
   }
 }

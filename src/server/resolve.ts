@@ -9,7 +9,12 @@
  */
 import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
-import { REQUIRED_CAPABILITY_DATA, capabilitiesNeededBy, hasCapability, type RequiredCapability } from '../protocol/envelope.ts'
+import {
+  REQUIRED_CAPABILITY_DATA,
+  capabilitiesNeededBy,
+  hasCapability,
+  type RequiredCapability,
+} from '../protocol/envelope.ts'
 import { missingCapabilityError, ServerError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import {
@@ -123,7 +128,9 @@ export function outcome<R extends AnyResolver>(r: R): OutcomeNeed<R> {
 }
 
 function kindOf(need: unknown): 'arg' | 'context' | 'outcome' | 'resolver' | undefined {
-  return typeof need === 'object' && need !== null ? ((need as Record<symbol, unknown>)[KIND] as 'arg' | undefined) : undefined
+  return typeof need === 'object' && need !== null
+    ? ((need as Record<symbol, unknown>)[KIND] as 'arg' | undefined)
+    : undefined
 }
 function isResolver(x: unknown): x is AnyResolver {
   return kindOf(x) === 'resolver'
@@ -174,15 +181,24 @@ const formCache = new WeakMap<object, FormSchema>()
 export function formSchema<S extends v.ObjectEntries | v.GenericSchema>(
   schema: S,
 ): FormSchema<S extends v.GenericSchema ? S : v.ObjectSchema<Extract<S, v.ObjectEntries>, undefined>> {
-  const valibot = (typeof schema === 'object' && (schema as { kind?: unknown }).kind === 'schema' ? schema : v.object(schema as v.ObjectEntries)) as v.GenericSchema
+  const valibot = (
+    typeof schema === 'object' && (schema as { kind?: unknown }).kind === 'schema'
+      ? schema
+      : v.object(schema as v.ObjectEntries)
+  ) as v.GenericSchema
   const cached = formCache.get(valibot)
   if (cached) return cached as never
   let converted: Record<string, unknown>
   try {
     // 'throw': a check the client cannot see (v.check, v.transform, …) could never be satisfied by a form
-    converted = toJsonSchema(valibot, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'throw' }) as Record<string, unknown>
+    converted = toJsonSchema(valibot, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'throw' }) as Record<
+      string,
+      unknown
+    >
   } catch (error) {
-    throw new InvalidSignatureError(`An elicitation form schema can hold only what JSON Schema forms express: ${error instanceof Error ? error.message : String(error)}`)
+    throw new InvalidSignatureError(
+      `An elicitation form schema can hold only what JSON Schema forms express: ${error instanceof Error ? error.message : String(error)}`,
+    )
   }
   const { $schema: _drop, ...json } = converted
   if (json.type !== 'object' || typeof json.properties !== 'object' || json.properties === null) {
@@ -195,7 +211,11 @@ export function formSchema<S extends v.ObjectEntries | v.GenericSchema>(
     if (problem) throw new InvalidSignatureError(`Elicitation form field '${field}' ${problem}`)
     properties[field] = normalized
   }
-  const parsed = v.safeParse(RequestedSchema, { type: 'object', properties, ...(Array.isArray(json.required) && json.required.length ? { required: json.required } : {}) })
+  const parsed = v.safeParse(RequestedSchema, {
+    type: 'object',
+    properties,
+    ...(Array.isArray(json.required) && json.required.length ? { required: json.required } : {}),
+  })
   if (!parsed.success) throw new InvalidSignatureError(`Elicitation form schema: ${describeIssue(parsed.issues[0])}`)
   const requestedSchema = parsed.output
   const form: FormSchema = { valibot, requestedSchema }
@@ -204,7 +224,23 @@ export function formSchema<S extends v.ObjectEntries | v.GenericSchema>(
 }
 
 /** Keywords a form field may carry (spec: client/elicitation.mdx `PrimitiveSchemaDefinition`). */
-const FIELD_KEYWORDS = new Set(['type', 'title', 'description', 'default', 'minLength', 'maxLength', 'format', 'minimum', 'maximum', 'enum', 'enumNames', 'oneOf', 'items', 'minItems', 'maxItems'])
+const FIELD_KEYWORDS = new Set([
+  'type',
+  'title',
+  'description',
+  'default',
+  'minLength',
+  'maxLength',
+  'format',
+  'minimum',
+  'maximum',
+  'enum',
+  'enumNames',
+  'oneOf',
+  'items',
+  'minItems',
+  'maxItems',
+])
 
 /** A multi-select of untitled literals (`v.array(v.union([v.literal('x'), …]))`) becomes the spec's enum form. */
 function normalizeField(prop: Record<string, unknown>): Record<string, unknown> {
@@ -228,11 +264,13 @@ function formFieldProblem(prop: Record<string, unknown>): string | undefined {
 
 function fieldTypeProblem(prop: Record<string, unknown>): string | undefined {
   const type = prop.type
-  if (Array.isArray(prop.enum)) return prop.enum.every((e) => typeof e === 'string') ? undefined : 'has a non-string enum value'
+  if (Array.isArray(prop.enum))
+    return prop.enum.every((e) => typeof e === 'string') ? undefined : 'has a non-string enum value'
   if (Array.isArray(prop.oneOf)) return undefined
   switch (type) {
     case 'string':
-      if (prop.format !== undefined && !FORMATS.has(String(prop.format))) return `has format '${String(prop.format)}' (allowed: email, uri, date, date-time)`
+      if (prop.format !== undefined && !FORMATS.has(String(prop.format)))
+        return `has format '${String(prop.format)}' (allowed: email, uri, date, date-time)`
       return undefined
     case 'number':
     case 'integer':
@@ -261,7 +299,8 @@ export const elicit: {
   url(message: string, url: string): UrlQuestion
 } = Object.assign(
   <S extends v.GenericSchema>(message: string, form: FormSchema<S>): ElicitQuestion<S> => {
-    if (!isFormSchema(form)) throw new InvalidSignatureError('elicit() takes a form made with formSchema(), checked once at start-up')
+    if (!isFormSchema(form))
+      throw new InvalidSignatureError('elicit() takes a form made with formSchema(), checked once at start-up')
     return { [QUESTION]: 'elicit', message, form }
   },
   {
@@ -272,7 +311,8 @@ export const elicit: {
       } catch {
         throw new InvalidSignatureError(`elicit.url() needs an absolute URL, got '${url}'`)
       }
-      if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new InvalidSignatureError(`elicit.url() needs an http(s) URL, got '${url}'`)
+      if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+        throw new InvalidSignatureError(`elicit.url() needs an http(s) URL, got '${url}'`)
       return { [QUESTION]: 'url', message, url }
     },
   },
@@ -287,9 +327,14 @@ function isFormSchema(x: unknown): x is FormSchema {
  * `CreateMessageResult`. A string is one user message.
  * @example sample(`Suggest one ${genre} book title. Answer with the title only.`, { maxTokens: 50 })
  */
-export function sample(request: string | CreateMessageRequestParams, options: Partial<CreateMessageRequestParams> = {}): SampleQuestion {
+export function sample(
+  request: string | CreateMessageRequestParams,
+  options: Partial<CreateMessageRequestParams> = {},
+): SampleQuestion {
   const params: CreateMessageRequestParams =
-    typeof request === 'string' ? { maxTokens: 256, ...options, messages: [{ role: 'user', content: { type: 'text', text: request } }] } : { ...request, ...options }
+    typeof request === 'string'
+      ? { maxTokens: 256, ...options, messages: [{ role: 'user', content: { type: 'text', text: request } }] }
+      : { ...request, ...options }
   return { [QUESTION]: 'sample', params }
 }
 
@@ -307,48 +352,53 @@ function questionOf(x: unknown): Question | undefined {
 type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never
 
 /** The value a question resolves to. */
-export type Answered<R> = R extends ElicitQuestion<infer S>
-  ? v.InferOutput<S>
-  : R extends UrlQuestion
-    ? true
-    : R extends SampleQuestion
-      ? CreateMessageResult
-      : R extends RootsQuestion
-        ? ListRootsResult
-        : R
+export type Answered<R> =
+  R extends ElicitQuestion<infer S>
+    ? v.InferOutput<S>
+    : R extends UrlQuestion
+      ? true
+      : R extends SampleQuestion
+        ? CreateMessageResult
+        : R extends RootsQuestion
+          ? ListRootsResult
+          : R
 
 /** The full outcome of a resolver. */
 export type Outcome<T> = { action: 'accept'; value: T } | { action: 'decline' } | { action: 'cancel' }
 
 /** The value a need injects. */
-export type NeedValue<N> = N extends ArgNeed<infer T, any>
-  ? T
-  : N extends ContextNeed
-    ? RequestContext
-    : N extends OutcomeNeed<infer R>
-      ? Outcome<ResolvedOf<R>>
-      : N extends Resolver<infer O, any>
-        ? O
-        : never
+export type NeedValue<N> =
+  N extends ArgNeed<infer T, any>
+    ? T
+    : N extends ContextNeed
+      ? RequestContext
+      : N extends OutcomeNeed<infer R>
+        ? Outcome<ResolvedOf<R>>
+        : N extends Resolver<infer O, any>
+          ? O
+          : never
 /** The values of a needs map. */
 export type NeedValues<N> = { [K in keyof N]: NeedValue<N[K]> }
 /** The value a resolver injects. */
 export type ResolvedOf<R> = R extends Resolver<infer O, any> ? O : never
 
 /** The handler arguments a single need requires (by name and type). */
-export type ArgsOfNeed<K, N> = N extends ArgNeed<infer T, infer Name>
-  ? undefined extends T
-    ? { [P in [Name] extends [never] ? K & string : Name]?: T }
-    : { [P in [Name] extends [never] ? K & string : Name]: T }
-  : N extends OutcomeNeed<infer R>
-    ? ArgsOfResolver<R>
-    : N extends Resolver<any, infer A>
-      ? A
-      : unknown
+export type ArgsOfNeed<K, N> =
+  N extends ArgNeed<infer T, infer Name>
+    ? undefined extends T
+      ? { [P in [Name] extends [never] ? K & string : Name]?: T }
+      : { [P in [Name] extends [never] ? K & string : Name]: T }
+    : N extends OutcomeNeed<infer R>
+      ? ArgsOfResolver<R>
+      : N extends Resolver<any, infer A>
+        ? A
+        : unknown
 /** The handler arguments a resolver (and everything it depends on) requires. */
 export type ArgsOfResolver<R> = R extends Resolver<any, infer A> ? A : unknown
 /** The handler arguments a needs map requires. */
-export type ArgsOfNeeds<N> = [keyof N] extends [never] ? unknown : UnionToIntersection<{ [K in keyof N]: ArgsOfNeed<K, N[K]> }[keyof N]>
+export type ArgsOfNeeds<N> = [keyof N] extends [never]
+  ? unknown
+  : UnionToIntersection<{ [K in keyof N]: ArgsOfNeed<K, N[K]> }[keyof N]>
 
 /** What a handler's `use` may hold: resolvers and outcomes of resolvers, by parameter name. */
 export type Uses = Record<string, AnyResolver | OutcomeNeed>
@@ -382,14 +432,21 @@ export function resolver<const N extends Record<string, Need>, R>(
   fn: (values: NeedValues<N>) => R | Promise<R>,
   options: { name?: string } = {},
 ): Resolver<Answered<Awaited<R>>, ArgsOfNeeds<N>> {
-  if (typeof needs !== 'object' || needs === null) throw new InvalidSignatureError('resolver() takes a needs object and a function')
+  if (typeof needs !== 'object' || needs === null)
+    throw new InvalidSignatureError('resolver() takes a needs object and a function')
   if (typeof fn !== 'function') throw new InvalidSignatureError('resolver() takes a function as its second argument')
   const name = options.name ?? fn.name
   if (!name) {
-    throw new InvalidSignatureError('resolver() needs a named function (function checkStock() {…}) or { name }: the name keys its question on the wire')
+    throw new InvalidSignatureError(
+      'resolver() needs a named function (function checkStock() {…}) or { name }: the name keys its question on the wire',
+    )
   }
-  if (!/^[A-Za-z0-9_.:-]+$/.test(name)) throw new InvalidSignatureError(`Resolver name '${name}' must match [A-Za-z0-9_.:-]+`)
-  return { [KIND]: 'resolver', name, needs, fn: fn as (values: Record<string, unknown>) => unknown } as Resolver<Answered<Awaited<R>>, ArgsOfNeeds<N>>
+  if (!/^[A-Za-z0-9_.:-]+$/.test(name))
+    throw new InvalidSignatureError(`Resolver name '${name}' must match [A-Za-z0-9_.:-]+`)
+  return { [KIND]: 'resolver', name, needs, fn: fn as (values: Record<string, unknown>) => unknown } as Resolver<
+    Answered<Awaited<R>>,
+    ArgsOfNeeds<N>
+  >
 }
 
 // ------------------------------------------------------------------------------------------ plan
@@ -427,7 +484,9 @@ export function planResolvers(owner: string, argNames: ReadonlySet<string> | und
         case 'arg': {
           const argName = (need as ArgNeed).name ?? param
           if (argNames && !argNames.has(argName)) {
-            throw new InvalidSignatureError(`${owner}: resolver '${r.name}' parameter '${param}' needs argument '${argName}', which ${owner} does not declare`)
+            throw new InvalidSignatureError(
+              `${owner}: resolver '${r.name}' parameter '${param}' needs argument '${argName}', which ${owner} does not declare`,
+            )
           }
           break
         }
@@ -452,7 +511,8 @@ export function planResolvers(owner: string, argNames: ReadonlySet<string> | und
     keys.set(r, key)
   }
   for (const [param, need] of Object.entries(use)) {
-    if (argNames?.has(param)) throw new InvalidSignatureError(`${owner}: '${param}' is both an argument and a resolved parameter`)
+    if (argNames?.has(param))
+      throw new InvalidSignatureError(`${owner}: '${param}' is both an argument and a resolved parameter`)
     const kind = kindOf(need)
     if (kind === 'resolver') visit(need as AnyResolver, [])
     else if (kind === 'outcome') visit((need as OutcomeNeed).resolver, [])
@@ -482,12 +542,11 @@ interface ResolverState {
 export const MAX_REASKS = 2
 
 type Result =
-  | { kind: 'value'; value: unknown }
-  | { kind: 'refused'; action: 'decline' | 'cancel' }
-  | { kind: 'pending' }
+  { kind: 'value'; value: unknown } | { kind: 'refused'; action: 'decline' | 'cancel' } | { kind: 'pending' }
 
 /** What one round of resolution produced. */
-export type Resolution = { status: 'ready'; values: Record<string, unknown> } | { status: 'input_required'; result: InputRequiredResult }
+export type Resolution =
+  { status: 'ready'; values: Record<string, unknown> } | { status: 'input_required'; result: InputRequiredResult }
 
 /** Inputs of one round. */
 export interface RoundInput {
@@ -526,7 +585,9 @@ export async function resolveRound(input: RoundInput): Promise<Resolution> {
   }
 
   /** Resolve a needs map concurrently; `blocked` when any dependency is still waiting for an answer. */
-  const gather = async (needs: ReadonlyArray<readonly [string, Need]>): Promise<{ blocked: boolean; values: Record<string, unknown> }> => {
+  const gather = async (
+    needs: ReadonlyArray<readonly [string, Need]>,
+  ): Promise<{ blocked: boolean; values: Record<string, unknown> }> => {
     const settled = await Promise.all(
       needs.map(async ([param, need]): Promise<{ param: string; blocked: boolean; value?: unknown }> => {
         switch (kindOf(need)) {
@@ -538,8 +599,16 @@ export async function resolveRound(input: RoundInput): Promise<Resolution> {
             const wantsOutcome = kindOf(need) === 'outcome'
             const r = await run(wantsOutcome ? (need as OutcomeNeed).resolver : (need as AnyResolver))
             if (r.kind === 'pending') return { param, blocked: true }
-            if (wantsOutcome) return { param, blocked: false, value: r.kind === 'value' ? { action: 'accept', value: r.value } : { action: r.action } }
-            if (r.kind === 'refused') throw new ResolutionError(`Resolver for parameter '${param}' could not resolve: elicitation was ${r.action}`)
+            if (wantsOutcome)
+              return {
+                param,
+                blocked: false,
+                value: r.kind === 'value' ? { action: 'accept', value: r.value } : { action: r.action },
+              }
+            if (r.kind === 'refused')
+              throw new ResolutionError(
+                `Resolver for parameter '${param}' could not resolve: elicitation was ${r.action}`,
+              )
             return { param, blocked: false, value: r.value }
           }
         }
@@ -586,17 +655,26 @@ export async function resolveRound(input: RoundInput): Promise<Resolution> {
           return taken.result
         }
         const reasked = (state.reasked?.[key] ?? 0) + 1
-        if (reasked > MAX_REASKS) throw new ResolutionError(`Resolver '${key}' received an accepted elicitation whose content does not match the requested schema`)
+        if (reasked > MAX_REASKS)
+          throw new ResolutionError(
+            `Resolver '${key}' received an accepted elicitation whose content does not match the requested schema`,
+          )
         ;(next.reasked ??= {})[key] = reasked
       } else {
-        const why = state.asked[key] === undefined ? 'it was never asked in a round this request carries the requestState of' : 'the question changed since it was asked'
+        const why =
+          state.asked[key] === undefined
+            ? 'it was never asked in a round this request carries the requestState of'
+            : 'the question changed since it was asked'
         input.note?.(`Discarding the answer for resolver '${key}': ${why}`)
       }
     }
     // 3. ask (if this client can be asked)
     for (const n of capabilitiesNeededBy(request)) {
       if (!hasCapability(ctx.clientCapabilities, n)) {
-        throw missingCapabilityError(REQUIRED_CAPABILITY_DATA[n], `Client did not declare the ${CAP_LABEL[n]} capability required by resolver '${key}'`)
+        throw missingCapabilityError(
+          REQUIRED_CAPABILITY_DATA[n],
+          `Client did not declare the ${CAP_LABEL[n]} capability required by resolver '${key}'`,
+        )
       }
     }
     pending.set(key, request)
@@ -608,7 +686,10 @@ export async function resolveRound(input: RoundInput): Promise<Resolution> {
   if (pending.size > 0 || blocked) {
     const inputRequests: Record<string, InputRequest> = {}
     for (const key of plan.keys.values()) if (pending.has(key)) inputRequests[key] = pending.get(key)! // plan order: deterministic
-    return { status: 'input_required', result: { resultType: 'input_required', inputRequests, requestState: JSON.stringify(next) } }
+    return {
+      status: 'input_required',
+      result: { resultType: 'input_required', inputRequests, requestState: JSON.stringify(next) },
+    }
   }
   return { status: 'ready', values }
 }
@@ -616,7 +697,10 @@ export async function resolveRound(input: RoundInput): Promise<Resolution> {
 function render(question: Question): InputRequest {
   switch (question[QUESTION]) {
     case 'elicit':
-      return { method: 'elicitation/create', params: { mode: 'form', message: question.message, requestedSchema: question.form.requestedSchema } }
+      return {
+        method: 'elicitation/create',
+        params: { mode: 'form', message: question.message, requestedSchema: question.form.requestedSchema },
+      }
     case 'url':
       return { method: 'elicitation/create', params: { mode: 'url', message: question.message, url: question.url } }
     case 'sample':
@@ -629,7 +713,9 @@ function render(question: Question): InputRequest {
 /** Rebuild a recorded outcome against the live question; undefined means "ask again". */
 function restore(question: Question, recorded: Recorded): Result | undefined {
   if (recorded.action !== 'accept') {
-    return question[QUESTION] === 'elicit' || question[QUESTION] === 'url' ? { kind: 'refused', action: recorded.action } : undefined
+    return question[QUESTION] === 'elicit' || question[QUESTION] === 'url'
+      ? { kind: 'refused', action: recorded.action }
+      : undefined
   }
   return accepted(question, recorded.data)?.result
 }
@@ -651,27 +737,38 @@ function accepted(question: Question, data: unknown): { result: Result; data: un
     }
     case 'roots': {
       if (!v.is(ListRootsResult, data)) return undefined
-      const trimmed = { roots: data.roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name })) }
+      const trimmed = {
+        roots: data.roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name })),
+      }
       return { result: { kind: 'value', value: trimmed }, data: trimmed }
     }
   }
 }
 
 /** Take a fresh answer: a result and what to record, or undefined to ask again (content that does not fit). */
-function take(key: string, question: Question, answer: unknown): { result: Result; recorded: Omit<Recorded, 'q'> } | undefined {
+function take(
+  key: string,
+  question: Question,
+  answer: unknown,
+): { result: Result; recorded: Omit<Recorded, 'q'> } | undefined {
   const kind = question[QUESTION]
   if (kind === 'elicit' || kind === 'url') {
     const parsed = v.safeParse(ElicitResult, answer)
-    if (!parsed.success || !('action' in (answer as object))) throw new ResolutionError(`Resolver '${key}' received a non-elicitation response`)
+    if (!parsed.success || !('action' in (answer as object)))
+      throw new ResolutionError(`Resolver '${key}' received a non-elicitation response`)
     const action = parsed.output.action
     if (action !== 'accept') return { result: { kind: 'refused', action }, recorded: { action } }
     const ok = accepted(question, kind === 'url' ? undefined : parsed.output.content)
     if (!ok) return undefined // content missing or not matching the form: ask again
     return { result: ok.result, recorded: ok.data === undefined ? { action } : { action, data: ok.data } }
   }
-  if (typeof answer === 'object' && answer !== null && 'action' in answer) throw new ResolutionError(`Resolver '${key}' received a response of the wrong kind`)
+  if (typeof answer === 'object' && answer !== null && 'action' in answer)
+    throw new ResolutionError(`Resolver '${key}' received a response of the wrong kind`)
   const ok = accepted(question, answer)
-  if (!ok) throw new ResolutionError(`Resolver '${key}' received a response of the wrong kind: ${describeShape(question, answer)}`)
+  if (!ok)
+    throw new ResolutionError(
+      `Resolver '${key}' received a response of the wrong kind: ${describeShape(question, answer)}`,
+    )
   return { result: ok.result, recorded: { action: 'accept', data: ok.data } }
 }
 
@@ -686,10 +783,22 @@ function readState(plaintext: string | undefined): ResolverState {
   if (!plaintext) return empty
   try {
     const parsed = JSON.parse(plaintext) as Partial<ResolverState>
-    if (parsed?.v !== 1 || typeof parsed.outcomes !== 'object' || typeof parsed.asked !== 'object' || !parsed.outcomes || !parsed.asked) return empty
+    if (
+      parsed?.v !== 1 ||
+      typeof parsed.outcomes !== 'object' ||
+      typeof parsed.asked !== 'object' ||
+      !parsed.outcomes ||
+      !parsed.asked
+    )
+      return empty
     const outcomes: Record<string, Recorded> = {}
     for (const [k, rec] of Object.entries(parsed.outcomes)) {
-      if (rec && typeof rec.q === 'string' && (rec.action === 'accept' || rec.action === 'decline' || rec.action === 'cancel')) outcomes[k] = rec
+      if (
+        rec &&
+        typeof rec.q === 'string' &&
+        (rec.action === 'accept' || rec.action === 'decline' || rec.action === 'cancel')
+      )
+        outcomes[k] = rec
     }
     const asked: Record<string, string> = {}
     for (const [k, q] of Object.entries(parsed.asked)) if (typeof q === 'string') asked[k] = q
@@ -709,4 +818,3 @@ const CAP_LABEL: Record<RequiredCapability, string> = {
   'sampling.context': 'sampling.context',
   roots: 'roots',
 }
-

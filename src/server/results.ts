@@ -17,7 +17,10 @@ import type {
  * @param requestState - plaintext state for your next round; `McpServer` seals it on the wire.
  * @example return inputRequired({ region: elicitForm('Which region?', schema) }, 'provision-v1')
  */
-export function inputRequired(inputRequests?: Record<string, InputRequest>, requestState?: string): InputRequiredResult {
+export function inputRequired(
+  inputRequests?: Record<string, InputRequest>,
+  requestState?: string,
+): InputRequiredResult {
   const result: InputRequiredResult = { resultType: 'input_required' }
   if (inputRequests !== undefined) result.inputRequests = inputRequests
   if (requestState !== undefined) result.requestState = requestState
@@ -35,7 +38,9 @@ export function elicitUrl(message: string, url: string): ElicitRequest {
 }
 
 /** The `content` of an accepted elicitation answer, or undefined for a decline, cancel, or anything else. */
-export function acceptedContent(response: InputResponse | undefined): Record<string, string | number | boolean | string[]> | undefined {
+export function acceptedContent(
+  response: InputResponse | undefined,
+): Record<string, string | number | boolean | string[]> | undefined {
   if (response && 'action' in response && response.action === 'accept' && response.content) {
     return response.content as Record<string, string | number | boolean | string[]>
   }
@@ -54,5 +59,9 @@ export function toolError(text: string): CallToolResult {
 
 /** True when a result object is an `InputRequiredResult`. */
 export function isInputRequired(result: unknown): result is InputRequiredResult {
-  return typeof result === 'object' && result !== null && (result as { resultType?: unknown }).resultType === 'input_required'
+  return (
+    typeof result === 'object' &&
+    result !== null &&
+    (result as { resultType?: unknown }).resultType === 'input_required'
+  )
 }

@@ -5,16 +5,37 @@
  */
 import { INPUT_REQUIRED_METHODS, META, SUPPORTED_PROTOCOL_VERSIONS, targetParamOf } from '../protocol/constants.ts'
 import * as v from 'valibot'
-import { capabilitiesNeededBy, checkProtocolVersion, hasEnvelope, readEnvelope, requireCapabilities } from '../protocol/envelope.ts'
+import {
+  capabilitiesNeededBy,
+  checkProtocolVersion,
+  hasEnvelope,
+  readEnvelope,
+  requireCapabilities,
+} from '../protocol/envelope.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
-import { InputRequiredResult, type Implementation, type JSONRPCNotification, type JSONRPCRequest, type LoggingLevel, type JSONRPCResponse, type ServerCapabilities } from '../protocol/schemas.ts'
+import {
+  InputRequiredResult,
+  type Implementation,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type LoggingLevel,
+  type JSONRPCResponse,
+  type ServerCapabilities,
+} from '../protocol/schemas.ts'
 import { canonicalArguments, digest16 } from '../encoding/canonical.ts'
 import { InvalidRequestStateError } from '../request-state/errors.ts'
 import type { RequestBinding, RequestStateSecurity } from '../request-state/security.ts'
 import { consoleLogger, type Logger, type RequestContext, type RequestInfo } from './context.ts'
-import { honouredFilter, InMemoryNotificationBus, notificationMatcher, parseListenFilter, type NotificationBus, type ServerEvent } from './notifications.ts'
+import {
+  honouredFilter,
+  InMemoryNotificationBus,
+  notificationMatcher,
+  parseListenFilter,
+  type NotificationBus,
+  type ServerEvent,
+} from './notifications.ts'
 import { isInputRequired } from './results.ts'
 import { CACHEABLE_METHODS, checkCacheOptions, withCacheHints, type CacheOptions } from './cache.ts'
 
@@ -70,7 +91,16 @@ export interface Handled {
 }
 
 /** RFC 5424 severities, least to most severe (spec: `LoggingLevel`). */
-const LOG_SEVERITY: Readonly<Record<LoggingLevel, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 }
+const LOG_SEVERITY: Readonly<Record<LoggingLevel, number>> = {
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7,
+}
 
 /** Capabilities implied by a registered handler; list changes and resource updates come through `subscriptions/listen`. */
 const METHOD_CAPABILITY: Record<string, [keyof ServerCapabilities, Record<string, unknown>]> = {
@@ -299,7 +329,12 @@ export class Server {
       let reason = ''
       try {
         if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
-        binding = { method: request.method, target, argsDigest: argsDigest!, principal: this.#principal(security.policy, info, request.method) }
+        binding = {
+          method: request.method,
+          target,
+          argsDigest: argsDigest!,
+          principal: this.#principal(security.policy, info, request.method),
+        }
         const plaintext = await security.policy.open(params.requestState, binding, security.audience)
         params = withProp(params, 'requestState', plaintext)
       } catch (error) {
@@ -312,17 +347,26 @@ export class Server {
     }
 
     const result = await handler(params, ctx)
-    if (typeof result !== 'object' || result === null) throw new Error(`handler for ${request.method} returned a non-object result`)
+    if (typeof result !== 'object' || result === null)
+      throw new Error(`handler for ${request.method} returned a non-object result`)
 
     let out: ResultObject = result
     if (isInputRequired(result)) {
-      if (!carrier) throw new Error(`handler for ${request.method} returned an InputRequiredResult; only tools/call, prompts/get and resources/read may`)
+      if (!carrier)
+        throw new Error(
+          `handler for ${request.method} returned an InputRequiredResult; only tools/call, prompts/get and resources/read may`,
+        )
       const parsed = v.safeParse(InputRequiredResult, result)
-      if (!parsed.success) throw new Error(`handler for ${request.method} returned an invalid InputRequiredResult: ${describeIssue(parsed.issues[0])}`)
+      if (!parsed.success)
+        throw new Error(
+          `handler for ${request.method} returned an invalid InputRequiredResult: ${describeIssue(parsed.issues[0])}`,
+        )
       const requests = parsed.output.inputRequests
       const hasRequests = requests !== undefined && Object.keys(requests).length > 0
       if (!hasRequests && parsed.output.requestState === undefined) {
-        throw new Error(`handler for ${request.method} returned an InputRequiredResult with neither inputRequests nor requestState`)
+        throw new Error(
+          `handler for ${request.method} returned an InputRequiredResult with neither inputRequests nor requestState`,
+        )
       }
       if ((requests && !hasRequests) || out.ttlMs !== undefined || out.cacheScope !== undefined) {
         // an InputRequiredResult is never cacheable and carries no hints (spec: caching.mdx)
@@ -337,13 +381,22 @@ export class Server {
         if (binding === undefined) {
           let principal: string | undefined
           try {
-            if (typeof target !== 'string') throw new Error(`the request's ${targetParamOf(request.method)} is not a string`)
+            if (typeof target !== 'string')
+              throw new Error(`the request's ${targetParamOf(request.method)} is not a string`)
             principal = this.#principal(security.policy, info, request.method)
           } catch (error) {
-            this.logger.error(`refusing to seal requestState on ${request.method}`, error instanceof Error ? error.message : undefined)
+            this.logger.error(
+              `refusing to seal requestState on ${request.method}`,
+              error instanceof Error ? error.message : undefined,
+            )
             throw new McpError(ErrorCode.InternalError, 'Internal error')
           }
-          binding = { method: request.method, target: target as string, argsDigest: argsDigest ?? digest16(canonicalArgs!), principal }
+          binding = {
+            method: request.method,
+            target: target as string,
+            argsDigest: argsDigest ?? digest16(canonicalArgs!),
+            principal,
+          }
         }
         if (askerKey !== undefined && !this.#askers.has(askerKey)) {
           if (this.#askers.size >= ASKERS_MAX) this.#askers.clear()
@@ -352,11 +405,16 @@ export class Server {
         try {
           const token = await security.policy.seal(out.requestState as string, binding, security.audience)
           if (token.length > security.policy.maxTokenLength) {
-            throw new Error(`the sealed requestState is ${token.length} characters, over maxTokenLength (${security.policy.maxTokenLength}); keep handler state small`)
+            throw new Error(
+              `the sealed requestState is ${token.length} characters, over maxTokenLength (${security.policy.maxTokenLength}); keep handler state small`,
+            )
           }
           out = withProp(out, 'requestState', token)
         } catch (error) {
-          this.logger.error(`refusing to seal requestState on ${request.method}`, error instanceof Error ? error.message : undefined)
+          this.logger.error(
+            `refusing to seal requestState on ${request.method}`,
+            error instanceof Error ? error.message : undefined,
+          )
           throw new McpError(ErrorCode.InternalError, 'Internal error')
         }
       }
@@ -400,7 +458,8 @@ export class Server {
   #capabilities(): ServerCapabilities {
     const capabilities: ServerCapabilities = { ...this.options.capabilities }
     for (const [method, [cap, value]] of Object.entries(METHOD_CAPABILITY)) {
-      if (this.#handlers.has(method) && capabilities[cap] === undefined) (capabilities as Record<string, unknown>)[cap] = { ...value }
+      if (this.#handlers.has(method) && capabilities[cap] === undefined)
+        (capabilities as Record<string, unknown>)[cap] = { ...value }
     }
     return capabilities
   }
@@ -430,7 +489,12 @@ export class Server {
     }
     const notify = ctx.notify
     if (!notify) {
-      throw new McpError(ErrorCode.InvalidRequest, 'Not Acceptable: subscriptions/listen answers with an SSE stream; Accept must include text/event-stream', undefined, 406)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        'Not Acceptable: subscriptions/listen answers with an SSE stream; Accept must include text/event-stream',
+        undefined,
+        406,
+      )
     }
     const match = notificationMatcher(filter, ctx.requestId)
     let early: JSONRPCNotification[] | undefined = [] // events between subscribing and the acknowledgement
@@ -442,7 +506,11 @@ export class Server {
     })
     try {
       if (!ctx.signal.aborted) {
-        notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [META.subscriptionId]: ctx.requestId }, notifications: filter } })
+        notify({
+          jsonrpc: '2.0',
+          method: 'notifications/subscriptions/acknowledged',
+          params: { _meta: { [META.subscriptionId]: ctx.requestId }, notifications: filter },
+        })
         for (const n of early) notify(n)
         early = undefined
         let end!: () => void

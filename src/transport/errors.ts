@@ -23,7 +23,6 @@ export class HttpError extends ClientError {
   }
 }
 
-
 /** The server answered something that is not a valid MCP message or result (bad JSON, wrong id, bad shape). */
 export class InvalidResultError extends ClientError {
   constructor(message: string, options?: ErrorOptions) {
@@ -40,9 +39,14 @@ export class NetworkError extends ClientError {
   /** The endpoint that could not be reached. */
   readonly url: string
   constructor(url: string, cause: unknown) {
-    super('NetworkError', 'ERR_NETWORK', `Could not reach ${url}: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    })
+    super(
+      'NetworkError',
+      'ERR_NETWORK',
+      `Could not reach ${url}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        cause,
+      },
+    )
     this.url = url
   }
 }

@@ -42,7 +42,6 @@ export interface StreamableHttpClientTransportOptions {
   auth?: OAuthClientProvider
 }
 
-
 /**
  * POSTs each message with the standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) and
  * reads a JSON or SSE answer.
@@ -76,7 +75,12 @@ export class StreamableHttpClientTransport implements ClientTransport {
     let stepUps = 0
     while (auth && (response.status === 401 || response.status === 403)) {
       const challenge = response.headers.get('www-authenticate') ?? undefined
-      if (response.status === 401 ? reauthorized : bearerParams(challenge).error !== 'insufficient_scope' || stepUps >= auth.maxStepUps) break
+      if (
+        response.status === 401
+          ? reauthorized
+          : bearerParams(challenge).error !== 'insufficient_scope' || stepUps >= auth.maxStepUps
+      )
+        break
       if (response.status === 401) reauthorized = true
       else stepUps++
       await response.body?.cancel().catch(() => {})
@@ -110,9 +114,17 @@ export class StreamableHttpClientTransport implements ClientTransport {
     }
   }
 
-  async #read(message: JSONRPCRequest | JSONRPCNotification, response: Response, options: SendOptions): Promise<unknown> {
+  async #read(
+    message: JSONRPCRequest | JSONRPCNotification,
+    response: Response,
+    options: SendOptions,
+  ): Promise<unknown> {
     if (response.status === 401 || response.status === 403) {
-      throw new HttpError(response.status, await safeText(response), response.headers.get('www-authenticate') ?? undefined)
+      throw new HttpError(
+        response.status,
+        await safeText(response),
+        response.headers.get('www-authenticate') ?? undefined,
+      )
     }
     if (response.status === 202 || !('id' in message)) {
       await response.body?.cancel().catch(() => {})
@@ -149,7 +161,11 @@ async function safeText(response: Response): Promise<string> {
  * to `onNotification`; comment lines (keep-alives) are ignored.
  * @throws InvalidResultError for an event whose data is not JSON; HttpError when the stream ends first.
  */
-async function readSse(stream: ReadableStream<Uint8Array>, id: string | number, options: SendOptions): Promise<unknown> {
+async function readSse(
+  stream: ReadableStream<Uint8Array>,
+  id: string | number,
+  options: SendOptions,
+): Promise<unknown> {
   const reader = stream.getReader()
   const decoder = new TextDecoder()
   const terminator = /\r\n|\r|\n/g
@@ -168,7 +184,8 @@ async function readSse(stream: ReadableStream<Uint8Array>, id: string | number, 
     }
     if (typeof message !== 'object' || message === null) return undefined
     const isResponse = 'result' in message || 'error' in message
-    if (isResponse && (message.id === id || (!('id' in message) || message.id === null) && 'error' in message)) return message
+    if (isResponse && (message.id === id || ((!('id' in message) || message.id === null) && 'error' in message)))
+      return message
     if ('method' in message && !('id' in message)) options.onNotification?.(message as JSONRPCNotification)
     return undefined
   }

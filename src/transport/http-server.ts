@@ -54,7 +54,15 @@ const DEFAULT_KEEP_ALIVE_MS = 15_000
 export const MAX_UNREAD_BYTES = 1024 * 1024
 
 /** Request headers a browser client may send (preflight `Access-Control-Allow-Headers`). */
-const ALLOWED_REQUEST_HEADERS = ['content-type', 'accept', 'authorization', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id']
+const ALLOWED_REQUEST_HEADERS = [
+  'content-type',
+  'accept',
+  'authorization',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+]
 /** Response headers a browser client must be able to read (`Mcp-Session-Id` would join them with legacy sessions, which this transport has not). */
 const EXPOSED_HEADERS = 'WWW-Authenticate'
 const PREFLIGHT_MAX_AGE_SECONDS = '86400'
@@ -82,28 +90,52 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
   const server: Server = 'server' in target ? target.server : target
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS
-  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0)) throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`)
+  if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0))
+    throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`)
   const isAllowed = originPolicy(options.allowedOrigins)
   const isAllowedHost = hostPolicy(options.allowedHosts)
   const handle = async (request: Request, env: unknown, executionCtx: unknown): Promise<Response> => {
     try {
       if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: 'POST, OPTIONS' } })
       if (request.method !== 'POST') {
-        return jsonError(405, null, new McpError(ErrorCode.InvalidRequest, `Method not allowed: ${request.method}; this endpoint accepts POST`), {
-          Allow: 'POST, OPTIONS',
-        })
+        return jsonError(
+          405,
+          null,
+          new McpError(ErrorCode.InvalidRequest, `Method not allowed: ${request.method}; this endpoint accepts POST`),
+          {
+            Allow: 'POST, OPTIONS',
+          },
+        )
       }
       const contentType = request.headers.get('content-type')
       if (contentType !== 'application/json' && !isJsonUtf8(contentType)) {
-        return jsonError(415, null, new McpError(ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json (UTF-8)'))
+        return jsonError(
+          415,
+          null,
+          new McpError(
+            ErrorCode.InvalidRequest,
+            'Unsupported Media Type: Content-Type must be application/json (UTF-8)',
+          ),
+        )
       }
       const accept = negotiate(request.headers.get('accept'))
       if (!accept) {
-        return jsonError(406, null, new McpError(ErrorCode.InvalidRequest, 'Not Acceptable: Accept must include application/json or text/event-stream'))
+        return jsonError(
+          406,
+          null,
+          new McpError(
+            ErrorCode.InvalidRequest,
+            'Not Acceptable: Accept must include application/json or text/event-stream',
+          ),
+        )
       }
       const body = await readBody(request, maxBodyBytes)
       if (body === 'too-large') {
-        return jsonError(413, null, new McpError(ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`))
+        return jsonError(
+          413,
+          null,
+          new McpError(ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`),
+        )
       }
       let value: unknown
       try {
@@ -127,9 +159,14 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
           const authInfo = await options.authenticate(request, env)
           if (authInfo) info.authInfo = authInfo
         } catch {
-          return jsonError(401, message.kind === 'request' ? message.message.id : null, new McpError(ErrorCode.InvalidRequest, 'Unauthorized'), {
-            'WWW-Authenticate': 'Bearer',
-          })
+          return jsonError(
+            401,
+            message.kind === 'request' ? message.message.id : null,
+            new McpError(ErrorCode.InvalidRequest, 'Unauthorized'),
+            {
+              'WWW-Authenticate': 'Bearer',
+            },
+          )
         }
       }
       if (message.kind === 'notification' || !accept.sse) {
@@ -149,9 +186,14 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
     try {
       url = new URL(request.url)
     } catch {
-      return jsonError(400, null, new McpError(ErrorCode.InvalidRequest, 'Bad request: the request URL (its Host header) is not a valid URL'))
+      return jsonError(
+        400,
+        null,
+        new McpError(ErrorCode.InvalidRequest, 'Bad request: the request URL (its Host header) is not a valid URL'),
+      )
     }
-    if (!isAllowedHost(url)) return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: host ${url.host} is not allowed`))
+    if (!isAllowedHost(url))
+      return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: host ${url.host} is not allowed`))
     const origin = request.headers.get('origin')
     if (origin === null || origin === url.origin) return handle(request, env, executionCtx)
     if (!isAllowed(origin)) {
@@ -159,8 +201,13 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
     }
     const cors: Record<string, string> = { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }
     if (request.method === 'OPTIONS') {
-      const requested = (request.headers.get('access-control-request-headers') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)
-      const allowHeaders = [...new Set([...ALLOWED_REQUEST_HEADERS, ...requested.filter((h) => /^[a-z0-9-]+$/.test(h))])]
+      const requested = (request.headers.get('access-control-request-headers') ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean)
+      const allowHeaders = [
+        ...new Set([...ALLOWED_REQUEST_HEADERS, ...requested.filter((h) => /^[a-z0-9-]+$/.test(h))]),
+      ]
       return new Response(null, {
         status: 204,
         headers: {
@@ -183,7 +230,11 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
 /** True for `application/json`, with a `charset` parameter only when it is UTF-8 (case-insensitive). */
 function isJsonUtf8(contentType: string | null): boolean {
   const [mediaType = '', ...mediaParams] = (contentType ?? '').toLowerCase().split(';')
-  const charset = mediaParams.map((p) => p.trim()).find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '')
+  const charset = mediaParams
+    .map((p) => p.trim())
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '')
   return mediaType.trim() === 'application/json' && (charset === undefined || charset === 'utf-8' || charset === 'utf8')
 }
 
@@ -214,11 +265,16 @@ export function checkHeaders(headers: Headers, request: JSONRPCRequest): McpErro
   if (version === null) return mismatch('Header mismatch: missing MCP-Protocol-Version header')
   const bodyVersion = meta[META.protocolVersion]
   if (typeof bodyVersion === 'string' && version !== bodyVersion) {
-    return mismatch(`Header mismatch: MCP-Protocol-Version header value '${version}' does not match body value '${bodyVersion}'`)
+    return mismatch(
+      `Header mismatch: MCP-Protocol-Version header value '${version}' does not match body value '${bodyVersion}'`,
+    )
   }
   const method = headers.get(HEADER.method)
   if (method === null) return mismatch('Header mismatch: missing Mcp-Method header')
-  if (method !== request.method) return mismatch(`Header mismatch: Mcp-Method header value '${method}' does not match body value '${request.method}'`)
+  if (method !== request.method)
+    return mismatch(
+      `Header mismatch: Mcp-Method header value '${method}' does not match body value '${request.method}'`,
+    )
   const nameParam = targetParamOf(request.method)
   if (nameParam) {
     const raw = headers.get(HEADER.name)
@@ -300,16 +356,25 @@ function reply(status: number, body: unknown, as: Representation, headers: Recor
   if (as === 'sse') {
     return new Response(`event: message\ndata: ${JSON.stringify(body)}\n\n`, {
       status,
-      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', ...headers },
+      headers: {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-cache',
+        'X-Accel-Buffering': 'no',
+        ...headers,
+      },
     })
   }
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } })
 }
 
-function jsonError(status: number, id: RequestId | null, error: McpError, headers: Record<string, string> = {}): Response {
+function jsonError(
+  status: number,
+  id: RequestId | null,
+  error: McpError,
+  headers: Record<string, string> = {},
+): Response {
   return reply(status, errorResponse(id, error), 'json', headers)
 }
-
 
 /**
  * Answer with JSON when the handler sends no notification before its result; once it does, switch to
@@ -318,7 +383,13 @@ function jsonError(status: number, id: RequestId | null, error: McpError, header
  * `subscriptions/listen` rides the same path: its acknowledgement opens the stream, which then stays
  * open (with keep-alives) until the client disconnects or the server ends the subscription.
  */
-async function streamIfNotified(server: Server, message: InboundMessage, info: RequestInfo, accept: Representation, keepAliveMs: number): Promise<Response> {
+async function streamIfNotified(
+  server: Server,
+  message: InboundMessage,
+  info: RequestInfo,
+  accept: Representation,
+  keepAliveMs: number,
+): Promise<Response> {
   const cancel = new AbortController()
   const outer = info.signal
   if (outer?.aborted) cancel.abort(outer.reason)

@@ -180,9 +180,13 @@ export function resourceMatches(resource: string, serverUrl: string): boolean {
  * registered, else `none` without a secret, else the first of basic, post, none that the AS lists
  * (`client_secret_basic` when it lists none).
  */
-export function selectTokenAuthMethod(client: OAuthClientInformation, supported: string[] | undefined): 'client_secret_basic' | 'client_secret_post' | 'none' {
+export function selectTokenAuthMethod(
+  client: OAuthClientInformation,
+  supported: string[] | undefined,
+): 'client_secret_basic' | 'client_secret_post' | 'none' {
   const registered = client.token_endpoint_auth_method
-  if (registered === 'client_secret_basic' || registered === 'client_secret_post' || registered === 'none') return registered
+  if (registered === 'client_secret_basic' || registered === 'client_secret_post' || registered === 'none')
+    return registered
   if (!client.client_secret) return 'none'
   const list = supported ?? ['client_secret_basic']
   if (list.includes('client_secret_basic')) return 'client_secret_basic'
@@ -201,7 +205,9 @@ export async function createPkce(): Promise<{ verifier: string; challenge: strin
 type Metadata = Record<string, unknown>
 const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) && value.every((s) => typeof s === 'string') ? (value as string[]) : undefined
-const scopeSet = (...scopes: (string | undefined)[]): string[] => [...new Set(scopes.flatMap((s) => (s ? s.split(' ').filter(Boolean) : [])))]
+const scopeSet = (...scopes: (string | undefined)[]): string[] => [
+  ...new Set(scopes.flatMap((s) => (s ? s.split(' ').filter(Boolean) : []))),
+]
 const formEncode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+')
 
 /**
@@ -255,13 +261,19 @@ export class OAuthClientProvider {
    * (`redirectToAuthorization`), e.g. to pause a request timeout meanwhile.
    * @throws OAuthError when discovery, validation, registration, authorization or the token request fails.
    */
-  async authorize(serverUrl: string, wwwAuthenticate: string | undefined, signal?: AbortSignal, interactive?: <T>(step: () => Promise<T>) => Promise<T>): Promise<void> {
+  async authorize(
+    serverUrl: string,
+    wwwAuthenticate: string | undefined,
+    signal?: AbortSignal,
+    interactive?: <T>(step: () => Promise<T>) => Promise<T>,
+  ): Promise<void> {
     const challenge = bearerParams(wwwAuthenticate)
     const stepUp = challenge.error === 'insufficient_scope'
     const prm = await this.#protectedResource(serverUrl, challenge.resource_metadata, signal)
     const resource = prm.resource as string
     const issuer = strings(prm.authorization_servers)?.[0]
-    if (!issuer) throw new OAuthError('invalid_resource_metadata', 'Protected resource metadata lists no authorization_servers')
+    if (!issuer)
+      throw new OAuthError('invalid_resource_metadata', 'Protected resource metadata lists no authorization_servers')
     const as = await this.#authorizationServer(issuer, signal)
     const stored = await this.storage.loadTokens(serverUrl)
     const previous = stored?.issuer === issuer ? stored : undefined
@@ -271,7 +283,11 @@ export class OAuthClientProvider {
 
     if (!stepUp && previous?.refresh_token) {
       const client = await this.#client(issuer, as, signal)
-      const params: Record<string, string> = { grant_type: 'refresh_token', refresh_token: previous.refresh_token, resource }
+      const params: Record<string, string> = {
+        grant_type: 'refresh_token',
+        refresh_token: previous.refresh_token,
+        resource,
+      }
       try {
         await this.#token(serverUrl, issuer, as, client, params, previous.scope, previous.refresh_token, signal)
         return
@@ -282,7 +298,8 @@ export class OAuthClientProvider {
 
     let scopes = scopeSet(challenge.scope ?? strings(prm.scopes_supported)?.join(' '))
     if (stepUp) scopes = scopeSet(previous?.scope, challenge.scope)
-    if ((this.options.offlineAccess ?? true) && strings(as.scopes_supported)?.includes('offline_access')) scopes = scopeSet(scopes.join(' '), 'offline_access')
+    if ((this.options.offlineAccess ?? true) && strings(as.scopes_supported)?.includes('offline_access'))
+      scopes = scopeSet(scopes.join(' '), 'offline_access')
     const scope = scopes.length ? scopes.join(' ') : undefined
 
     const client = await this.#client(issuer, as, signal)
@@ -299,23 +316,43 @@ export class OAuthClientProvider {
     if (scope) url.searchParams.set('scope', scope)
     const login = () => Promise.resolve(this.options.redirectToAuthorization(url, signal))
     const callback = await (interactive ? interactive(login) : login())
-    const code = validateAuthorizationResponse(callback, { state, issuer, issSupported: as.authorization_response_iss_parameter_supported === true })
-    const params: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUrl, code_verifier: verifier, resource }
+    const code = validateAuthorizationResponse(callback, {
+      state,
+      issuer,
+      issSupported: as.authorization_response_iss_parameter_supported === true,
+    })
+    const params: Record<string, string> = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: this.options.redirectUrl,
+      code_verifier: verifier,
+      resource,
+    }
     await this.#token(serverUrl, issuer, as, client, params, scope, undefined, signal)
   }
 
   /** RFC 9728 §3: the metadata from `resource_metadata`, else the well-known URLs in order; `resource` checked. */
-  async #protectedResource(serverUrl: string, fromChallenge: string | undefined, signal: AbortSignal | undefined): Promise<Metadata> {
+  async #protectedResource(
+    serverUrl: string,
+    fromChallenge: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Metadata> {
     const urls = fromChallenge ? [new URL(fromChallenge, serverUrl)] : protectedResourceMetadataUrls(serverUrl)
     for (const url of urls) {
       const prm = await this.#getJson(url, signal)
       if (!prm) continue
       if (typeof prm.resource !== 'string' || !resourceMatches(prm.resource, serverUrl)) {
-        throw new OAuthError('invalid_resource_metadata', `Protected resource metadata at ${url.href} names resource ${JSON.stringify(prm.resource)}, not ${serverUrl}`)
+        throw new OAuthError(
+          'invalid_resource_metadata',
+          `Protected resource metadata at ${url.href} names resource ${JSON.stringify(prm.resource)}, not ${serverUrl}`,
+        )
       }
       return prm
     }
-    throw new OAuthError('invalid_resource_metadata', `No protected resource metadata found for ${serverUrl} (tried ${urls.map((u) => u.href).join(', ')})`)
+    throw new OAuthError(
+      'invalid_resource_metadata',
+      `No protected resource metadata found for ${serverUrl} (tried ${urls.map((u) => u.href).join(', ')})`,
+    )
   }
 
   /** RFC 8414 §3 / OpenID Discovery §4: the first metadata document found; its `issuer` must be identical. */
@@ -324,13 +361,22 @@ export class OAuthClientProvider {
       const as = await this.#getJson(url, signal)
       if (!as) continue
       if (as.issuer !== issuer) {
-        throw new OAuthError('invalid_issuer', `Authorization server metadata at ${url.href} has issuer ${JSON.stringify(as.issuer)}, not ${issuer}`)
+        throw new OAuthError(
+          'invalid_issuer',
+          `Authorization server metadata at ${url.href} has issuer ${JSON.stringify(as.issuer)}, not ${issuer}`,
+        )
       }
       if (typeof as.authorization_endpoint !== 'string' || typeof as.token_endpoint !== 'string') {
-        throw new OAuthError('invalid_metadata', `Authorization server metadata of ${issuer} lacks authorization_endpoint or token_endpoint`)
+        throw new OAuthError(
+          'invalid_metadata',
+          `Authorization server metadata of ${issuer} lacks authorization_endpoint or token_endpoint`,
+        )
       }
       if (!strings(as.code_challenge_methods_supported)?.includes('S256')) {
-        throw new OAuthError('invalid_metadata', `Authorization server ${issuer} does not advertise PKCE S256 (code_challenge_methods_supported)`)
+        throw new OAuthError(
+          'invalid_metadata',
+          `Authorization server ${issuer} does not advertise PKCE S256 (code_challenge_methods_supported)`,
+        )
       }
       return as
     }
@@ -347,7 +393,10 @@ export class OAuthClientProvider {
       return { client_id: this.options.clientMetadataUrl, token_endpoint_auth_method: 'none' }
     }
     if (typeof as.registration_endpoint !== 'string') {
-      throw new OAuthError('no_client', `No client credentials for ${issuer}: not pre-registered, no Client ID Metadata Document support, no registration_endpoint`)
+      throw new OAuthError(
+        'no_client',
+        `No client credentials for ${issuer}: not pre-registered, no Client ID Metadata Document support, no registration_endpoint`,
+      )
     }
     const supported = strings(as.token_endpoint_auth_methods_supported) ?? ['client_secret_basic']
     const method = ['none', 'client_secret_basic', 'client_secret_post'].find((m) => supported.includes(m)) ?? 'none'
@@ -359,39 +408,69 @@ export class OAuthClientProvider {
       token_endpoint_auth_method: method,
       application_type: this.options.applicationType ?? 'native',
     }
-    const response = await this.#fetch(new Request(as.registration_endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(body),
-      ...(signal ? { signal } : {}),
-    }))
+    const response = await this.#fetch(
+      new Request(as.registration_endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(body),
+        ...(signal ? { signal } : {}),
+      }),
+    )
     const info = await readJson(response)
-    if (!response.ok || typeof info?.client_id !== 'string') throw oauthErrorOf(info, `Dynamic client registration at ${as.registration_endpoint} failed (HTTP ${response.status})`)
+    if (!response.ok || typeof info?.client_id !== 'string')
+      throw oauthErrorOf(
+        info,
+        `Dynamic client registration at ${as.registration_endpoint} failed (HTTP ${response.status})`,
+      )
     const client: OAuthClientInformation = { client_id: info.client_id }
     if (typeof info.client_secret === 'string') client.client_secret = info.client_secret
-    if (typeof info.token_endpoint_auth_method === 'string') client.token_endpoint_auth_method = info.token_endpoint_auth_method
+    if (typeof info.token_endpoint_auth_method === 'string')
+      client.token_endpoint_auth_method = info.token_endpoint_auth_method
     await this.storage.saveClient(issuer, client)
     return client
   }
 
   /** RFC 6749 §3.2 / §6 token request with the selected client authentication; stores the tokens. */
-  async #token(serverUrl: string, issuer: string, as: Metadata, client: OAuthClientInformation, params: Record<string, string>, scope: string | undefined, refreshToken: string | undefined, signal: AbortSignal | undefined): Promise<void> {
+  async #token(
+    serverUrl: string,
+    issuer: string,
+    as: Metadata,
+    client: OAuthClientInformation,
+    params: Record<string, string>,
+    scope: string | undefined,
+    refreshToken: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' })
     const form = new URLSearchParams(params)
     const method = selectTokenAuthMethod(client, strings(as.token_endpoint_auth_methods_supported))
     if (method === 'client_secret_basic') {
-      headers.set('authorization', `Basic ${btoa(`${formEncode(client.client_id)}:${formEncode(client.client_secret ?? '')}`)}`)
+      headers.set(
+        'authorization',
+        `Basic ${btoa(`${formEncode(client.client_id)}:${formEncode(client.client_secret ?? '')}`)}`,
+      )
     } else {
       form.set('client_id', client.client_id)
-      if (method === 'client_secret_post' && client.client_secret !== undefined) form.set('client_secret', client.client_secret)
+      if (method === 'client_secret_post' && client.client_secret !== undefined)
+        form.set('client_secret', client.client_secret)
     }
-    const response = await this.#fetch(new Request(as.token_endpoint as string, { method: 'POST', headers, body: form.toString(), ...(signal ? { signal } : {}) }))
+    const response = await this.#fetch(
+      new Request(as.token_endpoint as string, {
+        method: 'POST',
+        headers,
+        body: form.toString(),
+        ...(signal ? { signal } : {}),
+      }),
+    )
     const body = await readJson(response)
     if (!response.ok || typeof body?.access_token !== 'string' || typeof body.token_type !== 'string') {
       throw oauthErrorOf(body, `Token request to ${String(as.token_endpoint)} failed (HTTP ${response.status})`)
     }
     if (body.token_type.toLowerCase() !== 'bearer') {
-      throw new OAuthError('unsupported_token_type', `The token endpoint issued a ${body.token_type} token; only Bearer tokens are supported`)
+      throw new OAuthError(
+        'unsupported_token_type',
+        `The token endpoint issued a ${body.token_type} token; only Bearer tokens are supported`,
+      )
     }
     const tokens: StoredTokens = { issuer, access_token: body.access_token, token_type: body.token_type }
     const refresh = typeof body.refresh_token === 'string' ? body.refresh_token : refreshToken
@@ -403,7 +482,9 @@ export class OAuthClientProvider {
 
   /** GET a JSON metadata document; undefined when it is not there (any non-2xx or non-JSON answer). */
   async #getJson(url: URL, signal: AbortSignal | undefined): Promise<Metadata | undefined> {
-    const response = await this.#fetch(new Request(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) }))
+    const response = await this.#fetch(
+      new Request(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) }),
+    )
     if (!response.ok) {
       await response.body?.cancel().catch(() => {})
       return undefined
@@ -419,20 +500,34 @@ export class OAuthClientProvider {
  * match. An `error` is reported only after `iss` passed.
  * @throws OAuthError for any failure.
  */
-export function validateAuthorizationResponse(callback: string | URL, expected: { state: string; issuer: string; issSupported: boolean }): string {
+export function validateAuthorizationResponse(
+  callback: string | URL,
+  expected: { state: string; issuer: string; issSupported: boolean },
+): string {
   const text = String(callback)
   const query = text.includes('?') ? text.slice(text.indexOf('?') + 1).split('#')[0]! : text.replace(/^[?#]/, '')
   const params = new URLSearchParams(query)
   const iss = params.getAll('iss')
   if (iss.length > 1 || (iss.length === 1 && iss[0] !== expected.issuer)) {
-    throw new OAuthError('invalid_issuer', `The authorization response's iss ${JSON.stringify(iss.join(','))} is not the recorded issuer ${expected.issuer}`)
+    throw new OAuthError(
+      'invalid_issuer',
+      `The authorization response's iss ${JSON.stringify(iss.join(','))} is not the recorded issuer ${expected.issuer}`,
+    )
   }
   if (iss.length === 0 && expected.issSupported) {
-    throw new OAuthError('invalid_issuer', 'The authorization response has no iss, but the authorization server advertises it')
+    throw new OAuthError(
+      'invalid_issuer',
+      'The authorization response has no iss, but the authorization server advertises it',
+    )
   }
-  if (params.get('state') !== expected.state) throw new OAuthError('invalid_state', 'The authorization response state does not match')
+  if (params.get('state') !== expected.state)
+    throw new OAuthError('invalid_state', 'The authorization response state does not match')
   const error = params.get('error')
-  if (error !== null) throw new OAuthError(error, `Authorization failed: ${error}${params.get('error_description') ? ` (${params.get('error_description')})` : ''}`)
+  if (error !== null)
+    throw new OAuthError(
+      error,
+      `Authorization failed: ${error}${params.get('error_description') ? ` (${params.get('error_description')})` : ''}`,
+    )
   const code = params.get('code')
   if (!code) throw new OAuthError('invalid_response', 'The authorization response has no code')
   return code

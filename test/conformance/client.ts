@@ -5,7 +5,13 @@
  *
  *   node --import tsx test/conformance/client.ts http://localhost:PORT/mcp
  */
-import { Client, OAuthClientProvider, StreamableHttpClientTransport, type OAuthClientProviderOptions, type Tool } from '../../src/client/index.ts'
+import {
+  Client,
+  OAuthClientProvider,
+  StreamableHttpClientTransport,
+  type OAuthClientProviderOptions,
+  type Tool,
+} from '../../src/client/index.ts'
 
 const url = process.argv[2]
 if (!url) {
@@ -32,7 +38,13 @@ function oauth(): OAuthClientProvider {
     },
   }
   if (typeof context.client_id === 'string' && typeof context.issuer === 'string') {
-    options.preRegistered = [{ issuer: context.issuer, client_id: context.client_id, ...(typeof context.client_secret === 'string' ? { client_secret: context.client_secret } : {}) }]
+    options.preRegistered = [
+      {
+        issuer: context.issuer,
+        client_id: context.client_id,
+        ...(typeof context.client_secret === 'string' ? { client_secret: context.client_secret } : {}),
+      },
+    ]
   }
   return new OAuthClientProvider(options)
 }
@@ -51,7 +63,16 @@ function sampleArguments(tool: Tool): Record<string, unknown> {
   const args: Record<string, unknown> = {}
   for (const name of schema.required ?? []) {
     const type = schema.properties?.[name]?.type
-    args[name] = type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : type === 'object' ? {} : type === 'array' ? [] : 'sample'
+    args[name] =
+      type === 'number' || type === 'integer'
+        ? 1
+        : type === 'boolean'
+          ? true
+          : type === 'object'
+            ? {}
+            : type === 'array'
+              ? []
+              : 'sample'
   }
   return args
 }
@@ -103,7 +124,8 @@ async function run(): Promise<void> {
     default: {
       await client.discover()
       const tools = await client.listTools()
-      if (scenario.startsWith('auth/')) for (const tool of tools) await client.callTool(tool.name, sampleArguments(tool))
+      if (scenario.startsWith('auth/'))
+        for (const tool of tools) await client.callTool(tool.name, sampleArguments(tool))
     }
   }
 }

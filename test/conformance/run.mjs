@@ -95,7 +95,9 @@ function summarize(leg, scenarios, dir, exitCode) {
     for (const check of checks) {
       if (check.status in count) count[check.status]++
       if (check.status === 'FAILURE' || check.status === 'WARNING') {
-        problems.push(`  ${check.status === 'FAILURE' ? '✗' : '!'} ${scenario} [${check.id}] ${check.errorMessage ?? check.description}`)
+        problems.push(
+          `  ${check.status === 'FAILURE' ? '✗' : '!'} ${scenario} [${check.id}] ${check.errorMessage ?? check.description}`,
+        )
       }
     }
   }
@@ -117,7 +119,10 @@ function summarize(leg, scenarios, dir, exitCode) {
 /** Start the fixture server on a free loopback port; resolves with its URL and process. */
 function startFixture() {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [tsx, join(here, 'server.ts'), '0'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [tsx, join(here, 'server.ts'), '0'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     const timer = setTimeout(() => {
       child.kill()
       reject(new Error(`the fixture server did not start within ${SERVER_START_TIMEOUT_MS} ms`))
@@ -148,7 +153,8 @@ if (!existsSync(node22) || !existsSync(cli)) {
   if (code !== 0 || !existsSync(node22) || !existsSync(cli)) fail('npm ci --prefix test/conformance failed')
 }
 const version = spawnSync(node22, ['--version'], { encoding: 'utf8' }).stdout.trim()
-if (!version.startsWith('v22.')) fail(`test/conformance/node_modules/.bin/node is ${version || 'missing'}, expected Node 22`)
+if (!version.startsWith('v22.'))
+  fail(`test/conformance/node_modules/.bin/node is ${version || 'missing'}, expected Node 22`)
 const scored = scoredScenarios()
 const results = mkdtempSync(join(tmpdir(), 'edge-mcp-conformance-'))
 console.log(`conformance: @modelcontextprotocol/conformance on Node ${version}`)
@@ -162,7 +168,11 @@ try {
 }
 console.log(`conformance: fixture server at ${fixture.url}`)
 const serverDir = join(results, 'server')
-const serverCode = await run(node22, [cli, 'server', '--url', fixture.url, '--requirements', REVISION, '-o', serverDir], { cwd: results })
+const serverCode = await run(
+  node22,
+  [cli, 'server', '--url', fixture.url, '--requirements', REVISION, '-o', serverDir],
+  { cwd: results },
+)
 fixture.child.kill()
 
 // 3. the client suite, with our client
@@ -170,15 +180,20 @@ let clientCode
 const clientDir = join(results, 'client')
 if (existsSync(clientEntry)) {
   const command = `${process.execPath} ${tsx} ${clientEntry}`
-  if (/\s/.test(process.execPath + tsx + clientEntry)) fail('the conformance CLI splits --command on spaces; run from a path without spaces')
-  clientCode = await run(node22, [cli, 'client', '--requirements', REVISION, '--command', command, '-o', clientDir], { cwd: results })
+  if (/\s/.test(process.execPath + tsx + clientEntry))
+    fail('the conformance CLI splits --command on spaces; run from a path without spaces')
+  clientCode = await run(node22, [cli, 'client', '--requirements', REVISION, '--command', command, '-o', clientDir], {
+    cwd: results,
+  })
 }
 
 // 4. summary lines and the exit code
 console.log('')
 let failed = summarize('server', scored.server, serverDir, serverCode)
 if (clientCode === undefined) {
-  console.log(`conformance client suite (requirements ${REVISION}): SKIPPED: test/conformance/client.ts does not exist yet`)
+  console.log(
+    `conformance client suite (requirements ${REVISION}): SKIPPED: test/conformance/client.ts does not exist yet`,
+  )
 } else {
   failed += summarize('client', scored.client, clientDir, clientCode)
 }

@@ -76,7 +76,8 @@ export const POLICY_VECTORS: PolicyVector[] = [
     binding: { method: 'tools/call', target: 'deploy', argsDigest: '_fZbwPys4tn6ogEHRin4tQ', principal: undefined },
     state: 'awaiting-confirm',
     seed: 0x20,
-    token: 'v1.P7hEGiAhIiMkJSYnKCkqKx_q0m7W4Eq4w-mRXqUHNc4P5RKmovLdg11QTE2Vn_5omQwp9wNpZdkfoF7rDtGkuYMsz1elFPH57uM3YYi2RZxJEStIWz-ywiOxFvhhGg6oz5xVRwrXn_HAAGF_fm77OsCyRXZmzjjpqVdqan3cSHERk6JLBs-nFAN3ykXrUSL1xJILiyEMfLNwdOKigiMtcNGLJB_jKbTZ_6Zu3Q',
+    token:
+      'v1.P7hEGiAhIiMkJSYnKCkqKx_q0m7W4Eq4w-mRXqUHNc4P5RKmovLdg11QTE2Vn_5omQwp9wNpZdkfoF7rDtGkuYMsz1elFPH57uM3YYi2RZxJEStIWz-ywiOxFvhhGg6oz5xVRwrXn_HAAGF_fm77OsCyRXZmzjjpqVdqan3cSHERk6JLBs-nFAN3ykXrUSL1xJILiyEMfLNwdOKigiMtcNGLJB_jKbTZ_6Zu3Q',
   },
   {
     name: 'resources/read with a principal',
@@ -84,17 +85,27 @@ export const POLICY_VECTORS: PolicyVector[] = [
     nowMs: 1_700_000_000_500,
     ttl: 30,
     audience: 'files',
-    binding: { method: 'resources/read', target: 'file:///notes.txt', argsDigest: 'RBNvo1WzZ4oRRq0W9-hkng', principal: '["client-123",null,"alice"]' },
+    binding: {
+      method: 'resources/read',
+      target: 'file:///notes.txt',
+      argsDigest: 'RBNvo1WzZ4oRRq0W9-hkng',
+      principal: '["client-123",null,"alice"]',
+    },
     state: 'page-2',
     seed: 0x60,
-    token: 'v1.NxrIXGhpamtsbW5vcHFyc75B6-IsClUFE4YEX2CNx64wq74dwXKSPbE3eQusQiwmtVFPFHb43wX6y_P9paSYuvfF6M0g6mhrLAc8Jj4pMn9ewqrkDB9ZOeVuebHMocTwCANxE4GqRI5Te8rfp3Lbf2_Dnwwl-y7YfAbNcMf9xpjKgmjxm1yM7UvAGwdhEraw2mrDLllPgZR5ITi5gLWZf7R02IA8lFxu0UYfxy0ArqA4kJ_zazVQF_POSzJmxSIbSZej8m6G9GRf4SS5_5WVNTBjuGXYAKM2GA',
+    token:
+      'v1.NxrIXGhpamtsbW5vcHFyc75B6-IsClUFE4YEX2CNx64wq74dwXKSPbE3eQusQiwmtVFPFHb43wX6y_P9paSYuvfF6M0g6mhrLAc8Jj4pMn9ewqrkDB9ZOeVuebHMocTwCANxE4GqRI5Te8rfp3Lbf2_Dnwwl-y7YfAbNcMf9xpjKgmjxm1yM7UvAGwdhEraw2mrDLllPgZR5ITi5gLWZf7R02IA8lFxu0UYfxy0ArqA4kJ_zazVQF_POSzJmxSIbSZej8m6G9GRf4SS5_5WVNTBjuGXYAKM2GA',
   },
 ]
 
 export const DIGEST_VECTORS: Array<{ args: unknown; canonical: string; digest: string }> = [
   { args: undefined, canonical: '{}', digest: 'RBNvo1WzZ4oRRq0W9-hkng' },
   { args: { env: 'prod' }, canonical: '{"env":"prod"}', digest: '_fZbwPys4tn6ogEHRin4tQ' },
-  { args: { b: [1, { z: null, y: 'é' }], a: true }, canonical: '{"a":true,"b":[1,{"y":"é","z":null}]}', digest: '_z1pP8X4yZKq3rySZlZDbQ' },
+  {
+    args: { b: [1, { z: null, y: 'é' }], a: true },
+    canonical: '{"a":true,"b":[1,{"y":"é","z":null}]}',
+    digest: '_z1pP8X4yZKq3rySZlZDbQ',
+  },
   { args: { env: '\ud800-prod' }, canonical: '{"env":"\\ud800-prod"}', digest: 'bKbMaC5qRALUfpLFsAmW4Q' },
 ]
 

@@ -49,7 +49,12 @@ export interface ArgumentsForm {
   read(): Record<string, unknown>
 }
 
-const INPUT_TYPE_OF_FORMAT: Readonly<Record<string, string>> = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' }
+const INPUT_TYPE_OF_FORMAT: Readonly<Record<string, string>> = {
+  email: 'email',
+  uri: 'url',
+  date: 'date',
+  'date-time': 'datetime-local',
+}
 
 function typeOf(schema: PropertySchema): string | undefined {
   return Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type
@@ -59,7 +64,8 @@ function typeOf(schema: PropertySchema): string | undefined {
 function choicesOf(schema: PropertySchema): Array<[unknown, string]> | undefined {
   if (Array.isArray(schema.enum)) return schema.enum.map((value, i) => [value, schema.enumNames?.[i] ?? String(value)])
   const options = schema.oneOf ?? schema.anyOf
-  if (Array.isArray(options) && options.length && options.every((o) => o && 'const' in o)) return options.map((o) => [o.const, o.title ?? String(o.const)])
+  if (Array.isArray(options) && options.length && options.every((o) => o && 'const' in o))
+    return options.map((o) => [o.const, o.title ?? String(o.const)])
   return undefined
 }
 

@@ -31,7 +31,11 @@ function byId<T extends HTMLElement>(id: string): T {
 }
 
 /** `document.createElement` with a class and text (always `textContent`). */
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag)
   if (className) node.className = className
   if (text !== undefined) node.textContent = text
@@ -95,7 +99,9 @@ async function connect(endpoint: string): Promise<void> {
     serverLabel = info?.title || info?.name ? `${info.title ?? info.name} at ${host}` : host
     offers = discovered.capabilities
     client = c
-    setStatus(`Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`)
+    setStatus(
+      `Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`,
+    )
   } catch (error) {
     setStatus(`Could not connect to ${url}: ${errorText(error)}`, true)
     return
@@ -108,10 +114,18 @@ async function connect(endpoint: string): Promise<void> {
     offers.resources ? c.listResources() : none,
     offers.resources ? c.listResourceTemplates() : none,
   ])
-  fill(ui.tools, tools, (tool: Tool) => item(tool.title ?? tool.name, tool.description, 'Call…', () => selectTool(tool)))
-  fill(ui.prompts, prompts, (prompt: Prompt) => item(prompt.title ?? prompt.name, prompt.description, 'Get…', () => selectPrompt(prompt)))
-  fill(ui.resources, resources, (resource: Resource) => item(resource.uri, resource.description, 'Read', () => void readResource(resource.uri)))
-  fill(ui.resources, templates, (template: ResourceTemplate) => item(template.uriTemplate, template.description, 'Read…', () => selectTemplate(template)))
+  fill(ui.tools, tools, (tool: Tool) =>
+    item(tool.title ?? tool.name, tool.description, 'Call…', () => selectTool(tool)),
+  )
+  fill(ui.prompts, prompts, (prompt: Prompt) =>
+    item(prompt.title ?? prompt.name, prompt.description, 'Get…', () => selectPrompt(prompt)),
+  )
+  fill(ui.resources, resources, (resource: Resource) =>
+    item(resource.uri, resource.description, 'Read', () => void readResource(resource.uri)),
+  )
+  fill(ui.resources, templates, (template: ResourceTemplate) =>
+    item(template.uriTemplate, template.description, 'Read…', () => selectTemplate(template)),
+  )
   for (const list of [ui.tools, ui.prompts, ui.resources]) if (!list.firstChild) list.append(el('li', 'empty', 'None.'))
 }
 
@@ -133,7 +147,13 @@ function item(name: string, description: string | undefined, action: string, onC
 
 // ------------------------------------------------------------------ the arguments form
 
-function showForm(title: string, description: string | undefined, schema: ObjectSchema, submitText: string, run: (args: Record<string, unknown>) => Promise<void>): void {
+function showForm(
+  title: string,
+  description: string | undefined,
+  schema: ObjectSchema,
+  submitText: string,
+  run: (args: Record<string, unknown>) => Promise<void>,
+): void {
   ui.call.hidden = false
   ui.callTitle.textContent = title
   ui.callDescription.textContent = description ?? ''
@@ -162,35 +182,61 @@ function showForm(title: string, description: string | undefined, schema: Object
 
 function selectTool(tool: Tool): void {
   showForm(`Tool: ${tool.name}`, tool.description, tool.inputSchema as ObjectSchema, 'Call tool', (args) =>
-    track(`tools/call ${tool.name} ${JSON.stringify(args)}`, (onRound) => client!.callTool(tool.name, args, { onRound }), renderToolResult),
+    track(
+      `tools/call ${tool.name} ${JSON.stringify(args)}`,
+      (onRound) => client!.callTool(tool.name, args, { onRound }),
+      renderToolResult,
+    ),
   )
 }
 
 function selectPrompt(prompt: Prompt): void {
   const schema: ObjectSchema = { properties: {}, required: [] }
   for (const a of prompt.arguments ?? []) {
-    schema.properties![a.name] = { type: 'string', ...(a.title ? { title: a.title } : {}), ...(a.description ? { description: a.description } : {}) }
+    schema.properties![a.name] = {
+      type: 'string',
+      ...(a.title ? { title: a.title } : {}),
+      ...(a.description ? { description: a.description } : {}),
+    }
     if (a.required) schema.required!.push(a.name)
   }
   showForm(`Prompt: ${prompt.name}`, prompt.description, schema, 'Get prompt', (args) =>
-    track(`prompts/get ${prompt.name} ${JSON.stringify(args)}`, (onRound) => client!.getPrompt(prompt.name, args as Record<string, string>, { onRound }) as Promise<GetPromptResult>, renderPromptResult),
+    track(
+      `prompts/get ${prompt.name} ${JSON.stringify(args)}`,
+      (onRound) =>
+        client!.getPrompt(prompt.name, args as Record<string, string>, { onRound }) as Promise<GetPromptResult>,
+      renderPromptResult,
+    ),
   )
 }
 
 function selectTemplate(template: ResourceTemplate): void {
   const uriTemplate = new UriTemplate(template.uriTemplate)
-  const schema: ObjectSchema = { properties: Object.fromEntries(uriTemplate.variables.map((name) => [name, { type: 'string' }])), required: [...uriTemplate.variables] }
-  showForm(`Resource template: ${template.uriTemplate}`, template.description, schema, 'Read resource', (vars) => readResource(uriTemplate.expand(vars as Record<string, string>)))
+  const schema: ObjectSchema = {
+    properties: Object.fromEntries(uriTemplate.variables.map((name) => [name, { type: 'string' }])),
+    required: [...uriTemplate.variables],
+  }
+  showForm(`Resource template: ${template.uriTemplate}`, template.description, schema, 'Read resource', (vars) =>
+    readResource(uriTemplate.expand(vars as Record<string, string>)),
+  )
 }
 
 function readResource(uri: string): Promise<void> {
-  return track(`resources/read ${uri}`, (onRound) => client!.readResource(uri, { onRound }) as Promise<ReadResourceResult>, renderResourceResult)
+  return track(
+    `resources/read ${uri}`,
+    (onRound) => client!.readResource(uri, { onRound }) as Promise<ReadResourceResult>,
+    renderResourceResult,
+  )
 }
 
 // ------------------------------------------------------------------ a call, its rounds, its result
 
 /** Run one call: clear the rounds and result, record every round, render the result or the error. */
-async function track<R>(label: string, call: (onRound: (info: RoundInfo) => void) => Promise<R>, render: (result: R) => void): Promise<void> {
+async function track<R>(
+  label: string,
+  call: (onRound: (info: RoundInfo) => void) => Promise<R>,
+  render: (result: R) => void,
+): Promise<void> {
   if (!client) return setStatus('Not connected.', true)
   ui.rounds.replaceChildren()
   ui.result.replaceChildren(el('p', 'pending', `${label} …`))
@@ -210,7 +256,8 @@ function roundItem(info: RoundInfo): HTMLLIElement {
   li.append(el('strong', undefined, `Round ${info.round}`))
   const asked = Object.entries(info.inputRequests)
   const list = el('ul')
-  if (asked.length === 0) list.append(el('li', undefined, 'No questions: a state-only round (the client waits, then retries).'))
+  if (asked.length === 0)
+    list.append(el('li', undefined, 'No questions: a state-only round (the client waits, then retries).'))
   for (const [key, request] of asked) {
     const response = info.inputResponses?.[key]
     const q = el('li', 'asked')
@@ -235,7 +282,9 @@ function roundItem(info: RoundInfo): HTMLLIElement {
 function describeRequest(request: InputRequest): string {
   switch (request.method) {
     case 'elicitation/create':
-      return request.params.mode === 'url' ? `elicitation (URL): ${request.params.message} ${request.params.url}` : `elicitation (form): ${request.params.message}`
+      return request.params.mode === 'url'
+        ? `elicitation (URL): ${request.params.message} ${request.params.url}`
+        : `elicitation (form): ${request.params.message}`
     case 'sampling/createMessage':
       return `sampling, ${request.params.messages.length} message(s)`
     case 'roots/list':
@@ -246,21 +295,33 @@ function describeRequest(request: InputRequest): string {
 function renderToolResult(result: CallToolResult): void {
   if (result.isError) ui.result.append(el('p', 'error', 'The tool reported an error:'))
   for (const block of result.content) {
-    ui.result.append(el('pre', result.isError ? 'content error' : 'content', block.type === 'text' ? block.text : JSON.stringify(block, null, 2)))
+    ui.result.append(
+      el(
+        'pre',
+        result.isError ? 'content error' : 'content',
+        block.type === 'text' ? block.text : JSON.stringify(block, null, 2),
+      ),
+    )
   }
-  if (result.structuredContent !== undefined) ui.result.append(el('pre', 'structured', JSON.stringify(result.structuredContent, null, 2)))
+  if (result.structuredContent !== undefined)
+    ui.result.append(el('pre', 'structured', JSON.stringify(result.structuredContent, null, 2)))
 }
 
 function renderPromptResult(result: GetPromptResult): void {
   for (const message of result.messages) {
     const content = message.content
-    ui.result.append(el('pre', 'content', `${message.role}: ${content.type === 'text' ? content.text : JSON.stringify(content)}`))
+    ui.result.append(
+      el('pre', 'content', `${message.role}: ${content.type === 'text' ? content.text : JSON.stringify(content)}`),
+    )
   }
 }
 
 function renderResourceResult(result: ReadResourceResult): void {
   for (const contents of result.contents) {
-    const text = typeof contents.text === 'string' ? contents.text : `(${contents.mimeType ?? 'binary'}, ${String(contents.blob).length} base64 chars)`
+    const text =
+      typeof contents.text === 'string'
+        ? contents.text
+        : `(${contents.mimeType ?? 'binary'}, ${String(contents.blob).length} base64 chars)`
     ui.result.append(el('pre', 'content', text))
   }
 }
