@@ -1,0 +1,124 @@
+/**
+ * The layers of src/, lowest first, and what each may import. Entry points (`index.ts` of a folder named
+ * in package.json `exports`) are the public surface and may re-export any layer; every other file may
+ * import only its own layer and the layers listed for it. No file may take part in an import cycle.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const SRC = join(import.meta.dirname, '../src')
+
+/** Which layer a src/ file belongs to. The transport folder holds two: the fetch client under `client/`, the fetch handler over `server/`. */
+function layerOf(file: string): string {
+  const path = relative(SRC, file).replaceAll('\\', '/')
+  if (/^transport\/(http-client|oauth|errors)/.test(path)) return 'transport-client'
+  if (path.startsWith('transport/')) return 'transport-server'
+  return path.includes('/') ? path.slice(0, path.indexOf('/')) : 'entry'
+}
+
+const ALLOWED: Record<string, string[]> = {
+  encoding: [],
+  protocol: ['encoding'],
+  'request-state': ['encoding', 'protocol'],
+  server: ['encoding', 'protocol', 'request-state'],
+  'transport-client': ['encoding', 'protocol'],
+  client: ['encoding', 'protocol', 'transport-client'],
+  'transport-server': ['encoding', 'protocol', 'request-state', 'server'],
+  hono: ['protocol', 'server', 'transport-server'],
+  browser: ['protocol', 'client', 'transport-client'],
+}
+const ENTRY_POINTS = new Set(['index.ts', 'server/index.ts', 'client/index.ts', 'hono/index.ts', 'browser/index.ts'])
+
+const files = readdirSync(SRC, { recursive: true, withFileTypes: true })
+  .filter((d) => d.isFile() && d.name.endsWith('.ts'))
+  .map((d) => join(d.parentPath, d.name))
+
+/** The src/ files a file imports or re-exports (relative specifiers only), resolved to absolute paths. */
+function importsOf(file: string): string[] {
+  const source = readFileSync(file, 'utf8')
+  const out: string[] = []
+  for (const m of source.matchAll(/\b(?:import|export)\s[^'";]*?\bfrom\s*['"](\.[^'"]+)['"]/g)) {
+    out.push(resolve(dirname(file), m[1]))
+  }
+  return out
+}
+
+const graph = new Map(files.map((f) => [f, importsOf(f)]))
+
+/** Imports that go from a layer to one it may not use, as `from (layer) → to (layer)`. */
+function upwardImports(g: Map<string, string[]>): string[] {
+  const wrong: string[] = []
+  for (const [file, deps] of g) {
+    if (ENTRY_POINTS.has(relative(SRC, file))) continue
+    const layer = layerOf(file)
+    for (const dep of deps) {
+      const target = layerOf(dep)
+      if (target !== layer && !(ALLOWED[layer] ?? []).includes(target)) {
+        wrong.push(`${relative(SRC, file)} (${layer}) → ${relative(SRC, dep)} (${target})`)
+      }
+    }
+  }
+  return wrong
+}
+
+/** Every import cycle found by a depth-first walk, as `a → b → a`. */
+function findCycles(g: Map<string, string[]>): string[] {
+  const cycles: string[] = []
+  const state = new Map<string, 'open' | 'done'>()
+  const stack: string[] = []
+  const visit = (file: string): void => {
+    state.set(file, 'open')
+    stack.push(file)
+    for (const dep of g.get(file) ?? []) {
+      if (state.get(dep) === 'open') {
+        const loop = stack.slice(stack.indexOf(dep)).concat(dep)
+        cycles.push(loop.map((f) => relative(SRC, f)).join(' → '))
+      } else if (!state.has(dep)) visit(dep)
+    }
+    stack.pop()
+    state.set(file, 'done')
+  }
+  for (const file of g.keys()) if (!state.has(file)) visit(file)
+  return cycles
+}
+
+describe('src/ layers', () => {
+  it('finds the source files and every layer is known', () => {
+    expect(files.length).toBeGreaterThan(20)
+    for (const file of files) {
+      const layer = layerOf(file)
+      const entry = ENTRY_POINTS.has(relative(SRC, file))
+      expect(entry || layer in ALLOWED, `${relative(SRC, file)}: layer ${layer}`).toBe(true)
+    }
+  })
+
+  it('every relative import resolves to a file in src/', () => {
+    for (const [file, deps] of graph) {
+      for (const dep of deps) expect(graph.has(dep), `${relative(SRC, file)} imports ${dep}`).toBe(true)
+    }
+  })
+
+  it('no file imports a layer above its own (entry points excepted)', () => {
+    expect(upwardImports(graph)).toEqual([])
+  })
+
+  it('has no import cycle', () => {
+    expect(findCycles(graph)).toEqual([])
+  })
+
+  it('the checks find a planted upward import and a planted cycle', () => {
+    const at = (p: string) => join(SRC, p)
+    const planted = new Map([
+      [at('server/a.ts'), [at('client/b.ts')]],
+      [at('client/b.ts'), [at('server/a.ts')]],
+      [at('protocol/c.ts'), [at('encoding/d.ts')]],
+      [at('encoding/d.ts'), []],
+    ])
+    expect(upwardImports(planted)).toEqual([
+      'server/a.ts (server) → client/b.ts (client)',
+      'client/b.ts (client) → server/a.ts (server)',
+    ])
+    expect(findCycles(planted)).toEqual(['server/a.ts → client/b.ts → server/a.ts'])
+  })
+})
