@@ -3,7 +3,7 @@
  * @module
  */
 import { ErrorCode, McpError } from './errors.ts'
-import type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, RequestId } from './schemas.ts'
+import type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, RequestId } from './schemas/index.ts'
 
 /** One classified inbound message. */
 export type InboundMessage =
