@@ -245,7 +245,7 @@ function parseExpression(text: string, fail: (what: string) => never): UriTempla
     .map((spec) => {
       const m = VARSPEC.exec(spec)
       if (!m) fail(`invalid variable ${JSON.stringify(spec)} in {${text}}`)
-      return { name: m![1]!, explode: m![3] !== undefined, prefix: m![2] === undefined ? undefined : Number(m![2]) }
+      return { name: m[1]!, explode: m[3] !== undefined, prefix: m[2] === undefined ? undefined : Number(m[2]) }
     })
   return { operator, varspecs }
 }
@@ -324,7 +324,7 @@ function valueChars(operator: UriTemplateOperator): string {
 }
 
 function charClass(chars: string): string {
-  return `(?:[${chars.replace(/[\\\]\[^-]/g, '\\$&')}\\u0080-\\uffff]|%[0-9A-Fa-f]{2})`
+  return `(?:[${chars.replace(/[\\\][^-]/g, '\\$&')}\\u0080-\\uffff]|%[0-9A-Fa-f]{2})`
 }
 
 function escapeRegExp(text: string): string {

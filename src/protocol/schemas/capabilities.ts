@@ -3,6 +3,8 @@
  * `_meta` envelope, and the `server/discover` result.
  * @module
  */
+/* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
+  -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
 import { META } from '../constants.ts'
 import { IconSchema, JsonObject } from './common.ts'

@@ -2,6 +2,8 @@
  * Building blocks shared by every other schema file: JSON objects, `_meta`, request ids, icons.
  * @module
  */
+/* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
+  -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
 
 /** A JSON object with any members (the spec's `{ [key: string]: unknown }`). */

@@ -3,6 +3,8 @@
  * primitive fields), the form and URL request params, and the user's answer.
  * @module
  */
+/* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
+  -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
 import { MetaObject } from './common.ts'
 

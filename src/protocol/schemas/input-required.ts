@@ -3,6 +3,8 @@
  * ask the client for input, the requests it may embed, and the responses the client sends on retry.
  * @module
  */
+/* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
+  -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
 import { MetaObject } from './common.ts'
 import { ElicitRequestParams, ElicitResult } from './elicitation.ts'

@@ -3,6 +3,8 @@
  * inside an `InputRequiredResult`, with their results.
  * @module
  */
+/* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
+  -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
 import { JsonObject, MetaObject } from './common.ts'
 import { SamplingContentBlock, SamplingMessageSchema } from './content.ts'

@@ -2,6 +2,8 @@
  * Tools: the definition `tools/list` lists, and the results of `tools/list` and `tools/call`.
  * @module
  */
+/* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
+  -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
 import { IconSchema, JsonObject, MetaObject } from './common.ts'
 import { ContentBlockSchema } from './content.ts'
