@@ -15,7 +15,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 for (let i = 0; i < 4096; i++) {
   PAIRS[i] = LITTLE_ENDIAN ? CODES[i >> 6]! | (CODES[i & 63]! << 8) : (CODES[i >> 6]! << 8) | CODES[i & 63]!
 }
-const ascii = new TextDecoder()
+const ascii = new TextDecoder() // one decoder, reused: the output bytes are ASCII, which decode as themselves
 
 /** Encode bytes as unpadded base64url. */
 export function encodeBase64Url(bytes: Uint8Array): string {
@@ -56,6 +56,7 @@ export function decodeBase64UrlStrict(text: string): Uint8Array<ArrayBuffer> | u
   const whole = len - tail
   let o = 0
   for (let i = 0; i < whole; i += 4) {
+    // `& 0xff` keeps the table lookups branch-free; codes above 0xff are rejected in the same test below
     const a = LOOKUP[text.charCodeAt(i) & 0xff]!
     const b = LOOKUP[text.charCodeAt(i + 1) & 0xff]!
     const c = LOOKUP[text.charCodeAt(i + 2) & 0xff]!

@@ -14,7 +14,7 @@ import {
   type Implementation,
   type InputRequest,
   type LoggingLevel,
-} from './schemas.ts'
+} from './schemas/index.ts'
 
 /** The envelope of one modern request, read from `params._meta`. */
 export interface RequestEnvelope {

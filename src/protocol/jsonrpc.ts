@@ -3,7 +3,7 @@
  * @module
  */
 import { ErrorCode, McpError } from './errors.ts'
-import type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, RequestId } from './schemas.ts'
+import type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, RequestId } from './schemas/index.ts'
 
 /** One classified inbound message. */
 export type InboundMessage =
@@ -55,7 +55,7 @@ export function classifyMessage(value: unknown): InboundMessage {
     throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "method" must be a non-empty string')
   if (value.params !== undefined && !isPlainObject(value.params))
     throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "params" must be an object')
-  const params = value.params as Record<string, unknown> | undefined
+  const params = value.params
   if (!('id' in value)) return { kind: 'notification', message: { jsonrpc: '2.0', method: value.method, params } }
   if (!isRequestId(value.id))
     throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "id" must be a string or a number')

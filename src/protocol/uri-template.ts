@@ -32,37 +32,30 @@
  *   one backtracking expression, which can make a hostile URI cost O(n²) steps (tens of ms at the cap).
  * @module
  */
-import { EdgeMcpError } from './errors.ts'
+import {
+  OPERATORS,
+  PCT,
+  parse,
+  pctEncode,
+  UriTemplateError,
+  type Operator,
+  type UriTemplateExpression,
+  type UriTemplateOperator,
+  type UriTemplateVarspec,
+} from './uri-template-syntax.ts'
+
+export {
+  UriTemplateError,
+  type UriTemplateExpression,
+  type UriTemplateOperator,
+  type UriTemplateVarspec,
+} from './uri-template-syntax.ts'
 
 /** A scalar variable value (`null` and `undefined` are undefined, RFC 6570 section 2.3). */
 export type UriTemplateScalar = string | number | boolean | null | undefined
 /** A variable value for {@link UriTemplate.expand}: a string (numbers and booleans are stringified), a list, or an associative array. */
 export type UriTemplateValue =
   UriTemplateScalar | readonly UriTemplateScalar[] | { readonly [key: string]: UriTemplateScalar }
-
-/** An expression operator (RFC 6570 section 2.2); `''` is simple string expansion. */
-export type UriTemplateOperator = '' | '+' | '#' | '.' | '/' | ';' | '?' | '&'
-
-/** One variable of an expression: its name, and its modifier (`:prefix` in characters, or explode `*`). */
-export interface UriTemplateVarspec {
-  readonly name: string
-  readonly explode: boolean
-  /** The max-length of a prefix modifier (1–9999 characters), or undefined. */
-  readonly prefix: number | undefined
-}
-
-/** One `{…}` expression of a template. */
-export interface UriTemplateExpression {
-  readonly operator: UriTemplateOperator
-  readonly varspecs: readonly UriTemplateVarspec[]
-}
-
-/** A template that is not valid RFC 6570, or a value a template cannot expand (a prefix of a list). */
-export class UriTemplateError extends EdgeMcpError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('UriTemplateError', 'ERR_URI_TEMPLATE', message, options)
-  }
-}
 
 /** URIs longer than this many characters match no template (it bounds matching time). */
 export const MAX_MATCH_LENGTH = 4096
@@ -96,35 +89,8 @@ export type TemplateArgs<T extends string> = string extends T
         : string
     } & { [K in Exclude<TemplateVariables<T>, Exploded<T> | Sole<T>>]?: string }
 
-interface Operator {
-  first: string
-  sep: string
-  named: boolean
-  ifemp: string
-  /** Reserved expansion: reserved characters and pct-encoded triplets pass through. */
-  reserved: boolean
-}
-
-// RFC 6570 Appendix A.
-const OPERATORS: Record<UriTemplateOperator, Operator> = {
-  '': { first: '', sep: ',', named: false, ifemp: '', reserved: false },
-  '+': { first: '', sep: ',', named: false, ifemp: '', reserved: true },
-  '#': { first: '#', sep: ',', named: false, ifemp: '', reserved: true },
-  '.': { first: '.', sep: '.', named: false, ifemp: '', reserved: false },
-  '/': { first: '/', sep: '/', named: false, ifemp: '', reserved: false },
-  ';': { first: ';', sep: ';', named: true, ifemp: '', reserved: false },
-  '?': { first: '?', sep: '&', named: true, ifemp: '=', reserved: false },
-  '&': { first: '&', sep: '&', named: true, ifemp: '=', reserved: false },
-}
-
-const VARSPEC =
-  /^((?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*)(?::([1-9][0-9]{0,3})|(\*))?$/
-/** ASCII literal characters (RFC 6570 section 2.1, plus `'`, a sub-delim the RFC's own examples use). */
-const LITERAL = /[!#$&'()*+,\-./0-9:;=?@A-Z[\]_a-z~]/
-const PCT = /^%[0-9A-Fa-f]{2}/
 const NOT_UNRESERVED = /[^A-Za-z0-9\-._~]/gu
 const NOT_RESERVED = /%[0-9A-Fa-f]{2}|[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]/gu
-const utf8 = new TextEncoder()
 
 // What a value may hold when matching (ASCII; raw non-ASCII and pct-encoded triplets are always allowed).
 const PLAIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:@!$'()*+"
@@ -198,64 +164,6 @@ export class UriTemplate<const T extends string = string> {
   }
 }
 
-function parse(template: string): (string | UriTemplateExpression)[] {
-  const fail = (what: string, at: number): never => {
-    throw new UriTemplateError(`Invalid URI template ${JSON.stringify(template)}: ${what} at character ${at}`)
-  }
-  const parts: (string | UriTemplateExpression)[] = []
-  let literal = ''
-  for (let i = 0; i < template.length;) {
-    const c = template[i]!
-    if (c === '{') {
-      const end = template.indexOf('}', i)
-      if (end < 0) fail("'{' is never closed", i)
-      if (literal) parts.push(literal)
-      literal = ''
-      parts.push(parseExpression(template.slice(i + 1, end), (what) => fail(what, i)))
-      i = end + 1
-    } else if (c === '}') {
-      fail("'}' without '{'", i)
-    } else if (c === '%') {
-      if (!PCT.test(template.slice(i, i + 3))) fail("'%' not followed by two hex digits", i)
-      literal += template.slice(i, i + 3)
-      i += 3
-    } else if (LITERAL.test(c)) {
-      literal += c
-      i++
-    } else {
-      const code = template.codePointAt(i)!
-      if (code < 0x80 || (code >= 0xd800 && code <= 0xdfff)) fail(`${JSON.stringify(c)} is not allowed in a literal`, i)
-      const char = String.fromCodePoint(code)
-      literal += pctEncode(char)
-      i += char.length
-    }
-  }
-  if (literal) parts.push(literal)
-  return parts
-}
-
-function parseExpression(text: string, fail: (what: string) => never): UriTemplateExpression {
-  if (text === '') fail('empty expression')
-  const c = text[0]!
-  if ('=,!@|'.includes(c)) fail(`operator '${c}' is reserved for future extensions`)
-  const operator = (c in OPERATORS ? c : '') as UriTemplateOperator
-  const varspecs = text
-    .slice(operator.length)
-    .split(',')
-    .map((spec) => {
-      const m = VARSPEC.exec(spec)
-      if (!m) fail(`invalid variable ${JSON.stringify(spec)} in {${text}}`)
-      return { name: m![1]!, explode: m![3] !== undefined, prefix: m![2] === undefined ? undefined : Number(m![2]) }
-    })
-  return { operator, varspecs }
-}
-
-function pctEncode(char: string): string {
-  let out = ''
-  for (const byte of utf8.encode(char)) out += '%' + byte.toString(16).toUpperCase().padStart(2, '0')
-  return out
-}
-
 function encode(text: string, reserved: boolean): string {
   return text.replace(reserved ? NOT_RESERVED : NOT_UNRESERVED, (c) => (c.length === 3 ? c : pctEncode(c)))
 }
@@ -324,7 +232,7 @@ function valueChars(operator: UriTemplateOperator): string {
 }
 
 function charClass(chars: string): string {
-  return `(?:[${chars.replace(/[\\\]\[^-]/g, '\\$&')}\\u0080-\\uffff]|%[0-9A-Fa-f]{2})`
+  return `(?:[${chars.replace(/[\\\][^-]/g, '\\$&')}\\u0080-\\uffff]|%[0-9A-Fa-f]{2})`
 }
 
 function escapeRegExp(text: string): string {

@@ -116,7 +116,7 @@ export class AesGcmKeyRing {
   constructor(keys: readonly RequestStateKey[], internal: { [TEST_RANDOM_SOURCE]?: RandomSource } = {}) {
     if (!Array.isArray(keys)) throw new TypeError('request-state keys must be an array')
     if (keys.length === 0) throw new RangeError('request-state keys: at least one key is required')
-    const raw = keys.map((k, i) => toBytes(k, i))
+    const raw = keys.map((k: RequestStateKey, i: number) => toBytes(k, i)) // typed: Array.isArray made keys any[]
     raw.forEach((bytes, i) => {
       if (bytes.length < MIN_KEY_BYTES) {
         throw new RangeError(

@@ -1,0 +1,52 @@
+/**
+ * JSON-RPC 2.0 framing (requests, notifications, responses, error objects), and the helpers that wrap an
+ * MCP method's params into its full request or notification. Framing objects are strict (`v.object`).
+ * @module
+ */
+import * as v from 'valibot'
+import { JsonObject, RequestId } from './common.ts'
+
+export const JSONRPCRequest = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  method: v.string(),
+  params: v.optional(JsonObject),
+})
+export type JSONRPCRequest = v.InferOutput<typeof JSONRPCRequest>
+
+export const JSONRPCNotification = v.object({
+  jsonrpc: v.literal('2.0'),
+  method: v.string(),
+  params: v.optional(JsonObject),
+})
+export type JSONRPCNotification = v.InferOutput<typeof JSONRPCNotification>
+
+export const ErrorObject = v.looseObject({
+  code: v.pipe(v.number(), v.integer()),
+  message: v.string(),
+  data: v.optional(v.unknown()),
+})
+export type ErrorObject = v.InferOutput<typeof ErrorObject>
+
+export const JSONRPCResultResponse = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, result: JsonObject })
+export type JSONRPCResultResponse = v.InferOutput<typeof JSONRPCResultResponse>
+
+export const JSONRPCErrorResponse = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: v.optional(v.nullable(RequestId)),
+  error: ErrorObject,
+})
+export type JSONRPCErrorResponse = v.InferOutput<typeof JSONRPCErrorResponse>
+
+export const JSONRPCResponse = v.union([JSONRPCResultResponse, JSONRPCErrorResponse])
+export type JSONRPCResponse = v.InferOutput<typeof JSONRPCResponse>
+
+/** The JSON-RPC request of method `method`: `{ jsonrpc: '2.0', id, method, params }`. */
+export function request<M extends string, P extends v.GenericSchema>(method: M, params: P) {
+  return v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal(method), params })
+}
+
+/** The JSON-RPC notification of method `method`: `{ jsonrpc: '2.0', method, params }`. */
+export function notification<M extends string, P extends v.GenericSchema>(method: M, params: P) {
+  return v.object({ jsonrpc: v.literal('2.0'), method: v.literal(method), params })
+}

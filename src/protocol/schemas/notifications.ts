@@ -1,0 +1,65 @@
+/**
+ * Subscriptions (spec: basic/patterns/subscriptions.mdx) and notifications: `subscriptions/listen`, the
+ * messages of a listen stream (acknowledged, list changed, resource updated), and cancellation.
+ * @module
+ */
+import * as v from 'valibot'
+import { META } from '../constants.ts'
+import { MetaObject, RequestId } from './common.ts'
+import { notification, request } from './jsonrpc.ts'
+import { RequestParamsBase } from './requests.ts'
+
+export const CancelledNotificationParams = v.looseObject({
+  requestId: v.optional(RequestId),
+  reason: v.optional(v.string()),
+  _meta: v.optional(MetaObject),
+})
+export const CancelledNotification = notification('notifications/cancelled', CancelledNotificationParams)
+
+/** `SubscriptionFilter`: the notification kinds a client opts in to on `subscriptions/listen` (all optional). */
+export const SubscriptionFilter = v.looseObject({
+  toolsListChanged: v.optional(v.boolean()),
+  promptsListChanged: v.optional(v.boolean()),
+  resourcesListChanged: v.optional(v.boolean()),
+  resourceSubscriptions: v.optional(v.array(v.string())),
+})
+export type SubscriptionFilter = v.InferOutput<typeof SubscriptionFilter>
+
+export const SubscriptionsListenRequestParams = v.looseObject({
+  ...RequestParamsBase,
+  notifications: SubscriptionFilter,
+})
+export type SubscriptionsListenRequestParams = v.InferOutput<typeof SubscriptionsListenRequestParams>
+export const SubscriptionsListenRequest = request('subscriptions/listen', SubscriptionsListenRequestParams)
+
+/** `_meta` of every message on a listen stream: the JSON-RPC id of the `subscriptions/listen` request. */
+const SubscriptionMeta = v.looseObject({ [META.subscriptionId]: RequestId })
+
+/** `SubscriptionsListenResult`: the graceful end of a subscription (no other data). */
+export const SubscriptionsListenResult = v.looseObject({ resultType: v.string(), _meta: SubscriptionMeta })
+export type SubscriptionsListenResult = v.InferOutput<typeof SubscriptionsListenResult>
+export const SubscriptionsListenResultResponse = v.object({
+  jsonrpc: v.literal('2.0'),
+  id: RequestId,
+  result: SubscriptionsListenResult,
+})
+
+/** `notifications/subscriptions/acknowledged`: the first message of a listen stream, with the honoured subset. */
+export const SubscriptionsAcknowledgedNotification = notification(
+  'notifications/subscriptions/acknowledged',
+  v.looseObject({ _meta: v.optional(MetaObject), notifications: SubscriptionFilter }),
+)
+export type SubscriptionsAcknowledgedNotification = v.InferOutput<typeof SubscriptionsAcknowledgedNotification>
+
+const listChanged = <M extends string>(method: M) =>
+  notification(method, v.optional(v.looseObject({ _meta: v.optional(MetaObject) })))
+export const ToolListChangedNotification = listChanged('notifications/tools/list_changed')
+export const PromptListChangedNotification = listChanged('notifications/prompts/list_changed')
+export const ResourceListChangedNotification = listChanged('notifications/resources/list_changed')
+
+export const ResourceUpdatedNotificationParams = v.looseObject({ _meta: v.optional(MetaObject), uri: v.string() })
+export const ResourceUpdatedNotification = notification(
+  'notifications/resources/updated',
+  ResourceUpdatedNotificationParams,
+)
+export type ResourceUpdatedNotification = v.InferOutput<typeof ResourceUpdatedNotification>

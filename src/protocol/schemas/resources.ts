@@ -1,0 +1,52 @@
+/**
+ * Resources: the definitions `resources/list` and `resources/templates/list` list, and the results of
+ * those two and of `resources/read`.
+ * @module
+ */
+import * as v from 'valibot'
+import { IconSchema, MetaObject } from './common.ts'
+import { Annotations, ResourceContents } from './content.ts'
+import { Cacheable, complete, listResult } from './results.ts'
+
+/** `Resource`: a concrete resource as listed by `resources/list`. */
+export const Resource = v.looseObject({
+  uri: v.string(),
+  name: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  mimeType: v.optional(v.string()),
+  size: v.optional(v.number()),
+  annotations: v.optional(Annotations),
+  icons: v.optional(v.array(IconSchema)),
+  _meta: v.optional(MetaObject),
+})
+export type Resource = v.InferOutput<typeof Resource>
+const ResourceSchema: v.GenericSchema<Resource> = Resource
+
+/** `ResourceTemplate`: an RFC 6570 URI template as listed by `resources/templates/list`. */
+export const ResourceTemplate = v.looseObject({
+  uriTemplate: v.string(),
+  name: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  mimeType: v.optional(v.string()),
+  annotations: v.optional(Annotations),
+  icons: v.optional(v.array(IconSchema)),
+  _meta: v.optional(MetaObject),
+})
+export type ResourceTemplate = v.InferOutput<typeof ResourceTemplate>
+const ResourceTemplateSchema: v.GenericSchema<ResourceTemplate> = ResourceTemplate
+
+export const ListResourcesResult = listResult('resources', ResourceSchema)
+export type ListResourcesResult = v.InferOutput<typeof ListResourcesResult>
+
+export const ListResourceTemplatesResult = listResult('resourceTemplates', ResourceTemplateSchema)
+export type ListResourceTemplatesResult = v.InferOutput<typeof ListResourceTemplatesResult>
+
+/** `ReadResourceResult`: the contents of a resource; cacheable (ttlMs/cacheScope) when complete. */
+export const ReadResourceResult = complete({
+  contents: v.array(ResourceContents),
+  ttlMs: v.optional(Cacheable.ttlMs),
+  cacheScope: v.optional(Cacheable.cacheScope),
+})
+export type ReadResourceResult = v.InferOutput<typeof ReadResourceResult>
