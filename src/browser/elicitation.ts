@@ -3,7 +3,7 @@
  * mode as a consent view (spec: client/elicitation.mdx, 2026-07-28).
  * @module
  */
-import type { ElicitationCallback } from '../client/client.ts'
+import type { ElicitationCallback } from '../client/options.ts'
 import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from '../protocol/schemas.ts'
 import {
   actions,

@@ -4,7 +4,7 @@
  * Escape, removal and abort dismiss; focus goes to the first field and back afterwards.
  * @module
  */
-import type { InputContext } from '../client/client.ts'
+import type { InputContext } from '../client/options.ts'
 import { DEFAULT_STRINGS, fill, type BrowserStrings } from './strings.ts'
 
 /** Options shared by every handler of `edge-mcp/browser`. */

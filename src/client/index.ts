@@ -3,6 +3,7 @@
  * @module
  */
 export * from './client.ts'
+export * from './options.ts'
 export { MemoryCacheStore, type CacheEntry, type ResponseCacheOptions, type ResponseCacheStore } from './cache.ts'
 export * from './errors.ts'
 export * from './input-required.ts'
