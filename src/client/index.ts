@@ -8,6 +8,15 @@ export { MemoryCacheStore, type CacheEntry, type ResponseCacheOptions, type Resp
 export * from './errors.ts'
 export * from './input-required.ts'
 export * from '../transport/oauth.ts'
+export * from '../transport/oauth-storage.ts'
+export {
+  authorizationServerMetadataUrls,
+  bearerParams,
+  parseWwwAuthenticate,
+  protectedResourceMetadataUrls,
+  resourceMatches,
+  type Challenge,
+} from '../transport/oauth-discovery.ts'
 export * from '../transport/http-client.ts'
 export * from '../protocol/index.ts'
 export type { ListenOptions, Subscription, SubscriptionEnd } from './listen.ts'
