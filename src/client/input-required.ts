@@ -1,5 +1,5 @@
 /**
- * The input-required driver shared by `callTool` (and later `getPrompt` / `readResource`): answer each
+ * The input-required driver shared by `callTool`, `getPrompt` and `readResource`: answer each
  * round's `inputRequests` concurrently, retry with `inputResponses` and the byte-exact `requestState`,
  * within a round limit; state-only rounds back off (spec: basic/patterns/mrtr.mdx).
  * @module

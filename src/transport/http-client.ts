@@ -149,6 +149,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
   }
 }
 
+/** The body as text; empty when it cannot be read. */
 async function safeText(response: Response): Promise<string> {
   try {
     return await response.text()
