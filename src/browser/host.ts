@@ -4,7 +4,7 @@
  * Escape, removal and abort dismiss; focus goes to the first field and back afterwards.
  * @module
  */
-import type { InputContext } from '../client/client.ts'
+import type { InputContext } from '../client/options.ts'
 import { DEFAULT_STRINGS, fill, type BrowserStrings } from './strings.ts'
 
 /** Options shared by every handler of `edge-mcp/browser`. */
@@ -30,15 +30,21 @@ export interface Env {
 }
 
 /** What a view hands to {@link present}: its form, what to focus first, and what Escape / removal answers. */
-export interface View<T> {
+export interface View {
   form: HTMLFormElement
   focus: HTMLElement | null
   /** Called on Escape, on the form's removal and on the dialog being closed from outside. */
   dismiss: () => void
 }
 
-/** Settles a shown view: `ok` resolves the handler's promise with `value`, otherwise rejects with it. */
-export type Finish<T> = (ok: boolean, value: T | unknown) => void
+/**
+ * Settles a shown view: `finish(true, value)` resolves the handler's promise with `value`;
+ * `finish(false, reason)` rejects it with `reason` (the abort reason, or e.g. a `SamplingDeclinedError`).
+ */
+export interface Finish<T> {
+  (ok: true, value: T): void
+  (ok: false, reason: unknown): void
+}
 
 /** Rounds (identified by their shared `ctx.signal`) in which the user cancelled: the rest answer cancel unseen. */
 export const cancelledRounds = new WeakSet<AbortSignal>()
@@ -102,7 +108,8 @@ export async function inTurn<T>(env: Env, show: (progress: string) => Promise<T>
   )
   try {
     await new Promise<void>((resolve, reject) => {
-      if (round.aborted) return reject(round.reason)
+      round.throwIfAborted() // thrown in the executor: rejects with the reason, unchanged
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason is whatever the caller aborted with (any value); callers catch it unchanged
       const onAbort = () => reject(round.reason)
       round.addEventListener('abort', onAbort, { once: true })
       void previous.then(() => {
@@ -125,15 +132,16 @@ export async function inTurn<T>(env: Env, show: (progress: string) => Promise<T>
  * afterwards. Escape, removing the form, or closing the dialog calls `view.dismiss`; `ctx.signal`
  * aborting removes the view and rejects with the signal's reason.
  */
-export function present<T>(env: Env, render: (finish: Finish<T>) => View<T>): Promise<T> {
+export function present<T>(env: Env, render: (finish: Finish<T>) => View): Promise<T> {
   const { doc, ctx, options } = env
   return new Promise<T>((resolve, reject) => {
-    if (ctx.signal.aborted) return reject(ctx.signal.reason)
+    ctx.signal.throwIfAborted() // thrown in the executor: rejects with the reason, unchanged
     const previous = doc.activeElement
     let done = false
     let dialog: HTMLDialogElement | undefined
+    // eslint-disable-next-line prefer-const -- `finish` reads it and may run before it is assigned below; a const would be in its temporal dead zone then
     let observer: MutationObserver | undefined
-    const finish: Finish<T> = (ok, value) => {
+    const finish: Finish<T> = (ok: boolean, value: unknown) => {
       if (done) return
       done = true
       ctx.signal.removeEventListener('abort', onAbort)
@@ -144,6 +152,7 @@ export function present<T>(env: Env, render: (finish: Finish<T>) => View<T>): Pr
       } else view.form.remove()
       if (previous && previous !== doc.body && previous.isConnected) (previous as HTMLElement).focus?.()
       if (ok) resolve(value as T)
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rejects with the reason finish(false, reason) was given (an abort reason: any value), unchanged
       else reject(value)
     }
     const onAbort = () => finish(false, ctx.signal.reason)

@@ -3,7 +3,7 @@
  * (spec: client/sampling.mdx, client/roots.mdx, 2026-07-28).
  * @module
  */
-import type { RootsCallback, SamplingCallback } from '../client/client.ts'
+import type { RootsCallback, SamplingCallback } from '../client/options.ts'
 import { ClientError } from '../protocol/errors.ts'
 import type { CreateMessageResult, Root } from '../protocol/schemas.ts'
 import { actions, el, envFor, formShell, inTurn, newId, present, type BrowserFormOptions } from './host.ts'

@@ -6,6 +6,14 @@
 import { encodeBase64Url } from '../encoding/base64url.ts'
 import { canonicalJson, digest16 } from '../encoding/canonical.ts'
 
+/** The cached methods each server notification makes stale (spec: caching.mdx "Interaction with Notifications"). */
+export const STALE_AFTER: ReadonlyMap<string, readonly string[]> = new Map([
+  ['notifications/tools/list_changed', ['tools/list']],
+  ['notifications/prompts/list_changed', ['prompts/list']],
+  ['notifications/resources/list_changed', ['resources/list', 'resources/templates/list']],
+  ['notifications/resources/updated', ['resources/read']],
+])
+
 /** One cached result. */
 export interface CacheEntry {
   /** The raw result as the server sent it. */

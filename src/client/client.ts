@@ -3,170 +3,37 @@
  * input-required rounds through your callbacks and retries until the result is complete.
  * @module
  */
-import * as v from 'valibot'
+import type * as v from 'valibot'
 import { LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import { formatParamValue, headerParamsOf, valueAt, type HeaderParam } from '../protocol/param-headers.ts'
-import { describeIssue } from '../protocol/issues.ts'
 import {
   CallToolResult,
   CompleteResult,
-  CreateMessageResult,
   DiscoverResult,
-  ElicitResult,
   GetPromptResult,
-  InputRequiredResult,
   ListPromptsResult,
   ListResourceTemplatesResult,
   ListResourcesResult,
-  ListRootsResult,
   ListToolsResult,
   ReadResourceResult,
-  type Prompt,
-  type Resource,
-  type SubscriptionFilter,
-  type ResourceTemplate,
   type ClientCapabilities,
-  type CreateMessageRequestParams,
-  type ElicitRequestParams,
-  type Implementation,
-  type InputRequest,
-  type InputResponse,
+  type InputRequiredResult,
   type InputResponses,
   type JSONRPCNotification,
-  type LoggingLevel,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type SubscriptionFilter,
   type Tool,
 } from '../protocol/schemas.ts'
-import type { ClientTransport, SendOptions } from '../transport/http-client.ts'
-import {
-  InvalidInputResponseError,
-  InvalidResultError,
-  MissingInputHandlerError,
-  RequestTimeoutError,
-} from './errors.ts'
-import { ResponseCache, type ResponseCacheOptions } from './cache.ts'
-import { driveInputRequired, type RoundInfo } from './input-required.ts'
+import { ResponseCache, STALE_AFTER } from './cache.ts'
+import { answerInput, isInputRequired, parseCarrierResult } from './carrier.ts'
+import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
+import { driveInputRequired, type DriveOptions } from './input-required.ts'
 import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
-
-/** What an input callback knows about the request it answers. */
-export interface InputContext {
-  /** The `inputRequests` key being answered. */
-  key: string
-  /** The call that asked: `tools/call`, `prompts/get` or `resources/read`. */
-  method: string
-  /** The tool or prompt name, or the resource URI. */
-  target: string
-  /** Aborts when a sibling request of the same round failed or the call was aborted. */
-  signal: AbortSignal
-}
-
-/** Answers an `elicitation/create` input request (form or URL mode). */
-export type ElicitationCallback = (
-  params: ElicitRequestParams,
-  ctx: InputContext,
-) => ElicitResult | Promise<ElicitResult>
-/** Answers a `sampling/createMessage` input request. */
-export type SamplingCallback = (
-  params: CreateMessageRequestParams,
-  ctx: InputContext,
-) => CreateMessageResult | Promise<CreateMessageResult>
-/** Answers a `roots/list` input request. */
-export type RootsCallback = (ctx: InputContext) => ListRootsResult | Promise<ListRootsResult>
-
-/** Options of {@link Client}. */
-export interface ClientOptions {
-  /** How messages reach the server, e.g. `new StreamableHttpClientTransport(url)`. */
-  transport: ClientTransport
-  /** Sent as `_meta` clientInfo. Default `{ name: 'edge-mcp-client', version: '0.1.0' }`. */
-  clientInfo?: Implementation
-  /** The protocol version to request. Default `"2026-07-28"`. */
-  protocolVersion?: string
-  /**
-   * Capabilities to declare on every request. Default: derived from the callbacks — elicitation
-   * `{ form: {}, url: {} }`, sampling `{}`, roots `{}` — for each callback given.
-   */
-  capabilities?: ClientCapabilities
-  /** Answers `elicitation/create` input requests (form and URL mode); declares `elicitation`. */
-  elicitation?: ElicitationCallback
-  /** Answers `sampling/createMessage` input requests; declares `sampling`. */
-  sampling?: SamplingCallback
-  /** Answers `roots/list` input requests; declares `roots`. */
-  roots?: RootsCallback
-  /** Retries allowed per call before `InputRequiredRoundsExceededError`. Default 10. */
-  maxRounds?: number
-  /**
-   * Longest wait for the answer to one request (each round of a call is its own request), in
-   * **milliseconds**; then `RequestTimeoutError`. Default 60,000. Time spent in your callbacks is not counted.
-   */
-  requestTimeoutMs?: number
-  /** Receives warnings, e.g. a tool dropped from `listTools` for an invalid `x-mcp-header`. Default `console.warn`. */
-  onWarning?: (message: string) => void
-  /** Waits between state-only rounds (50 ms doubling to 250 ms); tests inject a fake. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
-  /**
-   * Cache the results of `server/discover`, the list methods and `resources/read` for as long as their
-   * `ttlMs` says, honouring `cacheScope` (spec: server/utilities/caching.mdx). `true` for an in-memory
-   * cache of 500 entries, or options (store, clock, principal). Off by default.
-   */
-  cache?: boolean | ResponseCacheOptions
-}
-
-/** Per-call options. */
-export interface CallOptions {
-  /** Aborts the call; it then rejects with the signal's reason (an `AbortError` `DOMException` by default). */
-  signal?: AbortSignal
-  /**
-   * Limit for each request of this call, in **milliseconds** (overrides the client's `requestTimeoutMs`);
-   * then `RequestTimeoutError`. Time spent in your input callbacks is not counted.
-   */
-  timeoutMs?: number
-  /** Seed the first request with answers (resume a flow from stored state). */
-  inputResponses?: InputResponses
-  /** Seed the first request with a `requestState` from an earlier `InputRequiredResult` (byte-exact). */
-  requestState?: string
-  /** Observe each input-required round (what was asked, what was answered). */
-  onRound?: (info: RoundInfo) => void
-  /** Receives notifications sent on this request's stream. */
-  onNotification?: (notification: JSONRPCNotification) => void
-  /**
-   * Receives progress (`notifications/progress`) for this call; setting it sends a `progressToken`.
-   * `total` and `message` when the server gives them.
-   */
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void
-  /** Ask for log messages of at least this severity (sent as `_meta` logLevel); they arrive via `onNotification`. */
-  logLevel?: LoggingLevel
-}
-
-/** Per-call options of manual mode: the first `InputRequiredResult` is returned, not answered. */
-export interface ManualCallOptions extends CallOptions {
-  manual: true
-}
-
-/** Default per-request timeout, in milliseconds. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
-/** Most pages a list call walks before giving up (a server that never stops paginating). */
-const MAX_LIST_PAGES = 1000
-/** The cached methods each server notification makes stale. */
-const STALE_AFTER: ReadonlyMap<string, readonly string[]> = new Map([
-  ['notifications/tools/list_changed', ['tools/list']],
-  ['notifications/prompts/list_changed', ['prompts/list']],
-  ['notifications/resources/list_changed', ['resources/list', 'resources/templates/list']],
-  ['notifications/resources/updated', ['resources/read']],
-])
-
-/** `AbortSignal.any`, with a fallback for runtimes that lack it. */
-function anySignal(signals: AbortSignal[]): AbortSignal {
-  if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals)
-  const controller = new AbortController()
-  for (const s of signals) {
-    if (s.aborted) {
-      controller.abort(s.reason)
-      break
-    }
-    s.addEventListener('abort', () => controller.abort(s.reason), { once: true })
-  }
-  return controller.signal
-}
+import { DEFAULT_REQUEST_TIMEOUT_MS, type CallOptions, type ClientOptions, type ManualCallOptions } from './options.ts'
+import { walkPages } from './pages.ts'
+import { ToolHeaders } from './tool-headers.ts'
 
 /**
  * An MCP client.
@@ -182,6 +49,8 @@ export class Client {
   readonly options: ClientOptions
   #nextId = 1
   readonly #cache: ResponseCache | undefined
+  /** What `listTools` saw of each tool's `x-mcp-header` parameters, for `callTool`'s `Mcp-Param-*` headers. */
+  readonly #toolHeaders = new ToolHeaders()
   #version: string | undefined
 
   /** @throws RangeError when `maxRounds` is not a non-negative integer, or `cache.maxEntries` not a positive one. */
@@ -313,10 +182,11 @@ export class Client {
     }
   }
 
+  /** Build the request (envelope, `progressToken`, log level) and exchange it. */
   async #request(
     method: string,
     params: Record<string, unknown>,
-    options: CallOptions & { headers?: Record<string, string> },
+    options: ExchangeOptions,
   ): Promise<Record<string, unknown>> {
     const id = this.#nextId++
     const meta = this.#envelope(params._meta as Record<string, unknown> | undefined)
@@ -324,93 +194,8 @@ export class Client {
     if (options.onProgress) meta.progressToken = progressToken
     if (options.logLevel) meta[META.logLevel] = options.logLevel
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
-    options.signal?.throwIfAborted()
-    if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) {
-      throw new RangeError(`timeoutMs must be a positive integer, got ${String(options.timeoutMs)}`)
-    }
-    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
-    const timer = new AbortController()
-    const timeoutError = new RequestTimeoutError(method, timeoutMs)
-    let handle: ReturnType<typeof setTimeout> | undefined = setTimeout(() => timer.abort(timeoutError), timeoutMs)
-    let left = timeoutMs
-    let since = Date.now()
-    const signal = options.signal ? anySignal([options.signal, timer.signal]) : timer.signal
-    const sendOptions: SendOptions & { signal: AbortSignal } = {
-      signal,
-      // the user's time (an OAuth login) does not count against the request timeout
-      interactive: async (step) => {
-        if (handle !== undefined) {
-          clearTimeout(handle)
-          handle = undefined
-          left = Math.max(0, left - (Date.now() - since))
-        }
-        try {
-          return await step()
-        } finally {
-          if (!timer.signal.aborted) {
-            since = Date.now()
-            handle = setTimeout(() => timer.abort(timeoutError), left)
-          }
-        }
-      },
-    }
-    if (options.headers) sendOptions.headers = options.headers
-    if (options.onNotification || options.onProgress) {
-      sendOptions.onNotification = (n) => {
-        const p = n.params as
-          { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined
-        if (
-          n.method === 'notifications/progress' &&
-          p?.progressToken === progressToken &&
-          typeof p.progress === 'number'
-        ) {
-          const event: { progress: number; total?: number; message?: string } = { progress: p.progress }
-          if (typeof p.total === 'number') event.total = p.total
-          if (typeof p.message === 'string') event.message = p.message
-          options.onProgress?.(event)
-        }
-        options.onNotification?.(n)
-      }
-    }
-    let response: Record<string, unknown> | undefined
-    try {
-      // Race the transport too: a custom transport that ignores the signal still cannot hang the call.
-      const aborted = new Promise<never>((_resolve, reject) => {
-        if (signal.aborted) reject(signal.reason)
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true })
-      })
-      response = (await Promise.race([this.options.transport.send(message, sendOptions), aborted])) as
-        Record<string, unknown> | undefined
-    } catch (error) {
-      if (timer.signal.aborted && !options.signal?.aborted) throw timeoutError
-      throw error
-    } finally {
-      clearTimeout(handle)
-    }
-    if (!response || typeof response !== 'object') throw new InvalidResultError(`No response to ${method}`)
-    const error = response.error as { code?: unknown; message?: unknown; data?: unknown } | undefined
-    // an error without id answers a request the server could not read (parse error, body too large, …)
-    const idless = error !== undefined && (response.id === undefined || response.id === null)
-    if (response.id !== id && !idless) {
-      throw new InvalidResultError(
-        `Response id ${JSON.stringify(response.id)} does not match request id ${JSON.stringify(id)}`,
-      )
-    }
-    if (error !== undefined) {
-      if (
-        typeof error !== 'object' ||
-        error === null ||
-        !Number.isInteger(error.code) ||
-        typeof error.message !== 'string'
-      ) {
-        throw new InvalidResultError(`Malformed JSON-RPC error in the response to ${method}`)
-      }
-      throw new McpError(error.code as number, error.message, error.data)
-    }
-    const result = response.result
-    if (typeof result !== 'object' || result === null || Array.isArray(result))
-      throw new InvalidResultError(`The result of ${method} is not an object`)
-    return result as Record<string, unknown>
+    const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    return exchange(this.options.transport, message, options, timeoutMs, progressToken)
   }
 
   /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */
@@ -427,30 +212,7 @@ export class Client {
    */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
     const tools = await this.#walk<Tool, typeof ListToolsResult>('tools/list', 'tools', ListToolsResult, options)
-    const kept: Tool[] = []
-    this.#toolHeaders.clear()
-    for (const tool of tools) {
-      const found = headerParamsOf(tool.inputSchema)
-      if ('invalid' in found) {
-        this.#warn(`Ignoring tool '${tool.name}': ${found.invalid}`)
-        continue
-      }
-      if (found.params.length) this.#toolHeaders.set(tool.name, found.params)
-      kept.push(tool)
-    }
-    return kept
-  }
-
-  readonly #toolHeaders = new Map<string, HeaderParam[]>()
-
-  /** The `Mcp-Param-*` headers of a tool call, from the tool definitions `listTools` saw. */
-  #paramHeaders(name: string, args: Record<string, unknown>): Record<string, string> {
-    const out: Record<string, string> = {}
-    for (const param of this.#toolHeaders.get(name) ?? []) {
-      const value = formatParamValue(valueAt(args, param.path))
-      if (value !== undefined) out[`Mcp-Param-${param.name}`] = value
-    }
-    return out
+    return this.#toolHeaders.replace(tools, (message) => this.#warn(message))
   }
 
   /**
@@ -482,7 +244,7 @@ export class Client {
     try {
       return await this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
         ...options,
-        headers: this.#paramHeaders(name, args),
+        headers: this.#toolHeaders.headersFor(name, args),
       })
     } catch (error) {
       // -32020: the tool's headers may have changed; re-list once and retry (spec: streamable-http.mdx)
@@ -491,7 +253,7 @@ export class Client {
       await this.listTools(options.signal ? { signal: options.signal } : {})
       return this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
         ...options,
-        headers: this.#paramHeaders(name, args),
+        headers: this.#toolHeaders.headersFor(name, args),
       })
     }
   }
@@ -607,40 +369,25 @@ export class Client {
     return this.#walk('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResult, options)
   }
 
+  /** Every page of a list method, each through the cache (see {@link walkPages}). */
   async #walk<T, S extends v.GenericSchema>(
     method: string,
     field: string,
     schema: S,
     options: CallOptions,
   ): Promise<T[]> {
-    const items: T[] = []
-    let cursor: string | undefined
-    const seen = new Set<string>()
-    do {
-      if (seen.size >= MAX_LIST_PAGES)
-        throw new InvalidResultError(`${method} returned more than ${MAX_LIST_PAGES} pages`)
-      const params = cursor === undefined ? {} : { cursor }
-      let page: Record<string, unknown>
-      try {
-        page = await this.#cached(
+    return walkPages<T>(
+      method,
+      field,
+      (params) =>
+        this.#cached(
           method,
           params,
           options,
           (result) => parseResult(schema, result, method) as Record<string, unknown>,
-        )
-      } catch (error) {
-        // a cursor that fails makes every cached page suspect (spec: caching.mdx "Interaction with Pagination")
-        if (cursor !== undefined) await this.invalidateCache(method)
-        throw error
-      }
-      items.push(...(page[field] as T[]))
-      cursor = page.nextCursor as string | undefined
-      if (cursor !== undefined) {
-        if (seen.has(cursor)) throw new InvalidResultError(`${method} returned the same cursor twice`)
-        seen.add(cursor)
-      }
-    } while (cursor !== undefined)
-    return items
+        ),
+      () => this.invalidateCache(method),
+    )
   }
 
   /** Send a carrier request and, unless `manual`, answer its input-required rounds until it completes. */
@@ -649,7 +396,7 @@ export class Client {
     base: Record<string, unknown>,
     target: string,
     complete: v.GenericSchema<unknown, R>,
-    options: CallOptions & { manual?: boolean; headers?: Record<string, string> },
+    options: ExchangeOptions & { manual?: boolean },
   ): Promise<R | InputRequiredResult> {
     const send = async (inputResponses: InputResponses | undefined, requestState: string | undefined) => {
       const params: Record<string, unknown> = { ...base }
@@ -664,11 +411,10 @@ export class Client {
       ? await this.#cached(method, base, options, (result) => parseCarrierResult(method, result, complete))
       : await send(options.inputResponses, options.requestState)
     if (options.manual) return first
-    const driveOptions: Parameters<typeof driveInputRequired<R>>[1] = {
-      dispatch: (key, request, signal) => this.#answer(key, request, { key, method, target, signal }),
+    const driveOptions: DriveOptions<R> = {
+      dispatch: (key, request, signal) => answerInput(this.options, key, request, { key, method, target, signal }),
       retry: send,
-      isInputRequired: (value): value is InputRequiredResult =>
-        (value as { resultType?: unknown }).resultType === 'input_required',
+      isInputRequired,
     }
     if (this.options.maxRounds !== undefined) driveOptions.maxRounds = this.options.maxRounds
     if (this.options.sleep) driveOptions.sleep = this.options.sleep
@@ -676,61 +422,4 @@ export class Client {
     if (options.onRound) driveOptions.onRound = options.onRound
     return driveInputRequired(first, driveOptions)
   }
-
-  /** Answer one input request through its callback, and check the answer's shape before it is sent. */
-  async #answer(key: string, request: InputRequest, ctx: InputContext): Promise<InputResponse> {
-    let answer: unknown
-    let schema: v.GenericSchema
-    switch (request.method) {
-      case 'elicitation/create': {
-        if (!this.options.elicitation) throw new MissingInputHandlerError('elicitation', key)
-        answer = await this.options.elicitation(request.params, ctx)
-        schema = ElicitResult
-        break
-      }
-      case 'sampling/createMessage': {
-        if (!this.options.sampling) throw new MissingInputHandlerError('sampling', key)
-        answer = await this.options.sampling(request.params, ctx)
-        schema = CreateMessageResult
-        break
-      }
-      case 'roots/list': {
-        if (!this.options.roots) throw new MissingInputHandlerError('roots', key)
-        answer = await this.options.roots(ctx)
-        schema = ListRootsResult
-        break
-      }
-    }
-    const parsed = v.safeParse(schema, answer)
-    if (!parsed.success) throw new InvalidInputResponseError(key, describeIssue(parsed.issues[0]))
-    return answer as InputResponse
-  }
-}
-
-function parseResult<S extends v.GenericSchema>(schema: S, value: unknown, method: string): v.InferOutput<S> {
-  const parsed = v.safeParse(schema, value)
-  if (!parsed.success) {
-    throw new InvalidResultError(`Invalid ${method} result: ${describeIssue(parsed.issues[0])}`)
-  }
-  return parsed.output
-}
-
-function parseCarrierResult<R>(
-  method: string,
-  result: Record<string, unknown>,
-  complete: v.GenericSchema<unknown, R>,
-): R | InputRequiredResult {
-  const type = result.resultType
-  if (type === 'input_required') {
-    const irr = parseResult(InputRequiredResult, result, method)
-    if (Object.keys(irr.inputRequests ?? {}).length === 0 && irr.requestState === undefined) {
-      throw new InvalidResultError(
-        `${method} returned an InputRequiredResult with neither inputRequests nor requestState`,
-      )
-    }
-    return irr
-  }
-  if (type !== undefined && type !== 'complete')
-    throw new InvalidResultError(`Unknown resultType '${String(type)}' in ${method} result`)
-  return parseResult(complete, result, method)
 }

@@ -1,10 +1,11 @@
 /**
- * The input-required driver shared by `callTool` (and later `getPrompt` / `readResource`): answer each
+ * The input-required driver shared by `callTool`, `getPrompt` and `readResource`: answer each
  * round's `inputRequests` concurrently, retry with `inputResponses` and the byte-exact `requestState`,
  * within a round limit; state-only rounds back off (spec: basic/patterns/mrtr.mdx).
  * @module
  */
 import type { InputRequest, InputRequiredResult, InputResponse, InputResponses } from '../protocol/schemas.ts'
+import { rejectOnAbort } from './abort.ts'
 import { InputRequiredRoundsExceededError } from './errors.ts'
 
 /** Default round limit: at most this many retries of one call. */
@@ -50,13 +51,14 @@ export interface DriveOptions<R> {
 /** `setTimeout`-based sleep that rejects with the signal's reason on abort. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
+    signal?.throwIfAborted() // thrown in the executor: rejects with the reason, unchanged
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort)
       resolve()
     }, ms)
     const onAbort = () => {
       clearTimeout(timer)
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason is whatever the caller aborted with (any value); callers catch it unchanged
       reject(signal!.reason)
     }
     signal?.addEventListener('abort', onAbort, { once: true })
@@ -111,10 +113,8 @@ async function dispatchAll(
 ): Promise<InputResponses> {
   const controller = new AbortController()
   let onOuterAbort: (() => void) | undefined
-  const aborted = new Promise<never>((_resolve, reject) => {
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })
-  })
-  aborted.catch(() => {})
+  const aborted = rejectOnAbort(controller.signal)
+  aborted.catch(() => {}) // never reported as an unhandled rejection
   if (outer) {
     onOuterAbort = () => controller.abort(outer.reason)
     outer.addEventListener('abort', onOuterAbort, { once: true })

@@ -15,8 +15,7 @@ import {
   type SubscriptionFilter,
 } from '../protocol/schemas.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
-import { InvalidResultError, RequestTimeoutError } from './errors.ts'
-import { SubscriptionDroppedError } from './errors.ts'
+import { InvalidResultError, RequestTimeoutError, SubscriptionDroppedError } from './errors.ts'
 
 /** Options of `Client.listen`. */
 export interface ListenOptions {
@@ -64,6 +63,9 @@ export interface Subscription extends AsyncIterable<JSONRPCNotification> {
 
 const DEFAULT_MAX_BUFFERED = 1000
 
+/** How a stream ended, once it has. */
+type Outcome = { end: SubscriptionEnd } | { error: unknown }
+
 /**
  * Send a `subscriptions/listen` request and resolve once the server acknowledged it.
  * @throws McpError when the server answers with an error (e.g. -32602 for a bad filter, -32601 when it
@@ -80,168 +82,252 @@ export function openSubscription(
   /** Runs before each notification is delivered, in order (the Client drops stale cache entries here). */
   before?: (notification: JSONRPCNotification) => Promise<unknown>,
 ): Promise<Subscription> {
-  const id = request.id
-  const maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED
-  const controller = new AbortController()
-  const onUserAbort = () => controller.abort(options.signal?.reason)
-  options.signal?.addEventListener('abort', onUserAbort, { once: true })
-  const queue: JSONRPCNotification[] = []
-  let warned = false
-  let outcome: { end: SubscriptionEnd } | { error: unknown } | undefined
-  let wake: () => void = () => {}
-  let changed = new Promise<void>((resolve) => (wake = resolve))
-  const poke = () => {
-    const resolve = wake
-    changed = new Promise<void>((r) => (wake = r))
-    resolve()
-  }
-  let acknowledged: SubscriptionFilter | undefined
-  let settleAck!: { resolve: (filter: SubscriptionFilter) => void; reject: (error: unknown) => void }
-  const ack = new Promise<SubscriptionFilter>((resolve, reject) => (settleAck = { resolve, reject }))
-  let settleEnd!: { resolve: (end: SubscriptionEnd) => void; reject: (error: unknown) => void }
-  const ended = new Promise<SubscriptionEnd>((resolve, reject) => (settleEnd = { resolve, reject }))
-  ended.catch(() => {}) // rejections surface to whoever awaits it, never as unhandled
+  const stream = new ListenStream(request.id, options, timeoutMs, warn, before)
+  stream.send(transport, request)
+  return stream.acknowledgement.then((filter) => stream.subscription(filter))
+}
 
-  const finish = (result: { end: SubscriptionEnd } | { error: unknown }) => {
-    if (outcome) return
-    outcome = result
-    clearTimeout(timer)
-    options.signal?.removeEventListener('abort', onUserAbort)
-    if (!acknowledged)
-      settleAck.reject('error' in result ? result.error : (options.signal?.reason ?? new Error('aborted')))
-    if ('error' in result) settleEnd.reject(result.error)
-    else settleEnd.resolve(result.end)
-    if (!controller.signal.aborted) controller.abort()
-    poke()
-  }
-  const timer = setTimeout(
-    () => finish({ error: new RequestTimeoutError('subscriptions/listen', timeoutMs) }),
-    timeoutMs,
-  )
-  controller.signal.addEventListener('abort', () => finish({ end: 'aborted' }), { once: true })
-  if (options.signal?.aborted) onUserAbort()
+/**
+ * One listen stream from its request to its end: waits for the acknowledgement (within `timeoutMs`),
+ * then delivers each notification of this subscription to the callbacks and the iterator's buffer, and
+ * settles `ended` once — on abort, on the server's closing result, or on a failure.
+ */
+class ListenStream {
+  readonly #id: RequestId
+  readonly #options: ListenOptions
+  readonly #warn: (message: string) => void
+  readonly #before: ((notification: JSONRPCNotification) => Promise<unknown>) | undefined
+  readonly #maxBuffered: number
+  readonly #controller = new AbortController()
+  readonly #onUserAbort = () => this.#controller.abort(this.#options.signal?.reason)
+  /** Notifications delivered but not yet read by the iterator. */
+  readonly #queue: JSONRPCNotification[] = []
+  #warned = false
+  readonly #wakeup = new Wakeup()
+  readonly #ack = new Deferred<SubscriptionFilter>()
+  readonly #ended = new Deferred<SubscriptionEnd>()
+  readonly #timer: ReturnType<typeof setTimeout>
+  #acknowledged: SubscriptionFilter | undefined
+  #outcome: Outcome | undefined
+  /** The delivery chain: each `before` hook (async) completes before the next notification, and the server's end, go out. */
+  #inOrder: Promise<unknown> = Promise.resolve()
 
-  let inOrder: Promise<unknown> = Promise.resolve()
-  const deliver = (n: JSONRPCNotification) => {
-    if (!before) return deliverNow(n)
-    inOrder = inOrder
-      .then(() => before(n))
-      .catch((error: unknown) =>
-        warn(
-          `subscription ${JSON.stringify(id)}: before ${n.method}: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-      )
-      .then(() => deliverNow(n))
-  }
-  const deliverNow = (n: JSONRPCNotification) => {
-    if (outcome) return // ended (an abort, or the server's end once every earlier delivery was made)
-    try {
-      callbacks(n)
-    } catch (error) {
-      warn(
-        `subscription ${JSON.stringify(id)}: a callback for ${n.method} threw: ${error instanceof Error ? error.message : String(error)}`,
-      )
-    }
-    queue.push(n)
-    if (queue.length > maxBuffered) {
-      queue.shift()
-      if (!warned)
-        warn(`subscription ${JSON.stringify(id)}: more than ${maxBuffered} notifications unread; dropping the oldest`)
-      warned = true
-    }
-    poke()
-  }
-  const callbacks = (n: JSONRPCNotification) => {
-    switch (n.method) {
-      case 'notifications/tools/list_changed':
-        options.onToolsListChanged?.()
-        break
-      case 'notifications/prompts/list_changed':
-        options.onPromptsListChanged?.()
-        break
-      case 'notifications/resources/list_changed':
-        options.onResourcesListChanged?.()
-        break
-      case 'notifications/resources/updated': {
-        const uri = (n.params as { uri?: unknown } | undefined)?.uri
-        if (typeof uri === 'string') options.onResourceUpdated?.(uri)
-        break
-      }
-    }
-    options.onNotification?.(n)
+  constructor(
+    id: RequestId,
+    options: ListenOptions,
+    timeoutMs: number,
+    warn: (message: string) => void,
+    before: ((notification: JSONRPCNotification) => Promise<unknown>) | undefined,
+  ) {
+    this.#id = id
+    this.#options = options
+    this.#warn = warn
+    this.#before = before
+    this.#maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED
+    options.signal?.addEventListener('abort', this.#onUserAbort, { once: true })
+    this.#ended.promise.catch(() => {}) // rejections surface to whoever awaits it, never as unhandled
+    this.#timer = setTimeout(
+      () => this.#finish({ error: new RequestTimeoutError('subscriptions/listen', timeoutMs) }),
+      timeoutMs,
+    )
+    this.#controller.signal.addEventListener('abort', () => this.#finish({ end: 'aborted' }), { once: true })
+    if (options.signal?.aborted) this.#onUserAbort()
   }
 
-  const onNotification = (n: JSONRPCNotification) => {
-    if (outcome) return
+  /** Resolves with what the server agreed to send; rejects when the stream ends before that. */
+  get acknowledgement(): Promise<SubscriptionFilter> {
+    return this.#ack.promise
+  }
+
+  /** Send the listen request; its notifications and its end drive this stream from now on. */
+  send(transport: ClientTransport, request: JSONRPCRequest): void {
+    transport.send(request, { signal: this.#controller.signal, onNotification: (n) => this.#receive(n) }).then(
+      (response) => this.#finishInOrder(endOf(response, this.#id, this.#acknowledged !== undefined)),
+      (error: unknown) => {
+        if (this.#controller.signal.aborted) return this.#finish({ end: 'aborted' })
+        this.#finishInOrder({ error: this.#acknowledged ? new SubscriptionDroppedError(this.#id, error) : error })
+      },
+    )
+  }
+
+  /** The {@link Subscription} handed to the caller once `filter` was acknowledged. */
+  subscription(filter: SubscriptionFilter): Subscription {
+    return {
+      id: this.#id,
+      acknowledged: filter,
+      ended: this.#ended.promise,
+      close: this.#close,
+      [Symbol.asyncIterator]: () => this.#iterate(),
+    }
+  }
+
+  readonly #close = async (): Promise<void> => {
+    this.#controller.abort()
+    await this.#ended.promise.catch(() => {})
+  }
+
+  /** Settle the stream once: the acknowledgement (if still pending), `ended`, the request, and a waiting iterator. */
+  #finish(result: Outcome): void {
+    if (this.#outcome) return
+    this.#outcome = result
+    clearTimeout(this.#timer)
+    this.#options.signal?.removeEventListener('abort', this.#onUserAbort)
+    if (!this.#acknowledged)
+      this.#ack.reject('error' in result ? result.error : (this.#options.signal?.reason ?? new Error('aborted')))
+    if ('error' in result) this.#ended.reject(result.error)
+    else this.#ended.resolve(result.end)
+    if (!this.#controller.signal.aborted) this.#controller.abort()
+    this.#wakeup.poke()
+  }
+
+  /** The server's end settles only after the deliveries before it (their `before` hooks are async). */
+  #finishInOrder(result: Outcome): void {
+    void this.#inOrder.then(() => this.#finish(result))
+  }
+
+  /** A notification from the transport: the acknowledgement first, then deliveries. */
+  #receive(n: JSONRPCNotification): void {
+    if (this.#outcome) return
     const meta = n.params?._meta as Record<string, unknown> | undefined
-    if (meta?.[META.subscriptionId] !== id) return // not of this subscription (e.g. another stream's, on a shared channel)
-    if (acknowledged) return deliver(n)
+    if (meta?.[META.subscriptionId] !== this.#id) return // not of this subscription (e.g. another stream's, on a shared channel)
+    if (this.#acknowledged) return this.#deliver(n)
+    this.#acknowledge(n)
+  }
+
+  /** The first notification must be the acknowledgement; anything else ends the stream. */
+  #acknowledge(n: JSONRPCNotification): void {
     const parsed = v.safeParse(SubscriptionsAcknowledgedNotification, n)
     if (!parsed.success) {
       const why =
         n.method === 'notifications/subscriptions/acknowledged'
           ? `an invalid acknowledgement (${describeIssue(parsed.issues[0])})`
           : `${n.method} before the acknowledgement`
-      return finish({ error: new InvalidResultError(`subscriptions/listen: the server sent ${why}`) })
+      return this.#finish({ error: new InvalidResultError(`subscriptions/listen: the server sent ${why}`) })
     }
-    acknowledged = parsed.output.params.notifications
-    clearTimeout(timer)
-    settleAck.resolve(acknowledged)
+    this.#acknowledged = parsed.output.params.notifications
+    clearTimeout(this.#timer)
+    this.#ack.resolve(this.#acknowledged)
   }
 
-  // the server's end settles only after the deliveries before it (their `before` hooks are async)
-  const finishInOrder = (result: { end: SubscriptionEnd } | { error: unknown }) =>
-    void inOrder.then(() => finish(result))
-  transport.send(request, { signal: controller.signal, onNotification }).then(
-    (response) => {
-      const message = response as
-        { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined
-      if (
-        message?.error &&
-        typeof message.error === 'object' &&
-        Number.isInteger(message.error.code) &&
-        typeof message.error.message === 'string'
-      ) {
-        return finishInOrder({
-          error: new McpError(message.error.code as number, message.error.message, message.error.data),
-        })
-      }
-      if (!acknowledged)
-        return finishInOrder({
-          error: new InvalidResultError('subscriptions/listen: the stream ended before the acknowledgement'),
-        })
-      if (message?.id === id && typeof message.result === 'object' && message.result !== null)
-        return finishInOrder({ end: 'closed' })
-      finishInOrder({
-        error: new InvalidResultError('subscriptions/listen: the stream ended with an invalid response'),
-      })
-    },
-    (error: unknown) => {
-      if (controller.signal.aborted) return finish({ end: 'aborted' })
-      finishInOrder({ error: acknowledged ? new SubscriptionDroppedError(id, error) : error })
-    },
-  )
-
-  const close = async () => {
-    controller.abort()
-    await ended.catch(() => {})
+  /** Deliver `n` after the `before` hook (when there is one) of it and of every earlier notification. */
+  #deliver(n: JSONRPCNotification): void {
+    const before = this.#before
+    if (!before) return this.#deliverNow(n)
+    this.#inOrder = this.#inOrder
+      .then(() => before(n))
+      .catch((error: unknown) =>
+        this.#warn(
+          `subscription ${JSON.stringify(this.#id)}: before ${n.method}: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      )
+      .then(() => this.#deliverNow(n))
   }
-  return ack.then((filter) => ({
-    id,
-    acknowledged: filter,
-    ended,
-    close,
-    async *[Symbol.asyncIterator]() {
-      try {
-        for (;;) {
-          if (queue.length > 0) yield queue.shift()!
-          else if (!outcome) await changed
-          else if ('error' in outcome) throw outcome.error
-          else return
-        }
-      } finally {
-        if (!outcome) await close() // the consumer left the loop early
+
+  /** Call the callbacks (a throwing one is warned about), then buffer `n` for the iterator. */
+  #deliverNow(n: JSONRPCNotification): void {
+    if (this.#outcome) return // ended (an abort, or the server's end once every earlier delivery was made)
+    try {
+      notifyCallbacks(this.#options, n)
+    } catch (error) {
+      this.#warn(
+        `subscription ${JSON.stringify(this.#id)}: a callback for ${n.method} threw: ${error instanceof Error ? error.message : String(error)}`,
+      )
+    }
+    this.#queue.push(n)
+    if (this.#queue.length > this.#maxBuffered) {
+      this.#queue.shift()
+      if (!this.#warned)
+        this.#warn(
+          `subscription ${JSON.stringify(this.#id)}: more than ${this.#maxBuffered} notifications unread; dropping the oldest`,
+        )
+      this.#warned = true
+    }
+    this.#wakeup.poke()
+  }
+
+  /** The buffered notifications, then the end: returns when closed or aborted, throws the error otherwise. */
+  async *#iterate(): AsyncGenerator<JSONRPCNotification, void, undefined> {
+    try {
+      for (;;) {
+        if (this.#queue.length > 0) yield this.#queue.shift()!
+        else if (!this.#outcome) await this.#wakeup.changed
+        else if ('error' in this.#outcome) throw this.#outcome.error
+        else return
       }
-    },
-  }))
+    } finally {
+      if (!this.#outcome) await this.#close() // the consumer left the loop early
+    }
+  }
+}
+
+/** Call the `ListenOptions` callbacks for `n`: its specific one, if any, then `onNotification`. */
+function notifyCallbacks(options: ListenOptions, n: JSONRPCNotification): void {
+  switch (n.method) {
+    case 'notifications/tools/list_changed':
+      options.onToolsListChanged?.()
+      break
+    case 'notifications/prompts/list_changed':
+      options.onPromptsListChanged?.()
+      break
+    case 'notifications/resources/list_changed':
+      options.onResourcesListChanged?.()
+      break
+    case 'notifications/resources/updated': {
+      const uri = (n.params as { uri?: unknown } | undefined)?.uri
+      if (typeof uri === 'string') options.onResourceUpdated?.(uri)
+      break
+    }
+  }
+  options.onNotification?.(n)
+}
+
+/**
+ * How the listen request's response ends the stream: the server's error, a failure when it came before
+ * the acknowledgement, `'closed'` for the closing result (spec: subscriptions.mdx "Graceful Closure"),
+ * else an invalid response.
+ */
+function endOf(response: unknown, id: RequestId, acknowledged: boolean): Outcome {
+  const message = response as
+    { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined
+  if (
+    message?.error &&
+    typeof message.error === 'object' &&
+    Number.isInteger(message.error.code) &&
+    typeof message.error.message === 'string'
+  ) {
+    return { error: new McpError(message.error.code as number, message.error.message, message.error.data) }
+  }
+  if (!acknowledged)
+    return { error: new InvalidResultError('subscriptions/listen: the stream ended before the acknowledgement') }
+  if (message?.id === id && typeof message.result === 'object' && message.result !== null) return { end: 'closed' }
+  return { error: new InvalidResultError('subscriptions/listen: the stream ended with an invalid response') }
+}
+
+/** A promise with its settle functions. */
+class Deferred<T> {
+  readonly promise: Promise<T>
+  resolve!: (value: T) => void
+  reject!: (error: unknown) => void
+  constructor() {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve
+      this.reject = reject
+    })
+  }
+}
+
+/** "Something changed" for a waiting iterator: `changed` resolves at the next `poke()`, then a new one begins. */
+class Wakeup {
+  #wake: () => void = () => {}
+  #changed = new Promise<void>((resolve) => (this.#wake = resolve))
+
+  get changed(): Promise<void> {
+    return this.#changed
+  }
+
+  poke(): void {
+    const resolve = this.#wake
+    this.#changed = new Promise<void>((r) => (this.#wake = r))
+    resolve()
+  }
 }

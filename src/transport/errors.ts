@@ -50,3 +50,12 @@ export class NetworkError extends ClientError {
     this.url = url
   }
 }
+
+/** An OAuth failure: discovery, validation, registration, an authorization or token error. */
+export class OAuthError extends ClientError {
+  /** The OAuth `error` code when the authorization server sent one (RFC 6749 §5.2), else a local reason. */
+  declare readonly code: string
+  constructor(code: string, message: string) {
+    super('OAuthError', code, message)
+  }
+}

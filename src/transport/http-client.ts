@@ -5,7 +5,8 @@
 import { HEADER, META, targetParamOf } from '../protocol/constants.ts'
 import { encodeHeaderValue } from '../protocol/headers.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas.ts'
-import { bearerParams, type OAuthClientProvider } from './oauth.ts'
+import { bearerParams } from './oauth-discovery.ts'
+import type { OAuthClientProvider } from './oauth.ts'
 import { HttpError, InvalidResultError, NetworkError } from './errors.ts'
 
 /** Options for one message sent by a {@link ClientTransport}. */
@@ -148,6 +149,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
   }
 }
 
+/** The body as text; empty when it cannot be read. */
 async function safeText(response: Response): Promise<string> {
   try {
     return await response.text()

@@ -1,6 +1,7 @@
 /**
  * Streamable HTTP, server side, as a Web-standard fetch handler `(Request) => Promise<Response>`
  * (spec: basic/transports/streamable-http.mdx, 2026-07-28: POST only, one JSON-RPC message per body).
+ * Who may call is http-server-policy.ts; how the answer is written, http-server-sse.ts.
  * @module
  */
 import { HEADER, META, targetParamOf } from '../protocol/constants.ts'
@@ -8,11 +9,15 @@ import { hasEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { decodeHeaderValue } from '../protocol/headers.ts'
 import { classifyMessage, errorResponse, requestIdOf, type InboundMessage } from '../protocol/jsonrpc.ts'
-import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas.ts'
+import type { JSONRPCRequest, RequestId } from '../protocol/schemas.ts'
 import type { RequestInfo } from '../server/context.ts'
 import type { McpServer } from '../server/mcp-server.ts'
 import type { Server } from '../server/server.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
+import { hostPolicy, originPolicy, preflightResponse, withCors } from './http-server-policy.ts'
+import { reply, streamIfNotified, type Representation } from './http-server-sse.ts'
+
+export { MAX_UNREAD_BYTES } from './http-server-sse.ts'
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -35,9 +40,10 @@ export interface FetchHandlerOptions {
    * Host names this endpoint is served under, checked against the request URL's host (the `Host`
    * header) before anything else: a request for any other host gets 403. An entry with a port
    * (`"localhost:8787"`, `"example.com:443"`) must match host and port, the scheme's default port
-   * included; one without (`"localhost"`, `"[::1]"`) matches any port. Case-insensitive. Set it for a server on loopback or a private network: under DNS rebinding
-   * the attacker's page is same-origin with its own host name, so only the host check stops it
-   * (spec: basic/transports/streamable-http.mdx "Security Warning"). Default: any host.
+   * included; one without (`"localhost"`, `"[::1]"`) matches any port. Case-insensitive. Set it for a
+   * server on loopback or a private network: under DNS rebinding the attacker's page is same-origin with
+   * its own host name, so only the host check stops it (spec: basic/transports/streamable-http.mdx
+   * "Security Warning"). Default: any host.
    * @example createFetchHandler(mcp, { allowedHosts: ['localhost', '127.0.0.1', '[::1]'] })
    */
   allowedHosts?: readonly string[]
@@ -50,22 +56,6 @@ export interface FetchHandlerOptions {
 }
 
 const DEFAULT_KEEP_ALIVE_MS = 15_000
-/** Bytes of notifications a streamed response holds for a reader that does not read; then it is cut off. */
-export const MAX_UNREAD_BYTES = 1024 * 1024
-
-/** Request headers a browser client may send (preflight `Access-Control-Allow-Headers`). */
-const ALLOWED_REQUEST_HEADERS = [
-  'content-type',
-  'accept',
-  'authorization',
-  'mcp-protocol-version',
-  'mcp-method',
-  'mcp-name',
-  'last-event-id',
-]
-/** Response headers a browser client must be able to read (`Mcp-Session-Id` would join them with legacy sessions, which this transport has not). */
-const EXPOSED_HEADERS = 'WWW-Authenticate'
-const PREFLIGHT_MAX_AGE_SECONDS = '86400'
 
 /** A Web-standard fetch handler; `env` and `executionCtx` are passed to handlers (Workers signature). */
 export type FetchHandler = (request: Request, env?: unknown, executionCtx?: unknown) => Promise<Response>
@@ -73,6 +63,14 @@ export type FetchHandler = (request: Request, env?: unknown, executionCtx?: unkn
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 /** Shared: `decode` without `{ stream: true }` keeps no state between calls. */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** What one endpoint serves, with its resolved options. */
+interface Endpoint {
+  server: Server
+  maxBodyBytes: number
+  keepAliveMs: number
+  authenticate: FetchHandlerOptions['authenticate']
+}
 
 /**
  * Serve an MCP server over Streamable HTTP.
@@ -94,92 +92,7 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
     throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`)
   const isAllowed = originPolicy(options.allowedOrigins)
   const isAllowedHost = hostPolicy(options.allowedHosts)
-  const handle = async (request: Request, env: unknown, executionCtx: unknown): Promise<Response> => {
-    try {
-      if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: 'POST, OPTIONS' } })
-      if (request.method !== 'POST') {
-        return jsonError(
-          405,
-          null,
-          new McpError(ErrorCode.InvalidRequest, `Method not allowed: ${request.method}; this endpoint accepts POST`),
-          {
-            Allow: 'POST, OPTIONS',
-          },
-        )
-      }
-      const contentType = request.headers.get('content-type')
-      if (contentType !== 'application/json' && !isJsonUtf8(contentType)) {
-        return jsonError(
-          415,
-          null,
-          new McpError(
-            ErrorCode.InvalidRequest,
-            'Unsupported Media Type: Content-Type must be application/json (UTF-8)',
-          ),
-        )
-      }
-      const accept = negotiate(request.headers.get('accept'))
-      if (!accept) {
-        return jsonError(
-          406,
-          null,
-          new McpError(
-            ErrorCode.InvalidRequest,
-            'Not Acceptable: Accept must include application/json or text/event-stream',
-          ),
-        )
-      }
-      const body = await readBody(request, maxBodyBytes)
-      if (body === 'too-large') {
-        return jsonError(
-          413,
-          null,
-          new McpError(ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`),
-        )
-      }
-      let value: unknown
-      try {
-        value = JSON.parse(strictUtf8.decode(body))
-      } catch {
-        return jsonError(400, null, new McpError(ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8 JSON'))
-      }
-      let message: InboundMessage
-      try {
-        message = classifyMessage(value)
-      } catch (error) {
-        return jsonError(400, requestIdOf(value), error as McpError)
-      }
-      if (message.kind === 'request' && hasEnvelope(message.message.params)) {
-        const mismatch = checkHeaders(request.headers, message.message)
-        if (mismatch) return jsonError(400, message.message.id, mismatch)
-      }
-      const info: RequestInfo = { request, env, executionCtx, signal: request.signal }
-      if (options.authenticate) {
-        try {
-          const authInfo = await options.authenticate(request, env)
-          if (authInfo) info.authInfo = authInfo
-        } catch {
-          return jsonError(
-            401,
-            message.kind === 'request' ? message.message.id : null,
-            new McpError(ErrorCode.InvalidRequest, 'Unauthorized'),
-            {
-              'WWW-Authenticate': 'Bearer',
-            },
-          )
-        }
-      }
-      if (message.kind === 'notification' || !accept.sse) {
-        const handled = await server.handle(message, info)
-        if (!handled.response) return new Response(null, { status: handled.status })
-        return reply(handled.status, handled.response, accept.as)
-      }
-      return streamIfNotified(server, message, info, accept.as, keepAliveMs)
-    } catch (error) {
-      server.logger.error('fetch handler failed', error)
-      return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
-    }
-  }
+  const endpoint: Endpoint = { server, maxBodyBytes, keepAliveMs, authenticate: options.authenticate }
   return async (request, env, executionCtx) => {
     // Some runtimes (Bun) hand over whatever the Host header said; an unparsable one is the client's mistake.
     let url: URL
@@ -195,35 +108,113 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
     if (!isAllowedHost(url))
       return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: host ${url.host} is not allowed`))
     const origin = request.headers.get('origin')
-    if (origin === null || origin === url.origin) return handle(request, env, executionCtx)
+    if (origin === null || origin === url.origin) return serve(endpoint, request, env, executionCtx)
     if (!isAllowed(origin)) {
       return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: origin ${origin} is not allowed`))
     }
-    const cors: Record<string, string> = { 'Access-Control-Allow-Origin': origin, Vary: 'Origin' }
-    if (request.method === 'OPTIONS') {
-      const requested = (request.headers.get('access-control-request-headers') ?? '')
-        .split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean)
-      const allowHeaders = [
-        ...new Set([...ALLOWED_REQUEST_HEADERS, ...requested.filter((h) => /^[a-z0-9-]+$/.test(h))]),
-      ]
-      return new Response(null, {
-        status: 204,
-        headers: {
-          ...cors,
-          'Access-Control-Allow-Methods': 'POST, OPTIONS',
-          'Access-Control-Allow-Headers': allowHeaders.join(', '),
-          'Access-Control-Max-Age': PREFLIGHT_MAX_AGE_SECONDS,
-          Vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
-        },
-      })
+    if (request.method === 'OPTIONS') return preflightResponse(request, origin)
+    return withCors(await serve(endpoint, request, env, executionCtx), origin)
+  }
+}
+
+/** Answer one request that passed the host and origin checks; a failure of the server itself is a 500. */
+async function serve(endpoint: Endpoint, request: Request, env: unknown, executionCtx: unknown): Promise<Response> {
+  const { server } = endpoint
+  try {
+    const accept = checkFraming(request)
+    if (accept instanceof Response) return accept
+    const message = await readMessage(request, endpoint.maxBodyBytes)
+    if (message instanceof Response) return message
+    if (message.kind === 'request' && hasEnvelope(message.message.params)) {
+      const mismatch = checkHeaders(request.headers, message.message)
+      if (mismatch) return jsonError(400, message.message.id, mismatch)
     }
-    const response = await handle(request, env, executionCtx)
-    const headers = new Headers(response.headers)
-    for (const [k, val] of Object.entries(cors)) headers.set(k, val)
-    headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS)
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
+    const info: RequestInfo = { request, env, executionCtx, signal: request.signal }
+    if (endpoint.authenticate) {
+      try {
+        const authInfo = await endpoint.authenticate(request, env)
+        if (authInfo) info.authInfo = authInfo
+      } catch {
+        return jsonError(
+          401,
+          message.kind === 'request' ? message.message.id : null,
+          new McpError(ErrorCode.InvalidRequest, 'Unauthorized'),
+          {
+            'WWW-Authenticate': 'Bearer',
+          },
+        )
+      }
+    }
+    if (message.kind === 'notification' || !accept.sse) {
+      const handled = await server.handle(message, info)
+      if (!handled.response) return new Response(null, { status: handled.status })
+      return reply(handled.status, handled.response, accept.as)
+    }
+    return streamIfNotified(server, message, info, accept.as, endpoint.keepAliveMs)
+  } catch (error) {
+    server.logger.error('fetch handler failed', error)
+    return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
+  }
+}
+
+/**
+ * The HTTP method, `Content-Type` and `Accept` checks: an `OPTIONS` answer (204) or an error response
+ * (405, 415, 406), else what `Accept` allows.
+ */
+function checkFraming(request: Request): Response | Acceptable {
+  if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: 'POST, OPTIONS' } })
+  if (request.method !== 'POST') {
+    return jsonError(
+      405,
+      null,
+      new McpError(ErrorCode.InvalidRequest, `Method not allowed: ${request.method}; this endpoint accepts POST`),
+      {
+        Allow: 'POST, OPTIONS',
+      },
+    )
+  }
+  const contentType = request.headers.get('content-type')
+  if (contentType !== 'application/json' && !isJsonUtf8(contentType)) {
+    return jsonError(
+      415,
+      null,
+      new McpError(ErrorCode.InvalidRequest, 'Unsupported Media Type: Content-Type must be application/json (UTF-8)'),
+    )
+  }
+  const accept = negotiate(request.headers.get('accept'))
+  if (!accept) {
+    return jsonError(
+      406,
+      null,
+      new McpError(
+        ErrorCode.InvalidRequest,
+        'Not Acceptable: Accept must include application/json or text/event-stream',
+      ),
+    )
+  }
+  return accept
+}
+
+/** Read and classify the body: the JSON-RPC message, or an error response (413, 400 parse / framing error). */
+async function readMessage(request: Request, maxBodyBytes: number): Promise<Response | InboundMessage> {
+  const body = await readBody(request, maxBodyBytes)
+  if (body === 'too-large') {
+    return jsonError(
+      413,
+      null,
+      new McpError(ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`),
+    )
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(strictUtf8.decode(body))
+  } catch {
+    return jsonError(400, null, new McpError(ErrorCode.ParseError, 'Parse error: the body is not valid UTF-8 JSON'))
+  }
+  try {
+    return classifyMessage(value)
+  } catch (error) {
+    return jsonError(400, requestIdOf(value), error as McpError)
   }
 }
 
@@ -236,22 +227,6 @@ function isJsonUtf8(contentType: string | null): boolean {
     ?.slice(8)
     .replace(/"/g, '')
   return mediaType.trim() === 'application/json' && (charset === undefined || charset === 'utf-8' || charset === 'utf8')
-}
-
-function originPolicy(allowed: FetchHandlerOptions['allowedOrigins']): (origin: string) => boolean {
-  if (allowed === undefined) return () => false
-  if (allowed === '*') return () => true
-  if (typeof allowed === 'function') return allowed
-  const set = new Set(allowed.map((o) => o.replace(/\/+$/, '')))
-  return (origin) => set.has(origin)
-}
-
-function hostPolicy(allowed: FetchHandlerOptions['allowedHosts']): (url: URL) => boolean {
-  if (allowed === undefined) return () => true
-  const hosts = new Set(allowed.map((h) => h.toLowerCase()))
-  // URL lowercases both, and drops a default port: `example.com:443` must still match https://example.com
-  const port = (url: URL) => url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '')
-  return (url) => hosts.has(url.hostname) || hosts.has(`${url.hostname}:${port(url)}`)
 }
 
 /**
@@ -293,8 +268,6 @@ function mismatch(message: string): McpError {
   return new McpError(ErrorCode.HeaderMismatch, message)
 }
 
-type Representation = 'json' | 'sse'
-
 const STANDARD_ACCEPT = 'application/json, text/event-stream'
 
 /** What `Accept` allows: the representation to answer with, and whether `text/event-stream` is admitted at all (q > 0). */
@@ -305,7 +278,8 @@ interface Acceptable {
 
 /** Parse `Accept` once (q-values honoured; no header means JSON, without SSE); undefined when it admits neither. */
 function negotiate(header: string | null): Acceptable | undefined {
-  if (header === STANDARD_ACCEPT) return { as: 'json', sse: true } // what MCP clients send (spec: streamable-http.mdx)
+  // fast path: the exact value MCP clients send (spec: streamable-http.mdx), without parsing
+  if (header === STANDARD_ACCEPT) return { as: 'json', sse: true }
   if (header === null || header.trim() === '') return { as: 'json', sse: false }
   let json = 0
   let sse = 0
@@ -325,6 +299,7 @@ function negotiate(header: string | null): Acceptable | undefined {
   return undefined
 }
 
+/** The body, counted while it streams in; `'too-large'` once it (or its `Content-Length`) exceeds `max` bytes. */
 async function readBody(request: Request, max: number): Promise<Uint8Array | 'too-large'> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > max) return 'too-large'
@@ -342,7 +317,7 @@ async function readBody(request: Request, max: number): Promise<Uint8Array | 'to
     }
     chunks.push(value)
   }
-  if (chunks.length === 1) return chunks[0]!
+  if (chunks.length === 1) return chunks[0]! // the usual case: no copy
   const out = new Uint8Array(total)
   let offset = 0
   for (const c of chunks) {
@@ -352,21 +327,7 @@ async function readBody(request: Request, max: number): Promise<Uint8Array | 'to
   return out
 }
 
-function reply(status: number, body: unknown, as: Representation, headers: Record<string, string> = {}): Response {
-  if (as === 'sse') {
-    return new Response(`event: message\ndata: ${JSON.stringify(body)}\n\n`, {
-      status,
-      headers: {
-        'Content-Type': 'text/event-stream',
-        'Cache-Control': 'no-cache',
-        'X-Accel-Buffering': 'no',
-        ...headers,
-      },
-    })
-  }
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } })
-}
-
+/** An error answer as a JSON-RPC error response in a JSON body. */
 function jsonError(
   status: number,
   id: RequestId | null,
@@ -374,99 +335,4 @@ function jsonError(
   headers: Record<string, string> = {},
 ): Response {
   return reply(status, errorResponse(id, error), 'json', headers)
-}
-
-/**
- * Answer with JSON when the handler sends no notification before its result; once it does, switch to
- * a per-request SSE stream: the notifications so far, then each new one, then the response, then close
- * (spec: streamable-http.mdx). Closing the stream is the cancel: the handler's `signal` aborts.
- * `subscriptions/listen` rides the same path: its acknowledgement opens the stream, which then stays
- * open (with keep-alives) until the client disconnects or the server ends the subscription.
- */
-async function streamIfNotified(
-  server: Server,
-  message: InboundMessage,
-  info: RequestInfo,
-  accept: Representation,
-  keepAliveMs: number,
-): Promise<Response> {
-  const cancel = new AbortController()
-  const outer = info.signal
-  if (outer?.aborted) cancel.abort(outer.reason)
-  else outer?.addEventListener('abort', () => cancel.abort(outer.reason), { once: true })
-  info.signal = cancel.signal
-  const queued: JSONRPCNotification[] = []
-  let write: ((event: unknown) => void) | undefined
-  let firstNotification!: () => void
-  const notified = new Promise<'notified'>((resolve) => (firstNotification = () => resolve('notified')))
-  info.notify = (notification) => {
-    if (write) write(notification)
-    else {
-      queued.push(notification)
-      firstNotification()
-    }
-  }
-  const work = server.handle(message, info)
-  const first = await Promise.race([work, notified])
-  if (first !== 'notified') {
-    if (!first.response) return new Response(null, { status: first.status })
-    return reply(first.status, first.response, accept)
-  }
-  const encoder = new TextEncoder()
-  let timer: ReturnType<typeof setInterval> | undefined
-  let open = true
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        const send = (text: string) => {
-          if (!open) return
-          try {
-            controller.enqueue(encoder.encode(text))
-          } catch {
-            open = false
-          }
-        }
-        const event = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`
-        // A reader that falls MAX_UNREAD_BYTES behind (a stalled client on a long listen stream) is cut off
-        // rather than buffered for without bound: the stream errors and the handler's signal aborts.
-        write = (message) => {
-          if (open && controller.desiredSize !== null && controller.desiredSize <= 0) {
-            open = false
-            clearInterval(timer)
-            controller.error(new Error(`the client fell more than ${MAX_UNREAD_BYTES} bytes behind`))
-            cancel.abort(new Error('the client stopped reading the stream'))
-            return
-          }
-          send(event(message))
-        }
-        for (const n of queued) write(n)
-        timer = setInterval(() => {
-          if (controller.desiredSize === null || controller.desiredSize > 0) send(': keep-alive\n\n')
-        }, keepAliveMs)
-        work
-          .then((handled) => {
-            if (handled.response) send(event(handled.response)) // the response itself is never held back
-          })
-          .catch((error: unknown) => server.logger.error('streamed request failed', error))
-          .finally(() => {
-            clearInterval(timer)
-            write = () => {}
-            if (open) {
-              open = false
-              controller.close()
-            }
-          })
-      },
-      cancel() {
-        open = false
-        clearInterval(timer)
-        cancel.abort(new Error('the client closed the stream'))
-      },
-    },
-    { highWaterMark: MAX_UNREAD_BYTES, size: (chunk) => chunk.byteLength },
-  )
-  return new Response(stream, {
-    status: 200,
-    headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
-  })
 }

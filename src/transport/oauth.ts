@@ -1,69 +1,28 @@
 /**
  * OAuth 2.1 for the client side of MCP authorization (spec: basic/authorization/*.mdx), on Web APIs only:
- * protected-resource metadata (RFC 9728), authorization-server metadata (RFC 8414 / OpenID Discovery),
- * client registration (pre-registered, Client ID Metadata Document, RFC 7591), PKCE S256 (RFC 7636),
- * resource indicators (RFC 8707), issuer identification (RFC 9207), refresh tokens and step-up.
+ * the authorization flow and token requests — client registration (pre-registered, Client ID Metadata
+ * Document, RFC 7591), PKCE S256 (RFC 7636), resource indicators (RFC 8707), issuer identification
+ * (RFC 9207), refresh tokens and step-up. Discovery of the metadata it starts from (RFC 9728, RFC 8414 /
+ * OpenID Discovery) is oauth-discovery.ts.
  * @module
  */
 import { encodeBase64Url } from '../encoding/base64url.ts'
-import { ClientError } from '../protocol/errors.ts'
-
-type Awaitable<T> = T | Promise<T>
-
-/** Tokens kept for one MCP server (keyed by the server URL), with the issuer that minted them. */
-export interface StoredTokens {
-  /** The authorization server's `issuer`; a token is never sent after the server moves to another one. */
-  issuer: string
-  access_token: string
-  token_type: string
-  refresh_token?: string
-  /** The scopes requested (space-separated), kept so that step-up asks for their union with the new ones. */
-  scope?: string
-  /** When the access token expires, in **milliseconds** since the epoch (from `expires_in`). */
-  expires_at?: number
-}
-
-/** Client credentials at one authorization server (RFC 7591 §3.2.1 response fields). */
-export interface OAuthClientInformation {
-  client_id: string
-  client_secret?: string
-  /** `client_secret_basic`, `client_secret_post` or `none`; chosen from the AS metadata when absent. */
-  token_endpoint_auth_method?: string
-}
-
-/** A pre-registered client (spec: client-registration.mdx §Pre-registration), bound to its issuer. */
-export interface PreRegisteredClient extends OAuthClientInformation {
-  /** The issuer these credentials belong to; they are used with no other authorization server. */
-  issuer: string
-}
-
-/** Where tokens and registrations live. {@link MemoryOAuthStorage} is the default; persist them yourself. */
-export interface OAuthStorage {
-  loadTokens(resource: string): Awaitable<StoredTokens | undefined>
-  saveTokens(resource: string, tokens: StoredTokens | undefined): Awaitable<void>
-  /** Dynamically registered clients, keyed by issuer (spec: client-registration.mdx §Authorization Server Binding). */
-  loadClient(issuer: string): Awaitable<OAuthClientInformation | undefined>
-  saveClient(issuer: string, client: OAuthClientInformation): Awaitable<void>
-}
-
-/** In-memory {@link OAuthStorage} (lost with the process). */
-export class MemoryOAuthStorage implements OAuthStorage {
-  readonly #tokens = new Map<string, StoredTokens>()
-  readonly #clients = new Map<string, OAuthClientInformation>()
-  loadTokens(resource: string): StoredTokens | undefined {
-    return this.#tokens.get(resource)
-  }
-  saveTokens(resource: string, tokens: StoredTokens | undefined): void {
-    if (tokens) this.#tokens.set(resource, tokens)
-    else this.#tokens.delete(resource)
-  }
-  loadClient(issuer: string): OAuthClientInformation | undefined {
-    return this.#clients.get(issuer)
-  }
-  saveClient(issuer: string, client: OAuthClientInformation): void {
-    this.#clients.set(issuer, client)
-  }
-}
+import { OAuthError } from './errors.ts'
+import {
+  MemoryOAuthStorage,
+  type OAuthClientInformation,
+  type OAuthStorage,
+  type PreRegisteredClient,
+  type StoredTokens,
+} from './oauth-storage.ts'
+import {
+  bearerParams,
+  fetchAuthorizationServerMetadata,
+  fetchProtectedResourceMetadata,
+  readJson,
+  strings,
+  type Metadata,
+} from './oauth-discovery.ts'
 
 /** Options of {@link OAuthClientProvider}. */
 export interface OAuthClientProviderOptions {
@@ -90,89 +49,6 @@ export interface OAuthClientProviderOptions {
   fetch?: (input: Request) => Promise<Response>
   /** Re-authorizations allowed per request after `403 insufficient_scope` (spec §Step-Up). Default 2. */
   maxStepUps?: number
-}
-
-/** An OAuth failure: discovery, validation, registration, an authorization or token error. */
-export class OAuthError extends ClientError {
-  /** The OAuth `error` code when the authorization server sent one (RFC 6749 §5.2), else a local reason. */
-  declare readonly code: string
-  constructor(code: string, message: string) {
-    super('OAuthError', code, message)
-  }
-}
-
-/** A `WWW-Authenticate` challenge's auth-params (RFC 9110 §11.6.1), names lowercased. */
-export interface Challenge {
-  scheme: string
-  params: Record<string, string>
-}
-
-/**
- * Parse a `WWW-Authenticate` value into its challenges (RFC 9110 §11.6.1: quoted-strings may hold
- * commas and escaped quotes). Token68 forms are ignored.
- */
-export function parseWwwAuthenticate(header: string): Challenge[] {
-  const challenges: Challenge[] = []
-  const re = /\s*(?:,\s*)*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*)))?/y
-  let current: Challenge | undefined
-  let m: RegExpExecArray | null
-  while (re.lastIndex < header.length && (m = re.exec(header)) !== null) {
-    const [, name, quoted, bare] = m
-    if (quoted === undefined && bare === undefined) {
-      current = { scheme: name!, params: {} }
-      challenges.push(current)
-    } else if (current) {
-      current.params[name!.toLowerCase()] = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : bare!
-    }
-  }
-  return challenges
-}
-
-/** The Bearer challenge's params of a `WWW-Authenticate` header (empty when absent). */
-export function bearerParams(header: string | undefined): Record<string, string> {
-  return parseWwwAuthenticate(header ?? '').find((c) => c.scheme.toLowerCase() === 'bearer')?.params ?? {}
-}
-
-/**
- * The well-known URLs of an issuer's metadata, in the order the spec requires
- * (authorization-server-discovery.mdx; RFC 8414 §3.1 and §5, OpenID Discovery §4).
- */
-export function authorizationServerMetadataUrls(issuer: string): URL[] {
-  const url = new URL(issuer)
-  const path = url.pathname.replace(/\/+$/, '')
-  const at = (p: string) => new URL(p, url.origin)
-  if (path === '') return [at('/.well-known/oauth-authorization-server'), at('/.well-known/openid-configuration')]
-  return [
-    at(`/.well-known/oauth-authorization-server${path}`),
-    at(`/.well-known/openid-configuration${path}`),
-    at(`${path}/.well-known/openid-configuration`),
-  ]
-}
-
-/** The RFC 9728 §3.1 well-known URLs for a resource: path-based first (when it has a path), then the root. */
-export function protectedResourceMetadataUrls(serverUrl: string): URL[] {
-  const url = new URL(serverUrl)
-  const path = url.pathname.replace(/\/+$/, '')
-  const root = new URL('/.well-known/oauth-protected-resource', url.origin)
-  return path === '' ? [root] : [new URL(`/.well-known/oauth-protected-resource${path}`, url.origin), root]
-}
-
-/**
- * Whether protected-resource metadata published `resource` may be used for `serverUrl` (RFC 9728 §3.3,
- * §7.3): same origin, and the server's path is the resource's path or below it.
- */
-export function resourceMatches(resource: string, serverUrl: string): boolean {
-  let r: URL
-  let s: URL
-  try {
-    r = new URL(resource)
-    s = new URL(serverUrl)
-  } catch {
-    return false
-  }
-  if (r.origin !== s.origin || r.hash !== '') return false
-  const base = r.pathname.replace(/\/+$/, '')
-  return s.pathname === r.pathname || s.pathname.replace(/\/+$/, '') === base || s.pathname.startsWith(`${base}/`)
 }
 
 /**
@@ -202,9 +78,6 @@ export async function createPkce(): Promise<{ verifier: string; challenge: strin
   return { verifier, challenge: encodeBase64Url(new Uint8Array(digest)) }
 }
 
-type Metadata = Record<string, unknown>
-const strings = (value: unknown): string[] | undefined =>
-  Array.isArray(value) && value.every((s) => typeof s === 'string') ? (value as string[]) : undefined
 const scopeSet = (...scopes: (string | undefined)[]): string[] => [
   ...new Set(scopes.flatMap((s) => (s ? s.split(' ').filter(Boolean) : []))),
 ]
@@ -269,12 +142,13 @@ export class OAuthClientProvider {
   ): Promise<void> {
     const challenge = bearerParams(wwwAuthenticate)
     const stepUp = challenge.error === 'insufficient_scope'
-    const prm = await this.#protectedResource(serverUrl, challenge.resource_metadata, signal)
+    const fetch = (input: Request) => this.#fetch(input)
+    const prm = await fetchProtectedResourceMetadata(fetch, serverUrl, challenge.resource_metadata, signal)
     const resource = prm.resource as string
     const issuer = strings(prm.authorization_servers)?.[0]
     if (!issuer)
       throw new OAuthError('invalid_resource_metadata', 'Protected resource metadata lists no authorization_servers')
-    const as = await this.#authorizationServer(issuer, signal)
+    const as = await fetchAuthorizationServerMetadata(fetch, issuer, signal)
     const stored = await this.storage.loadTokens(serverUrl)
     const previous = stored?.issuer === issuer ? stored : undefined
     // the server moved to another authorization server: its tokens are dropped now, not only once a new
@@ -282,27 +156,78 @@ export class OAuthClientProvider {
     if (stored !== undefined && previous === undefined) await this.storage.saveTokens(serverUrl, undefined)
 
     if (!stepUp && previous?.refresh_token) {
-      const client = await this.#client(issuer, as, signal)
-      const params: Record<string, string> = {
-        grant_type: 'refresh_token',
-        refresh_token: previous.refresh_token,
-        resource,
-      }
-      try {
-        await this.#token(serverUrl, issuer, as, client, params, previous.scope, previous.refresh_token, signal)
-        return
-      } catch (error) {
-        if (!(error instanceof OAuthError)) throw error // network failures surface; a refused refresh starts over
-      }
+      if (await this.#refresh(serverUrl, issuer, as, resource, previous, previous.refresh_token, signal)) return
     }
+    const scope = this.#scope(challenge, prm, as, stepUp, previous)
+    const client = await this.#client(issuer, as, signal)
+    const { code, verifier } = await this.#authorizationCode(as, client, issuer, resource, scope, signal, interactive)
+    const params: Record<string, string> = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: this.options.redirectUrl,
+      code_verifier: verifier,
+      resource,
+    }
+    await this.#token(serverUrl, issuer, as, client, params, scope, undefined, signal)
+  }
 
+  /**
+   * Refresh the tokens of `previous` (RFC 6749 §6). @returns false when the authorization server refused
+   * (then the flow starts over); network failures surface.
+   */
+  async #refresh(
+    serverUrl: string,
+    issuer: string,
+    as: Metadata,
+    resource: string,
+    previous: StoredTokens,
+    refreshToken: string,
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    const client = await this.#client(issuer, as, signal)
+    const params: Record<string, string> = { grant_type: 'refresh_token', refresh_token: refreshToken, resource }
+    try {
+      await this.#token(serverUrl, issuer, as, client, params, previous.scope, refreshToken, signal)
+      return true
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error // network failures surface; a refused refresh starts over
+      return false
+    }
+  }
+
+  /**
+   * The scope to request: the challenged scope, else the resource's `scopes_supported`; on step-up
+   * (spec §Step-Up) the union of the scopes requested before and the challenged ones; plus
+   * `offline_access` when `offlineAccess` and the AS lists it (spec §Refresh Tokens).
+   */
+  #scope(
+    challenge: Record<string, string>,
+    prm: Metadata,
+    as: Metadata,
+    stepUp: boolean,
+    previous: StoredTokens | undefined,
+  ): string | undefined {
     let scopes = scopeSet(challenge.scope ?? strings(prm.scopes_supported)?.join(' '))
     if (stepUp) scopes = scopeSet(previous?.scope, challenge.scope)
     if ((this.options.offlineAccess ?? true) && strings(as.scopes_supported)?.includes('offline_access'))
       scopes = scopeSet(scopes.join(' '), 'offline_access')
-    const scope = scopes.length ? scopes.join(' ') : undefined
+    return scopes.length ? scopes.join(' ') : undefined
+  }
 
-    const client = await this.#client(issuer, as, signal)
+  /**
+   * The authorization request (RFC 6749 §4.1.1 with PKCE S256 and `resource`) through
+   * `redirectToAuthorization` — wrapped in `interactive`, when given — and its checked response.
+   * @returns the authorization code and the PKCE verifier for the code exchange.
+   */
+  async #authorizationCode(
+    as: Metadata,
+    client: OAuthClientInformation,
+    issuer: string,
+    resource: string,
+    scope: string | undefined,
+    signal: AbortSignal | undefined,
+    interactive: (<T>(step: () => Promise<T>) => Promise<T>) | undefined,
+  ): Promise<{ code: string; verifier: string }> {
     const { verifier, challenge: codeChallenge } = await createPkce()
     const state = encodeBase64Url(crypto.getRandomValues(new Uint8Array(16)))
     const url = new URL(as.authorization_endpoint as string)
@@ -321,66 +246,7 @@ export class OAuthClientProvider {
       issuer,
       issSupported: as.authorization_response_iss_parameter_supported === true,
     })
-    const params: Record<string, string> = {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: this.options.redirectUrl,
-      code_verifier: verifier,
-      resource,
-    }
-    await this.#token(serverUrl, issuer, as, client, params, scope, undefined, signal)
-  }
-
-  /** RFC 9728 §3: the metadata from `resource_metadata`, else the well-known URLs in order; `resource` checked. */
-  async #protectedResource(
-    serverUrl: string,
-    fromChallenge: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Metadata> {
-    const urls = fromChallenge ? [new URL(fromChallenge, serverUrl)] : protectedResourceMetadataUrls(serverUrl)
-    for (const url of urls) {
-      const prm = await this.#getJson(url, signal)
-      if (!prm) continue
-      if (typeof prm.resource !== 'string' || !resourceMatches(prm.resource, serverUrl)) {
-        throw new OAuthError(
-          'invalid_resource_metadata',
-          `Protected resource metadata at ${url.href} names resource ${JSON.stringify(prm.resource)}, not ${serverUrl}`,
-        )
-      }
-      return prm
-    }
-    throw new OAuthError(
-      'invalid_resource_metadata',
-      `No protected resource metadata found for ${serverUrl} (tried ${urls.map((u) => u.href).join(', ')})`,
-    )
-  }
-
-  /** RFC 8414 §3 / OpenID Discovery §4: the first metadata document found; its `issuer` must be identical. */
-  async #authorizationServer(issuer: string, signal: AbortSignal | undefined): Promise<Metadata> {
-    for (const url of authorizationServerMetadataUrls(issuer)) {
-      const as = await this.#getJson(url, signal)
-      if (!as) continue
-      if (as.issuer !== issuer) {
-        throw new OAuthError(
-          'invalid_issuer',
-          `Authorization server metadata at ${url.href} has issuer ${JSON.stringify(as.issuer)}, not ${issuer}`,
-        )
-      }
-      if (typeof as.authorization_endpoint !== 'string' || typeof as.token_endpoint !== 'string') {
-        throw new OAuthError(
-          'invalid_metadata',
-          `Authorization server metadata of ${issuer} lacks authorization_endpoint or token_endpoint`,
-        )
-      }
-      if (!strings(as.code_challenge_methods_supported)?.includes('S256')) {
-        throw new OAuthError(
-          'invalid_metadata',
-          `Authorization server ${issuer} does not advertise PKCE S256 (code_challenge_methods_supported)`,
-        )
-      }
-      return as
-    }
-    throw new OAuthError('invalid_metadata', `No authorization server metadata found for ${issuer}`)
+    return { code, verifier }
   }
 
   /** spec: client-registration.mdx, in its priority order; credentials are bound to `issuer`. */
@@ -479,18 +345,6 @@ export class OAuthClientProvider {
     if (typeof body.expires_in === 'number') tokens.expires_at = Date.now() + body.expires_in * 1000
     await this.storage.saveTokens(serverUrl, tokens)
   }
-
-  /** GET a JSON metadata document; undefined when it is not there (any non-2xx or non-JSON answer). */
-  async #getJson(url: URL, signal: AbortSignal | undefined): Promise<Metadata | undefined> {
-    const response = await this.#fetch(
-      new Request(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) }),
-    )
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => {})
-      return undefined
-    }
-    return readJson(response)
-  }
 }
 
 /**
@@ -531,15 +385,6 @@ export function validateAuthorizationResponse(
   const code = params.get('code')
   if (!code) throw new OAuthError('invalid_response', 'The authorization response has no code')
   return code
-}
-
-async function readJson(response: Response): Promise<Metadata | undefined> {
-  try {
-    const value: unknown = await response.json()
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Metadata) : undefined
-  } catch {
-    return undefined
-  }
 }
 
 function oauthErrorOf(body: Metadata | undefined, fallback: string): OAuthError {

@@ -1,0 +1,31 @@
+/**
+ * Abort-signal helpers shared by the request core and the input-required driver.
+ * @module
+ */
+
+/** `AbortSignal.any`, with a fallback for runtimes that lack it. */
+export function anySignal(signals: AbortSignal[]): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals)
+  const controller = new AbortController()
+  for (const s of signals) {
+    if (s.aborted) {
+      controller.abort(s.reason)
+      break
+    }
+    s.addEventListener('abort', () => controller.abort(s.reason), { once: true })
+  }
+  return controller.signal
+}
+
+/**
+ * A promise that rejects with `signal`'s reason, unchanged, once it aborts (at once when it already has);
+ * it never resolves. Race work against it so that work which ignores the signal still cannot hang.
+ */
+export function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason is whatever the caller aborted with (any value); callers catch it unchanged
+    const fail = () => reject(signal.reason)
+    if (signal.aborted) fail()
+    signal.addEventListener('abort', fail, { once: true })
+  })
+}

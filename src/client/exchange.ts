@@ -1,0 +1,156 @@
+/**
+ * The request/response core under `Client.request`: send one JSON-RPC request through the transport
+ * within its timeout (paused while the user is busy, e.g. in an OAuth login), route its progress and
+ * notifications, and check the response before its result is handed back.
+ * @module
+ */
+import * as v from 'valibot'
+import { McpError } from '../protocol/errors.ts'
+import { describeIssue } from '../protocol/issues.ts'
+import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas.ts'
+import type { ClientTransport, SendOptions } from '../transport/http-client.ts'
+import { anySignal, rejectOnAbort } from './abort.ts'
+import { InvalidResultError, RequestTimeoutError } from './errors.ts'
+import type { CallOptions } from './options.ts'
+
+/** Per-request options of {@link exchange}: the call's options, plus extra HTTP headers (`Mcp-Param-*`). */
+export type ExchangeOptions = CallOptions & { headers?: Record<string, string> }
+
+/**
+ * Send `message` and return its raw result.
+ * @param defaultTimeoutMs - the limit when `options.timeoutMs` is not given, in milliseconds.
+ * @param progressToken - the `progressToken` the message's `_meta` carries when `onProgress` is set.
+ * @throws the caller's abort reason when `options.signal` aborts.
+ * @throws RangeError when `options.timeoutMs` is not a positive integer.
+ * @throws RequestTimeoutError when no answer comes within the limit.
+ * @throws McpError when the server answers with a JSON-RPC error; InvalidResultError for a missing,
+ *   mismatched or malformed response; HttpError / NetworkError from the transport.
+ */
+export async function exchange(
+  transport: ClientTransport,
+  message: JSONRPCRequest,
+  options: ExchangeOptions,
+  defaultTimeoutMs: number,
+  progressToken: string,
+): Promise<Record<string, unknown>> {
+  const { id, method } = message
+  options.signal?.throwIfAborted()
+  if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) {
+    throw new RangeError(`timeoutMs must be a positive integer, got ${String(options.timeoutMs)}`)
+  }
+  const deadline = pausableDeadline(method, options.timeoutMs ?? defaultTimeoutMs)
+  const signal = options.signal ? anySignal([options.signal, deadline.signal]) : deadline.signal
+  const sendOptions: SendOptions & { signal: AbortSignal } = { signal, interactive: deadline.pause }
+  if (options.headers) sendOptions.headers = options.headers
+  const onNotification = notificationRouter(options, progressToken)
+  if (onNotification) sendOptions.onNotification = onNotification
+  let response: Record<string, unknown> | undefined
+  try {
+    response = (await raceAbort(signal, () => transport.send(message, sendOptions))) as
+      Record<string, unknown> | undefined
+  } catch (error) {
+    if (deadline.signal.aborted && !options.signal?.aborted) throw deadline.error
+    throw error
+  } finally {
+    deadline.clear()
+  }
+  return resultOf(response, id, method)
+}
+
+/** Validate a result against its schema. @throws InvalidResultError naming the first issue. */
+export function parseResult<S extends v.GenericSchema>(schema: S, value: unknown, method: string): v.InferOutput<S> {
+  const parsed = v.safeParse(schema, value)
+  if (!parsed.success) {
+    throw new InvalidResultError(`Invalid ${method} result: ${describeIssue(parsed.issues[0])}`)
+  }
+  return parsed.output
+}
+
+/**
+ * A request timeout of `timeoutMs` milliseconds as an abort signal (aborting with `error`). `pause` runs
+ * a step with the clock stopped: the user's time (an OAuth login) does not count against the request
+ * timeout. `clear` stops it for good.
+ */
+function pausableDeadline(method: string, timeoutMs: number) {
+  const timer = new AbortController()
+  const error = new RequestTimeoutError(method, timeoutMs)
+  let handle: ReturnType<typeof setTimeout> | undefined = setTimeout(() => timer.abort(error), timeoutMs)
+  let left = timeoutMs
+  let since = Date.now()
+  const pause = async <T>(step: () => Promise<T>): Promise<T> => {
+    if (handle !== undefined) {
+      clearTimeout(handle)
+      handle = undefined
+      left = Math.max(0, left - (Date.now() - since))
+    }
+    try {
+      return await step()
+    } finally {
+      if (!timer.signal.aborted) {
+        since = Date.now()
+        handle = setTimeout(() => timer.abort(error), left)
+      }
+    }
+  }
+  return { signal: timer.signal, error, pause, clear: () => clearTimeout(handle) }
+}
+
+/** The transport's `onNotification`: progress for this request to `onProgress`, everything to `onNotification`. */
+function notificationRouter(
+  options: CallOptions,
+  progressToken: string,
+): ((notification: JSONRPCNotification) => void) | undefined {
+  if (!options.onNotification && !options.onProgress) return undefined
+  return (n) => {
+    const p = n.params as
+      { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined
+    if (n.method === 'notifications/progress' && p?.progressToken === progressToken && typeof p.progress === 'number') {
+      const event: { progress: number; total?: number; message?: string } = { progress: p.progress }
+      if (typeof p.total === 'number') event.total = p.total
+      if (typeof p.message === 'string') event.message = p.message
+      options.onProgress?.(event)
+    }
+    options.onNotification?.(n)
+  }
+}
+
+/**
+ * Run `send`, rejecting with the signal's reason as soon as it aborts: the transport is raced too, so
+ * that a custom transport that ignores the signal still cannot hang the call.
+ */
+function raceAbort<T>(signal: AbortSignal, send: () => Promise<T>): Promise<T> {
+  const aborted = rejectOnAbort(signal)
+  return Promise.race([send(), aborted])
+}
+
+/** The result of the response to request `id`. @throws McpError for an error answer; InvalidResultError otherwise. */
+function resultOf(
+  response: Record<string, unknown> | undefined,
+  id: RequestId,
+  method: string,
+): Record<string, unknown> {
+  if (!response || typeof response !== 'object') throw new InvalidResultError(`No response to ${method}`)
+  const error = response.error as { code?: unknown; message?: unknown; data?: unknown } | undefined
+  // an error without id answers a request the server could not read (parse error, body too large, …)
+  const idless = error !== undefined && (response.id === undefined || response.id === null)
+  if (response.id !== id && !idless) {
+    throw new InvalidResultError(
+      `Response id ${JSON.stringify(response.id)} does not match request id ${JSON.stringify(id)}`,
+    )
+  }
+  if (error !== undefined) {
+    if (
+      typeof error !== 'object' ||
+      error === null ||
+      !Number.isInteger(error.code) ||
+      typeof error.message !== 'string'
+    ) {
+      throw new InvalidResultError(`Malformed JSON-RPC error in the response to ${method}`)
+    }
+    throw new McpError(error.code as number, error.message, error.data)
+  }
+  const result = response.result
+  if (typeof result !== 'object' || result === null || Array.isArray(result))
+    throw new InvalidResultError(`The result of ${method} is not an object`)
+  return result as Record<string, unknown>
+}

@@ -1,0 +1,117 @@
+/**
+ * What a `Client` is configured with: its options, the per-call options, and the input callbacks
+ * (elicitation, sampling, roots) that answer a server's input requests.
+ * @module
+ */
+import type {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  Implementation,
+  InputResponses,
+  JSONRPCNotification,
+  ListRootsResult,
+  LoggingLevel,
+} from '../protocol/schemas.ts'
+import type { ClientTransport } from '../transport/http-client.ts'
+import type { ResponseCacheOptions } from './cache.ts'
+import type { RoundInfo } from './input-required.ts'
+
+/** What an input callback knows about the request it answers. */
+export interface InputContext {
+  /** The `inputRequests` key being answered. */
+  key: string
+  /** The call that asked: `tools/call`, `prompts/get` or `resources/read`. */
+  method: string
+  /** The tool or prompt name, or the resource URI. */
+  target: string
+  /** Aborts when a sibling request of the same round failed or the call was aborted. */
+  signal: AbortSignal
+}
+
+/** Answers an `elicitation/create` input request (form or URL mode). */
+export type ElicitationCallback = (
+  params: ElicitRequestParams,
+  ctx: InputContext,
+) => ElicitResult | Promise<ElicitResult>
+/** Answers a `sampling/createMessage` input request. */
+export type SamplingCallback = (
+  params: CreateMessageRequestParams,
+  ctx: InputContext,
+) => CreateMessageResult | Promise<CreateMessageResult>
+/** Answers a `roots/list` input request. */
+export type RootsCallback = (ctx: InputContext) => ListRootsResult | Promise<ListRootsResult>
+
+/** Options of `Client`. */
+export interface ClientOptions {
+  /** How messages reach the server, e.g. `new StreamableHttpClientTransport(url)`. */
+  transport: ClientTransport
+  /** Sent as `_meta` clientInfo. Default `{ name: 'edge-mcp-client', version: '0.1.0' }`. */
+  clientInfo?: Implementation
+  /** The protocol version to request. Default `"2026-07-28"`. */
+  protocolVersion?: string
+  /**
+   * Capabilities to declare on every request. Default: derived from the callbacks — elicitation
+   * `{ form: {}, url: {} }`, sampling `{}`, roots `{}` — for each callback given.
+   */
+  capabilities?: ClientCapabilities
+  /** Answers `elicitation/create` input requests (form and URL mode); declares `elicitation`. */
+  elicitation?: ElicitationCallback
+  /** Answers `sampling/createMessage` input requests; declares `sampling`. */
+  sampling?: SamplingCallback
+  /** Answers `roots/list` input requests; declares `roots`. */
+  roots?: RootsCallback
+  /** Retries allowed per call before `InputRequiredRoundsExceededError`. Default 10. */
+  maxRounds?: number
+  /**
+   * Longest wait for the answer to one request (each round of a call is its own request), in
+   * **milliseconds**; then `RequestTimeoutError`. Default 60,000. Time spent in your callbacks is not counted.
+   */
+  requestTimeoutMs?: number
+  /** Receives warnings, e.g. a tool dropped from `listTools` for an invalid `x-mcp-header`. Default `console.warn`. */
+  onWarning?: (message: string) => void
+  /** Waits between state-only rounds (50 ms doubling to 250 ms); tests inject a fake. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
+  /**
+   * Cache the results of `server/discover`, the list methods and `resources/read` for as long as their
+   * `ttlMs` says, honouring `cacheScope` (spec: server/utilities/caching.mdx). `true` for an in-memory
+   * cache of 500 entries, or options (store, clock, principal). Off by default.
+   */
+  cache?: boolean | ResponseCacheOptions
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call; it then rejects with the signal's reason (an `AbortError` `DOMException` by default). */
+  signal?: AbortSignal
+  /**
+   * Limit for each request of this call, in **milliseconds** (overrides the client's `requestTimeoutMs`);
+   * then `RequestTimeoutError`. Time spent in your input callbacks is not counted.
+   */
+  timeoutMs?: number
+  /** Seed the first request with answers (resume a flow from stored state). */
+  inputResponses?: InputResponses
+  /** Seed the first request with a `requestState` from an earlier `InputRequiredResult` (byte-exact). */
+  requestState?: string
+  /** Observe each input-required round (what was asked, what was answered). */
+  onRound?: (info: RoundInfo) => void
+  /** Receives notifications sent on this request's stream. */
+  onNotification?: (notification: JSONRPCNotification) => void
+  /**
+   * Receives progress (`notifications/progress`) for this call; setting it sends a `progressToken`.
+   * `total` and `message` when the server gives them.
+   */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void
+  /** Ask for log messages of at least this severity (sent as `_meta` logLevel); they arrive via `onNotification`. */
+  logLevel?: LoggingLevel
+}
+
+/** Per-call options of manual mode: the first `InputRequiredResult` is returned, not answered. */
+export interface ManualCallOptions extends CallOptions {
+  manual: true
+}
+
+/** Default per-request timeout, in milliseconds. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000

@@ -1,0 +1,149 @@
+/**
+ * Writing a Streamable HTTP response: one JSON body or one-event SSE stream, or a per-request SSE stream
+ * of notifications then the response, with keep-alives and a cap on what a slow reader may leave unread
+ * (spec: basic/transports/streamable-http.mdx).
+ * @module
+ */
+import type { InboundMessage } from '../protocol/jsonrpc.ts'
+import type { JSONRPCNotification } from '../protocol/schemas.ts'
+import type { RequestInfo } from '../server/context.ts'
+import type { Handled, Server } from '../server/server.ts'
+
+/** Bytes of notifications a streamed response holds for a reader that does not read; then it is cut off. */
+export const MAX_UNREAD_BYTES = 1024 * 1024
+
+/** How a response is written: one JSON body, or SSE. */
+export type Representation = 'json' | 'sse'
+
+const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' }
+
+/** One SSE `message` event carrying a JSON-RPC message. */
+function sseEvent(message: unknown): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`
+}
+
+/** A complete response: `body` as JSON, or as a single SSE event. */
+export function reply(
+  status: number,
+  body: unknown,
+  as: Representation,
+  headers: Record<string, string> = {},
+): Response {
+  if (as === 'sse') {
+    return new Response(sseEvent(body), { status, headers: { ...SSE_HEADERS, ...headers } })
+  }
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } })
+}
+
+/**
+ * Answer with JSON when the handler sends no notification before its result; once it does, switch to
+ * a per-request SSE stream: the notifications so far, then each new one, then the response, then close
+ * (spec: streamable-http.mdx). Closing the stream is the cancel: the handler's `signal` aborts.
+ * `subscriptions/listen` rides the same path: its acknowledgement opens the stream, which then stays
+ * open (with keep-alives) until the client disconnects or the server ends the subscription.
+ */
+export async function streamIfNotified(
+  server: Server,
+  message: InboundMessage,
+  info: RequestInfo,
+  accept: Representation,
+  keepAliveMs: number,
+): Promise<Response> {
+  const cancel = new AbortController()
+  const outer = info.signal
+  if (outer?.aborted) cancel.abort(outer.reason)
+  else outer?.addEventListener('abort', () => cancel.abort(outer.reason), { once: true })
+  info.signal = cancel.signal
+  const queued: JSONRPCNotification[] = []
+  const sink: NotificationSink = {}
+  let firstNotification!: () => void
+  const notified = new Promise<'notified'>((resolve) => (firstNotification = () => resolve('notified')))
+  info.notify = (notification) => {
+    if (sink.write) sink.write(notification)
+    else {
+      queued.push(notification)
+      firstNotification()
+    }
+  }
+  const work = server.handle(message, info)
+  const first = await Promise.race([work, notified])
+  if (first !== 'notified') {
+    if (!first.response) return new Response(null, { status: first.status })
+    return reply(first.status, first.response, accept)
+  }
+  const stream = notificationStream(server, work, queued, sink, cancel, keepAliveMs)
+  return new Response(stream, { status: 200, headers: SSE_HEADERS })
+}
+
+/** Where notifications go once the stream is open (`write` is set by the stream's `start`). */
+interface NotificationSink {
+  write?: (notification: unknown) => void
+}
+
+/**
+ * The SSE body of a streamed response: the `queued` notifications, each later one as `sink.write` gets
+ * it, keep-alive comments every `keepAliveMs` ms, then the response of `work`, then the end. Cancelling
+ * the body, or a reader more than {@link MAX_UNREAD_BYTES} behind, aborts `cancel` (the handler's signal).
+ */
+function notificationStream(
+  server: Server,
+  work: Promise<Handled>,
+  queued: readonly JSONRPCNotification[],
+  sink: NotificationSink,
+  cancel: AbortController,
+  keepAliveMs: number,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  let timer: ReturnType<typeof setInterval> | undefined
+  let open = true
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        const send = (text: string) => {
+          if (!open) return
+          try {
+            controller.enqueue(encoder.encode(text))
+          } catch {
+            open = false
+          }
+        }
+        // A reader that falls MAX_UNREAD_BYTES behind (a stalled client on a long listen stream) is cut off
+        // rather than buffered for without bound: the stream errors and the handler's signal aborts.
+        const write = (message: unknown) => {
+          if (open && controller.desiredSize !== null && controller.desiredSize <= 0) {
+            open = false
+            clearInterval(timer)
+            controller.error(new Error(`the client fell more than ${MAX_UNREAD_BYTES} bytes behind`))
+            cancel.abort(new Error('the client stopped reading the stream'))
+            return
+          }
+          send(sseEvent(message))
+        }
+        sink.write = write
+        for (const n of queued) write(n)
+        timer = setInterval(() => {
+          if (controller.desiredSize === null || controller.desiredSize > 0) send(': keep-alive\n\n')
+        }, keepAliveMs)
+        work
+          .then((handled) => {
+            if (handled.response) send(sseEvent(handled.response)) // the response itself is never held back
+          })
+          .catch((error: unknown) => server.logger.error('streamed request failed', error))
+          .finally(() => {
+            clearInterval(timer)
+            sink.write = () => {}
+            if (open) {
+              open = false
+              controller.close()
+            }
+          })
+      },
+      cancel() {
+        open = false
+        clearInterval(timer)
+        cancel.abort(new Error('the client closed the stream'))
+      },
+    },
+    { highWaterMark: MAX_UNREAD_BYTES, size: (chunk) => chunk.byteLength },
+  )
+}

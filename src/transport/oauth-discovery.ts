@@ -1,0 +1,178 @@
+/**
+ * OAuth discovery for the client side of MCP authorization (spec: basic/authorization/*.mdx): the
+ * `WWW-Authenticate` challenge (RFC 9110 §11.6.1), protected-resource metadata (RFC 9728) and
+ * authorization-server metadata (RFC 8414 / OpenID Discovery), each fetched and checked.
+ * @module
+ */
+import { OAuthError } from './errors.ts'
+
+/** A metadata document (or any JSON object an OAuth endpoint answered with). */
+export type Metadata = Record<string, unknown>
+
+/** The fetch the OAuth client uses for metadata, registration and token requests. */
+export type OAuthFetch = (input: Request) => Promise<Response>
+
+/** `value` when it is an array of strings, else undefined. */
+export const strings = (value: unknown): string[] | undefined =>
+  Array.isArray(value) && value.every((s) => typeof s === 'string') ? value : undefined
+
+/** A `WWW-Authenticate` challenge's auth-params (RFC 9110 §11.6.1), names lowercased. */
+export interface Challenge {
+  scheme: string
+  params: Record<string, string>
+}
+
+/**
+ * Parse a `WWW-Authenticate` value into its challenges (RFC 9110 §11.6.1: quoted-strings may hold
+ * commas and escaped quotes). Token68 forms are ignored.
+ */
+export function parseWwwAuthenticate(header: string): Challenge[] {
+  const challenges: Challenge[] = []
+  const re = /\s*(?:,\s*)*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*)))?/y
+  let current: Challenge | undefined
+  let m: RegExpExecArray | null
+  while (re.lastIndex < header.length && (m = re.exec(header)) !== null) {
+    const [, name, quoted, bare] = m
+    if (quoted === undefined && bare === undefined) {
+      current = { scheme: name!, params: {} }
+      challenges.push(current)
+    } else if (current) {
+      current.params[name!.toLowerCase()] = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : bare!
+    }
+  }
+  return challenges
+}
+
+/** The Bearer challenge's params of a `WWW-Authenticate` header (empty when absent). */
+export function bearerParams(header: string | undefined): Record<string, string> {
+  return parseWwwAuthenticate(header ?? '').find((c) => c.scheme.toLowerCase() === 'bearer')?.params ?? {}
+}
+
+/**
+ * The well-known URLs of an issuer's metadata, in the order the spec requires
+ * (authorization-server-discovery.mdx; RFC 8414 §3.1 and §5, OpenID Discovery §4).
+ */
+export function authorizationServerMetadataUrls(issuer: string): URL[] {
+  const url = new URL(issuer)
+  const path = url.pathname.replace(/\/+$/, '')
+  const at = (p: string) => new URL(p, url.origin)
+  if (path === '') return [at('/.well-known/oauth-authorization-server'), at('/.well-known/openid-configuration')]
+  return [
+    at(`/.well-known/oauth-authorization-server${path}`),
+    at(`/.well-known/openid-configuration${path}`),
+    at(`${path}/.well-known/openid-configuration`),
+  ]
+}
+
+/** The RFC 9728 §3.1 well-known URLs for a resource: path-based first (when it has a path), then the root. */
+export function protectedResourceMetadataUrls(serverUrl: string): URL[] {
+  const url = new URL(serverUrl)
+  const path = url.pathname.replace(/\/+$/, '')
+  const root = new URL('/.well-known/oauth-protected-resource', url.origin)
+  return path === '' ? [root] : [new URL(`/.well-known/oauth-protected-resource${path}`, url.origin), root]
+}
+
+/**
+ * Whether protected-resource metadata published `resource` may be used for `serverUrl` (RFC 9728 §3.3,
+ * §7.3): same origin, and the server's path is the resource's path or below it.
+ */
+export function resourceMatches(resource: string, serverUrl: string): boolean {
+  let r: URL
+  let s: URL
+  try {
+    r = new URL(resource)
+    s = new URL(serverUrl)
+  } catch {
+    return false
+  }
+  if (r.origin !== s.origin || r.hash !== '') return false
+  const base = r.pathname.replace(/\/+$/, '')
+  return s.pathname === r.pathname || s.pathname.replace(/\/+$/, '') === base || s.pathname.startsWith(`${base}/`)
+}
+
+/**
+ * RFC 9728 §3: the protected-resource metadata from `resource_metadata` (the challenge's), else from the
+ * well-known URLs in order; the `resource` it names must be `serverUrl` or above it.
+ * @throws OAuthError `invalid_resource_metadata` when none is found or it names another resource.
+ */
+export async function fetchProtectedResourceMetadata(
+  fetch: OAuthFetch,
+  serverUrl: string,
+  fromChallenge: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Metadata> {
+  const urls = fromChallenge ? [new URL(fromChallenge, serverUrl)] : protectedResourceMetadataUrls(serverUrl)
+  for (const url of urls) {
+    const prm = await getJson(fetch, url, signal)
+    if (!prm) continue
+    if (typeof prm.resource !== 'string' || !resourceMatches(prm.resource, serverUrl)) {
+      throw new OAuthError(
+        'invalid_resource_metadata',
+        `Protected resource metadata at ${url.href} names resource ${JSON.stringify(prm.resource)}, not ${serverUrl}`,
+      )
+    }
+    return prm
+  }
+  throw new OAuthError(
+    'invalid_resource_metadata',
+    `No protected resource metadata found for ${serverUrl} (tried ${urls.map((u) => u.href).join(', ')})`,
+  )
+}
+
+/**
+ * RFC 8414 §3 / OpenID Discovery §4: the first metadata document found for `issuer`; its `issuer` must
+ * be identical, and it must have both endpoints and advertise PKCE S256.
+ * @throws OAuthError `invalid_issuer` or `invalid_metadata`.
+ */
+export async function fetchAuthorizationServerMetadata(
+  fetch: OAuthFetch,
+  issuer: string,
+  signal: AbortSignal | undefined,
+): Promise<Metadata> {
+  for (const url of authorizationServerMetadataUrls(issuer)) {
+    const as = await getJson(fetch, url, signal)
+    if (!as) continue
+    if (as.issuer !== issuer) {
+      throw new OAuthError(
+        'invalid_issuer',
+        `Authorization server metadata at ${url.href} has issuer ${JSON.stringify(as.issuer)}, not ${issuer}`,
+      )
+    }
+    if (typeof as.authorization_endpoint !== 'string' || typeof as.token_endpoint !== 'string') {
+      throw new OAuthError(
+        'invalid_metadata',
+        `Authorization server metadata of ${issuer} lacks authorization_endpoint or token_endpoint`,
+      )
+    }
+    if (!strings(as.code_challenge_methods_supported)?.includes('S256')) {
+      throw new OAuthError(
+        'invalid_metadata',
+        `Authorization server ${issuer} does not advertise PKCE S256 (code_challenge_methods_supported)`,
+      )
+    }
+    return as
+  }
+  throw new OAuthError('invalid_metadata', `No authorization server metadata found for ${issuer}`)
+}
+
+/** GET a JSON metadata document; undefined when it is not there (any non-2xx or non-JSON answer). */
+async function getJson(fetch: OAuthFetch, url: URL, signal: AbortSignal | undefined): Promise<Metadata | undefined> {
+  const response = await fetch(
+    new Request(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) }),
+  )
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {})
+    return undefined
+  }
+  return readJson(response)
+}
+
+/** The JSON object a response carries; undefined when its body is not one. */
+export async function readJson(response: Response): Promise<Metadata | undefined> {
+  try {
+    const value: unknown = await response.json()
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Metadata) : undefined
+  } catch {
+    return undefined
+  }
+}
