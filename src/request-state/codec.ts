@@ -121,7 +121,7 @@ export class AesGcmKeyRing {
       if (bytes.length < MIN_KEY_BYTES) {
         throw new RangeError(
           `request-state keys must be at least ${MIN_KEY_BYTES} bytes of secret randomness; keys[${i}] is ${bytes.length} bytes. ` +
-            "Generate one with: node -e \"console.log(require('crypto').randomBytes(32).toString('base64url'))\"",
+            'Generate one with: node -e "console.log(crypto.getRandomValues(Buffer.alloc(32)).toString(\'base64url\'))"',
         )
       }
       const dup = raw.findIndex((other, j) => j < i && sameBytes(other, bytes))
