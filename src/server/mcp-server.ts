@@ -31,7 +31,7 @@ import {
   type NeedValues,
   type ResolverPlan,
   type Uses,
-} from './resolve.ts'
+} from './resolve/index.ts'
 import { isAbsoluteUri, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
 import { Server, type ResultObject, type ServerOptions } from './server.ts'
