@@ -1,12 +1,13 @@
 /**
- * What a handler knows about the request it serves.
+ * What a handler knows about the request it serves, and how the server builds that context.
  * @module
  */
-import type { RequestEnvelope, RequiredCapability } from '../protocol/envelope.ts'
+import { requireCapabilities, type RequestEnvelope, type RequiredCapability } from '../protocol/envelope.ts'
 import type {
   ClientCapabilities,
   Implementation,
   JSONRPCNotification,
+  JSONRPCRequest,
   LoggingLevel,
   RequestId,
 } from '../protocol/schemas.ts'
@@ -31,6 +32,15 @@ export interface RequestInfo {
   notify?: (notification: JSONRPCNotification) => void
 }
 
+/** Params of a request as received (`_meta` envelope included). */
+export type RequestParams = Record<string, unknown>
+/** A result object; `resultType` and `_meta` serverInfo are added by the server. */
+export type ResultObject = Record<string, unknown>
+/** Handles one method. Throw `McpError` to answer with a JSON-RPC error. */
+export type RequestHandler = (params: RequestParams, ctx: RequestContext) => ResultObject | Promise<ResultObject>
+/** Handles one notification method; its return value and errors are ignored. */
+export type NotificationHandler = (params: RequestParams, info: RequestInfo) => void | Promise<void>
+
 /** The context passed to every request handler. */
 export interface RequestContext extends RequestInfo {
   /** The JSON-RPC method, e.g. `tools/call`. */
@@ -47,6 +57,14 @@ export interface RequestContext extends RequestInfo {
   clientInfo: Implementation | undefined
   /** Always present: aborts when the client goes away. */
   signal: AbortSignal
+  /**
+   * The state the client carried back from the previous round, as the handler should read it: on
+   * `tools/call`, `prompts/get` and `resources/read`, the opened plaintext (verified and unsealed) when
+   * request-state sealing is on, the wire string verbatim when it is off. Undefined on a first round and
+   * on every other method. `params.requestState` is never rewritten: it is what came over the wire (the
+   * sealed token when sealing is on).
+   */
+  requestState: string | undefined
   /**
    * Throw `-32021` (HTTP 400, `data.requiredCapabilities`) unless the client declared every capability.
    * @example ctx.requireCapabilities('elicitation.form')
@@ -75,4 +93,61 @@ export interface Logger {
 export const consoleLogger: Logger = {
   warn: (message) => console.warn(`[edge-mcp] ${message}`),
   error: (message, error) => console.error(`[edge-mcp] ${message}`, error ?? ''),
+}
+
+/** RFC 5424 severities, least to most severe (spec: `LoggingLevel`). */
+const LOG_SEVERITY: Readonly<Record<LoggingLevel, number>> = {
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7,
+}
+
+/**
+ * The context of one request: the transport's `info`, the envelope's shorthands, the opened
+ * `requestState`, and `sendProgress` / `log`, which notify through `info.notify` only when the envelope
+ * asked for them (a `progressToken`; a `logLevel` at most as severe as the message).
+ * @param requestState - the plaintext state for {@link RequestContext.requestState}.
+ */
+export function createRequestContext(
+  request: JSONRPCRequest,
+  envelope: RequestEnvelope,
+  info: RequestInfo,
+  requestState: string | undefined,
+): RequestContext {
+  let lastProgress = -Infinity
+  // Object.assign, not `{ ...info, … }`: V8 takes a slow path for properties written after a spread.
+  return Object.assign({}, info, {
+    method: request.method,
+    requestId: request.id,
+    envelope,
+    protocolVersion: envelope.protocolVersion,
+    clientCapabilities: envelope.clientCapabilities,
+    clientInfo: envelope.clientInfo,
+    signal: info.signal ?? new AbortController().signal,
+    requestState,
+    requireCapabilities: (...needs: RequiredCapability[]) => requireCapabilities(envelope.clientCapabilities, ...needs),
+    sendProgress: (progress: number, total?: number, message?: string) => {
+      const token = envelope.progressToken
+      if (token === undefined || !info.notify || !(progress > lastProgress)) return false
+      lastProgress = progress
+      const params: Record<string, unknown> = { progressToken: token, progress }
+      if (total !== undefined) params.total = total
+      if (message !== undefined) params.message = message
+      info.notify({ jsonrpc: '2.0', method: 'notifications/progress', params })
+      return true
+    },
+    log: (level: LoggingLevel, data: unknown, logger?: string) => {
+      const wanted = envelope.logLevel
+      if (wanted === undefined || !info.notify || LOG_SEVERITY[level] < LOG_SEVERITY[wanted]) return false
+      const params: Record<string, unknown> = { level, data }
+      if (logger !== undefined) params.logger = logger
+      info.notify({ jsonrpc: '2.0', method: 'notifications/message', params })
+      return true
+    },
+  } satisfies Omit<RequestContext, keyof RequestInfo> & { signal: AbortSignal })
 }

@@ -22,7 +22,7 @@ import {
 } from '../protocol/schemas.ts'
 import { UriTemplate, type TemplateArgs, type TemplateVariables } from '../protocol/uri-template.ts'
 import { RequestStateSecurity } from '../request-state/security.ts'
-import type { RequestContext } from './context.ts'
+import type { RequestContext, ResultObject } from './context.ts'
 import {
   planResolvers,
   resolveRound,
@@ -34,7 +34,7 @@ import {
 } from './resolve/index.ts'
 import { isAbsoluteUri, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
-import { Server, type ResultObject, type ServerOptions } from './server.ts'
+import { Server, type ServerOptions } from './server.ts'
 import { checkCacheHints, type CacheHints } from './cache.ts'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../encoding/base64url.ts'
 
@@ -629,7 +629,7 @@ export class McpServer {
         throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${describeIssue(parsed.issues[0])}`)
       inputResponses = parsed.output
     }
-    const requestState = typeof params.requestState === 'string' ? params.requestState : undefined
+    const requestState = ctx.requestState // opened by the sealing boundary; params.requestState is the wire token
     // Object.assign, not `{ ...ctx, … }`: V8 takes a slow path for properties written after a spread.
     if (!item.plan)
       return item.handler(args as never, Object.assign({}, ctx, { toolName: target, inputResponses, requestState }))
