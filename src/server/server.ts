@@ -12,7 +12,6 @@ import type { RequestStateSecurity } from '../request-state/security.ts'
 import { checkCacheOptions, type CacheOptions } from './cache.ts'
 import {
   consoleLogger,
-  createRequestContext,
   type Logger,
   type NotificationHandler,
   type RequestContext,
@@ -20,6 +19,7 @@ import {
   type RequestInfo,
   type ResultObject,
 } from './context.ts'
+import { createRequestContext } from './handler-context.ts'
 import { checkedResult, completeResult, inputRequiredResult, withServerInfo } from './finish.ts'
 import { serveListen } from './listen.ts'
 import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
