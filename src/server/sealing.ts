@@ -161,22 +161,17 @@ export class RequestStateSealing {
     target: unknown,
     argsDigest: Promise<string>,
     token: unknown,
-  ): Promise<{ binding: RequestBinding; plaintext: string | undefined }> {
-    let reason = ''
-    let binding: RequestBinding | undefined
+  ): Promise<{ binding: RequestBinding; plaintext: string }> {
     try {
       if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
-      binding = { method, target, argsDigest, principal: this.#principal(sealer.policy, info, method) }
+      const binding = { method, target, argsDigest, principal: this.#principal(sealer.policy, info, method) }
       return { binding, plaintext: await sealer.policy.open(token, binding, sealer.audience) }
     } catch (error) {
-      reason = error instanceof InvalidRequestStateError ? error.reason : 'codec error'
-    }
-    if (reason) {
+      // fail closed: a codec's rejection without a reason is still a rejection
+      const reason = error instanceof InvalidRequestStateError ? error.reason || 'no reason given' : 'codec error'
       this.#logger.warn(`requestState rejected on ${method}: ${reason}`)
       throw invalidRequestStateError()
     }
-    // an InvalidRequestStateError with an empty reason: passed through unopened (as before this module existed)
-    return { binding: binding!, plaintext: typeof token === 'string' ? token : undefined }
   }
 
   /** The binding of a first round that seals: its target must be a string, its principal known. */
