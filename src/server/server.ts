@@ -80,6 +80,8 @@ const METHOD_CAPABILITY: Record<string, [keyof ServerCapabilities, Record<string
  * A low-level MCP server. It validates the request envelope, answers `server/discover`, routes each
  * method to its handler, and stamps `resultType` and `_meta` serverInfo on every result. It sends
  * `requestState` verbatim until you switch sealing on with {@link Server.useRequestStateSecurity}.
+ * Handlers read the previous round's state as `ctx.requestState` (the opened plaintext when sealing is
+ * on); `params.requestState` is always what came over the wire.
  *
  * @example
  * const server = new Server({ name: 'provisioner', version: '1.0.0' })
@@ -289,6 +291,7 @@ export class Server {
     return capabilities
   }
 
+  /** `server/discover`: the supported versions, the capabilities, and the instructions if any. */
   #discover(): ResultObject {
     const result: ResultObject = {
       resultType: 'complete',

@@ -39,6 +39,16 @@ export function formSchema<S extends v.ObjectEntries | v.GenericSchema>(
   ) as v.GenericSchema
   const cached = formCache.get(valibot)
   if (cached) return cached as never
+  const form: FormSchema = { valibot, requestedSchema: requestedSchemaOf(valibot) }
+  formCache.set(valibot, form)
+  return form as never
+}
+
+/**
+ * The `requestedSchema` of a form: its JSON Schema, each field normalized and checked against the subset.
+ * @throws InvalidSignatureError naming the field that leaves the form subset.
+ */
+function requestedSchemaOf(valibot: v.GenericSchema): RequestedSchema {
   let converted: Record<string, unknown>
   try {
     // 'throw': a check the client cannot see (v.check, v.transform, …) could never be satisfied by a form
@@ -69,10 +79,7 @@ export function formSchema<S extends v.ObjectEntries | v.GenericSchema>(
     ...(Array.isArray(json.required) && json.required.length ? { required: json.required } : {}),
   })
   if (!parsed.success) throw new InvalidSignatureError(`Elicitation form schema: ${describeIssue(parsed.issues[0])}`)
-  const requestedSchema = parsed.output
-  const form: FormSchema = { valibot, requestedSchema }
-  formCache.set(valibot, form)
-  return form as never
+  return parsed.output
 }
 
 /** Keywords a form field may carry (spec: client/elicitation.mdx `PrimitiveSchemaDefinition`). */
