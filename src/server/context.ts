@@ -1,5 +1,5 @@
 /**
- * What a handler knows about the request it serves.
+ * What a handler knows about the request it serves (built by `handler-context.ts`), and the handler types.
  * @module
  */
 import type { RequestEnvelope, RequiredCapability } from '../protocol/envelope.ts'
@@ -31,6 +31,15 @@ export interface RequestInfo {
   notify?: (notification: JSONRPCNotification) => void
 }
 
+/** Params of a request as received (`_meta` envelope included). */
+export type RequestParams = Record<string, unknown>
+/** A result object; `resultType` and `_meta` serverInfo are added by the server. */
+export type ResultObject = Record<string, unknown>
+/** Handles one method. Throw `McpError` to answer with a JSON-RPC error. */
+export type RequestHandler = (params: RequestParams, ctx: RequestContext) => ResultObject | Promise<ResultObject>
+/** Handles one notification method; its return value and errors are ignored. */
+export type NotificationHandler = (params: RequestParams, info: RequestInfo) => void | Promise<void>
+
 /** The context passed to every request handler. */
 export interface RequestContext extends RequestInfo {
   /** The JSON-RPC method, e.g. `tools/call`. */
@@ -47,6 +56,14 @@ export interface RequestContext extends RequestInfo {
   clientInfo: Implementation | undefined
   /** Always present: aborts when the client goes away. */
   signal: AbortSignal
+  /**
+   * The state the client carried back from the previous round, as the handler should read it: on
+   * `tools/call`, `prompts/get` and `resources/read`, the opened plaintext (verified and unsealed) when
+   * request-state sealing is on, the wire string verbatim when it is off. Undefined on a first round and
+   * on every other method. `params.requestState` is never rewritten: it is what came over the wire (the
+   * sealed token when sealing is on).
+   */
+  requestState: string | undefined
   /**
    * Throw `-32021` (HTTP 400, `data.requiredCapabilities`) unless the client declared every capability.
    * @example ctx.requireCapabilities('elicitation.form')

@@ -34,7 +34,7 @@ export {
   type ResolvedOf,
   type Resolver,
   type Uses,
-} from './resolve.ts'
+} from './resolve/index.ts'
 export {
   createFetchHandler,
   MAX_UNREAD_BYTES,

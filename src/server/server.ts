@@ -3,52 +3,30 @@
  * optional request-state boundary. Transport-agnostic: feed it parsed messages, get responses back.
  * @module
  */
-import { INPUT_REQUIRED_METHODS, META, SUPPORTED_PROTOCOL_VERSIONS, targetParamOf } from '../protocol/constants.ts'
-import * as v from 'valibot'
-import {
-  capabilitiesNeededBy,
-  checkProtocolVersion,
-  hasEnvelope,
-  readEnvelope,
-  requireCapabilities,
-} from '../protocol/envelope.ts'
-import { describeIssue } from '../protocol/issues.ts'
-import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { checkProtocolVersion, hasEnvelope, readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
+import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
+import type { Implementation, JSONRPCRequest, JSONRPCResponse, ServerCapabilities } from '../protocol/schemas.ts'
+import type { RequestStateSecurity } from '../request-state/security.ts'
+import { checkCacheOptions, type CacheOptions } from './cache.ts'
 import {
-  InputRequiredResult,
-  type Implementation,
-  type JSONRPCNotification,
-  type JSONRPCRequest,
-  type LoggingLevel,
-  type JSONRPCResponse,
-  type ServerCapabilities,
-} from '../protocol/schemas.ts'
-import { canonicalArguments, digest16 } from '../encoding/canonical.ts'
-import { InvalidRequestStateError } from '../request-state/errors.ts'
-import type { RequestBinding, RequestStateSecurity } from '../request-state/security.ts'
-import { consoleLogger, type Logger, type RequestContext, type RequestInfo } from './context.ts'
-import {
-  honouredFilter,
-  InMemoryNotificationBus,
-  notificationMatcher,
-  parseListenFilter,
-  type NotificationBus,
-  type ServerEvent,
-} from './notifications.ts'
+  consoleLogger,
+  type Logger,
+  type NotificationHandler,
+  type RequestContext,
+  type RequestHandler,
+  type RequestInfo,
+  type ResultObject,
+} from './context.ts'
+import { createRequestContext } from './handler-context.ts'
+import { checkedResult, completeResult, inputRequiredResult, withServerInfo } from './finish.ts'
+import { serveListen } from './listen.ts'
+import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
-import { CACHEABLE_METHODS, checkCacheOptions, withCacheHints, type CacheOptions } from './cache.ts'
+import { handlerState, RequestStateSealing, withoutNullState } from './sealing.ts'
 
 export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
-
-/** Params of a request as received (`_meta` envelope included). */
-export type RequestParams = Record<string, unknown>
-/** A result object; `resultType` and `_meta` serverInfo are added by the server. */
-export type ResultObject = Record<string, unknown>
-/** Handles one method. Throw `McpError` to answer with a JSON-RPC error. */
-export type RequestHandler = (params: RequestParams, ctx: RequestContext) => ResultObject | Promise<ResultObject>
-/** Handles one notification method; its return value and errors are ignored. */
-export type NotificationHandler = (params: RequestParams, info: RequestInfo) => void | Promise<void>
 
 /** Options of {@link Server}. */
 export interface ServerOptions {
@@ -90,18 +68,6 @@ export interface Handled {
   response?: JSONRPCResponse
 }
 
-/** RFC 5424 severities, least to most severe (spec: `LoggingLevel`). */
-const LOG_SEVERITY: Readonly<Record<LoggingLevel, number>> = {
-  debug: 0,
-  info: 1,
-  notice: 2,
-  warning: 3,
-  error: 4,
-  critical: 5,
-  alert: 6,
-  emergency: 7,
-}
-
 /** Capabilities implied by a registered handler; list changes and resource updates come through `subscriptions/listen`. */
 const METHOD_CAPABILITY: Record<string, [keyof ServerCapabilities, Record<string, unknown>]> = {
   'tools/list': ['tools', { listChanged: true }],
@@ -110,13 +76,12 @@ const METHOD_CAPABILITY: Record<string, [keyof ServerCapabilities, Record<string
   'completion/complete': ['completions', {}],
 }
 
-/** Most handler targets remembered as sealing state (resource URIs are unbounded): then the memory starts over. */
-const ASKERS_MAX = 1024
-
 /**
  * A low-level MCP server. It validates the request envelope, answers `server/discover`, routes each
  * method to its handler, and stamps `resultType` and `_meta` serverInfo on every result. It sends
  * `requestState` verbatim until you switch sealing on with {@link Server.useRequestStateSecurity}.
+ * Handlers read the previous round's state as `ctx.requestState` (the opened plaintext when sealing is
+ * on); `params.requestState` is always what came over the wire.
  *
  * @example
  * const server = new Server({ name: 'provisioner', version: '1.0.0' })
@@ -133,14 +98,10 @@ export class Server {
   readonly notifications: NotificationBus
   readonly #handlers = new Map<string, RequestHandler>()
   readonly #notificationHandlers = new Map<string, NotificationHandler>()
-  #security: { policy: RequestStateSecurity; audience: string | undefined } | undefined
+  /** The request-state sealing boundary (off until {@link Server.useRequestStateSecurity}). */
+  readonly #sealing: RequestStateSealing
   /** Ends each listen stream open on this instance. */
   readonly #listens = new Set<() => void>()
-  /**
-   * `method ‖ NUL ‖ target` of handlers that have sealed a requestState: their first rounds hash the
-   * arguments while the handler runs (the digest is then ready to seal). At most {@link ASKERS_MAX} entries.
-   */
-  readonly #askers = new Set<string>()
   #serving = false
 
   /** @throws RangeError when `options.cache` holds an invalid value (see {@link ServerOptions.cache}). */
@@ -149,9 +110,18 @@ export class Server {
     this.info = info
     this.options = options
     this.logger = options.logger ?? consoleLogger
+    this.#sealing = new RequestStateSealing(this.logger)
     this.notifications = options.notificationBus ?? new InMemoryNotificationBus()
     this.#handlers.set('server/discover', () => this.#discover())
-    this.#handlers.set('subscriptions/listen', (params, ctx) => this.#listen(params, ctx))
+    this.#handlers.set('subscriptions/listen', (params, ctx) =>
+      serveListen(params, ctx, {
+        capabilities: this.#capabilities(),
+        authorize: this.options.authorizeSubscription,
+        bus: this.notifications,
+        listens: this.#listens,
+        logger: this.logger,
+      }),
+    )
   }
 
   /** True once this server has been handed its first message (registrations after that are announced). */
@@ -207,7 +177,7 @@ export class Server {
    */
   useRequestStateSecurity(policy: RequestStateSecurity, audience?: string | null): this {
     if (audience === null) {
-      this.#security = { policy, audience: undefined }
+      this.#sealing.use(policy, undefined)
       return this
     }
     audience ??= policy.audience ?? (this.info.name || undefined)
@@ -218,13 +188,13 @@ export class Server {
           'stamp the same placeholder and the check would mean nothing. Name the server or set RequestStateSecurity({ audience }).',
       )
     }
-    this.#security = { policy, audience }
+    this.#sealing.use(policy, audience)
     return this
   }
 
   /** The active request-state policy, if sealing is on. */
   get requestStateSecurity(): RequestStateSecurity | undefined {
-    return this.#security?.policy
+    return this.#sealing.policy
   }
 
   /** Answer one classified inbound message. Never throws. */
@@ -262,196 +232,53 @@ export class Server {
     return new McpError(ErrorCode.InternalError, 'Internal error')
   }
 
+  /**
+   * The life of one request: check its envelope, find its handler, open its `requestState` (sealing
+   * boundary), build the handler's context, run the handler, finish the result (an `InputRequiredResult`
+   * checked then sealed; a complete one stamped with `resultType` and cache hints), stamp serverInfo.
+   * @throws McpError for the client's mistakes; any other error is a server bug (-32603, logged).
+   */
   async #dispatch(request: JSONRPCRequest, info: RequestInfo): Promise<ResultObject> {
-    let params: RequestParams = request.params ?? {}
+    const { method } = request
+    const envelope = this.#envelopeOf(request)
+    const handler = this.#handlerOf(method)
+    const params = withoutNullState(method, request.params ?? {})
+    const round = await this.#sealing.open(method, params, info)
+    const ctx = createRequestContext(request, envelope, info, handlerState(round, method, params))
+    const result = checkedResult(method, await handler(params, ctx))
+    let out: ResultObject
+    if (isInputRequired(result)) {
+      out = inputRequiredResult(method, result, ctx)
+      if (round) out = await this.#sealing.seal(round, out)
+    } else {
+      out = completeResult(method, result, params, this.options.cache)
+    }
+    return withServerInfo(out, this.info)
+  }
+
+  /**
+   * The request's `_meta` envelope, its protocol version supported. An `initialize` without an envelope
+   * (a legacy client) is first checked by its own `protocolVersion`, for the version error it expects.
+   * @throws McpError -32602 (HTTP 400) for a missing or invalid envelope; -32022 (HTTP 400) for an
+   *   unsupported version.
+   */
+  #envelopeOf(request: JSONRPCRequest): RequestEnvelope {
+    const params = request.params ?? {}
     if (!hasEnvelope(params) && request.method === 'initialize') {
       const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : ''
       checkProtocolVersion(requested, this.supportedVersions)
     }
     const envelope = readEnvelope(params)
     checkProtocolVersion(envelope.protocolVersion, this.supportedVersions)
-    const handler = this.#handlers.get(request.method)
-    if (!handler) {
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`, { reason: 'unknown method' })
-    }
-    let lastProgress = -Infinity
-    // Object.assign, not `{ ...info, … }`: V8 takes a slow path for properties written after a spread.
-    const ctx: RequestContext = Object.assign({}, info, {
-      method: request.method,
-      requestId: request.id,
-      envelope,
-      protocolVersion: envelope.protocolVersion,
-      clientCapabilities: envelope.clientCapabilities,
-      clientInfo: envelope.clientInfo,
-      signal: info.signal ?? new AbortController().signal,
-      requireCapabilities: (...needs) => requireCapabilities(envelope.clientCapabilities, ...needs),
-      sendProgress: (progress, total, message) => {
-        const token = envelope.progressToken
-        if (token === undefined || !info.notify || !(progress > lastProgress)) return false
-        lastProgress = progress
-        const params: Record<string, unknown> = { progressToken: token, progress }
-        if (total !== undefined) params.total = total
-        if (message !== undefined) params.message = message
-        info.notify({ jsonrpc: '2.0', method: 'notifications/progress', params })
-        return true
-      },
-      log: (level, data, logger) => {
-        const wanted = envelope.logLevel
-        if (wanted === undefined || !info.notify || LOG_SEVERITY[level] < LOG_SEVERITY[wanted]) return false
-        const params: Record<string, unknown> = { level, data }
-        if (logger !== undefined) params.logger = logger
-        info.notify({ jsonrpc: '2.0', method: 'notifications/message', params })
-        return true
-      },
-    } satisfies Omit<RequestContext, keyof RequestInfo> & { signal: AbortSignal })
-
-    const carrier = INPUT_REQUIRED_METHODS.has(request.method)
-    if (carrier && params.requestState === null) {
-      params = { ...params }
-      delete params.requestState
-    }
-    const security = carrier ? this.#security : undefined
-    let binding: RequestBinding | undefined
-    // Bind before the handler runs: what a handler does to its arguments must not change the binding.
-    // The canonical form is taken (and checked) now; it is hashed when a token is opened or sealed.
-    const canonicalArgs = security ? this.#canonicalArguments(request.method, params) : undefined
-    const target = security ? params[targetParamOf(request.method) ?? 'name'] : undefined
-    const askerKey = typeof target === 'string' ? request.method + '\u0000' + target : undefined
-    // A retry, or a first round of a handler that sealed state before: hash now, alongside the unseal or
-    // the handler (independent work); whoever needs the digest awaits it. A failure surfaces there, never
-    // as an unhandled rejection.
-    let argsDigest: Promise<string> | undefined
-    if (security && (params.requestState !== undefined || (askerKey !== undefined && this.#askers.has(askerKey)))) {
-      argsDigest = digest16(canonicalArgs!)
-      argsDigest.then(undefined, () => {})
-    }
-    if (security && params.requestState !== undefined) {
-      let reason = ''
-      try {
-        if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
-        binding = {
-          method: request.method,
-          target,
-          argsDigest: argsDigest!,
-          principal: this.#principal(security.policy, info, request.method),
-        }
-        const plaintext = await security.policy.open(params.requestState, binding, security.audience)
-        params = withProp(params, 'requestState', plaintext)
-      } catch (error) {
-        reason = error instanceof InvalidRequestStateError ? error.reason : 'codec error'
-      }
-      if (reason) {
-        this.logger.warn(`requestState rejected on ${request.method}: ${reason}`)
-        throw invalidRequestStateError()
-      }
-    }
-
-    const result = await handler(params, ctx)
-    if (typeof result !== 'object' || result === null)
-      throw new Error(`handler for ${request.method} returned a non-object result`)
-
-    let out: ResultObject = result
-    if (isInputRequired(result)) {
-      if (!carrier)
-        throw new Error(
-          `handler for ${request.method} returned an InputRequiredResult; only tools/call, prompts/get and resources/read may`,
-        )
-      const parsed = v.safeParse(InputRequiredResult, result)
-      if (!parsed.success)
-        throw new Error(
-          `handler for ${request.method} returned an invalid InputRequiredResult: ${describeIssue(parsed.issues[0])}`,
-        )
-      const requests = parsed.output.inputRequests
-      const hasRequests = requests !== undefined && Object.keys(requests).length > 0
-      if (!hasRequests && parsed.output.requestState === undefined) {
-        throw new Error(
-          `handler for ${request.method} returned an InputRequiredResult with neither inputRequests nor requestState`,
-        )
-      }
-      if ((requests && !hasRequests) || out.ttlMs !== undefined || out.cacheScope !== undefined) {
-        // an InputRequiredResult is never cacheable and carries no hints (spec: caching.mdx)
-        out = { ...result }
-        if (!hasRequests) delete out.inputRequests
-        delete out.ttlMs
-        delete out.cacheScope
-      }
-      // Only ask for what this request's client declared (spec: mrtr.mdx); otherwise -32021.
-      if (hasRequests) ctx.requireCapabilities(...Object.values(requests).flatMap(capabilitiesNeededBy))
-      if (security && out.requestState !== undefined) {
-        if (binding === undefined) {
-          let principal: string | undefined
-          try {
-            if (typeof target !== 'string')
-              throw new Error(`the request's ${targetParamOf(request.method)} is not a string`)
-            principal = this.#principal(security.policy, info, request.method)
-          } catch (error) {
-            this.logger.error(
-              `refusing to seal requestState on ${request.method}`,
-              error instanceof Error ? error.message : undefined,
-            )
-            throw new McpError(ErrorCode.InternalError, 'Internal error')
-          }
-          binding = {
-            method: request.method,
-            target: target as string,
-            argsDigest: argsDigest ?? digest16(canonicalArgs!),
-            principal,
-          }
-        }
-        if (askerKey !== undefined && !this.#askers.has(askerKey)) {
-          if (this.#askers.size >= ASKERS_MAX) this.#askers.clear()
-          this.#askers.add(askerKey)
-        }
-        try {
-          const token = await security.policy.seal(out.requestState as string, binding, security.audience)
-          if (token.length > security.policy.maxTokenLength) {
-            throw new Error(
-              `the sealed requestState is ${token.length} characters, over maxTokenLength (${security.policy.maxTokenLength}); keep handler state small`,
-            )
-          }
-          out = withProp(out, 'requestState', token)
-        } catch (error) {
-          this.logger.error(
-            `refusing to seal requestState on ${request.method}`,
-            error instanceof Error ? error.message : undefined,
-          )
-          throw new McpError(ErrorCode.InternalError, 'Internal error')
-        }
-      }
-    } else {
-      if (typeof out.resultType !== 'string') out = withProp(out, 'resultType', 'complete')
-      if (CACHEABLE_METHODS.has(request.method) && out.resultType === 'complete') {
-        // a result reached through rounds is never cacheable (spec: mrtr.mdx "Caching")
-        const retry = params.requestState !== undefined || params.inputResponses !== undefined
-        out = withCacheHints(out, request.method, this.options.cache, retry)
-      }
-    }
-    const meta = (out._meta ?? {}) as Record<string, unknown>
-    if (meta[META.serverInfo] === undefined) out = withProp(out, '_meta', withProp(meta, META.serverInfo, this.info))
-    return out
+    return envelope
   }
 
-  /**
-   * The canonical JSON the arguments are bound by (resources: `{}`). Arguments that cannot be bound —
-   * nested too deeply, or holding non-finite numbers — are a client mistake: -32602.
-   */
-  #canonicalArguments(method: string, params: RequestParams): string {
-    try {
-      return canonicalArguments(method === 'resources/read' ? undefined : params.arguments)
-    } catch (error) {
-      const why = error instanceof Error ? error.message.replace(/^canonicalJson: /, '') : 'not JSON'
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: arguments cannot be bound (${why})`)
-    }
-  }
-
-  /** The principal via `bindPrincipal`; a failure is logged (without detail on the wire) and rethrown as a reason. */
-  #principal(policy: RequestStateSecurity, info: RequestInfo, method: string): string | undefined {
-    try {
-      return policy.principalOf(info)
-    } catch (error) {
-      this.logger.error(`bindPrincipal failed on ${method}`, error instanceof Error ? error.message : undefined)
-      throw new InvalidRequestStateError('principal error')
-    }
+  /** @throws McpError -32601 for a method without a handler. */
+  #handlerOf(method: string): RequestHandler {
+    const handler = this.#handlers.get(method)
+    if (!handler)
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`, { reason: 'unknown method' })
+    return handler
   }
 
   /** `options.capabilities`, plus those implied by registered handlers (where not set explicitly). */
@@ -464,77 +291,7 @@ export class Server {
     return capabilities
   }
 
-  /**
-   * `subscriptions/listen` (spec: basic/patterns/subscriptions.mdx): subscribe to the bus, send the
-   * acknowledgement (the honoured subset of the filter), then every matching event, each tagged with the
-   * request id as `_meta` subscriptionId, until the client goes away (`signal`) or
-   * {@link Server.closeSubscriptions} ends it with a result. Progress and log messages never go here.
-   * @throws McpError -32602 for a bad filter; -32600 (HTTP 406) when the transport cannot stream.
-   */
-  async #listen(params: RequestParams, ctx: RequestContext): Promise<ResultObject> {
-    const filter = honouredFilter(parseListenFilter(params), this.#capabilities())
-    const authorize = this.options.authorizeSubscription
-    if (authorize && filter.resourceSubscriptions) {
-      const allowed = await Promise.all(
-        filter.resourceSubscriptions.map(async (uri) => {
-          try {
-            return (await authorize(uri, ctx)) === true
-          } catch (error) {
-            this.logger.error('authorizeSubscription failed; the URI is left out', error)
-            return false
-          }
-        }),
-      )
-      filter.resourceSubscriptions = filter.resourceSubscriptions.filter((_, i) => allowed[i])
-    }
-    const notify = ctx.notify
-    if (!notify) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        'Not Acceptable: subscriptions/listen answers with an SSE stream; Accept must include text/event-stream',
-        undefined,
-        406,
-      )
-    }
-    const match = notificationMatcher(filter, ctx.requestId)
-    let early: JSONRPCNotification[] | undefined = [] // events between subscribing and the acknowledgement
-    const unsubscribe = await this.notifications.subscribe((event) => {
-      const notification = match(event)
-      if (!notification) return
-      if (early) early.push(notification)
-      else notify(notification)
-    })
-    try {
-      if (!ctx.signal.aborted) {
-        notify({
-          jsonrpc: '2.0',
-          method: 'notifications/subscriptions/acknowledged',
-          params: { _meta: { [META.subscriptionId]: ctx.requestId }, notifications: filter },
-        })
-        for (const n of early) notify(n)
-        early = undefined
-        let end!: () => void
-        const ended = new Promise<void>((resolve) => (end = resolve))
-        ctx.signal.addEventListener('abort', end, { once: true })
-        this.#listens.add(end)
-        try {
-          await ended
-        } finally {
-          ctx.signal.removeEventListener('abort', end)
-          this.#listens.delete(end)
-        }
-      }
-    } finally {
-      try {
-        await unsubscribe()
-      } catch (error) {
-        this.logger.error('unsubscribing a listen stream from the notification bus failed', error)
-      }
-    }
-    // the graceful-closure result; after a disconnect nobody reads it
-    return { _meta: { [META.subscriptionId]: ctx.requestId } }
-  }
-
+  /** `server/discover`: the supported versions, the capabilities, and the instructions if any. */
   #discover(): ResultObject {
     const result: ResultObject = {
       resultType: 'complete',
@@ -544,15 +301,4 @@ export class Server {
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions
     return result
   }
-}
-
-/**
- * `{ ...obj, [key]: value }` (own enumerable properties copied, `key` set last-wins), built with the
- * key before the spread: V8 takes a slow path for a property added after a spread. Only the key's
- * position among the properties differs.
- */
-function withProp<T extends Record<string, unknown>>(obj: T, key: string, value: unknown): T {
-  const out: Record<string, unknown> = { [key]: value, ...obj }
-  out[key] = value
-  return out as T
 }

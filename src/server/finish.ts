@@ -1,0 +1,98 @@
+/**
+ * Finishing a handler's result on its way out: an `InputRequiredResult` is checked (spec:
+ * basic/patterns/mrtr.mdx), a complete result gets `resultType` and its cache hints (spec:
+ * server/utilities/caching.mdx), and every result gets `_meta` serverInfo. Sealing its `requestState`
+ * is the boundary's (`sealing.ts`), between the check and the serverInfo.
+ * @module
+ */
+import * as v from 'valibot'
+import { INPUT_REQUIRED_METHODS, META } from '../protocol/constants.ts'
+import { capabilitiesNeededBy } from '../protocol/envelope.ts'
+import { describeIssue } from '../protocol/issues.ts'
+import { InputRequiredResult, type Implementation } from '../protocol/schemas.ts'
+import { CACHEABLE_METHODS, withCacheHints, type CacheOptions } from './cache.ts'
+import type { RequestContext, RequestParams, ResultObject } from './context.ts'
+
+/**
+ * A handler's return value, checked to be an object.
+ * @throws Error (a server bug: -32603, logged) for anything else.
+ */
+export function checkedResult(method: string, result: unknown): ResultObject {
+  if (typeof result !== 'object' || result === null)
+    throw new Error(`handler for ${method} returned a non-object result`)
+  return result as ResultObject
+}
+
+/**
+ * An `InputRequiredResult` as it may be sent: only on `tools/call`, `prompts/get` and `resources/read`;
+ * valid; with `inputRequests` or a `requestState`; an empty `inputRequests` and any cache hints dropped
+ * (it is never cacheable, spec: caching.mdx); asking only for what this request's client declared.
+ * @throws Error (a server bug: -32603, logged) for a misplaced or invalid result.
+ * @throws McpError -32021 (HTTP 400) when an input request needs a capability the client did not declare.
+ */
+export function inputRequiredResult(method: string, result: ResultObject, ctx: RequestContext): ResultObject {
+  if (!INPUT_REQUIRED_METHODS.has(method))
+    throw new Error(
+      `handler for ${method} returned an InputRequiredResult; only tools/call, prompts/get and resources/read may`,
+    )
+  const parsed = v.safeParse(InputRequiredResult, result)
+  if (!parsed.success)
+    throw new Error(`handler for ${method} returned an invalid InputRequiredResult: ${describeIssue(parsed.issues[0])}`)
+  const requests = parsed.output.inputRequests
+  const hasRequests = requests !== undefined && Object.keys(requests).length > 0
+  if (!hasRequests && parsed.output.requestState === undefined) {
+    throw new Error(`handler for ${method} returned an InputRequiredResult with neither inputRequests nor requestState`)
+  }
+  let out = result
+  // copy only when something must go: most results are sent as the handler built them
+  if ((requests && !hasRequests) || out.ttlMs !== undefined || out.cacheScope !== undefined) {
+    out = { ...result }
+    if (!hasRequests) delete out.inputRequests
+    delete out.ttlMs
+    delete out.cacheScope
+  }
+  // Only ask for what this request's client declared (spec: mrtr.mdx); otherwise -32021.
+  if (hasRequests) ctx.requireCapabilities(...Object.values(requests).flatMap(capabilitiesNeededBy))
+  return out
+}
+
+/**
+ * A complete result: `resultType: 'complete'` unless it has one, and on cacheable methods its cache
+ * hints (`ttlMs` in milliseconds, `cacheScope`) — `{ ttlMs: 0, cacheScope: 'private' }` when the request
+ * was a retry (it carried `requestState` or `inputResponses`).
+ * @param params - the request's params, with a null `requestState` already removed.
+ * @throws Error (a server bug: -32603, logged) for cache hints the spec forbids.
+ */
+export function completeResult(
+  method: string,
+  result: ResultObject,
+  params: RequestParams,
+  cache: CacheOptions | undefined,
+): ResultObject {
+  let out = result
+  if (typeof out.resultType !== 'string') out = withProp(out, 'resultType', 'complete')
+  if (CACHEABLE_METHODS.has(method) && out.resultType === 'complete') {
+    // a result reached through rounds is never cacheable (spec: mrtr.mdx "Caching")
+    const retry = params.requestState !== undefined || params.inputResponses !== undefined
+    out = withCacheHints(out, method, cache, retry)
+  }
+  return out
+}
+
+/** The result with `_meta` serverInfo (spec: `io.modelcontextprotocol/serverInfo`), unless it has one. */
+export function withServerInfo(result: ResultObject, info: Implementation): ResultObject {
+  const meta = (result._meta ?? {}) as Record<string, unknown>
+  if (meta[META.serverInfo] !== undefined) return result
+  return withProp(result, '_meta', withProp(meta, META.serverInfo, info))
+}
+
+/**
+ * `{ ...obj, [key]: value }` (own enumerable properties copied, `key` set last-wins), built with the
+ * key before the spread: V8 takes a slow path for a property added after a spread. Only the key's
+ * position among the properties differs.
+ */
+export function withProp<T extends Record<string, unknown>>(obj: T, key: string, value: unknown): T {
+  const out: Record<string, unknown> = { [key]: value, ...obj }
+  out[key] = value
+  return out as T
+}

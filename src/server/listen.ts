@@ -1,0 +1,112 @@
+/**
+ * `subscriptions/listen` (spec: basic/patterns/subscriptions.mdx): one long-lived request whose
+ * notifications carry the server events the client asked for.
+ * @module
+ */
+import { META } from '../protocol/constants.ts'
+import { ErrorCode, McpError } from '../protocol/errors.ts'
+import type { JSONRPCNotification, ServerCapabilities, SubscriptionFilter } from '../protocol/schemas.ts'
+import type { Logger, RequestContext, RequestParams, ResultObject } from './context.ts'
+import { honouredFilter, notificationMatcher, parseListenFilter, type NotificationBus } from './notifications.ts'
+
+/** What a listen stream needs from its server. */
+export interface ListenDeps {
+  /** The server's capabilities: the filter is cut to what they honour. */
+  capabilities: ServerCapabilities
+  /** `ServerOptions.authorizeSubscription`. */
+  authorize: ((uri: string, ctx: RequestContext) => boolean | Promise<boolean>) | undefined
+  bus: NotificationBus
+  /** The ends of the streams open on this instance (`Server.closeSubscriptions` calls them). */
+  listens: Set<() => void>
+  logger: Logger
+}
+
+/**
+ * Serve one `subscriptions/listen`: subscribe to the bus, send the acknowledgement (the honoured subset
+ * of the filter), then every matching event, each tagged with the request id as `_meta` subscriptionId,
+ * until the client goes away (`signal`) or `Server.closeSubscriptions` ends it with a result. Progress
+ * and log messages never go here.
+ * @throws McpError -32602 for a bad filter; -32600 (HTTP 406) when the transport cannot stream.
+ */
+export async function serveListen(params: RequestParams, ctx: RequestContext, deps: ListenDeps): Promise<ResultObject> {
+  const filter = honouredFilter(parseListenFilter(params), deps.capabilities)
+  if (deps.authorize && filter.resourceSubscriptions) {
+    filter.resourceSubscriptions = await authorizedUris(filter.resourceSubscriptions, deps.authorize, ctx, deps.logger)
+  }
+  const notify = ctx.notify
+  if (!notify) {
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      'Not Acceptable: subscriptions/listen answers with an SSE stream; Accept must include text/event-stream',
+      undefined,
+      406,
+    )
+  }
+  const match = notificationMatcher(filter, ctx.requestId)
+  let early: JSONRPCNotification[] | undefined = [] // events between subscribing and the acknowledgement
+  const unsubscribe = await deps.bus.subscribe((event) => {
+    const notification = match(event)
+    if (!notification) return
+    if (early) early.push(notification)
+    else notify(notification)
+  })
+  try {
+    if (!ctx.signal.aborted) {
+      notify(acknowledgement(filter, ctx))
+      for (const n of early) notify(n)
+      early = undefined
+      await untilEnded(ctx.signal, deps.listens)
+    }
+  } finally {
+    try {
+      await unsubscribe()
+    } catch (error) {
+      deps.logger.error('unsubscribing a listen stream from the notification bus failed', error)
+    }
+  }
+  // the graceful-closure result; after a disconnect nobody reads it
+  return { _meta: { [META.subscriptionId]: ctx.requestId } }
+}
+
+/** The URIs `authorize` allows, in order; one it refuses or throws for (logged) is left out. */
+async function authorizedUris(
+  uris: string[],
+  authorize: NonNullable<ListenDeps['authorize']>,
+  ctx: RequestContext,
+  logger: Logger,
+): Promise<string[]> {
+  const allowed = await Promise.all(
+    uris.map(async (uri) => {
+      try {
+        return (await authorize(uri, ctx)) === true
+      } catch (error) {
+        logger.error('authorizeSubscription failed; the URI is left out', error)
+        return false
+      }
+    }),
+  )
+  return uris.filter((_, i) => allowed[i])
+}
+
+/** `notifications/subscriptions/acknowledged`: the honoured filter, tagged with the subscription id. */
+function acknowledgement(filter: SubscriptionFilter, ctx: RequestContext): JSONRPCNotification {
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { _meta: { [META.subscriptionId]: ctx.requestId }, notifications: filter },
+  }
+}
+
+/** Resolves when the client goes away or `listens` ends the stream (it is registered there meanwhile). */
+async function untilEnded(signal: AbortSignal, listens: Set<() => void>): Promise<void> {
+  let end!: () => void
+  const ended = new Promise<void>((resolve) => (end = resolve))
+  signal.addEventListener('abort', end, { once: true })
+  listens.add(end)
+  try {
+    await ended
+  } finally {
+    signal.removeEventListener('abort', end)
+    listens.delete(end)
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Registration: a tool, prompt, resource template or static resource config becomes the entry
+ * `McpServer` keeps — its list definition (JSON Schema 2020-12 for arguments), its argument schema, its
+ * resolver plan. Every mistake in a config is thrown here, at start-up.
+ * @module
+ */
+import * as v from 'valibot'
+import { toJsonSchema } from '@valibot/to-json-schema'
+import { headerParamsOf } from '../../protocol/param-headers.ts'
+import type { Tool } from '../../protocol/schemas.ts'
+import { UriTemplate } from '../../protocol/uri-template.ts'
+import { checkCacheHints } from '../cache.ts'
+import { planResolvers, type Uses } from '../resolve/index.ts'
+import type {
+  PromptArguments,
+  PromptConfig,
+  Registered,
+  RegisteredPrompt,
+  RegisteredTemplate,
+  RegisteredTool,
+  ResourceTemplateConfig,
+  ToolConfig,
+  ToolInput,
+} from './types.ts'
+
+/**
+ * A tool's entry: `inputSchema` from its input (resolved parameters left out), `outputSchema`,
+ * `x-mcp-header` marks, and the optional fields of `Tool`.
+ * @throws InvalidSignatureError for a resolver graph that cannot work; Error for a `headers` entry that
+ *   names no argument or an argument that cannot be mirrored into a header.
+ */
+export function toolEntry<I extends ToolInput | undefined, U extends Uses>(
+  name: string,
+  config: ToolConfig<I, U>,
+  handler: Registered['handler'],
+): RegisteredTool {
+  const schema = objectSchema(config.input)
+  const inputSchema = jsonSchemaOf(schema)
+  const plan = config.use ? planResolvers(`tool '${name}'`, argumentNames(schema), config.use) : undefined
+  const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
+  if (config.output !== undefined) definition.outputSchema = jsonSchemaOf(config.output)
+  const properties = (definition.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>
+  for (const [argName, header] of Object.entries((config.headers ?? {}) as Record<string, string | undefined>)) {
+    if (header === undefined) continue
+    if (!Object.hasOwn(properties, argName)) throw new Error(`Tool '${name}': headers.${argName} names no argument`)
+    properties[argName] = { ...properties[argName], 'x-mcp-header': header }
+  }
+  const found = headerParamsOf(definition.inputSchema)
+  if ('invalid' in found) throw new Error(`Tool '${name}': ${found.invalid}`)
+  if (config.title !== undefined) definition.title = config.title
+  if (config.description !== undefined) definition.description = config.description
+  if (config.annotations !== undefined) definition.annotations = config.annotations
+  if (config.icons !== undefined) definition.icons = config.icons
+  if (config._meta !== undefined) definition._meta = config._meta
+  return { definition, schema, plan, handler, output: config.output, headerParams: found.params }
+}
+
+/**
+ * A prompt's entry: its `prompts/list` definition (arguments with title, description, `required`) and
+ * its argument schema.
+ * @throws InvalidSignatureError for a resolver graph that cannot work.
+ */
+export function promptEntry<A extends PromptArguments, U extends Uses>(
+  name: string,
+  config: PromptConfig<A, U>,
+  handler: Registered['handler'],
+): RegisteredPrompt {
+  const entries: v.ObjectEntries = config.arguments ?? {}
+  const schema = v.object(entries)
+  const json = jsonSchemaOf(schema)
+  const required = new Set((json.required as string[] | undefined) ?? [])
+  const props = (json.properties ?? {}) as Record<string, { description?: string; title?: string }>
+  const definition: Record<string, unknown> = { name }
+  if (config.title !== undefined) definition.title = config.title
+  if (config.description !== undefined) definition.description = config.description
+  if (Object.keys(entries).length > 0) {
+    definition.arguments = Object.keys(entries).map((arg) => {
+      const out: Record<string, unknown> = { name: arg }
+      if (props[arg]?.title) out.title = props[arg].title
+      if (props[arg]?.description) out.description = props[arg].description
+      if (required.has(arg)) out.required = true
+      return out
+    })
+  }
+  if (config.icons !== undefined) definition.icons = config.icons
+  const plan = config.use ? planResolvers(`prompt '${name}'`, new Set(Object.keys(entries)), config.use) : undefined
+  return { definition, schema, plan, handler, complete: config.complete }
+}
+
+/**
+ * A resource template's entry: its `resources/templates/list` definition and its matcher.
+ * @throws RangeError for invalid `cache` hints; UriTemplate's error for an invalid template; Error for a
+ *   `complete` entry that names no variable; InvalidSignatureError for a resolver graph that cannot work.
+ */
+export function templateEntry<T extends string, U extends Uses>(
+  name: string,
+  uriTemplate: T,
+  config: ResourceTemplateConfig<T, U>,
+  handler: Registered['handler'],
+): RegisteredTemplate {
+  checkCacheHints(`Resource template '${name}': cache`, config.cache)
+  const template = new UriTemplate(uriTemplate)
+  const variables = template.variables
+  for (const key of Object.keys(config.complete ?? {})) {
+    if (!variables.includes(key))
+      throw new Error(`Resource template '${name}': complete.${key} names no variable of ${uriTemplate}`)
+  }
+  const definition: Record<string, unknown> = { uriTemplate, name }
+  if (config.title !== undefined) definition.title = config.title
+  if (config.description !== undefined) definition.description = config.description
+  if (config.mimeType !== undefined) definition.mimeType = config.mimeType
+  if (config.icons !== undefined) definition.icons = config.icons
+  const plan = config.use ? planResolvers(`resource template '${name}'`, new Set(variables), config.use) : undefined
+  return {
+    definition,
+    plan,
+    handler,
+    match: (uri: string) => template.match(uri),
+    complete: config.complete,
+    cache: config.cache,
+  }
+}
+
+/**
+ * A static resource's entry: its `resources/list` definition; it matches exactly its URI.
+ * @throws RangeError for invalid `cache` hints.
+ */
+export function resourceEntry(
+  name: string,
+  uri: string,
+  config: Omit<ResourceTemplateConfig, 'use'>,
+  handler: Registered['handler'],
+): RegisteredTemplate {
+  checkCacheHints(`Resource '${uri}': cache`, config.cache)
+  const definition: Record<string, unknown> = { uri, name }
+  if (config.title !== undefined) definition.title = config.title
+  if (config.description !== undefined) definition.description = config.description
+  if (config.mimeType !== undefined) definition.mimeType = config.mimeType
+  if (config.icons !== undefined) definition.icons = config.icons
+  return {
+    definition,
+    plan: undefined,
+    handler,
+    match: (candidate) => (candidate === uri ? {} : undefined),
+    cache: config.cache,
+  }
+}
+
+/** The argument names of an object schema, or undefined when they cannot be known (unions, intersections, …). */
+function argumentNames(schema: v.GenericSchema): ReadonlySet<string> | undefined {
+  const entries = (schema as { entries?: unknown }).entries
+  return typeof entries === 'object' && entries !== null ? new Set(Object.keys(entries)) : undefined
+}
+
+/** A tool's input as one valibot schema: none is `{}`, entries become `v.object(entries)`. */
+function objectSchema(input: ToolInput | undefined): v.GenericSchema<unknown, Record<string, unknown>> {
+  return input === undefined ? v.object({}) : isSchema(input) ? input : v.object(input)
+}
+
+/** The JSON Schema 2020-12 of a valibot schema (input side; what it cannot express is left out), without `$schema`. */
+function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> {
+  const json: Record<string, unknown> = {
+    ...toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }),
+  }
+  delete json.$schema // the dialect marker is no part of an inputSchema, outputSchema or argument list
+  return json
+}
+
+function isSchema(input: ToolInput): input is v.GenericSchema<Record<string, unknown>, Record<string, unknown>> {
+  return typeof input === 'object' && input !== null && (input as { kind?: unknown }).kind === 'schema'
+}

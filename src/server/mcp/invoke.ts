@@ -1,0 +1,118 @@
+/**
+ * Running a registered handler for one round: validate the client's answers, run its resolvers (if it
+ * has any; spec: basic/patterns/mrtr.mdx), then call it with its arguments and a {@link ToolContext}.
+ * @module
+ */
+import * as v from 'valibot'
+import { ErrorCode, McpError } from '../../protocol/errors.ts'
+import { describeIssue } from '../../protocol/issues.ts'
+import { isPlainObject } from '../../protocol/jsonrpc.ts'
+import { InputResponses } from '../../protocol/schemas.ts'
+import type { RequestContext, RequestParams } from '../context.ts'
+import { resolveRound, ResolutionError, type ResolverPlan } from '../resolve/index.ts'
+import { isInputRequired } from '../results.ts'
+import type { Registered, ToolContext } from './types.ts'
+
+/** A handler broke the one-channel rule (resolvers and its own `InputRequiredResult`): a server bug. */
+class HandlerContractError extends ResolutionError {
+  override readonly name: string = 'HandlerContractError'
+}
+
+/**
+ * Validate answers, run resolvers (if any), then the handler.
+ * @param target - the tool or prompt name, or the resource URI (`ctx.toolName`).
+ * @param note - where log-only notes go (a discarded stale answer).
+ * @returns the handler's return value, or the resolvers' `InputRequiredResult`.
+ * @throws McpError -32602 for malformed `inputResponses`; ResolutionError when a resolver could not
+ *   produce a value; whatever the handler or a resolver throws.
+ */
+export async function invoke(
+  item: Registered,
+  args: Record<string, unknown>,
+  params: RequestParams,
+  ctx: RequestContext,
+  target: string,
+  note: (message: string) => void,
+): Promise<unknown> {
+  const inputResponses = inputResponsesOf(params)
+  // Object.assign, not `{ ...ctx, … }`: V8 takes a slow path for properties written after a spread.
+  if (!item.plan)
+    return item.handler(
+      args as never,
+      Object.assign({}, ctx, { toolName: target, inputResponses, requestState: ctx.requestState }),
+    )
+  // with resolvers, the SDK owns the questions and the state: the handler sees neither
+  const handlerCtx: ToolContext = Object.assign({}, ctx, {
+    toolName: target,
+    inputResponses: undefined,
+    requestState: undefined,
+  })
+  const resolution = await resolveRound({
+    plan: item.plan,
+    args,
+    ctx: handlerCtx,
+    inputResponses,
+    requestState: ctx.requestState,
+    note,
+  })
+  if (resolution.status === 'input_required') return resolution.result
+  const out = await item.handler({ ...args, ...resolution.values } as never, handlerCtx)
+  if (isInputRequired(out)) {
+    throw new HandlerContractError(
+      'the handler returned an InputRequiredResult but its parameters use resolvers; a call has one input_required channel, so the multi-round flow is driven either by resolvers or by the handler, not both',
+    )
+  }
+  return out
+}
+
+/**
+ * {@link invoke} for prompts and resources, which have no `isError`: a question that could not be
+ * resolved (a refusal, a wrong answer) is `-32602` naming it; any other failure of a resolver or handler
+ * is rethrown (then `-32603`, logged).
+ * @param what - `prompt` or `resource`, for the message.
+ */
+export async function invokeOrFail(
+  item: Registered,
+  args: Record<string, unknown>,
+  params: RequestParams,
+  ctx: RequestContext,
+  target: string,
+  what: string,
+  note: (message: string) => void,
+): Promise<unknown> {
+  try {
+    return await invoke(item, args, params, ctx, target, note)
+  } catch (error) {
+    if (error instanceof ResolutionError && !(error instanceof HandlerContractError)) {
+      throw new McpError(ErrorCode.InvalidParams, `Could not get ${what} ${target}: ${error.message}`)
+    }
+    throw error
+  }
+}
+
+/** Values a client sends under resolved names are dropped before validation: resolvers alone fill them. */
+export function withoutResolved(
+  args: Record<string, unknown>,
+  plan: ResolverPlan | undefined,
+): Record<string, unknown> {
+  if (!plan) return args
+  const out: Record<string, unknown> = {}
+  for (const [k, val] of Object.entries(args)) if (!plan.resolvedNames.has(k)) out[k] = val
+  return out
+}
+
+/**
+ * The client's answers to the previous round, validated; undefined when it sent none.
+ * @throws McpError -32602 unless an object of result objects, each a valid `InputResponse`.
+ */
+function inputResponsesOf(params: RequestParams): InputResponses | undefined {
+  const raw = params.inputResponses
+  if (raw === undefined) return undefined
+  if (!isPlainObject(raw) || !Object.values(raw).every(isPlainObject)) {
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object of result objects')
+  }
+  const parsed = v.safeParse(InputResponses, raw)
+  if (!parsed.success)
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${describeIssue(parsed.issues[0])}`)
+  return parsed.output
+}

@@ -1,0 +1,204 @@
+/**
+ * `McpServer`'s request handlers: `tools/call`, `prompts/get`, `resources/read` and
+ * `completion/complete`, each reading the registrations it serves.
+ * @module
+ */
+import * as v from 'valibot'
+import { ErrorCode, McpError } from '../../protocol/errors.ts'
+import { describeIssue } from '../../protocol/issues.ts'
+import { isPlainObject } from '../../protocol/jsonrpc.ts'
+import { paramMatches, valueAt, type HeaderParam } from '../../protocol/param-headers.ts'
+import { CallToolResult, CompleteRequestParams } from '../../protocol/schemas.ts'
+import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
+import { isInputRequired } from '../results.ts'
+import { invoke, invokeOrFail, withoutResolved } from './invoke.ts'
+import type { Completer, Registry, RegisteredTemplate } from './types.ts'
+
+/** Where log-only notes of a round go (the server's `logger.warn`). */
+type Note = (message: string) => void
+
+/**
+ * `tools/call` (spec: server/tools.mdx): invalid arguments and handler failures are `isError` results
+ * the model can read; a result that breaks the tool's contract is a server bug.
+ * @throws McpError -32602 for a bad name or non-object arguments; -32020 (HTTP 400) for an
+ *   `Mcp-Param-*` header mismatch; any McpError the handler or a resolver throws.
+ * @throws Error (-32603, logged) for an invalid `CallToolResult` or `structuredContent` that does not
+ *   match the tool's `outputSchema`.
+ */
+export async function callTool(
+  registry: Registry,
+  params: RequestParams,
+  ctx: RequestContext,
+  note: Note,
+): Promise<ResultObject> {
+  const { name, item: tool, rawArgs } = named(params, registry.tools, 'tool')
+  if (ctx.request) checkParamHeaders(ctx.request.headers, tool.headerParams, rawArgs)
+  const args = v.safeParse(tool.schema, withoutResolved(rawArgs, tool.plan))
+  if (!args.success)
+    return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
+  let out: unknown
+  try {
+    out = await invoke(tool, args.output, params, ctx, name, note)
+  } catch (error) {
+    if (error instanceof McpError) throw error
+    const message = error instanceof Error ? error.message : String(error)
+    return toolResult(true, `Error executing tool ${name}: ${message}`)
+  }
+  if (typeof out === 'string') return toolResult(false, out)
+  if (isInputRequired(out)) return out
+  const checked = v.safeParse(CallToolResult, out)
+  if (!checked.success)
+    throw new Error(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
+  if (tool.output && !checked.output.isError) {
+    const structured = v.safeParse(tool.output, checked.output.structuredContent)
+    if (!structured.success)
+      throw new Error(
+        `tool ${name} returned structuredContent that does not match its outputSchema: ${describeIssue(structured.issues[0])}`,
+      )
+  }
+  return out as ResultObject
+}
+
+/**
+ * `prompts/get` (spec: server/prompts.mdx): a string is one user message, an array the messages.
+ * @throws McpError -32602 for a bad name, invalid arguments, or a question that could not be resolved.
+ */
+export async function getPrompt(
+  registry: Registry,
+  params: RequestParams,
+  ctx: RequestContext,
+  note: Note,
+): Promise<ResultObject> {
+  const { name, item: prompt, rawArgs } = named(params, registry.prompts, 'prompt')
+  const args = v.safeParse(prompt.schema, withoutResolved(rawArgs, prompt.plan))
+  if (!args.success)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid arguments for prompt ${name}: ${args.issues.map(describeIssue).join('; ')}`,
+    )
+  const out = await invokeOrFail(prompt, args.output, params, ctx, name, 'prompt', note)
+  if (isInputRequired(out)) return out
+  if (typeof out === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: out } }] }
+  if (Array.isArray(out)) return { messages: out }
+  return out as ResultObject
+}
+
+/**
+ * `resources/read` (spec: server/resources.mdx): an exact static resource first, then the templates in
+ * registration order. A string is the text of the URI; the item's cache hints fill what the handler left
+ * unset (`Server` fills the rest, and handles retries).
+ * @throws McpError -32602 for a non-string URI, "Resource not found" (`data.uri`), or a question that
+ *   could not be resolved.
+ */
+export async function readResource(
+  registry: Registry,
+  params: RequestParams,
+  ctx: RequestContext,
+  note: Note,
+): Promise<ResultObject> {
+  const uri = params.uri
+  if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string')
+  const exact = registry.resources.get(uri)
+  for (const template of exact ? [exact] : registry.templates.values()) {
+    const vars = template.match(uri)
+    if (!vars) continue
+    const out = await invokeOrFail(template, vars, params, ctx, uri, 'resource', note)
+    if (isInputRequired(out)) return out
+    return withItemHints(typeof out === 'string' ? textContents(template, uri, out) : (out as ResultObject), template)
+  }
+  throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri })
+}
+
+/**
+ * `completion/complete` (spec: server/utilities/completion.mdx): the argument's completer, if any, cut
+ * to 100 values.
+ * @throws McpError -32602 for invalid params, an unknown prompt, or an unknown template ("Resource not found").
+ */
+export async function complete(registry: Registry, params: RequestParams): Promise<ResultObject> {
+  const parsed = v.safeParse(CompleteRequestParams, params)
+  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
+  const { ref, argument, context } = parsed.output
+  let completers: Record<string, Completer | undefined> | undefined
+  if (ref.type === 'ref/prompt') {
+    const prompt = registry.prompts.get(ref.name)
+    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`)
+    completers = prompt.complete
+  } else {
+    const template = [...registry.templates.values()].find((t) => t.definition.uriTemplate === ref.uri)
+    if (!template) throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri: ref.uri })
+    completers = template.complete
+  }
+  const completer = completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined
+  const all = completer ? await completer(argument.value, context?.arguments ?? {}) : []
+  const values = all.slice(0, 100)
+  return { completion: { values, total: all.length, hasMore: all.length > values.length } }
+}
+
+/**
+ * The named item and its raw arguments.
+ * @throws McpError -32602 for a non-string name, an unknown name, or arguments that are not an object.
+ */
+function named<T>(
+  params: RequestParams,
+  items: Map<string, T>,
+  kind: 'tool' | 'prompt',
+): { name: string; item: T; rawArgs: Record<string, unknown> } {
+  const name = params.name
+  if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "name" must be a string')
+  const item = items.get(name)
+  if (!item) throw new McpError(ErrorCode.InvalidParams, `Unknown ${kind}: ${name}`)
+  const rawArgs = params.arguments ?? {}
+  if (!isPlainObject(rawArgs))
+    throw new McpError(ErrorCode.InvalidParams, 'Invalid params: arguments must be an object')
+  return { name, item, rawArgs }
+}
+
+/**
+ * Over HTTP, every `x-mcp-header` argument with a value needs its `Mcp-Param-{Name}` header, equal to it
+ * once decoded; a header for an absent value is a mismatch too.
+ * @throws McpError -32020 (HTTP 400).
+ */
+function checkParamHeaders(headers: Headers, params: readonly HeaderParam[], args: Record<string, unknown>): void {
+  for (const param of params) {
+    const header = headers.get(`mcp-param-${param.name}`)
+    const value = valueAt(args, param.path)
+    if (value === undefined) {
+      if (header !== null)
+        throw new McpError(
+          ErrorCode.HeaderMismatch,
+          `Header mismatch: Mcp-Param-${param.name} is set but arguments.${param.path.join('.')} is absent`,
+        )
+      continue
+    }
+    if (header === null)
+      throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: missing Mcp-Param-${param.name} header`)
+    if (!paramMatches(header, value, param.type)) {
+      throw new McpError(
+        ErrorCode.HeaderMismatch,
+        `Header mismatch: Mcp-Param-${param.name} header does not match arguments.${param.path.join('.')}`,
+      )
+    }
+  }
+}
+
+/** A `CallToolResult` of one text block. */
+function toolResult(isError: boolean, text: string): ResultObject {
+  const result: CallToolResult = { content: [{ type: 'text', text }] }
+  if (isError) result.isError = true
+  return result
+}
+
+/** The contents of a resource handler's string: the text of the URI, with the item's `mimeType`. */
+function textContents(template: RegisteredTemplate, uri: string, text: string): ResultObject {
+  const mimeType = template.definition.mimeType as string | undefined
+  return { contents: [mimeType ? { uri, mimeType, text } : { uri, text }] }
+}
+
+/** The item's cache hints fill what the result left unset. */
+function withItemHints(result: ResultObject, template: RegisteredTemplate): ResultObject {
+  const hints = template.cache
+  let out = result
+  if (hints?.ttlMs !== undefined && out.ttlMs === undefined) out = { ...out, ttlMs: hints.ttlMs }
+  if (hints?.cacheScope !== undefined && out.cacheScope === undefined) out = { ...out, cacheScope: hints.cacheScope }
+  return out
+}

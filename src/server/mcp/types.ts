@@ -1,0 +1,181 @@
+/**
+ * The shapes of `McpServer`'s registrations: what a tool, prompt or resource handler receives and may
+ * return, and the options of each kind (spec: server/tools.mdx, server/prompts.mdx, server/resources.mdx).
+ * @module
+ */
+import type * as v from 'valibot'
+import type { HeaderParam } from '../../protocol/param-headers.ts'
+import type {
+  CallToolResult,
+  GetPromptResult,
+  InputRequiredResult,
+  InputResponses,
+  PromptMessage,
+  ReadResourceResult,
+  Tool,
+} from '../../protocol/schemas.ts'
+import type { TemplateArgs, TemplateVariables } from '../../protocol/uri-template.ts'
+import type { RequestStateSecurity } from '../../request-state/security.ts'
+import type { CacheHints } from '../cache.ts'
+import type { RequestContext } from '../context.ts'
+import type { CheckedUses, ResolverPlan, Uses } from '../resolve/index.ts'
+import type { ServerOptions } from '../server.ts'
+
+/** A valibot object schema, or the entries of one (`{ title: v.string() }`). */
+export type ToolInput = v.ObjectEntries | v.GenericSchema<Record<string, unknown>, Record<string, unknown>>
+
+/** The validated arguments type of a {@link ToolInput}. */
+export type ToolArgs<I extends ToolInput | undefined> = I extends v.GenericSchema
+  ? v.InferOutput<I>
+  : I extends v.ObjectEntries
+    ? v.InferOutput<v.ObjectSchema<I, undefined>>
+    : Record<never, never>
+
+/** What a tool handler may return: a result, an `InputRequiredResult`, or a string (one text block). */
+export type ToolReturn = CallToolResult | InputRequiredResult | string
+
+/** The context of a tool, prompt or resource call: the request context plus this round's answers and state. */
+export interface ToolContext extends RequestContext {
+  /** The tool or prompt name, or the resource URI. */
+  toolName: string
+  /**
+   * The client's answers to the previous round's `inputRequests`, by key (undefined on the first round,
+   * and always undefined for handlers that use resolvers: the SDK owns their questions).
+   */
+  inputResponses: InputResponses | undefined
+  /**
+   * The plaintext state your previous round returned (verified and unsealed); undefined on the first round,
+   * and always undefined for handlers that use resolvers (the SDK owns their state).
+   */
+  requestState: string | undefined
+}
+
+/** A tool handler. Throw `McpError` for a JSON-RPC error; any other throw becomes an `isError` result. */
+export type ToolHandler<Args, R = ToolReturn> = (args: Args, ctx: ToolContext) => R | Promise<R>
+
+/** Registration options of a tool (spec: server/tools.mdx `Tool`). */
+export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = Record<never, never>> {
+  title?: string
+  description?: string
+  /** Input arguments as a valibot object schema or its entries; advertised as `inputSchema` (JSON Schema 2020-12). */
+  input?: I
+  /**
+   * Resolved parameters: name → resolver (or `outcome(resolver)`). Hidden from `inputSchema`; a value a
+   * client sends under such a name is ignored. A handler with resolvers may not return an
+   * `InputRequiredResult` itself (one input-required channel per call).
+   */
+  use?: U & CheckedUses<ToolArgs<I>, U>
+  /**
+   * The shape of `structuredContent`, advertised as `outputSchema`. A result that lacks
+   * `structuredContent` or does not match is a server error (-32603, logged), never sent.
+   */
+  output?: v.GenericSchema
+  /**
+   * Arguments mirrored into request headers: argument name → `{Name}` of `Mcp-Param-{Name}` (advertised as
+   * `x-mcp-header`; string, integer or boolean arguments only). Over HTTP, a header that is missing or
+   * differs from the body is `-32020` (HTTP 400).
+   */
+  headers?: { [K in keyof ToolArgs<I>]?: string }
+  annotations?: Tool['annotations']
+  icons?: Tool['icons']
+  _meta?: Record<string, unknown>
+}
+
+/** A prompt's arguments: string-valued valibot entries (`v.string()`, `v.optional(v.string())`, pipes). */
+export type PromptArguments = Record<string, v.GenericSchema<string | undefined, unknown>>
+
+/** What a prompt handler may return: a result, its messages, one user message as a string, or an `InputRequiredResult`. */
+export type PromptReturn = GetPromptResult | PromptMessage[] | string | InputRequiredResult
+
+/** Registration options of a prompt. */
+export interface PromptConfig<A extends PromptArguments, U extends Uses = Record<never, never>> {
+  title?: string
+  description?: string
+  /** Arguments by name; each a string schema (wrap in `v.optional` for optional ones). Use `v.description` to document them. */
+  arguments?: A
+  /** Resolved parameters, as for tools. */
+  use?: U & CheckedUses<v.InferOutput<v.ObjectSchema<A, undefined>>, U>
+  /** Suggestions for argument values (`completion/complete`), by argument name. */
+  complete?: { [K in keyof A]?: Completer }
+  icons?: Tool['icons']
+}
+
+/**
+ * Suggest values for an argument being typed: `value` is what the user typed so far, `context` the
+ * other arguments already given. Return up to 100 values (more are cut, with `hasMore: true`).
+ */
+export type Completer = (value: string, context: Record<string, string>) => string[] | Promise<string[]>
+
+/** What a resource-template handler may return: contents, a string (text of the URI), or an `InputRequiredResult`. */
+export type ResourceReturn = ReadResourceResult | string | InputRequiredResult
+
+/** Registration options of a resource template. */
+export interface ResourceTemplateConfig<T extends string = string, U extends Uses = Record<never, never>> {
+  title?: string
+  description?: string
+  mimeType?: string
+  /** Resolved parameters; their `arg()` needs name URI template variables. */
+  use?: U & CheckedUses<TemplateArgs<T>, U>
+  /** Suggestions for template variables (`completion/complete`), by variable name. */
+  complete?: { [K in TemplateVariables<T>]?: Completer }
+  icons?: Tool['icons']
+  /**
+   * Cache hints of its `resources/read` results (`ttlMs` in milliseconds, integer ≥ 0; `cacheScope`).
+   * Fields the handler's result sets win; unset ones come from the server's `cache` for `resources/read`.
+   * Results reached through input-required rounds are always `{ ttlMs: 0, cacheScope: 'private' }`.
+   */
+  cache?: Partial<CacheHints>
+}
+
+/** Options of {@link McpServer}. */
+export interface McpServerOptions extends ServerOptions {
+  /**
+   * How `requestState` is sealed. Default `RequestStateSecurity.ephemeral()` (one random key per process;
+   * the audience is the server's name). Pass shared keys when retries may reach another instance.
+   */
+  requestStateSecurity?: RequestStateSecurity
+  /**
+   * Most items on one page of `tools/list`, `prompts/list`, `resources/list` and
+   * `resources/templates/list` (spec: server/utilities/pagination.mdx). Lists are in registration order;
+   * a longer list ends its page with an opaque `nextCursor`. Default 100.
+   * @throws RangeError (from the constructor) unless a positive integer.
+   */
+  pageSize?: number
+}
+
+// ---- what McpServer keeps of each registration (internal)
+
+/** A registered handler and its resolver plan (undefined: it uses no resolvers). */
+export interface Registered {
+  plan: ResolverPlan | undefined
+  handler: (args: never, ctx: ToolContext) => unknown
+}
+/** A tool: its argument schema, its `tools/list` entry, its output schema, its `x-mcp-header` arguments. */
+export interface RegisteredTool extends Registered {
+  schema: v.GenericSchema<unknown, Record<string, unknown>>
+  definition: Tool
+  output: v.GenericSchema | undefined
+  headerParams: HeaderParam[]
+}
+/** A prompt: its argument schema, its `prompts/list` entry, its completers. */
+export interface RegisteredPrompt extends Registered {
+  schema: v.GenericSchema<unknown, Record<string, unknown>>
+  definition: Record<string, unknown>
+  complete?: Record<string, Completer | undefined> | undefined
+}
+/** A resource template (or a static resource: it matches its one URI), with its list entry and cache hints. */
+export interface RegisteredTemplate extends Registered {
+  definition: Record<string, unknown>
+  cache?: Partial<CacheHints> | undefined
+  /** The variables of a URI it serves, or undefined for a URI it does not. */
+  match: (uri: string) => Record<string, unknown> | undefined
+  complete?: Record<string, Completer | undefined> | undefined
+}
+
+/** Everything registered on one `McpServer`, by name (static resources: by URI). Lists are in registration order. */
+export interface Registry {
+  readonly tools: Map<string, RegisteredTool>
+  readonly prompts: Map<string, RegisteredPrompt>
+  readonly templates: Map<string, RegisteredTemplate>
+  readonly resources: Map<string, RegisteredTemplate>
+}

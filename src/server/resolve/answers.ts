@@ -1,0 +1,132 @@
+/**
+ * Answers across rounds: the resolver state carried (sealed) in `requestState` — each recorded answer
+ * pinned to a digest of the exact question — and how an answer is validated, restored or taken.
+ * @module
+ */
+import * as v from 'valibot'
+import { describeIssue } from '../../protocol/issues.ts'
+import { CreateMessageResult, ElicitResult, ListRootsResult } from '../../protocol/schemas.ts'
+import { ResolutionError } from './errors.ts'
+import { QUESTION, type Question } from './questions.ts'
+
+/** One recorded answer in the state: its action, the raw answer, and the digest of the question. */
+export interface Recorded {
+  action: 'accept' | 'decline' | 'cancel'
+  data?: unknown
+  q: string
+}
+/** The plaintext of a resolver-driven `requestState` (JSON): what was answered and what was asked. */
+export interface ResolverState {
+  v: 1
+  /** Question key → its recorded answer. */
+  outcomes: Record<string, Recorded>
+  /** Question key → digest of the question sent last round (answers are taken only for it). */
+  asked: Record<string, string>
+  /** How often each question was asked again because its answer did not fit. */
+  reasked?: Record<string, number>
+}
+
+/** What a resolver produced this round: a value, a refusal (decline / cancel), or a question still pending. */
+export type ResolverResult =
+  { kind: 'value'; value: unknown } | { kind: 'refused'; action: 'decline' | 'cancel' } | { kind: 'pending' }
+
+/** Rebuild a recorded outcome against the live question; undefined means "ask again". */
+export function restore(question: Question, recorded: Recorded): ResolverResult | undefined {
+  if (recorded.action !== 'accept') {
+    return question[QUESTION] === 'elicit' || question[QUESTION] === 'url'
+      ? { kind: 'refused', action: recorded.action }
+      : undefined
+  }
+  return accepted(question, recorded.data)?.result
+}
+
+/** Validate an accepted answer: the injected value, and the trimmed data to record (only known fields). */
+function accepted(question: Question, data: unknown): { result: ResolverResult; data: unknown } | undefined {
+  switch (question[QUESTION]) {
+    case 'elicit': {
+      const parsed = v.safeParse(question.form.valibot, data ?? {})
+      return parsed.success ? { result: { kind: 'value', value: parsed.output }, data: parsed.output } : undefined
+    }
+    case 'url':
+      return { result: { kind: 'value', value: true }, data: undefined }
+    case 'sample': {
+      if (!v.is(CreateMessageResult, data)) return undefined
+      const { role, content, model, stopReason } = data
+      const trimmed = stopReason === undefined ? { role, content, model } : { role, content, model, stopReason }
+      return { result: { kind: 'value', value: trimmed }, data: trimmed }
+    }
+    case 'roots': {
+      if (!v.is(ListRootsResult, data)) return undefined
+      const trimmed = {
+        roots: data.roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name })),
+      }
+      return { result: { kind: 'value', value: trimmed }, data: trimmed }
+    }
+  }
+}
+
+/** Take a fresh answer: a result and what to record, or undefined to ask again (content that does not fit). */
+export function take(
+  key: string,
+  question: Question,
+  answer: unknown,
+): { result: ResolverResult; recorded: Omit<Recorded, 'q'> } | undefined {
+  const kind = question[QUESTION]
+  if (kind === 'elicit' || kind === 'url') {
+    const parsed = v.safeParse(ElicitResult, answer)
+    if (!parsed.success || !('action' in (answer as object)))
+      throw new ResolutionError(`Resolver '${key}' received a non-elicitation response`)
+    const action = parsed.output.action
+    if (action !== 'accept') return { result: { kind: 'refused', action }, recorded: { action } }
+    const ok = accepted(question, kind === 'url' ? undefined : parsed.output.content)
+    if (!ok) return undefined // content missing or not matching the form: ask again
+    return { result: ok.result, recorded: ok.data === undefined ? { action } : { action, data: ok.data } }
+  }
+  if (typeof answer === 'object' && answer !== null && 'action' in answer)
+    throw new ResolutionError(`Resolver '${key}' received a response of the wrong kind`)
+  const ok = accepted(question, answer)
+  if (!ok)
+    throw new ResolutionError(
+      `Resolver '${key}' received a response of the wrong kind: ${describeShape(question, answer)}`,
+    )
+  return { result: ok.result, recorded: { action: 'accept', data: ok.data } }
+}
+
+function describeShape(question: Question, answer: unknown): string {
+  const schema = question[QUESTION] === 'sample' ? CreateMessageResult : ListRootsResult
+  const parsed = v.safeParse(schema, answer)
+  return parsed.success ? 'ok' : describeIssue(parsed.issues[0])
+}
+
+/** The resolver state in a plaintext `requestState`; anything unreadable is an empty state ("no progress"). */
+export function readState(plaintext: string | undefined): ResolverState {
+  const empty: ResolverState = { v: 1, outcomes: {}, asked: {} }
+  if (!plaintext) return empty
+  try {
+    const parsed = JSON.parse(plaintext) as Partial<ResolverState>
+    if (
+      parsed?.v !== 1 ||
+      typeof parsed.outcomes !== 'object' ||
+      typeof parsed.asked !== 'object' ||
+      !parsed.outcomes ||
+      !parsed.asked
+    )
+      return empty
+    const outcomes: Record<string, Recorded> = {}
+    for (const [k, rec] of Object.entries(parsed.outcomes)) {
+      if (
+        rec &&
+        typeof rec.q === 'string' &&
+        (rec.action === 'accept' || rec.action === 'decline' || rec.action === 'cancel')
+      )
+        outcomes[k] = rec
+    }
+    const asked: Record<string, string> = {}
+    for (const [k, q] of Object.entries(parsed.asked)) if (typeof q === 'string') asked[k] = q
+    const reasked: Record<string, number> = {}
+    for (const [k, n] of Object.entries(parsed.reasked ?? {})) if (Number.isInteger(n) && n > 0) reasked[k] = n
+    return { v: 1, outcomes, asked, reasked }
+  } catch {
+    return empty // tolerant: a state from another deploy means "no progress", not an error
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The errors of dependency injection: a resolver graph that cannot work (found at registration), and a
+ * resolver that could not produce a value (found while a call runs).
+ * @module
+ */
+import { ServerError } from '../../protocol/errors.ts'
+
+/** A resolver graph or a form schema that cannot work, found when it is declared or registered. */
+export class InvalidSignatureError extends ServerError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('InvalidSignatureError', 'ERR_INVALID_SIGNATURE', message, options)
+  }
+}
+
+/** A resolver could not produce a value (decline, cancel, a wrong answer): the call ends as a tool error. */
+export class ResolutionError extends ServerError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('ResolutionError', 'ERR_RESOLUTION', message, options)
+  }
+}

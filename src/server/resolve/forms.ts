@@ -1,0 +1,156 @@
+/**
+ * Elicitation form schemas: a valibot object checked once, at start-up, against the spec's form subset
+ * (spec: client/elicitation.mdx `PrimitiveSchemaDefinition`), with the `requestedSchema` sent to clients.
+ * @module
+ */
+import * as v from 'valibot'
+import { toJsonSchema } from '@valibot/to-json-schema'
+import { describeIssue } from '../../protocol/issues.ts'
+import { RequestedSchema } from '../../protocol/schemas.ts'
+import { InvalidSignatureError } from './errors.ts'
+
+/** A form schema for `elicit`: checked against the spec's form subset when it is made. */
+export interface FormSchema<S extends v.GenericSchema = v.GenericSchema> {
+  readonly valibot: S
+  /** The `requestedSchema` sent to the client. */
+  readonly requestedSchema: RequestedSchema
+}
+
+/** The string formats a form field may have. */
+const FORMATS = new Set(['email', 'uri', 'date', 'date-time'])
+/** Forms already checked, by their valibot schema: `formSchema` is idempotent and cheap when repeated. */
+const formCache = new WeakMap<object, FormSchema>()
+
+/**
+ * A form schema for `elicit`: a valibot object (or its entries) whose fields are the spec's
+ * primitives — string (minLength, maxLength; formats email, uri, date, date-time), number, integer
+ * (minimum, maximum), boolean, single-select enum (`v.picklist`) and multi-select enum
+ * (`v.array(v.picklist(...))`). Call it at module level: a schema outside the subset throws at start-up.
+ * @throws InvalidSignatureError naming the field that leaves the form subset.
+ * @example const Backorder = formSchema({ confirm: v.pipe(v.boolean(), v.description('Order anyway and wait?')) })
+ */
+export function formSchema<S extends v.ObjectEntries | v.GenericSchema>(
+  schema: S,
+): FormSchema<S extends v.GenericSchema ? S : v.ObjectSchema<Extract<S, v.ObjectEntries>, undefined>> {
+  const valibot = (
+    typeof schema === 'object' && (schema as { kind?: unknown }).kind === 'schema'
+      ? schema
+      : v.object(schema as v.ObjectEntries)
+  ) as v.GenericSchema
+  const cached = formCache.get(valibot)
+  if (cached) return cached as never
+  const form: FormSchema = { valibot, requestedSchema: requestedSchemaOf(valibot) }
+  formCache.set(valibot, form)
+  return form as never
+}
+
+/**
+ * The `requestedSchema` of a form: its JSON Schema, each field normalized and checked against the subset.
+ * @throws InvalidSignatureError naming the field that leaves the form subset.
+ */
+function requestedSchemaOf(valibot: v.GenericSchema): RequestedSchema {
+  let converted: Record<string, unknown>
+  try {
+    // 'throw': a check the client cannot see (v.check, v.transform, …) could never be satisfied by a form
+    converted = toJsonSchema(valibot, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'throw' }) as Record<
+      string,
+      unknown
+    >
+  } catch (error) {
+    throw new InvalidSignatureError(
+      `An elicitation form schema can hold only what JSON Schema forms express: ${error instanceof Error ? error.message : String(error)}`,
+    )
+  }
+  const json = { ...converted }
+  delete json.$schema // the dialect marker is no part of a requestedSchema
+  if (json.type !== 'object' || typeof json.properties !== 'object' || json.properties === null) {
+    throw new InvalidSignatureError('An elicitation form schema must be an object of primitive fields')
+  }
+  const properties: Record<string, unknown> = {}
+  for (const [field, prop] of Object.entries(json.properties as Record<string, Record<string, unknown>>)) {
+    const normalized = normalizeField(prop)
+    const problem = formFieldProblem(normalized)
+    if (problem) throw new InvalidSignatureError(`Elicitation form field '${field}' ${problem}`)
+    properties[field] = normalized
+  }
+  const parsed = v.safeParse(RequestedSchema, {
+    type: 'object',
+    properties,
+    ...(Array.isArray(json.required) && json.required.length ? { required: json.required } : {}),
+  })
+  if (!parsed.success) throw new InvalidSignatureError(`Elicitation form schema: ${describeIssue(parsed.issues[0])}`)
+  return parsed.output
+}
+
+/** Keywords a form field may carry (spec: client/elicitation.mdx `PrimitiveSchemaDefinition`). */
+const FIELD_KEYWORDS = new Set([
+  'type',
+  'title',
+  'description',
+  'default',
+  'minLength',
+  'maxLength',
+  'format',
+  'minimum',
+  'maximum',
+  'enum',
+  'enumNames',
+  'oneOf',
+  'items',
+  'minItems',
+  'maxItems',
+])
+
+/** A multi-select of untitled literals (`v.array(v.union([v.literal('x'), …]))`) becomes the spec's enum form. */
+function normalizeField(prop: Record<string, unknown>): Record<string, unknown> {
+  const items = prop.items as Record<string, unknown> | undefined
+  if (prop.type === 'array' && items && Array.isArray(items.anyOf)) {
+    const options = items.anyOf as Array<Record<string, unknown>>
+    if (options.every((o) => typeof o.const === 'string' && o.title === undefined)) {
+      return { ...prop, items: { type: 'string', enum: options.map((o) => o.const) } }
+    }
+  }
+  return prop
+}
+
+function formFieldProblem(prop: Record<string, unknown>): string | undefined {
+  const problem = fieldTypeProblem(prop)
+  if (problem) return problem
+  const extra = Object.keys(prop).filter((k) => !FIELD_KEYWORDS.has(k))
+  if (extra.length) return `uses ${extra.map((k) => `'${k}'`).join(', ')}, which elicitation forms do not support`
+  return undefined
+}
+
+function fieldTypeProblem(prop: Record<string, unknown>): string | undefined {
+  const type = prop.type
+  if (Array.isArray(prop.enum))
+    return prop.enum.every((e) => typeof e === 'string') ? undefined : 'has a non-string enum value'
+  if (Array.isArray(prop.oneOf)) return undefined
+  switch (type) {
+    case 'string':
+      return formatProblem(prop.format)
+    case 'number':
+    case 'integer':
+    case 'boolean':
+      return undefined
+    case 'array': {
+      const items = (prop.items ?? {}) as Record<string, unknown>
+      if (Array.isArray(items.enum) || Array.isArray(items.anyOf)) return undefined
+      return 'is an array that is not a multi-select enum'
+    }
+    default:
+      return `has type ${JSON.stringify(type ?? 'unknown')}; a form field is a string, number, integer, boolean or enum`
+  }
+}
+
+/** Why a string field's `format` is not one a form allows, or undefined when it is (or is absent). */
+function formatProblem(format: unknown): string | undefined {
+  if (format === undefined || (typeof format === 'string' && FORMATS.has(format))) return undefined
+  const shown = typeof format === 'string' ? format : JSON.stringify(format)
+  return `has format '${shown}' (allowed: email, uri, date, date-time)`
+}
+
+/** True for a form made by {@link formSchema}. */
+export function isFormSchema(x: unknown): x is FormSchema {
+  return typeof x === 'object' && x !== null && 'requestedSchema' in x && 'valibot' in x
+}

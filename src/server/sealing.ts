@@ -1,0 +1,226 @@
+/**
+ * The request-state sealing boundary. On `tools/call`, `prompts/get` and `resources/read`, an inbound
+ * `requestState` is opened (verified and unsealed) before the handler runs, and the `requestState` of an
+ * `InputRequiredResult` is sealed after it. Both are bound to the method, the target (tool or prompt
+ * name, resource URI), a digest of the arguments as received, the principal and the audience, so a token
+ * replayed anywhere else fails with the one frozen `-32602 "Invalid or expired requestState"`.
+ *
+ * The handler never sees a field change meaning: `params.requestState` stays what came over the wire;
+ * the plaintext goes to `ctx.requestState` (see {@link handlerState}).
+ * @module
+ */
+import { INPUT_REQUIRED_METHODS, targetParamOf } from '../protocol/constants.ts'
+import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
+import { canonicalArguments, digest16 } from '../encoding/canonical.ts'
+import { InvalidRequestStateError } from '../request-state/errors.ts'
+import type { RequestBinding, RequestStateSecurity } from '../request-state/security.ts'
+import type { Logger, RequestInfo, RequestParams, ResultObject } from './context.ts'
+import { withProp } from './finish.ts'
+
+/** Most handler targets remembered as sealing state (resource URIs are unbounded): then the memory starts over. */
+const ASKERS_MAX = 1024
+
+/** The active policy and the audience claim its tokens carry (undefined: audience-free tokens). */
+interface Sealer {
+  readonly policy: RequestStateSecurity
+  readonly audience: string | undefined
+}
+
+/** One request's passage through the boundary: what was opened, and what sealing its answer needs. */
+export interface SealingRound {
+  /** The policy in force when the request arrived (it seals the answer too). */
+  readonly sealer: Sealer
+  readonly method: string
+  readonly info: RequestInfo
+  /** The opened plaintext of the inbound token; undefined on a first round. */
+  readonly plaintext: string | undefined
+  /** The tool or prompt name, or the resource URI, as received (a non-string cannot be bound). */
+  readonly target: unknown
+  /** `method ‖ NUL ‖ target` when the target is a string: the key of {@link RequestStateSealing} askers. */
+  readonly askerKey: string | undefined
+  /** The canonical JSON of the arguments as received (resources: `{}`), taken before the handler ran. */
+  readonly canonicalArgs: string
+  /** The digest of `canonicalArgs`, when it was started early (a retry, or a handler known to seal). */
+  readonly argsDigest: Promise<string> | undefined
+  /** The binding the inbound token was opened with; the answer is sealed with the same. */
+  readonly binding: RequestBinding | undefined
+}
+
+/**
+ * Params with a `requestState: null` removed on the methods that carry state (null means "none"), so
+ * the handler and the boundary see one absent value. Other params are returned as they are.
+ */
+export function withoutNullState(method: string, params: RequestParams): RequestParams {
+  if (params.requestState !== null || !INPUT_REQUIRED_METHODS.has(method)) return params
+  const out = { ...params }
+  delete out.requestState
+  return out
+}
+
+/**
+ * The state the handler reads as `ctx.requestState`: the opened plaintext when sealing is on; with
+ * sealing off, the wire string verbatim (nothing was sealed, so it is plaintext). Undefined on methods
+ * that carry no state.
+ */
+export function handlerState(
+  round: SealingRound | undefined,
+  method: string,
+  params: RequestParams,
+): string | undefined {
+  if (round) return round.plaintext
+  return INPUT_REQUIRED_METHODS.has(method) && typeof params.requestState === 'string' ? params.requestState : undefined
+}
+
+/**
+ * The boundary of one server: the policy (switched on by `Server.useRequestStateSecurity`), and the
+ * handlers known to seal, whose first rounds start hashing their arguments early.
+ */
+export class RequestStateSealing {
+  readonly #logger: Logger
+  #sealer: Sealer | undefined
+  /**
+   * `method ‖ NUL ‖ target` of handlers that have sealed a requestState: their first rounds hash the
+   * arguments while the handler runs (the digest is then ready to seal). At most {@link ASKERS_MAX} entries.
+   */
+  readonly #askers = new Set<string>()
+
+  constructor(logger: Logger) {
+    this.#logger = logger
+  }
+
+  /** Seal with `policy` from now on; `audience` undefined: audience-free tokens. */
+  use(policy: RequestStateSecurity, audience: string | undefined): void {
+    this.#sealer = { policy, audience }
+  }
+
+  /** The active policy; undefined while sealing is off. */
+  get policy(): RequestStateSecurity | undefined {
+    return this.#sealer?.policy
+  }
+
+  /**
+   * Before the handler: bind the request and open its `requestState`, if any.
+   * @returns undefined when there is nothing to open or seal (sealing off, or a method that carries no state).
+   * @throws McpError -32602 "Invalid params" when the arguments cannot be bound (too deep, non-finite numbers);
+   *   the frozen -32602 "Invalid or expired requestState" for any token that does not open (reason logged).
+   */
+  async open(method: string, params: RequestParams, info: RequestInfo): Promise<SealingRound | undefined> {
+    const sealer = this.#sealer
+    if (!sealer || !INPUT_REQUIRED_METHODS.has(method)) return undefined
+    // Bind before the handler runs: what a handler does to its arguments must not change the binding.
+    // The canonical form is taken (and checked) now; it is hashed when a token is opened or sealed.
+    const canonicalArgs = canonicalArgumentsOf(method, params)
+    const target = params[targetParamOf(method) ?? 'name']
+    const askerKey = typeof target === 'string' ? method + '\u0000' + target : undefined
+    const token = params.requestState
+    // A retry, or a first round of a handler that sealed state before: hash now, alongside the unseal or
+    // the handler (independent work); whoever needs the digest awaits it.
+    let argsDigest: Promise<string> | undefined
+    if (token !== undefined || (askerKey !== undefined && this.#askers.has(askerKey))) {
+      argsDigest = digest16(canonicalArgs)
+      argsDigest.then(undefined, () => {}) // a failure surfaces where it is awaited, never as an unhandled rejection
+    }
+    let binding: RequestBinding | undefined
+    let plaintext: string | undefined
+    if (token !== undefined)
+      ({ binding, plaintext } = await this.#unseal(sealer, method, info, target, argsDigest!, token))
+    return { sealer, method, info, plaintext, target, askerKey, canonicalArgs, argsDigest, binding }
+  }
+
+  /**
+   * After the handler: seal the `requestState` of a checked `InputRequiredResult` (a result without one
+   * is returned as it is).
+   * @throws McpError -32603 "Internal error" when it cannot be sealed (a non-string target, a failing
+   *   `bindPrincipal` or codec, a token over `maxTokenLength` characters); the cause is logged, never sent.
+   */
+  async seal(round: SealingRound, result: ResultObject): Promise<ResultObject> {
+    if (result.requestState === undefined) return result
+    const { sealer, method } = round
+    const binding = round.binding ?? this.#bindingToSeal(round)
+    this.#rememberAsker(round.askerKey)
+    let token: string
+    try {
+      // a checked InputRequiredResult: its requestState is a string
+      token = await sealer.policy.seal(result.requestState as string, binding, sealer.audience)
+      if (token.length > sealer.policy.maxTokenLength) {
+        throw new Error(
+          `the sealed requestState is ${token.length} characters, over maxTokenLength (${sealer.policy.maxTokenLength}); keep handler state small`,
+        )
+      }
+    } catch (error) {
+      this.#refuseToSeal(method, error)
+    }
+    return withProp(result, 'requestState', token)
+  }
+
+  /** Open an inbound token against this request's binding; every failure is the frozen error. */
+  async #unseal(
+    sealer: Sealer,
+    method: string,
+    info: RequestInfo,
+    target: unknown,
+    argsDigest: Promise<string>,
+    token: unknown,
+  ): Promise<{ binding: RequestBinding; plaintext: string }> {
+    try {
+      if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
+      const binding = { method, target, argsDigest, principal: this.#principal(sealer.policy, info, method) }
+      return { binding, plaintext: await sealer.policy.open(token, binding, sealer.audience) }
+    } catch (error) {
+      // fail closed: a codec's rejection without a reason is still a rejection
+      const reason = error instanceof InvalidRequestStateError ? error.reason || 'no reason given' : 'codec error'
+      this.#logger.warn(`requestState rejected on ${method}: ${reason}`)
+      throw invalidRequestStateError()
+    }
+  }
+
+  /** The binding of a first round that seals: its target must be a string, its principal known. */
+  #bindingToSeal(round: SealingRound): RequestBinding {
+    const { method, target } = round
+    let principal: string | undefined
+    try {
+      if (typeof target !== 'string') throw new Error(`the request's ${targetParamOf(method)} is not a string`)
+      principal = this.#principal(round.sealer.policy, round.info, method)
+    } catch (error) {
+      this.#refuseToSeal(method, error)
+    }
+    return { method, target, argsDigest: round.argsDigest ?? digest16(round.canonicalArgs), principal }
+  }
+
+  /** Remember a handler that seals, so its next first rounds hash early (bounded: see {@link ASKERS_MAX}). */
+  #rememberAsker(askerKey: string | undefined): void {
+    if (askerKey === undefined || this.#askers.has(askerKey)) return
+    if (this.#askers.size >= ASKERS_MAX) this.#askers.clear()
+    this.#askers.add(askerKey)
+  }
+
+  /** The principal via `bindPrincipal`; a failure is logged (without detail on the wire) and rethrown as a reason. */
+  #principal(policy: RequestStateSecurity, info: RequestInfo, method: string): string | undefined {
+    try {
+      return policy.principalOf(info)
+    } catch (error) {
+      this.#logger.error(`bindPrincipal failed on ${method}`, error instanceof Error ? error.message : undefined)
+      throw new InvalidRequestStateError('principal error')
+    }
+  }
+
+  /** @throws McpError -32603, after logging why (the message only: it never holds the state). */
+  #refuseToSeal(method: string, error: unknown): never {
+    this.#logger.error(`refusing to seal requestState on ${method}`, error instanceof Error ? error.message : undefined)
+    throw new McpError(ErrorCode.InternalError, 'Internal error')
+  }
+}
+
+/**
+ * The canonical JSON the arguments are bound by (resources: `{}`).
+ * @throws McpError -32602 for arguments that cannot be bound — nested too deeply, or holding non-finite
+ *   numbers: a client mistake.
+ */
+function canonicalArgumentsOf(method: string, params: RequestParams): string {
+  try {
+    return canonicalArguments(method === 'resources/read' ? undefined : params.arguments)
+  } catch (error) {
+    const why = error instanceof Error ? error.message.replace(/^canonicalJson: /, '') : 'not JSON'
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: arguments cannot be bound (${why})`)
+  }
+}
