@@ -4,7 +4,7 @@
  * @module
  */
 import type { ElicitationCallback } from '../client/options.ts'
-import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from '../protocol/schemas.ts'
+import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from '../protocol/schemas/index.ts'
 import {
   actions,
   cancelledRounds,

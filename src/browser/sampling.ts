@@ -5,7 +5,7 @@
  */
 import type { RootsCallback, SamplingCallback } from '../client/options.ts'
 import { ClientError } from '../protocol/errors.ts'
-import type { CreateMessageResult, Root } from '../protocol/schemas.ts'
+import type { CreateMessageResult, Root } from '../protocol/schemas/index.ts'
 import { actions, el, envFor, formShell, inTurn, newId, present, type BrowserFormOptions } from './host.ts'
 import { fill } from './strings.ts'
 

@@ -14,7 +14,7 @@ import {
   ListRootsResult,
   type InputRequest,
   type InputResponse,
-} from '../protocol/schemas.ts'
+} from '../protocol/schemas/index.ts'
 import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError } from './errors.ts'
 import { parseResult } from './exchange.ts'
 import type { ClientOptions, InputContext } from './options.ts'

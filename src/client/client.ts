@@ -25,7 +25,7 @@ import {
   type ResourceTemplate,
   type SubscriptionFilter,
   type Tool,
-} from '../protocol/schemas.ts'
+} from '../protocol/schemas/index.ts'
 import { ResponseCache, STALE_AFTER } from './cache.ts'
 import { answerInput, isInputRequired, parseCarrierResult } from './carrier.ts'
 import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'

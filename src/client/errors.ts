@@ -7,7 +7,6 @@ import { ClientError } from '../protocol/errors.ts'
 
 // Re-exported (documented): these are thrown by the fetch transport one layer down, and belong to the client's errors.
 export { HttpError, InvalidResultError, NetworkError, OAuthError } from '../transport/errors.ts'
-export { ClientError, EdgeMcpError } from '../protocol/errors.ts'
 
 /** A request got no answer within the client's `requestTimeoutMs`. */
 export class RequestTimeoutError extends ClientError {

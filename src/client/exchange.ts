@@ -7,7 +7,7 @@
 import * as v from 'valibot'
 import { McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
-import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas.ts'
+import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
 import type { ClientTransport, SendOptions } from '../transport/http-client.ts'
 import { anySignal, rejectOnAbort } from './abort.ts'
 import { InvalidResultError, RequestTimeoutError } from './errors.ts'

@@ -1,22 +1,52 @@
 /**
- * `edge-mcp/client`: the `Client`, its fetch-based Streamable HTTP transport, and client-side errors.
+ * `edge-mcp/client`: the `Client` (with its multi-round-trip loop, listen streams and optional response
+ * cache), the fetch-based Streamable HTTP transport, OAuth, and the errors the client side raises.
+ * Protocol types and `McpError` come from `edge-mcp`.
  * @module
  */
-export * from './client.ts'
-export * from './options.ts'
-export { MemoryCacheStore, type CacheEntry, type ResponseCacheOptions, type ResponseCacheStore } from './cache.ts'
-export * from './errors.ts'
-export * from './input-required.ts'
-export * from '../transport/oauth.ts'
-export * from '../transport/oauth-storage.ts'
-export {
-  authorizationServerMetadataUrls,
-  bearerParams,
-  parseWwwAuthenticate,
-  protectedResourceMetadataUrls,
-  resourceMatches,
-  type Challenge,
-} from '../transport/oauth-discovery.ts'
-export * from '../transport/http-client.ts'
-export * from '../protocol/index.ts'
+
+// The client and its options
+export { Client } from './client.ts'
+export type {
+  CallOptions,
+  ClientOptions,
+  ElicitationCallback,
+  InputContext,
+  ManualCallOptions,
+  RootsCallback,
+  SamplingCallback,
+} from './options.ts'
+export type { RoundInfo } from './input-required.ts'
 export type { ListenOptions, Subscription, SubscriptionEnd } from './listen.ts'
+export { MemoryCacheStore, type CacheEntry, type ResponseCacheOptions, type ResponseCacheStore } from './cache.ts'
+
+// Transport: Streamable HTTP over fetch
+export {
+  StreamableHttpClientTransport,
+  type ClientTransport,
+  type SendOptions,
+  type StreamableHttpClientTransportOptions,
+} from '../transport/http-client.ts'
+
+// OAuth 2.1 for MCP servers that answer 401 (discovery, PKCE, refresh; Web APIs only)
+export { OAuthClientProvider, type OAuthClientProviderOptions } from '../transport/oauth.ts'
+export {
+  MemoryOAuthStorage,
+  type OAuthClientInformation,
+  type OAuthStorage,
+  type PreRegisteredClient,
+  type StoredTokens,
+} from '../transport/oauth-storage.ts'
+
+// Errors the client side raises itself (an error the server answered with is an McpError)
+export {
+  HttpError,
+  InputRequiredRoundsExceededError,
+  InvalidInputResponseError,
+  InvalidResultError,
+  MissingInputHandlerError,
+  NetworkError,
+  OAuthError,
+  RequestTimeoutError,
+  SubscriptionDroppedError,
+} from './errors.ts'

@@ -4,7 +4,7 @@
  * within a round limit; state-only rounds back off (spec: basic/patterns/mrtr.mdx).
  * @module
  */
-import type { InputRequest, InputRequiredResult, InputResponse, InputResponses } from '../protocol/schemas.ts'
+import type { InputRequest, InputRequiredResult, InputResponse, InputResponses } from '../protocol/schemas/index.ts'
 import { rejectOnAbort } from './abort.ts'
 import { InputRequiredRoundsExceededError } from './errors.ts'
 

@@ -13,7 +13,7 @@ import {
   type JSONRPCRequest,
   type RequestId,
   type SubscriptionFilter,
-} from '../protocol/schemas.ts'
+} from '../protocol/schemas/index.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
 import { InvalidResultError, RequestTimeoutError, SubscriptionDroppedError } from './errors.ts'
 

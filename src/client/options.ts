@@ -14,7 +14,7 @@ import type {
   JSONRPCNotification,
   ListRootsResult,
   LoggingLevel,
-} from '../protocol/schemas.ts'
+} from '../protocol/schemas/index.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
 import type { ResponseCacheOptions } from './cache.ts'
 import type { RoundInfo } from './input-required.ts'

@@ -4,7 +4,7 @@
  * @module
  */
 import { formatParamValue, headerParamsOf, valueAt, type HeaderParam } from '../protocol/param-headers.ts'
-import type { Tool } from '../protocol/schemas.ts'
+import type { Tool } from '../protocol/schemas/index.ts'
 
 /** The header parameters of the tools of the last `tools/list`, by tool name. */
 export class ToolHeaders {

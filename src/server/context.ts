@@ -9,7 +9,7 @@ import type {
   JSONRPCNotification,
   LoggingLevel,
   RequestId,
-} from '../protocol/schemas.ts'
+} from '../protocol/schemas/index.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
 
 /** Facts a transport hands to the server with each message. All optional. */

@@ -9,7 +9,7 @@ import * as v from 'valibot'
 import { INPUT_REQUIRED_METHODS, META } from '../protocol/constants.ts'
 import { capabilitiesNeededBy } from '../protocol/envelope.ts'
 import { describeIssue } from '../protocol/issues.ts'
-import { InputRequiredResult, type Implementation } from '../protocol/schemas.ts'
+import { InputRequiredResult, type Implementation } from '../protocol/schemas/index.ts'
 import { CACHEABLE_METHODS, withCacheHints, type CacheOptions } from './cache.ts'
 import type { RequestContext, RequestParams, ResultObject } from './context.ts'
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { requireCapabilities, type RequestEnvelope, type RequiredCapability } from '../protocol/envelope.ts'
-import type { JSONRPCRequest, LoggingLevel } from '../protocol/schemas.ts'
+import type { JSONRPCRequest, LoggingLevel } from '../protocol/schemas/index.ts'
 import type { RequestContext, RequestInfo } from './context.ts'
 
 /** RFC 5424 severities, least to most severe (spec: `LoggingLevel`). */

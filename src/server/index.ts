@@ -1,51 +1,77 @@
 /**
- * `edge-mcp/server`: the low-level `Server`, the high-level `McpServer`, the fetch handler, request-state sealing.
+ * `edge-mcp/server`: the high-level `McpServer` and the low-level `Server`, result builders, dependency
+ * injection (resolvers that ask the user, the client's model or its roots), request-state sealing, the
+ * notification bus, and the Streamable HTTP fetch handler. Protocol types and errors come from `edge-mcp`.
  * @module
  */
-export * from './context.ts'
-export * from './results.ts'
-export * from './server.ts'
-export * from './mcp-server.ts'
+
+// Servers: McpServer (tools, prompts, resources, templates) and the low-level Server (a handler per method)
+export { McpServer } from './mcp-server.ts'
+export type {
+  Completer,
+  McpServerOptions,
+  PromptArguments,
+  PromptConfig,
+  PromptReturn,
+  ResourceReturn,
+  ResourceTemplateConfig,
+  ToolArgs,
+  ToolConfig,
+  ToolContext,
+  ToolHandler,
+  ToolInput,
+  ToolReturn,
+} from './mcp/types.ts'
+export { Server, type Handled, type ServerOptions } from './server.ts'
 export {
-  InvalidSignatureError,
-  ResolutionError,
-  MAX_REASKS,
+  consoleLogger,
+  type Logger,
+  type NotificationHandler,
+  type RequestContext,
+  type RequestHandler,
+  type RequestInfo,
+  type RequestParams,
+  type ResultObject,
+} from './context.ts'
+export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
+
+// Results: complete results, tool errors, and InputRequiredResult with its embedded questions
+export { acceptedContent, elicitForm, elicitUrl, inputRequired, isInputRequired, textResult, toolError } from './results.ts'
+
+// Dependency injection: needs, resolvers and the questions they may ask
+export {
   arg,
   context,
-  elicit,
-  formSchema,
-  listRoots,
   outcome,
-  resolver,
-  sample,
-  type Answered,
   type AnyResolver,
   type ArgBuilder,
   type ArgNeed,
-  type CheckedUses,
   type ContextNeed,
-  type FormSchema,
   type Need,
+  type OutcomeNeed,
+  type Resolver,
+} from './resolve/needs.ts'
+export {
+  resolver,
+  type Answered,
+  type CheckedUses,
   type NeedValue,
   type NeedValues,
   type Outcome,
-  type OutcomeNeed,
-  type Question,
   type ResolvedOf,
-  type Resolver,
   type Uses,
-} from './resolve/index.ts'
-export {
-  createFetchHandler,
-  MAX_UNREAD_BYTES,
-  type FetchHandler,
-  type FetchHandlerOptions,
-} from '../transport/http-server.ts'
+} from './resolve/resolver.ts'
+export { elicit, listRoots, sample, type Question } from './resolve/questions.ts'
+export { formSchema, type FormSchema } from './resolve/forms.ts'
+export { MAX_REASKS } from './resolve/run.ts'
+export { InvalidSignatureError, ResolutionError } from './resolve/errors.ts'
+
+// Sealed requestState: the policy, the AES-GCM key ring, your own codec, the one error codecs throw
 export {
   RequestStateSecurity,
   authenticatedPrincipal,
-  type RequestStateSecurityOptions,
   type PrincipalSource,
+  type RequestStateSecurityOptions,
 } from '../request-state/security.ts'
 export {
   AesGcmKeyRing,
@@ -54,7 +80,8 @@ export {
   type RequestStateKey,
 } from '../request-state/codec.ts'
 export { InvalidRequestStateError } from '../request-state/errors.ts'
-export * from '../protocol/index.ts'
+
+// Notifications: the bus behind subscriptions/listen (in memory by default; bring your own fan-out)
 export {
   InMemoryNotificationBus,
   type NotificationBus,
@@ -62,3 +89,7 @@ export {
   type ServerEventListener,
   type Unsubscribe,
 } from './notifications.ts'
+
+// HTTP: the Streamable HTTP fetch handler (a documented re-export from the transport layer above this one)
+export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
+export { MAX_UNREAD_BYTES } from '../transport/http-server-sse.ts'

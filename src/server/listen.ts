@@ -5,7 +5,7 @@
  */
 import { META } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import type { JSONRPCNotification, ServerCapabilities, SubscriptionFilter } from '../protocol/schemas.ts'
+import type { JSONRPCNotification, ServerCapabilities, SubscriptionFilter } from '../protocol/schemas/index.ts'
 import type { Logger, RequestContext, RequestParams, ResultObject } from './context.ts'
 import { honouredFilter, notificationMatcher, parseListenFilter, type NotificationBus } from './notifications.ts'
 

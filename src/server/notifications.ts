@@ -24,7 +24,7 @@ import {
   type JSONRPCNotification,
   type RequestId,
   type ServerCapabilities,
-} from '../protocol/schemas.ts'
+} from '../protocol/schemas/index.ts'
 
 /**
  * One server event, plain JSON so that any bus can carry it: a list changed, or a resource was updated

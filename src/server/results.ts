@@ -9,7 +9,7 @@ import type {
   InputRequiredResult,
   InputResponse,
   RequestedSchema,
-} from '../protocol/schemas.ts'
+} from '../protocol/schemas/index.ts'
 
 /**
  * An `InputRequiredResult`: ask the client for input, then expect a retry.

@@ -7,7 +7,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { checkProtocolVersion, hasEnvelope, readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
-import type { Implementation, JSONRPCRequest, JSONRPCResponse, ServerCapabilities } from '../protocol/schemas.ts'
+import type { Implementation, JSONRPCRequest, JSONRPCResponse, ServerCapabilities } from '../protocol/schemas/index.ts'
 import type { RequestStateSecurity } from '../request-state/security.ts'
 import { checkCacheOptions, type CacheOptions } from './cache.ts'
 import {

@@ -4,7 +4,7 @@
  */
 import { HEADER, META, targetParamOf } from '../protocol/constants.ts'
 import { encodeHeaderValue } from '../protocol/headers.ts'
-import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas.ts'
+import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
 import { bearerParams } from './oauth-discovery.ts'
 import type { OAuthClientProvider } from './oauth.ts'
 import { HttpError, InvalidResultError, NetworkError } from './errors.ts'

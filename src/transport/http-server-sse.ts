@@ -5,7 +5,7 @@
  * @module
  */
 import type { InboundMessage } from '../protocol/jsonrpc.ts'
-import type { JSONRPCNotification } from '../protocol/schemas.ts'
+import type { JSONRPCNotification } from '../protocol/schemas/index.ts'
 import type { RequestInfo } from '../server/context.ts'
 import type { Handled, Server } from '../server/server.ts'
 

@@ -7,7 +7,7 @@
 import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
 import { headerParamsOf } from '../../protocol/param-headers.ts'
-import type { Tool } from '../../protocol/schemas.ts'
+import type { Tool } from '../../protocol/schemas/index.ts'
 import { UriTemplate } from '../../protocol/uri-template.ts'
 import { checkCacheHints } from '../cache.ts'
 import { planResolvers, type Uses } from '../resolve/index.ts'

@@ -13,7 +13,7 @@ import type {
   PromptMessage,
   ReadResourceResult,
   Tool,
-} from '../../protocol/schemas.ts'
+} from '../../protocol/schemas/index.ts'
 import type { TemplateArgs, TemplateVariables } from '../../protocol/uri-template.ts'
 import type { RequestStateSecurity } from '../../request-state/security.ts'
 import type { CacheHints } from '../cache.ts'

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot'
 import { describeIssue } from '../../protocol/issues.ts'
-import { CreateMessageResult, ElicitResult, ListRootsResult } from '../../protocol/schemas.ts'
+import { CreateMessageResult, ElicitResult, ListRootsResult } from '../../protocol/schemas/index.ts'
 import { ResolutionError } from './errors.ts'
 import { QUESTION, type Question } from './questions.ts'
 

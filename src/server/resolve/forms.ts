@@ -6,7 +6,7 @@
 import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
 import { describeIssue } from '../../protocol/issues.ts'
-import { RequestedSchema } from '../../protocol/schemas.ts'
+import { RequestedSchema } from '../../protocol/schemas/index.ts'
 import { InvalidSignatureError } from './errors.ts'
 
 /** A form schema for `elicit`: checked against the spec's form subset when it is made. */

@@ -4,7 +4,8 @@
  * the handler. A resolver may ask a question — `elicit` (the user), `sample` (the client's model) or
  * `listRoots` (the client's roots) — and the SDK carries it over multi-round-trip requests
  * (spec: basic/patterns/mrtr.mdx), recording each answer in the sealed `requestState`, pinned to the
- * exact question the client saw. Semantics: python-sdk-semantics.md §C.
+ * exact question the client saw. Semantics: the Python SDK's, as studied in the project's shared reference
+ * (`python-sdk-semantics.md` §C).
  *
  * Layout: `needs.ts` (what `use` may declare), `questions.ts` and `forms.ts` (what a resolver may ask),
  * `resolver.ts` (`resolver()` and its compile-time checks), `plan.ts` (registration), `run.ts` and

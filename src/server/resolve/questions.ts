@@ -5,7 +5,7 @@
  * @module
  */
 import type * as v from 'valibot'
-import type { CreateMessageRequestParams, InputRequest } from '../../protocol/schemas.ts'
+import type { CreateMessageRequestParams, InputRequest } from '../../protocol/schemas/index.ts'
 import { InvalidSignatureError } from './errors.ts'
 import { isFormSchema, type FormSchema } from './forms.ts'
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type * as v from 'valibot'
-import type { CreateMessageResult, ListRootsResult } from '../../protocol/schemas.ts'
+import type { CreateMessageResult, ListRootsResult } from '../../protocol/schemas/index.ts'
 import type { RequestContext } from '../context.ts'
 import { InvalidSignatureError } from './errors.ts'
 import {

@@ -10,7 +10,7 @@ import {
   type RequiredCapability,
 } from '../../protocol/envelope.ts'
 import { missingCapabilityError } from '../../protocol/errors.ts'
-import type { InputRequest, InputRequiredResult, InputResponses } from '../../protocol/schemas.ts'
+import type { InputRequest, InputRequiredResult, InputResponses } from '../../protocol/schemas/index.ts'
 import { canonicalJson, digest16 } from '../../encoding/canonical.ts'
 import type { RequestContext } from '../context.ts'
 import { readState, restore, take, type ResolverResult, type ResolverState } from './answers.ts'

@@ -1,3 +1,0 @@
-export * from './codec.ts'
-export * from './errors.ts'
-export * from './security.ts'
