@@ -92,6 +92,9 @@ export function adapters(server: Server | McpServer, options: FetchHandlerOption
   ]
 }
 
+/** A one-field form schema for elicitation requests whose answer the test does not read. */
+export const ASK = { type: 'object' as const, properties: { v: { type: 'string' as const } } }
+
 /** A logger that records lines instead of printing them. */
 export function recordingLogger(): {
   warn: string[]

@@ -626,3 +626,24 @@ describe('Client.listen', () => {
     await expect(sub.ended).resolves.toBe('aborted')
   })
 })
+
+describe('Client.listen with the response cache on', () => {
+  it('a notification right before the graceful close reaches the iterator and its callback before `ended` settles', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('a', {}, () => 'a')
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }),
+      cache: true,
+    })
+    const callbacks: string[] = []
+    const sub = await client.listen({ toolsListChanged: true }, { onToolsListChanged: () => callbacks.push('tools') })
+    mcp.tool('b', {}, () => 'b') // list_changed, then at once the closing result
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    mcp.server.closeSubscriptions()
+    const got: string[] = []
+    for await (const n of sub) got.push(n.method)
+    expect(got).toEqual(['notifications/tools/list_changed'])
+    await expect(sub.ended).resolves.toBe('closed')
+    expect(callbacks).toEqual(['tools'])
+  })
+})

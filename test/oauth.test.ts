@@ -546,3 +546,49 @@ describe('Client: -32022 UnsupportedProtocolVersion', () => {
     expect(twice.seen).toHaveLength(2)
   })
 })
+
+describe('OAuthClientProvider: a server that moved to another authorization server', () => {
+  it('never sends the token from the old issuer again, even when the new authorization is abandoned', async () => {
+    const sent: (string | null)[] = []
+    const json = (body: unknown) =>
+      new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
+    const fetch = async (request: Request): Promise<Response> => {
+      const url = request.url
+      if (url === MCP) {
+        sent.push(request.headers.get('authorization'))
+        return new Response('{}', {
+          status: 401,
+          headers: {
+            'www-authenticate': 'Bearer resource_metadata="https://mcp.test/.well-known/oauth-protected-resource/mcp"',
+          },
+        })
+      }
+      if (url === 'https://mcp.test/.well-known/oauth-protected-resource/mcp')
+        return json({ resource: MCP, authorization_servers: ['https://new-as.test'] })
+      if (url === 'https://new-as.test/.well-known/oauth-authorization-server') {
+        return json({
+          issuer: 'https://new-as.test',
+          authorization_endpoint: 'https://new-as.test/authorize',
+          token_endpoint: 'https://new-as.test/token',
+          code_challenge_methods_supported: ['S256'],
+        })
+      }
+      return new Response('not found', { status: 404 })
+    }
+    const auth = new OAuthClientProvider({
+      redirectUrl: 'http://127.0.0.1:3000/callback',
+      fetch,
+      preRegistered: [{ issuer: 'https://new-as.test', client_id: 'c' }],
+      redirectToAuthorization: () => Promise.reject(new Error('the user closed the login window')),
+    })
+    await auth.storage.saveTokens(MCP, { issuer: 'https://old-as.test', access_token: 'old', token_type: 'Bearer' })
+    const client = new Client({ transport: new StreamableHttpClientTransport(MCP, { fetch, auth }) })
+    await expect(client.listTools()).rejects.toThrow('the user closed the login window')
+    expect(sent).toEqual(['Bearer old']) // unavoidable: nothing said the issuer changed until this 401
+    expect(await auth.storage.loadTokens(MCP)).toBeUndefined()
+    const again = await client.listTools().catch((e: unknown) => e)
+    expect(again).toBeInstanceOf(Error)
+    expect(again).not.toBeInstanceOf(HttpError)
+    expect(sent).toEqual(['Bearer old', null])
+  })
+})
