@@ -1,5 +1,5 @@
 /**
- * Benchmark (issue 6): the minified + gzipped size of a browser app's MCP client code per SDK. Each
+ * Benchmark: the minified + gzipped size of a browser app's MCP client code per SDK. Each
  * entry in `bench/browser/` (a `Client`, its Streamable HTTP transport and an elicitation handler,
  * calling one tool on a click) is bundled by vite 8.3.8's `build()` the same way: library mode, one ES
  * module, every dependency bundled, `minify: true`, `target: 'es2022'`, browser resolution (the `browser`

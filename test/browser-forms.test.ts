@@ -844,7 +844,7 @@ describe('stylesheet', () => {
   })
 })
 
-describe('review: URL consent edge cases', () => {
+describe('URL consent edge cases', () => {
   it('shows exactly the URL that opens, with the real host emphasised, whatever the userinfo, port or host kind', async () => {
     const { page } = await open()
     const shown = async (url: string) => {
@@ -868,7 +868,7 @@ describe('review: URL consent edge cases', () => {
   })
 })
 
-describe('review: URL consent warnings', () => {
+describe('URL consent warnings', () => {
   it('warns for a Punycode host and for userinfo before the host (spec: ambiguous/suspicious URLs)', async () => {
     const { page } = await open()
     const warnings = async (url: string) => {
@@ -896,7 +896,7 @@ describe('review: URL consent warnings', () => {
   })
 })
 
-describe('review: the consent dialog is announced with what it asks', () => {
+describe('the consent dialog is announced with what it asks', () => {
   it("URL mode: the dialog's description names who asks, the URL and the warning (focus starts on Open)", async () => {
     const { page } = await open()
     await ask(
@@ -918,7 +918,7 @@ describe('review: the consent dialog is announced with what it asks', () => {
   })
 })
 
-describe('review: a format: "uri" answer is a URI', () => {
+describe('a format: "uri" answer is a URI', () => {
   it('spaces and non-ASCII are percent-encoded, the host in Punycode; what cannot be a URI is refused', async () => {
     const { page } = await open()
     const sent = async (typed: string, extra: Record<string, unknown> = {}) => {
@@ -948,7 +948,7 @@ describe('review: a format: "uri" answer is a URI', () => {
   })
 })
 
-describe('review: dates have four-digit years', () => {
+describe('dates have four-digit years', () => {
   it('a date or date-time past year 9999 (the pickers allow 275760) is refused, never sent', async () => {
     const { page } = await open()
     await ask(
@@ -980,7 +980,7 @@ describe('review: dates have four-digit years', () => {
   })
 })
 
-describe('review: an enum with no choices is still a choice', () => {
+describe('an enum with no choices is still a choice', () => {
   it('enum: [] / oneOf: [] give an empty list, not a free text box: required cannot be submitted, optional is omitted', async () => {
     const { page } = await open()
     const requestedSchema = {
@@ -1005,7 +1005,7 @@ describe('review: an enum with no choices is still a choice', () => {
   })
 })
 
-describe('review: the empty string is a choice like any other', () => {
+describe('the empty string is a choice like any other', () => {
   it('enum ["", "a"]: choosing "" (or its default "") sends "", and "Choose…" still means nothing chosen', async () => {
     const { page } = await open()
     await ask(
@@ -1046,7 +1046,7 @@ describe('review: the empty string is a choice like any other', () => {
   })
 })
 
-describe('review: multipleOf, which sets the step, is also enforced', () => {
+describe('multipleOf, which sets the step, is also enforced', () => {
   it('step 5 from minimum 1 lets the browser count 1, 6, 11: 6 is refused, 10 and 0.3 (of 0.1) are sent', async () => {
     const { page } = await open()
     await ask(
@@ -1070,7 +1070,7 @@ describe('review: multipleOf, which sets the step, is also enforced', () => {
   })
 })
 
-describe('review: lengths count characters, as JSON Schema does', () => {
+describe('lengths count characters, as JSON Schema does', () => {
   it('maxLength 3 takes three emoji (six UTF-16 units); a fourth is refused with the message', async () => {
     const { page } = await open()
     await ask(
@@ -1090,7 +1090,7 @@ describe('review: lengths count characters, as JSON Schema does', () => {
   })
 })
 
-describe('review: a required multi-select says so to assistive technology', () => {
+describe('a required multi-select says so to assistive technology', () => {
   it('the group is described as required (a fieldset cannot carry `required`); an optional one is not', async () => {
     const { page } = await open()
     const requestedSchema = {

@@ -700,7 +700,7 @@ describe('prompts and resource templates accept resolved parameters', () => {
   })
 })
 
-describe('review round: forms, names, args, caching, concurrency', () => {
+describe('forms, names, args, caching, concurrency', () => {
   it('formSchema refuses what a form cannot express and normalises literal multi-selects', () => {
     expect(() => formSchema({ code: v.pipe(v.string(), v.regex(/^[a-z]+$/)) })).toThrow(/field 'code' uses 'pattern'/)
     expect(() => formSchema({ n: v.pipe(v.number(), v.multipleOf(2)) })).toThrow(/field 'n' uses 'multipleOf'/)

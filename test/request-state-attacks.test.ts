@@ -1,4 +1,4 @@
-/** Findings of the adversarial review of requestState sealing, each pinned by a test. */
+/** Attacks on requestState sealing: argument binding edge cases and codec properties, each pinned by a test. */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import {
@@ -151,7 +151,7 @@ describe('argument binding edge cases', () => {
   })
 })
 
-describe('codec properties the first tests did not pin', () => {
+describe('codec properties: nonces, principal tags, strict base64url, key-id collisions, ttl', () => {
   it('1,000 consecutive seals use 1,000 distinct, non-zero nonces (the pool refills)', async () => {
     const codec = new AesGcmKeyRing([KEY]).codec('a')
     const nonces = new Set<string>()
@@ -189,7 +189,7 @@ describe('codec properties the first tests did not pin', () => {
   })
 
   it('two keys that share a key id both keep working (trial among the few that collide)', async () => {
-    // a real 32-bit kid collision, found by brute force during review
+    // a real 32-bit kid collision, found by brute force
     const a = decodeBase64UrlStrict('6v2AaLc-Oh9YlpxXynYwV7UfTVH2WlEl-EslmniZ5mw')!
     const b = decodeBase64UrlStrict('Mo2Ux5Rmlae7hvjEW-uo_eYNO-7i0inuiLgpbtTH4lA')!
     const tokenA = await new AesGcmKeyRing([a]).codec('s').seal(new Uint8Array([1]))

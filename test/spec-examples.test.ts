@@ -106,7 +106,7 @@ const PARSERS: Record<string, v.GenericSchema> = {
   ToolListChangedNotification: S.ToolListChangedNotification,
 }
 
-/** Types of later issues (logging and progress notifications are built by hand in server.ts). */
+/** Types with no valibot wire schema: the server builds logging and progress notifications by hand. */
 const NOT_YET = new Set([
   'LoggingMessageNotification',
   'LoggingMessageNotificationParams',

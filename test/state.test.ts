@@ -256,7 +256,7 @@ describe('parseRequestStateKeys', async () => {
   })
 })
 
-describe('review: properties the first tests did not pin', () => {
+describe('RequestStateSecurity and the key ring at their edges: audience, exp, re-prefixed and transplanted tokens', () => {
   const binding: RequestBinding = {
     method: 'tools/call',
     target: 'deploy',

@@ -153,7 +153,7 @@ describe('the web demo served by the Worker', () => {
   })
 })
 
-describe('review: the web demo says which server asks, and what went wrong', () => {
+describe('the web demo says which server asks, and what went wrong', () => {
   it('an endpoint that is not a URL (?endpoint=) is reported in the status line, and nothing stays connected', async () => {
     const page = await openDemo(origin(worker))
     await expect.poll(() => page.locator('#tools code').allInnerTexts()).toContain('order_book')
