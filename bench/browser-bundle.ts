@@ -43,7 +43,7 @@ async function bundle(entry: string): Promise<Bundle> {
     throw new Error(
       `vite bundled bench/browser/${entry} into ${chunks.length} chunks (${chunks.map((c) => c.fileName).join(', ')}), expected 1`,
     )
-  const chunk = chunks[0]!
+  const chunk = chunks[0]
   if (chunk.imports.length > 0 || chunk.dynamicImports.length > 0) {
     throw new Error(
       `the bundle of bench/browser/${entry} still imports ${[...chunk.imports, ...chunk.dynamicImports].join(', ')}`,

@@ -22,12 +22,12 @@ import {
   type FetchHandler,
 } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
-import { ASK } from './helpers.ts'
+import { ASK, json, requestId, type WireRequest } from './helpers.ts'
 
 function capture(handler: FetchHandler) {
-  const requests: Array<{ headers: Headers; body: any }> = []
+  const requests: Array<{ headers: Headers; body: WireRequest }> = []
   const fetch = async (request: Request) => {
-    const body = await request.clone().json()
+    const body = await json<WireRequest>(request.clone())
     requests.push({ headers: request.headers, body })
     return handler(request)
   }
@@ -72,12 +72,12 @@ describe('Client over the demo server', () => {
     }
     expect(new Set(requests.map((r) => r.body.id)).size).toBe(4)
     // the retry carries the same name/arguments plus the answers and the byte-exact state
-    expect(requests[1]!.body.params).toMatchObject({
+    expect(requests[1].body.params).toMatchObject({
       name: 'provision',
       arguments: { name: 'orders' },
       inputResponses: { region: { action: 'accept', content: { region: 'eu-west-1' } } },
     })
-    expect(requests[1]!.body.params.requestState).toMatch(/^v1\./)
+    expect(requests[1].body.params.requestState).toMatch(/^v1\./)
   })
 
   it('decline ends order_book with a tool error', async () => {
@@ -101,7 +101,7 @@ describe('Client over the demo server', () => {
     expect(undeclared).toBeInstanceOf(McpError)
     expect((undeclared as McpError).code).toBe(-32021)
     expect((undeclared as McpError).data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } })
-    expect(requests[0]!.body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({})
+    expect(requests[0].body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({})
     // declared by hand but no callback: a local error naming the capability
     const client = new Client({ transport, capabilities: { elicitation: {} } })
     const error = await client.callTool('ask').catch((e: unknown) => e)
@@ -194,7 +194,7 @@ describe('Client over the demo server', () => {
   it('surfaces HTTP failures without a JSON-RPC body as HttpError', async () => {
     const client = new Client({
       transport: new StreamableHttpClientTransport('http://x/mcp', {
-        fetch: async () => new Response('<h1>Bad gateway</h1>', { status: 502 }),
+        fetch: () => Promise.resolve(new Response('<h1>Bad gateway</h1>', { status: 502 })),
       }),
     })
     const error = await client.discover().catch((e: unknown) => e)
@@ -243,23 +243,23 @@ describe('input-required driver', () => {
     const script = [irr('s'), irr('s'), irr('s'), irr('s'), irr('s'), irr('s'), { done: true }]
     let i = 0
     await driveInputRequired(irr('s'), {
-      dispatch: async () => ({ roots: [] }),
-      retry: async (responses) => {
+      dispatch: () => Promise.resolve({ roots: [] }),
+      retry: (responses) => {
         expect(responses).toBeUndefined()
-        return script[i++] as never
+        return Promise.resolve(script[i++])
       },
       isInputRequired: isIrr,
-      sleep: async (ms) => void waits.push(ms),
+      sleep: (ms) => Promise.resolve(void waits.push(ms)),
     })
     expect(waits).toEqual([50, 100, 200, 250, 250, 250, 250])
     const waits2: number[] = []
     const script2 = [irr('s'), irr('s', ['k']), irr('s'), { done: true }]
     let j = 0
     await driveInputRequired(irr('s'), {
-      dispatch: async () => ({ roots: [] }),
-      retry: async () => script2[j++] as never,
+      dispatch: () => Promise.resolve({ roots: [] }),
+      retry: () => Promise.resolve(script2[j++] as never),
       isInputRequired: isIrr,
-      sleep: async (ms) => void waits2.push(ms),
+      sleep: (ms) => Promise.resolve(void waits2.push(ms)),
     })
     expect(waits2).toEqual([50, 100, 50]) // the dispatch round waits nothing and resets the schedule
   })
@@ -274,12 +274,10 @@ describe('input-required driver', () => {
           : new Promise((_resolve, reject) =>
               signal.addEventListener('abort', () => {
                 siblingAborted = true
-                reject(signal.reason)
+                reject(signal.reason as Error)
               }),
             ),
-      retry: async () => {
-        throw new Error('must not retry')
-      },
+      retry: () => Promise.reject(new Error('must not retry')),
       isInputRequired: isIrr,
     }).catch((e: unknown) => e)
     expect((error as Error).message).toBe('user closed the dialog')
@@ -293,11 +291,11 @@ describe('input-required driver', () => {
     const states = ['α', ' spaced ', 'v1.abc']
     let n = 0
     await driveInputRequired(irr(states[0], ['k']), {
-      dispatch: async () => ({ roots: [] }),
-      retry: async (_r, state) => {
+      dispatch: () => Promise.resolve({ roots: [] }),
+      retry: (_r, state) => {
         seen.push(state)
         n++
-        return (n < 3 ? irr(states[n], ['k']) : n === 3 ? irr(undefined, ['k']) : { done: true }) as never
+        return Promise.resolve(n < 3 ? irr(states[n], ['k']) : n === 3 ? irr(undefined, ['k']) : { done: true })
       },
       isInputRequired: isIrr,
       onRound: (info) => observed.push([info.round, info.hasRequestState, info.requestState]),
@@ -317,7 +315,7 @@ describe('client result validation', () => {
     const answer = (result: unknown) =>
       new Client({
         transport: new StreamableHttpClientTransport('http://x/mcp', {
-          fetch: async (r) => Response.json({ jsonrpc: '2.0', id: (await r.json()).id, result }),
+          fetch: async (r) => Response.json({ jsonrpc: '2.0', id: await requestId(r), result }),
         }),
         elicitation: () => ({ action: 'accept' }),
       })
@@ -391,8 +389,8 @@ describe('network failures', () => {
 })
 
 describe('client error mapping', () => {
-  const transportFor = (respond: (body: any) => Response | Promise<Response>) =>
-    new StreamableHttpClientTransport('http://x/mcp', { fetch: async (r) => respond(await r.json()) })
+  const transportFor = (respond: (body: WireRequest) => Response | Promise<Response>) =>
+    new StreamableHttpClientTransport('http://x/mcp', { fetch: async (r) => respond(await json<WireRequest>(r)) })
 
   it("an error the server sent without an id (e.g. 413) is an McpError with the server's code", async () => {
     const handler = createFetchHandler(createDemoServer(), { maxBodyBytes: 600 })
@@ -474,7 +472,7 @@ describe('client error mapping', () => {
   it('a "result" sent with a failure status is an HttpError', async () => {
     const client = new Client({
       transport: new StreamableHttpClientTransport('http://x/mcp', {
-        fetch: async (r) => Response.json({ jsonrpc: '2.0', id: (await r.json()).id, result: {} }, { status: 500 }),
+        fetch: async (r) => Response.json({ jsonrpc: '2.0', id: await requestId(r), result: {} }, { status: 500 }),
       }),
     })
     await expect(client.discover()).rejects.toBeInstanceOf(HttpError)
@@ -493,7 +491,7 @@ describe('abort, byte-exact requestState, non-ASCII Mcp-Name', () => {
   }
   it('echoes requestState byte-exact, whitespace and non-ASCII included', async () => {
     const state = '  spaced\tstate ✓ é ﬁ "q" \\ '
-    const bodies: any[] = []
+    const bodies: string[] = []
     const handler = lowLevel(state)
     const client = new Client({
       transport: new StreamableHttpClientTransport('http://x/mcp', {
@@ -503,7 +501,7 @@ describe('abort, byte-exact requestState, non-ASCII Mcp-Name', () => {
     })
     const result = await client.callTool('t')
     expect(result.content[0]).toEqual({ type: 'text', text: `state=${state}` })
-    expect(JSON.parse(bodies[1]).params.requestState).toBe(state)
+    expect((JSON.parse(bodies[1]) as WireRequest).params.requestState).toBe(state)
   })
   it('an aborted call runs no callback, and an abort mid-round rejects even if a callback ignores it', async () => {
     const handler = lowLevel('s')
@@ -536,7 +534,7 @@ describe('abort, byte-exact requestState, non-ASCII Mcp-Name', () => {
       transport: new StreamableHttpClientTransport('http://x/mcp', {
         fetch: async (r) => {
           headers.push(r.headers.get('mcp-name')!)
-          return Response.json({ jsonrpc: '2.0', id: (await r.json()).id, result: { content: [] } })
+          return Response.json({ jsonrpc: '2.0', id: await requestId(r), result: { content: [] } })
         },
       }),
     })

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
-import { adapters, env, post, recordingLogger, req, std } from './helpers.ts'
+import { adapters, env, json, post, recordingLogger, req, std, type WireResponse } from './helpers.ts'
 
 const demo = createDemoServer()
 
@@ -157,7 +157,7 @@ for (const [label, handler] of adapters(demo)) {
         } as RequestInit),
       )
       expect(streamed.status).toBe(413)
-      expect((await streamed.json()).error.code).toBe(-32600)
+      expect((await json<WireResponse>(streamed)).error.code).toBe(-32600)
     })
 
     it('H7 answers version and header errors with 400', async () => {

@@ -256,10 +256,8 @@ describe('sealed requestState (McpServer default)', () => {
     const log = recordingLogger()
     const security = new RequestStateSecurity({
       codec: {
-        seal: async () => {
-          throw new Error('kms down: secret detail')
-        },
-        unseal: async () => new Uint8Array(),
+        seal: () => Promise.reject(new Error('kms down: secret detail')),
+        unseal: () => Promise.resolve(new Uint8Array()),
       },
     })
     const mcp = new McpServer({ name: 's', version: '1' }, { requestStateSecurity: security, logger: log.logger })
@@ -400,7 +398,11 @@ describe('server-side checks of what a handler returns', () => {
     expect(empty.log.error[0]).toMatch(/neither inputRequests nor requestState/)
     const stateOnly = serverReturning({ resultType: 'input_required', inputRequests: {}, requestState: 's' })
     const res2 = await call(stateOnly.handler, 'tools/call', { name: 't' })
-    expect(res2.body.result).toEqual({ resultType: 'input_required', requestState: 's', _meta: expect.any(Object) })
+    expect(res2.body.result).toEqual({
+      resultType: 'input_required',
+      requestState: 's',
+      _meta: expect.any(Object) as unknown,
+    })
   })
   it('never sends a non-string requestState, sealed or not', async () => {
     for (const security of [undefined, RequestStateSecurity.ephemeral()]) {
@@ -413,7 +415,7 @@ describe('server-side checks of what a handler returns', () => {
       expect(res.text).not.toContain('plaintext-secret')
     }
     const badCodec = new RequestStateSecurity({
-      codec: { seal: async () => 42 as never, unseal: async () => new Uint8Array() },
+      codec: { seal: () => Promise.resolve(42 as never), unseal: () => Promise.resolve(new Uint8Array()) },
     })
     const { handler } = serverReturning(inputRequired(undefined, 'x'), badCodec)
     expect((await call(handler, 'tools/call', { name: 't' })).body.error).toEqual({
@@ -436,7 +438,7 @@ describe('server-side checks of what a handler returns', () => {
     const first = await call(handler, 'tools/call', { name: 't', arguments: { deep } })
     expect(first.body.error).toMatchObject({
       code: -32602,
-      message: expect.stringContaining('nested deeper than 256 levels'),
+      message: expect.stringContaining('nested deeper than 256 levels') as unknown,
     })
     const retry = await call(handler, 'tools/call', { name: 't', arguments: { deep }, requestState: 'v1.AAAA' })
     expect(retry.body.error.code).toBe(-32602)

@@ -6,11 +6,11 @@ import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { Client, HttpError, InvalidResultError, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
-import { env, post, req, std } from './helpers.ts'
+import { env, post, req, requestId, std } from './helpers.ts'
 
 function server() {
   const mcp = new McpServer({ name: 's', version: '1' })
-  mcp.tool('count', { input: { to: v.number() } }, async ({ to }, ctx) => {
+  mcp.tool('count', { input: { to: v.number() } }, ({ to }, ctx) => {
     for (let i = 1; i <= to; i++) {
       ctx.sendProgress(i, to, `step ${i}`)
       ctx.log('info', { step: i }, 'counter')
@@ -38,7 +38,7 @@ describe('notifications on a per-request stream', () => {
     const events = res.text
       .split('\n\n')
       .filter(Boolean)
-      .map((e) => JSON.parse(e.replace(/^event: message\ndata: /, '')))
+      .map((e) => JSON.parse(e.replace(/^event: message\ndata: /, '')) as { method?: string; params?: unknown })
     expect(events.map((e) => e.method ?? 'response')).toEqual([
       'notifications/progress',
       'notifications/progress',
@@ -164,15 +164,17 @@ describe('notifications on a per-request stream', () => {
 function sseTransport(body: string | Uint8Array, chunk: number) {
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body
   return new StreamableHttpClientTransport('http://x/mcp', {
-    fetch: async () =>
-      new Response(
-        new ReadableStream<Uint8Array>({
-          start(controller) {
-            for (let i = 0; i < bytes.length; i += chunk) controller.enqueue(bytes.slice(i, i + chunk))
-            controller.close()
-          },
-        }),
-        { headers: { 'content-type': 'text/event-stream' } },
+    fetch: () =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              for (let i = 0; i < bytes.length; i += chunk) controller.enqueue(bytes.slice(i, i + chunk))
+              controller.close()
+            },
+          }),
+          { headers: { 'content-type': 'text/event-stream' } },
+        ),
       ),
   })
 }
@@ -182,7 +184,7 @@ describe('client SSE reader: events and errors', () => {
     new Client({
       transport: new StreamableHttpClientTransport('http://x/mcp', {
         fetch: async (r) => {
-          const id = (await r.json()).id
+          const id = await requestId(r)
           const enc = new TextEncoder()
           const stream = new ReadableStream<Uint8Array>({
             start(c) {

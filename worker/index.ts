@@ -50,7 +50,7 @@ function handlerFor(env: Env): ReturnType<typeof mcpHandler> {
 }
 
 const app = new Hono<{ Bindings: Env }>()
-app.all('/mcp', (c, next) => handlerFor(c.env)(c, next))
+app.all('/mcp', (c, next) => handlerFor(c.env)(c, next) as Promise<Response>)
 app.all('*', (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()))
 
 export default app
