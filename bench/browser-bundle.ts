@@ -1,5 +1,5 @@
 /**
- * Benchmark (issue 6): the minified + gzipped size of a browser app's MCP client code per SDK. Each
+ * Benchmark: the minified + gzipped size of a browser app's MCP client code per SDK. Each
  * entry in `bench/browser/` (a `Client`, its Streamable HTTP transport and an elicitation handler,
  * calling one tool on a click) is bundled by vite 8.3.8's `build()` the same way: library mode, one ES
  * module, every dependency bundled, `minify: true`, `target: 'es2022'`, browser resolution (the `browser`
@@ -43,7 +43,7 @@ async function bundle(entry: string): Promise<Bundle> {
     throw new Error(
       `vite bundled bench/browser/${entry} into ${chunks.length} chunks (${chunks.map((c) => c.fileName).join(', ')}), expected 1`,
     )
-  const chunk = chunks[0]!
+  const chunk = chunks[0]
   if (chunk.imports.length > 0 || chunk.dynamicImports.length > 0) {
     throw new Error(
       `the bundle of bench/browser/${entry} still imports ${[...chunk.imports, ...chunk.dynamicImports].join(', ')}`,

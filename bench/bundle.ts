@@ -52,7 +52,7 @@ async function bundle(entry: string): Promise<Bundle> {
       throw new Error(
         `wrangler bundled bench/workers/${entry} into ${scripts.length} scripts (${scripts.join(', ')}), expected 1`,
       )
-    const code = await readFile(join(out, scripts[0]!))
+    const code = await readFile(join(out, scripts[0]))
     if (/\bfrom\s*["']node:|require\(["']node:/.test(code.toString('utf8')))
       throw new Error(`bench/workers/${entry} bundled a node: import`)
     return { bytes: code.length, gzipped: gzipSync(code).length }

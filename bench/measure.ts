@@ -24,10 +24,10 @@ export async function measureAll(
         if (concurrency === 1) for (let i = 0; i < 49; i++, ops++) await fn()
         now = performance.now()
       }
-      samples[c]!.push((ops * 1000) / (now - start))
+      samples[c].push((ops * 1000) / (now - start))
     }
   }
-  return samples.map((s) => s.sort((a, b) => a - b)[Math.floor(s.length / 2)]!)
+  return samples.map((s) => s.sort((a, b) => a - b)[Math.floor(s.length / 2)])
 }
 
 /** `12,345` */

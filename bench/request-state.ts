@@ -50,8 +50,8 @@ export async function benchRequestState(): Promise<{ rows: BenchRow[]; lines: st
   const ops = [rawOp, codecOp, policyOp, officialOp]
   const sequential = await measureAll(ops)
   const concurrent = await measureAll(ops, { concurrency: 32, rounds: 7 })
-  const rows: BenchRow[] = names.map((name, i) => ({ name, opsPerSec: sequential[i]! }))
-  const table = names.map((name, i) => `| ${name} | ${fmt(sequential[i]!)} | ${fmt(concurrent[i]!)} |`)
+  const rows: BenchRow[] = names.map((name, i) => ({ name, opsPerSec: sequential[i] }))
+  const table = names.map((name, i) => `| ${name} | ${fmt(sequential[i])} | ${fmt(concurrent[i])} |`)
   const [rawRow, codecRow, policyRow, officialRow] = rows as [BenchRow, BenchRow, BenchRow, BenchRow]
   const [cRaw, cCodec, cPolicy, cOfficial] = concurrent as [number, number, number, number]
   const lines = [

@@ -54,7 +54,7 @@ function parseArgs(args: string[]): Options | string {
     help: false,
   }
   for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!
+    const arg = args[i]
     if (arg === '--help' || arg === '-h') o.help = true
     else if (arg === '--url') {
       const value = args[++i]

@@ -4,10 +4,11 @@
  * sampling form, several requests in one round through a real Client and McpServer, Escape, abort, focus,
  * i18n strings, and server text that tries to be HTML.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
 import { DEFAULT_STRINGS, staticRoots } from '../src/browser/index.ts'
+import type { RoundInfo } from '../src/client/index.ts'
 import { McpServer, createFetchHandler, elicitForm, inputRequired } from '../src/server/index.ts'
 import { PAGE_ORIGIN, bundleForBrowser, launchChromium, openPage, routeFetchHandler } from './browser.ts'
 
@@ -58,11 +59,48 @@ async function open(options: { timezoneId?: string } = {}): Promise<{ page: Page
   return { page: opened.page, errors }
 }
 
+/** An outcome the page reports: a handler's or a tool call's answer (wire JSON), or an error's `name: message`. */
+interface Outcome {
+  value?: WireValue
+  error?: string
+}
+interface WireValue {
+  action?: unknown
+  content?: unknown
+  [key: string]: unknown
+}
+/**
+ * What PAGE_HELPERS, the bundle and the in-page client put on `window`. Code inside `page.evaluate` runs in the
+ * page, so it casts `window` itself rather than calling a helper from this file.
+ */
+interface PageWindow {
+  EdgeMcp: typeof import('./fixtures/browser-entry.ts')
+  ask(kind: string, params: unknown, options: unknown): void
+  abortAsk(reason: unknown): void
+  answer: Promise<Outcome>
+  settled: boolean
+  opened: unknown[][]
+  pwned?: unknown
+  call(name: string): void
+  abortCall(): void
+  rounds: RoundInfo[]
+}
+/** The part of a CDP accessibility node these tests read. */
+interface AXNode {
+  ignored?: boolean
+  role?: { value?: unknown }
+  name?: { value?: unknown }
+  description?: { value?: unknown }
+  properties?: Array<{ name: string; value: { value?: unknown } }>
+}
+const axNodes = async (cdp: CDPSession): Promise<AXNode[]> =>
+  ((await cdp.send('Accessibility.getFullAXTree')) as { nodes: AXNode[] }).nodes
+
 type Ask = (kind: 'elicit' | 'sample', params: unknown, options?: Record<string, unknown>) => Promise<void>
 const ask: (page: Page, ...args: Parameters<Ask>) => Promise<void> = (page, kind, params, options = {}) =>
-  page.evaluate(([k, p, o]) => (window as any).ask(k, p, o), [kind, params, options] as const)
-const answer = (page: Page): Promise<{ value?: any; error?: string }> => page.evaluate(() => (window as any).answer)
-const settled = (page: Page): Promise<boolean> => page.evaluate(() => (window as any).settled)
+  page.evaluate(([k, p, o]) => (window as unknown as PageWindow).ask(k, p, o), [kind, params, options] as const)
+const answer = (page: Page): Promise<Outcome> => page.evaluate(() => (window as unknown as PageWindow).answer)
+const settled = (page: Page): Promise<boolean> => page.evaluate(() => (window as unknown as PageWindow).settled)
 const focused = (page: Page): Promise<string> =>
   page.evaluate(() => {
     const a = document.activeElement as HTMLElement | null
@@ -151,10 +189,10 @@ describe('F1 every schema shape in one form', () => {
     await control(page, 'qty').fill('2')
     await page.getByRole('button', { name: 'Submit' }).click()
     const { value } = await answer(page)
-    expect(JSON.stringify(value.content)).toBe(
+    expect(JSON.stringify(value?.content)).toBe(
       '{"color":"green","size":"l","legacy":"b","toppings":["x","y"],"tags":["t1"],"count":1,"qty":2}',
     )
-    expect(value.action).toBe('accept')
+    expect(value?.action).toBe('accept')
     expect(conforms('ElicitResult', value)).toEqual([])
     expect(await page.locator('.mcp-form').count()).toBe(0)
     expect(errors).toEqual([])
@@ -326,17 +364,17 @@ describe('F4 URL mode', () => {
     expect(await page.locator('.mcp-warning').count()).toBe(0)
     await page.waitForTimeout(200)
     expect(hits).toEqual([])
-    expect(await page.evaluate(() => (window as any).opened)).toEqual([])
+    expect(await page.evaluate(() => (window as unknown as PageWindow).opened)).toEqual([])
 
     const popup = context.waitForEvent('page')
     await page.getByRole('button', { name: 'Open' }).click()
     expect((await answer(page)).value).toEqual({ action: 'accept' })
-    expect(await page.evaluate(() => (window as any).opened)).toEqual([
+    expect(await page.evaluate(() => (window as unknown as PageWindow).opened)).toEqual([
       ['https://auth.example.com/connect?x=1', '_blank', 'noopener,noreferrer'],
     ])
     const tab = await popup
     await tab.waitForLoadState()
-    expect(await tab.evaluate(() => window.opener)).toBe(null)
+    expect(await tab.evaluate(() => window.opener as unknown)).toBe(null)
     expect(hits).toEqual([{ url: 'https://auth.example.com/connect?x=1', referer: undefined }])
     expect(await page.locator('dialog').count()).toBe(0)
     expect(await focused(page)).toBe('button#opener')
@@ -349,7 +387,7 @@ describe('F4 URL mode', () => {
     expect(JSON.stringify((await answer(page)).value)).toBe('{"action":"decline"}')
     await page.waitForTimeout(200)
     expect(hits).toEqual([])
-    expect(await page.evaluate(() => (window as any).opened)).toEqual([])
+    expect(await page.evaluate(() => (window as unknown as PageWindow).opened)).toEqual([])
     expect(context.pages()).toHaveLength(1)
   })
 
@@ -455,21 +493,23 @@ describe('accessibility tree (Chromium, via CDP)', () => {
     await ask(page, 'elicit', form('Open an account', requestedSchema), { serverName: 'Bank' })
     const cdp = await context.newCDPSession(page)
     const snapshot = async () => {
-      const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: any[] }
-      const props = (n: any) =>
+      const nodes = await axNodes(cdp)
+      const props = (n: AXNode) =>
         Object.fromEntries(
           (n.properties ?? [])
-            .filter((p: any) => ['required', 'invalid', 'modal'].includes(p.name))
-            .map((p: any) => [p.name, p.value.value]),
+            .filter((p) => ['required', 'invalid', 'modal'].includes(p.name))
+            .map((p) => [p.name, p.value.value]),
         )
       return nodes
         .filter(
-          (n) => !n.ignored && ['dialog', 'textbox', 'combobox', 'checkbox', 'group', 'button'].includes(n.role?.value),
+          (n) =>
+            !n.ignored &&
+            ['dialog', 'textbox', 'combobox', 'checkbox', 'group', 'button'].includes(String(n.role?.value)),
         )
-        .map((n) => [n.role.value, n.name?.value ?? '', n.description?.value ?? '', props(n)])
+        .map((n) => [n.role?.value, n.name?.value ?? '', n.description?.value ?? '', props(n)])
     }
     const before = await snapshot()
-    const find = (rows: any[], role: string, name: string) => rows.find((r) => r[0] === role && r[1] === name)
+    const find = (rows: unknown[][], role: string, name: string) => rows.find((r) => r[0] === role && r[1] === name)
     expect(find(before, 'dialog', 'Open an account')).toEqual([
       'dialog',
       'Open an account',
@@ -495,7 +535,7 @@ describe('accessibility tree (Chromium, via CDP)', () => {
       'As on your card This field is required.',
       { invalid: 'true', required: true },
     ])
-    expect(find(after, 'combobox', 'Plan').slice(0, 3)).toEqual(['combobox', 'Plan', 'This field is required.'])
+    expect(find(after, 'combobox', 'Plan')?.slice(0, 3)).toEqual(['combobox', 'Plan', 'This field is required.'])
   })
 })
 
@@ -542,7 +582,7 @@ describe('server text is text', () => {
       'https://auth.example.com/?q=%3Cimg%20src=x%20onerror=alert(1)%3E',
     )
     expect(await page.locator('#host img, #host script').count()).toBe(0)
-    expect(await page.evaluate(() => (window as any).pwned)).toBeUndefined()
+    expect(await page.evaluate(() => (window as unknown as PageWindow).pwned)).toBeUndefined()
     expect(errors).toEqual([])
   })
 })
@@ -641,12 +681,12 @@ describe('sampling form and roots', () => {
   it('staticRoots answers copies of its list and refuses non-file URIs', async () => {
     const roots = [{ uri: 'file:///home/ada/books', name: 'Books' }]
     const callback = staticRoots(roots)
-    roots[0]!.name = 'changed'
+    roots[0].name = 'changed'
     const ctx = { key: 'r', method: 'tools/call', target: 't', signal: new AbortController().signal }
     const first = await callback(ctx)
     expect(first).toEqual({ roots: [{ uri: 'file:///home/ada/books', name: 'Books' }] })
     expect(conforms('ListRootsResult', first)).toEqual([])
-    first.roots[0]!.uri = 'file:///tampered'
+    first.roots[0].uri = 'file:///tampered'
     expect(await callback(ctx)).toEqual({ roots: [{ uri: 'file:///home/ada/books', name: 'Books' }] })
     expect(() => staticRoots([{ uri: 'https://example.com/' }])).toThrow(
       new TypeError('A root\'s uri must be a file:// URI, got "https://example.com/"'),
@@ -660,7 +700,9 @@ describe('abort', () => {
     await page.focus('#opener')
     await ask(page, 'elicit', form('Name?', { type: 'object', properties: { name: { type: 'string' } } }))
     expect(await page.locator('dialog.mcp-dialog').count()).toBe(1)
-    await page.evaluate(() => (window as any).abortAsk(new DOMException('sibling failed', 'AbortError')))
+    await page.evaluate(() =>
+      (window as unknown as PageWindow).abortAsk(new DOMException('sibling failed', 'AbortError')),
+    )
     expect(await answer(page)).toEqual({ error: 'AbortError: sibling failed' })
     expect(await page.locator('dialog').count()).toBe(0)
     expect(await focused(page)).toBe('button#opener')
@@ -716,7 +758,7 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
     const { handler, asked } = server()
     await routeFetchHandler(page, `${PAGE_ORIGIN}/mcp`, handler)
     await page.evaluate(() => {
-      const w = window as any
+      const w = window as unknown as PageWindow
       w.call = (name: string) => {
         const client = new w.EdgeMcp.Client({
           transport: new w.EdgeMcp.StreamableHttpClientTransport(location.origin + '/mcp'),
@@ -727,8 +769,8 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
         w.rounds = []
         const ac = new AbortController()
         w.abortCall = () => ac.abort()
-        w.answer = client.callTool(name, {}, { signal: ac.signal, onRound: (r: unknown) => w.rounds.push(r) }).then(
-          (value: any) => ({ value: JSON.parse(value.content[0].text) }),
+        w.answer = client.callTool(name, {}, { signal: ac.signal, onRound: (r) => w.rounds.push(r) }).then(
+          (value) => ({ value: JSON.parse((value.content[0] as { text: string }).text) as WireValue }),
           (e: Error) => ({ error: `${e.name}: ${e.message}` }),
         )
       }
@@ -738,7 +780,7 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
 
   it('shows them one after another ("Question n of 3") and sends each answer under its key', async () => {
     const { page, errors } = await clientPage()
-    await page.evaluate(() => (window as any).call('signup'))
+    await page.evaluate(() => (window as unknown as PageWindow).call('signup'))
     await page.locator('.mcp-form').waitFor()
     expect(await page.locator('.mcp-form').count()).toBe(1)
     expect(await page.locator('.mcp-progress').textContent()).toBe('Question 1 of 3')
@@ -760,7 +802,7 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
     })
     expect(
       await page.evaluate(() =>
-        (window as any).rounds.map((r: any) => [r.round, Object.keys(r.inputRequests), r.hasRequestState]),
+        (window as unknown as PageWindow).rounds.map((r) => [r.round, Object.keys(r.inputRequests), r.hasRequestState]),
       ),
     ).toEqual([[1, ['name', 'plan', 'confirm'], true]])
     expect(errors).toEqual([])
@@ -768,7 +810,7 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
 
   it('a Cancel in one cancels the round: the rest answer cancel without being shown', async () => {
     const { page, asked } = await clientPage()
-    await page.evaluate(() => (window as any).call('signup'))
+    await page.evaluate(() => (window as unknown as PageWindow).call('signup'))
     await control(page, 'name').fill('Ada')
     await page.getByRole('button', { name: 'Submit' }).click()
     await page.locator('.mcp-message', { hasText: 'Which plan?' }).waitFor()
@@ -784,7 +826,7 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
 
   it('elicitation, sampling and roots in one round share the queue; each answer goes back under its key', async () => {
     const { page } = await clientPage()
-    await page.evaluate(() => (window as any).call('mixed'))
+    await page.evaluate(() => (window as unknown as PageWindow).call('mixed'))
     await page.locator('.mcp-elicitation').waitFor()
     expect(await page.locator('.mcp-progress').textContent()).toBe('Question 1 of 2') // roots needs no form
     await control(page, 'plan').selectOption('free')
@@ -802,7 +844,7 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
 
   it('declining the sampling request abandons the call and takes the other forms away', async () => {
     const { page } = await clientPage()
-    await page.evaluate(() => (window as any).call('mixed'))
+    await page.evaluate(() => (window as unknown as PageWindow).call('mixed'))
     await control(page, 'plan').selectOption('free')
     await page.getByRole('button', { name: 'Submit' }).click()
     await page.locator('.mcp-sampling').waitFor()
@@ -814,9 +856,9 @@ describe('several input requests in one round (real Client ↔ McpServer)', () =
   it('aborting the call removes the form shown and the queued ones never appear', async () => {
     const { page } = await clientPage()
     await page.focus('#opener')
-    await page.evaluate(() => (window as any).call('signup'))
+    await page.evaluate(() => (window as unknown as PageWindow).call('signup'))
     await page.locator('.mcp-form').waitFor()
-    await page.evaluate(() => (window as any).abortCall())
+    await page.evaluate(() => (window as unknown as PageWindow).abortCall())
     expect((await answer(page)).error).toMatch(/^AbortError: /)
     await page.waitForTimeout(100)
     expect(await page.locator('.mcp-form').count()).toBe(0)
@@ -834,7 +876,7 @@ describe('stylesheet', () => {
     expect(await page.locator('.mcp-actions').evaluate((e) => getComputedStyle(e).display)).toBe('block')
     const rules = await page.evaluate(() => {
       const style = document.createElement('style')
-      style.textContent = (window as any).EdgeMcp.DEFAULT_STYLESHEET
+      style.textContent = (window as unknown as PageWindow).EdgeMcp.DEFAULT_STYLESHEET
       document.head.append(style)
       return style.sheet!.cssRules.length
     })
@@ -844,7 +886,7 @@ describe('stylesheet', () => {
   })
 })
 
-describe('review: URL consent edge cases', () => {
+describe('URL consent edge cases', () => {
   it('shows exactly the URL that opens, with the real host emphasised, whatever the userinfo, port or host kind', async () => {
     const { page } = await open()
     const shown = async (url: string) => {
@@ -868,7 +910,7 @@ describe('review: URL consent edge cases', () => {
   })
 })
 
-describe('review: URL consent warnings', () => {
+describe('URL consent warnings', () => {
   it('warns for a Punycode host and for userinfo before the host (spec: ambiguous/suspicious URLs)', async () => {
     const { page } = await open()
     const warnings = async (url: string) => {
@@ -896,7 +938,7 @@ describe('review: URL consent warnings', () => {
   })
 })
 
-describe('review: the consent dialog is announced with what it asks', () => {
+describe('the consent dialog is announced with what it asks', () => {
   it("URL mode: the dialog's description names who asks, the URL and the warning (focus starts on Open)", async () => {
     const { page } = await open()
     await ask(
@@ -906,9 +948,9 @@ describe('review: the consent dialog is announced with what it asks', () => {
       { serverName: 'Bookshop' },
     )
     const cdp = await context.newCDPSession(page)
-    const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: any[] }
+    const nodes = await axNodes(cdp)
     const dialog = nodes.find((n) => n.role?.value === 'dialog')
-    expect([dialog.name.value, dialog.description?.value]).toEqual([
+    expect([dialog?.name?.value, dialog?.description?.value]).toEqual([
       'Connect your account',
       `Request from Bookshop (order_book) ${DEFAULT_STRINGS.urlIntro} http://auth.example.com/connect ${DEFAULT_STRINGS.insecureUrl}`,
     ])
@@ -918,7 +960,7 @@ describe('review: the consent dialog is announced with what it asks', () => {
   })
 })
 
-describe('review: a format: "uri" answer is a URI', () => {
+describe('a format: "uri" answer is a URI', () => {
   it('spaces and non-ASCII are percent-encoded, the host in Punycode; what cannot be a URI is refused', async () => {
     const { page } = await open()
     const sent = async (typed: string, extra: Record<string, unknown> = {}) => {
@@ -936,7 +978,7 @@ describe('review: a format: "uri" answer is a URI', () => {
         await answer(page)
         return { error }
       }
-      return (await answer(page)).value.content
+      return (await answer(page)).value?.content
     }
     expect(await sent('https://example.com/a b')).toEqual({ site: 'https://example.com/a%20b' })
     expect(await sent('https://例え.jp/ü?q=ä')).toEqual({ site: 'https://xn--r8jz45g.jp/%C3%BC?q=%C3%A4' })
@@ -948,7 +990,7 @@ describe('review: a format: "uri" answer is a URI', () => {
   })
 })
 
-describe('review: dates have four-digit years', () => {
+describe('dates have four-digit years', () => {
   it('a date or date-time past year 9999 (the pickers allow 275760) is refused, never sent', async () => {
     const { page } = await open()
     await ask(
@@ -980,7 +1022,7 @@ describe('review: dates have four-digit years', () => {
   })
 })
 
-describe('review: an enum with no choices is still a choice', () => {
+describe('an enum with no choices is still a choice', () => {
   it('enum: [] / oneOf: [] give an empty list, not a free text box: required cannot be submitted, optional is omitted', async () => {
     const { page } = await open()
     const requestedSchema = {
@@ -1005,7 +1047,7 @@ describe('review: an enum with no choices is still a choice', () => {
   })
 })
 
-describe('review: the empty string is a choice like any other', () => {
+describe('the empty string is a choice like any other', () => {
   it('enum ["", "a"]: choosing "" (or its default "") sends "", and "Choose…" still means nothing chosen', async () => {
     const { page } = await open()
     await ask(
@@ -1046,7 +1088,7 @@ describe('review: the empty string is a choice like any other', () => {
   })
 })
 
-describe('review: multipleOf, which sets the step, is also enforced', () => {
+describe('multipleOf, which sets the step, is also enforced', () => {
   it('step 5 from minimum 1 lets the browser count 1, 6, 11: 6 is refused, 10 and 0.3 (of 0.1) are sent', async () => {
     const { page } = await open()
     await ask(
@@ -1070,7 +1112,7 @@ describe('review: multipleOf, which sets the step, is also enforced', () => {
   })
 })
 
-describe('review: lengths count characters, as JSON Schema does', () => {
+describe('lengths count characters, as JSON Schema does', () => {
   it('maxLength 3 takes three emoji (six UTF-16 units); a fourth is refused with the message', async () => {
     const { page } = await open()
     await ask(
@@ -1090,7 +1132,7 @@ describe('review: lengths count characters, as JSON Schema does', () => {
   })
 })
 
-describe('review: a required multi-select says so to assistive technology', () => {
+describe('a required multi-select says so to assistive technology', () => {
   it('the group is described as required (a fieldset cannot carry `required`); an optional one is not', async () => {
     const { page } = await open()
     const requestedSchema = {
@@ -1110,7 +1152,7 @@ describe('review: a required multi-select says so to assistive technology', () =
     await ask(page, 'elicit', form('Pizza', requestedSchema), { container: '#host' })
     const cdp = await context.newCDPSession(page)
     const groups = async () => {
-      const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: any[] }
+      const nodes = await axNodes(cdp)
       return nodes
         .filter((n) => !n.ignored && n.role?.value === 'group')
         .map((n) => [n.name?.value, n.description?.value ?? ''])

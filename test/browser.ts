@@ -113,7 +113,7 @@ export async function openPage(
     const path = new URL(route.request().url()).pathname
     const m = /^\/script-(\d+)\.js$/.exec(path)
     if (m && scripts[Number(m[1])] !== undefined)
-      return route.fulfill({ contentType: 'text/javascript', body: scripts[Number(m[1])]! })
+      return route.fulfill({ contentType: 'text/javascript', body: scripts[Number(m[1])] })
     if (path === '/') {
       const tags = scripts.map((_, i) => `<script src="/script-${i}.js"></script>`).join('')
       return route.fulfill({

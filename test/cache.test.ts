@@ -12,7 +12,7 @@ import {
   McpError,
   StreamableHttpClientTransport,
   type ClientOptions,
-  type ClientTransport,
+  type InputRequiredResult,
 } from '../src/client/index.ts'
 import {
   McpServer,
@@ -24,7 +24,7 @@ import {
   resolver,
   type FetchHandler,
 } from '../src/server/index.ts'
-import { call, recordingLogger } from './helpers.ts'
+import { call, recordingLogger, scriptedTransport } from './helpers.ts'
 
 const errorsOf = schemaErrors
 const RESPONSE_DEF: Record<string, string> = {
@@ -45,7 +45,7 @@ async function wire(
   const res = await call(handler, method, params)
   expect(res.body.error).toBeUndefined()
   if (res.body.result.resultType === 'complete')
-    expect(errorsOf(RESPONSE_DEF[method]!, res.body), JSON.stringify(res.body)).toEqual([])
+    expect(errorsOf(RESPONSE_DEF[method], res.body), JSON.stringify(res.body)).toEqual([])
   return res.body.result
 }
 const hints = (r: Record<string, unknown>) => ({ ttlMs: r.ttlMs, cacheScope: r.cacheScope })
@@ -180,13 +180,13 @@ describe('server: cache hints', () => {
       ({ kind, n }) => `${n.n} ${kind}`,
     )
     const h = createFetchHandler(mcp)
-    const irr = (await call(h, 'resources/read', { uri: 'ask://books' })).body.result
+    const irr = (await call(h, 'resources/read', { uri: 'ask://books' })).body.result as InputRequiredResult
     expect(irr.resultType).toBe('input_required')
     expect('ttlMs' in irr || 'cacheScope' in irr).toBe(false)
     expect(errorsOf('InputRequiredResult', irr)).toEqual([])
     const done = await wire(h, 'resources/read', {
       uri: 'ask://books',
-      inputResponses: { [Object.keys(irr.inputRequests)[0]!]: { action: 'accept', content: { n: 2 } } },
+      inputResponses: { [Object.keys(irr.inputRequests!)[0]]: { action: 'accept', content: { n: 2 } } },
       requestState: irr.requestState,
     })
     expect(done).toMatchObject({
@@ -202,7 +202,7 @@ describe('server: cache hints', () => {
       ttlMs: 5,
       cacheScope: 'public',
     }))
-    const raw = (await call(createFetchHandler(server), 'resources/read', { uri: 'x://y' })).body.result
+    const raw = (await call(createFetchHandler(server), 'resources/read', { uri: 'x://y' })).body.result as object
     expect(raw).toMatchObject({ resultType: 'input_required', requestState: 'later' })
     expect('ttlMs' in raw || 'cacheScope' in raw).toBe(false)
   })
@@ -329,16 +329,14 @@ describe('client: response cache', () => {
 
   it('never caches a result reached through rounds, even one claiming a public ttl', async () => {
     let sent = 0
-    const transport: ClientTransport = {
-      async send(message) {
-        sent++
-        const m = message as { id: number; params: Record<string, unknown> }
-        const result = m.params.requestState
-          ? { resultType: 'complete', contents: [{ uri: 'x://y', text: 'done' }], ttlMs: 60_000, cacheScope: 'public' }
-          : { resultType: 'input_required', requestState: 'round-1', ttlMs: 60_000, cacheScope: 'public' } // a misbehaving server
-        return { jsonrpc: '2.0', id: m.id, result }
-      },
-    }
+    const transport = scriptedTransport((message) => {
+      sent++
+      const m = message as { id: number; params: Record<string, unknown> }
+      const result = m.params.requestState
+        ? { resultType: 'complete', contents: [{ uri: 'x://y', text: 'done' }], ttlMs: 60_000, cacheScope: 'public' }
+        : { resultType: 'input_required', requestState: 'round-1', ttlMs: 60_000, cacheScope: 'public' } // a misbehaving server
+      return { jsonrpc: '2.0', id: m.id, result }
+    })
     const client = new Client({ transport, cache: true, sleep: async () => {} })
     expect((await client.readResource('x://y')).contents).toEqual([{ uri: 'x://y', text: 'done' }])
     await client.readResource('x://y')
@@ -453,30 +451,28 @@ describe('client: response cache', () => {
     let cursorValid = true
     const requests: Array<string | undefined> = []
     const tool = (name: string) => ({ name, inputSchema: { type: 'object' } })
-    const transport: ClientTransport = {
-      async send(message) {
-        const m = message as { id: number; params: { cursor?: string } }
-        requests.push(m.params.cursor)
-        if (m.params.cursor === undefined)
-          return {
-            jsonrpc: '2.0',
-            id: m.id,
-            result: {
-              resultType: 'complete',
-              tools: [tool('a')],
-              nextCursor: 'p2',
-              ttlMs: 60_000,
-              cacheScope: 'public',
-            },
-          }
-        if (!cursorValid) return { jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'Invalid cursor' } }
+    const transport = scriptedTransport((message) => {
+      const m = message as { id: number; params: { cursor?: string } }
+      requests.push(m.params.cursor)
+      if (m.params.cursor === undefined)
         return {
           jsonrpc: '2.0',
           id: m.id,
-          result: { resultType: 'complete', tools: [tool('b')], ttlMs: 1000, cacheScope: 'public' },
+          result: {
+            resultType: 'complete',
+            tools: [tool('a')],
+            nextCursor: 'p2',
+            ttlMs: 60_000,
+            cacheScope: 'public',
+          },
         }
-      },
-    }
+      if (!cursorValid) return { jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'Invalid cursor' } }
+      return {
+        jsonrpc: '2.0',
+        id: m.id,
+        result: { resultType: 'complete', tools: [tool('b')], ttlMs: 1000, cacheScope: 'public' },
+      }
+    })
     const client = new Client({ transport, cache: { now: c.now } })
     expect((await client.listTools()).map((t) => t.name)).toEqual(['a', 'b'])
     expect((await client.listTools()).map((t) => t.name)).toEqual(['a', 'b'])
@@ -494,32 +490,30 @@ describe('client: response cache', () => {
 
   it('re-lists past the cache after -32020', async () => {
     let lists = 0
-    const transport: ClientTransport = {
-      async send(message, options) {
-        const m = message as { id: number; method: string }
-        if (m.method === 'tools/list') {
-          const properties =
-            lists++ === 0 ? { region: { type: 'string' } } : { region: { type: 'string', 'x-mcp-header': 'Region' } }
-          return {
-            jsonrpc: '2.0',
-            id: m.id,
-            result: {
-              resultType: 'complete',
-              tools: [{ name: 'deploy', inputSchema: { type: 'object', properties } }],
-              ttlMs: 60_000,
-              cacheScope: 'public',
-            },
-          }
-        }
-        if (options?.headers?.['Mcp-Param-Region'] !== 'eu')
-          return { jsonrpc: '2.0', id: m.id, error: { code: -32020, message: 'Header mismatch' } }
+    const transport = scriptedTransport((message, options) => {
+      const m = message as { id: number; method: string }
+      if (m.method === 'tools/list') {
+        const properties =
+          lists++ === 0 ? { region: { type: 'string' } } : { region: { type: 'string', 'x-mcp-header': 'Region' } }
         return {
           jsonrpc: '2.0',
           id: m.id,
-          result: { resultType: 'complete', content: [{ type: 'text', text: 'deployed' }] },
+          result: {
+            resultType: 'complete',
+            tools: [{ name: 'deploy', inputSchema: { type: 'object', properties } }],
+            ttlMs: 60_000,
+            cacheScope: 'public',
+          },
         }
-      },
-    }
+      }
+      if (options?.headers?.['Mcp-Param-Region'] !== 'eu')
+        return { jsonrpc: '2.0', id: m.id, error: { code: -32020, message: 'Header mismatch' } }
+      return {
+        jsonrpc: '2.0',
+        id: m.id,
+        result: { resultType: 'complete', content: [{ type: 'text', text: 'deployed' }] },
+      }
+    })
     const client = new Client({ transport, cache: true })
     await client.listTools()
     expect((await client.callTool('deploy', { region: 'eu' })).content).toEqual([{ type: 'text', text: 'deployed' }])
@@ -527,7 +521,7 @@ describe('client: response cache', () => {
   })
 
   it('bounds the in-memory store (least recently used first) and keeps cached values immutable', async () => {
-    expect(() => new Client({ transport: { send: async () => undefined }, cache: { maxEntries: 0 } })).toThrow(
+    expect(() => new Client({ transport: scriptedTransport(() => undefined), cache: { maxEntries: 0 } })).toThrow(
       RangeError,
     )
     expect(() => new MemoryCacheStore({ maxEntries: 1.5 })).toThrow(/maxEntries must be a positive integer/)

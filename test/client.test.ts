@@ -4,6 +4,8 @@ import {
   Client,
   HttpError,
   InputRequiredRoundsExceededError,
+  InvalidInputResponseError,
+  InvalidResultError,
   McpError,
   MissingInputHandlerError,
   StreamableHttpClientTransport,
@@ -12,6 +14,7 @@ import {
 } from '../src/client/index.ts'
 import {
   McpServer,
+  Server,
   createFetchHandler,
   elicitForm,
   inputRequired,
@@ -19,13 +22,12 @@ import {
   type FetchHandler,
 } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
-
-const ASK = { type: 'object' as const, properties: { v: { type: 'string' as const } } }
+import { ASK, json, requestId, type WireRequest } from './helpers.ts'
 
 function capture(handler: FetchHandler) {
-  const requests: Array<{ headers: Headers; body: any }> = []
+  const requests: Array<{ headers: Headers; body: WireRequest }> = []
   const fetch = async (request: Request) => {
-    const body = await request.clone().json()
+    const body = await json<WireRequest>(request.clone())
     requests.push({ headers: request.headers, body })
     return handler(request)
   }
@@ -70,12 +72,12 @@ describe('Client over the demo server', () => {
     }
     expect(new Set(requests.map((r) => r.body.id)).size).toBe(4)
     // the retry carries the same name/arguments plus the answers and the byte-exact state
-    expect(requests[1]!.body.params).toMatchObject({
+    expect(requests[1].body.params).toMatchObject({
       name: 'provision',
       arguments: { name: 'orders' },
       inputResponses: { region: { action: 'accept', content: { region: 'eu-west-1' } } },
     })
-    expect(requests[1]!.body.params.requestState).toMatch(/^v1\./)
+    expect(requests[1].body.params.requestState).toMatch(/^v1\./)
   })
 
   it('decline ends order_book with a tool error', async () => {
@@ -99,7 +101,7 @@ describe('Client over the demo server', () => {
     expect(undeclared).toBeInstanceOf(McpError)
     expect((undeclared as McpError).code).toBe(-32021)
     expect((undeclared as McpError).data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } })
-    expect(requests[0]!.body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({})
+    expect(requests[0].body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({})
     // declared by hand but no callback: a local error naming the capability
     const client = new Client({ transport, capabilities: { elicitation: {} } })
     const error = await client.callTool('ask').catch((e: unknown) => e)
@@ -192,7 +194,7 @@ describe('Client over the demo server', () => {
   it('surfaces HTTP failures without a JSON-RPC body as HttpError', async () => {
     const client = new Client({
       transport: new StreamableHttpClientTransport('http://x/mcp', {
-        fetch: async () => new Response('<h1>Bad gateway</h1>', { status: 502 }),
+        fetch: () => Promise.resolve(new Response('<h1>Bad gateway</h1>', { status: 502 })),
       }),
     })
     const error = await client.discover().catch((e: unknown) => e)
@@ -214,6 +216,17 @@ describe('Client over the demo server', () => {
     const tools = await client.listTools()
     expect(tools.map((t) => t.name)).toContain('order_book')
   })
+  it('the demo shop does not read the prototype', async () => {
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(createDemoServer()) }),
+    })
+    for (const title of ['constructor', '__proto__', 'toString']) {
+      expect((await client.callTool('reserve_book', { title })).content[0]).toEqual({
+        type: 'text',
+        text: `'${title}' is out of stock.`,
+      })
+    }
+  })
 })
 
 describe('input-required driver', () => {
@@ -230,23 +243,23 @@ describe('input-required driver', () => {
     const script = [irr('s'), irr('s'), irr('s'), irr('s'), irr('s'), irr('s'), { done: true }]
     let i = 0
     await driveInputRequired(irr('s'), {
-      dispatch: async () => ({ roots: [] }),
-      retry: async (responses) => {
+      dispatch: () => Promise.resolve({ roots: [] }),
+      retry: (responses) => {
         expect(responses).toBeUndefined()
-        return script[i++] as never
+        return Promise.resolve(script[i++])
       },
       isInputRequired: isIrr,
-      sleep: async (ms) => void waits.push(ms),
+      sleep: (ms) => Promise.resolve(void waits.push(ms)),
     })
     expect(waits).toEqual([50, 100, 200, 250, 250, 250, 250])
     const waits2: number[] = []
     const script2 = [irr('s'), irr('s', ['k']), irr('s'), { done: true }]
     let j = 0
     await driveInputRequired(irr('s'), {
-      dispatch: async () => ({ roots: [] }),
-      retry: async () => script2[j++] as never,
+      dispatch: () => Promise.resolve({ roots: [] }),
+      retry: () => Promise.resolve(script2[j++] as never),
       isInputRequired: isIrr,
-      sleep: async (ms) => void waits2.push(ms),
+      sleep: (ms) => Promise.resolve(void waits2.push(ms)),
     })
     expect(waits2).toEqual([50, 100, 50]) // the dispatch round waits nothing and resets the schedule
   })
@@ -261,12 +274,10 @@ describe('input-required driver', () => {
           : new Promise((_resolve, reject) =>
               signal.addEventListener('abort', () => {
                 siblingAborted = true
-                reject(signal.reason)
+                reject(signal.reason as Error)
               }),
             ),
-      retry: async () => {
-        throw new Error('must not retry')
-      },
+      retry: () => Promise.reject(new Error('must not retry')),
       isInputRequired: isIrr,
     }).catch((e: unknown) => e)
     expect((error as Error).message).toBe('user closed the dialog')
@@ -280,11 +291,11 @@ describe('input-required driver', () => {
     const states = ['α', ' spaced ', 'v1.abc']
     let n = 0
     await driveInputRequired(irr(states[0], ['k']), {
-      dispatch: async () => ({ roots: [] }),
-      retry: async (_r, state) => {
+      dispatch: () => Promise.resolve({ roots: [] }),
+      retry: (_r, state) => {
         seen.push(state)
         n++
-        return (n < 3 ? irr(states[n], ['k']) : n === 3 ? irr(undefined, ['k']) : { done: true }) as never
+        return Promise.resolve(n < 3 ? irr(states[n], ['k']) : n === 3 ? irr(undefined, ['k']) : { done: true })
       },
       isInputRequired: isIrr,
       onRound: (info) => observed.push([info.round, info.hasRequestState, info.requestState]),
@@ -304,7 +315,7 @@ describe('client result validation', () => {
     const answer = (result: unknown) =>
       new Client({
         transport: new StreamableHttpClientTransport('http://x/mcp', {
-          fetch: async (r) => Response.json({ jsonrpc: '2.0', id: (await r.json()).id, result }),
+          fetch: async (r) => Response.json({ jsonrpc: '2.0', id: await requestId(r), result }),
         }),
         elicitation: () => ({ action: 'accept' }),
       })
@@ -374,5 +385,160 @@ describe('network failures', () => {
     // a real refused connection (port 9, discard, is closed here) too
     const real = new Client({ transport: new StreamableHttpClientTransport('http://127.0.0.1:9/mcp') })
     expect(await real.discover().catch((e: unknown) => e)).toBeInstanceOf(NetworkError)
+  })
+})
+
+describe('client error mapping', () => {
+  const transportFor = (respond: (body: WireRequest) => Response | Promise<Response>) =>
+    new StreamableHttpClientTransport('http://x/mcp', { fetch: async (r) => respond(await json<WireRequest>(r)) })
+
+  it("an error the server sent without an id (e.g. 413) is an McpError with the server's code", async () => {
+    const handler = createFetchHandler(createDemoServer(), { maxBodyBytes: 600 })
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: handler }),
+      elicitation: () => ({ action: 'decline' }),
+    })
+    const error = await client.callTool('reserve_book', { title: 'x'.repeat(1000) }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(McpError)
+    expect((error as McpError).code).toBe(-32600)
+    expect((error as McpError).message).toMatch(/Payload Too Large/)
+  })
+  it('401 and 403 are HttpError, with WWW-Authenticate kept', async () => {
+    const client = new Client({
+      transport: transportFor(() =>
+        Response.json(
+          { jsonrpc: '2.0', error: { code: -32600, message: 'Unauthorized' } },
+          { status: 401, headers: { 'www-authenticate': 'Bearer realm="mcp"' } },
+        ),
+      ),
+    })
+    const error = await client.discover().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(HttpError)
+    expect((error as HttpError).status).toBe(401)
+    expect((error as HttpError).wwwAuthenticate).toBe('Bearer realm="mcp"')
+  })
+  it('a malformed error object or a wrong id is InvalidResultError', async () => {
+    const noCode = new Client({
+      transport: transportFor((b) => Response.json({ jsonrpc: '2.0', id: b.id, error: { message: 'x' } })),
+    })
+    await expect(noCode.discover()).rejects.toBeInstanceOf(InvalidResultError)
+    const wrongId = new Client({
+      transport: transportFor((b) => Response.json({ jsonrpc: '2.0', id: b.id + 1, result: {} })),
+    })
+    await expect(wrongId.discover()).rejects.toThrow(/does not match request id/)
+  })
+  it('an InputRequiredResult with nothing in it fails at once', async () => {
+    let calls = 0
+    const client = new Client({
+      transport: transportFor((b) => {
+        calls++
+        return Response.json({ jsonrpc: '2.0', id: b.id, result: { resultType: 'input_required', inputRequests: {} } })
+      }),
+    })
+    await expect(client.callTool('x')).rejects.toBeInstanceOf(InvalidResultError)
+    expect(calls).toBe(1)
+  })
+  it('a callback answer of the wrong shape is a local error naming the key; nothing is sent', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('ask', {}, () => inputRequired({ q: elicitForm('?', ASK) }, 's'))
+    let sent = 0
+    const handler = createFetchHandler(mcp)
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: (r) => (sent++, handler(r)) }),
+      elicitation: () => ({ action: 'yes' }) as never,
+    })
+    const error = await client.callTool('ask').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(InvalidInputResponseError)
+    expect((error as InvalidInputResponseError).key).toBe('q')
+    expect(sent).toBe(1)
+  })
+  it('rejects a maxRounds that is not a non-negative integer', () => {
+    const transport = transportFor(() => new Response())
+    for (const maxRounds of [NaN, -1, 1.5]) expect(() => new Client({ transport, maxRounds })).toThrow(RangeError)
+  })
+  it('a request with no answer times out with RequestTimeoutError; a callback that never answers does not count', async () => {
+    const { RequestTimeoutError } = await import('../src/client/index.ts')
+    const hang = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: () => new Promise<Response>(() => {}) }),
+      requestTimeoutMs: 50,
+    })
+    const started = Date.now()
+    const error = await hang.discover().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(RequestTimeoutError)
+    expect((error as InstanceType<typeof RequestTimeoutError>).timeoutMs).toBe(50)
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(() => new Client({ transport: hang.options.transport, requestTimeoutMs: 0 })).toThrow(RangeError)
+  })
+  it('a "result" sent with a failure status is an HttpError', async () => {
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', {
+        fetch: async (r) => Response.json({ jsonrpc: '2.0', id: await requestId(r), result: {} }, { status: 500 }),
+      }),
+    })
+    await expect(client.discover()).rejects.toBeInstanceOf(HttpError)
+  })
+})
+
+describe('abort, byte-exact requestState, non-ASCII Mcp-Name', () => {
+  function lowLevel(state: string) {
+    const server = new Server({ name: 'plain', version: '1' })
+    server.setRequestHandler('tools/call', (params) =>
+      params.inputResponses
+        ? { content: [{ type: 'text', text: `state=${String(params.requestState)}` }] }
+        : inputRequired({ q: elicitForm('?', ASK) }, state),
+    )
+    return createFetchHandler(server)
+  }
+  it('echoes requestState byte-exact, whitespace and non-ASCII included', async () => {
+    const state = '  spaced\tstate ✓ é ﬁ "q" \\ '
+    const bodies: string[] = []
+    const handler = lowLevel(state)
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', {
+        fetch: async (r) => (bodies.push(await r.clone().text()), handler(r)),
+      }),
+      elicitation: () => ({ action: 'accept', content: { v: 'x' } }),
+    })
+    const result = await client.callTool('t')
+    expect(result.content[0]).toEqual({ type: 'text', text: `state=${state}` })
+    expect((JSON.parse(bodies[1]) as WireRequest).params.requestState).toBe(state)
+  })
+  it('an aborted call runs no callback, and an abort mid-round rejects even if a callback ignores it', async () => {
+    const handler = lowLevel('s')
+    let ran = 0
+    let started!: () => void
+    const callbackStarted = new Promise<void>((r) => (started = r))
+    const already = new AbortController()
+    already.abort(new Error('user cancelled'))
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: handler }),
+      elicitation: () => {
+        ran++
+        started()
+        return new Promise(() => {}) // never answers, ignores the signal
+      },
+    })
+    // the first request itself is aborted by fetch semantics in real transports; here the loop must not prompt
+    await expect(client.callTool('t', {}, { signal: already.signal })).rejects.toThrow('user cancelled')
+    expect(ran).toBe(0)
+    const mid = new AbortController()
+    const pending = client.callTool('t', {}, { signal: mid.signal })
+    await callbackStarted
+    expect(ran).toBe(1)
+    mid.abort(new Error('gave up'))
+    await expect(pending).rejects.toThrow('gave up')
+  })
+  it('sends a non-ASCII tool name base64-encoded in Mcp-Name', async () => {
+    const headers: string[] = []
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', {
+        fetch: async (r) => {
+          headers.push(r.headers.get('mcp-name')!)
+          return Response.json({ jsonrpc: '2.0', id: await requestId(r), result: { content: [] } })
+        },
+      }),
+    })
+    await client.callTool('réserver')
+    expect(headers).toEqual(['=?base64?csOpc2VydmVy?='])
   })
 })

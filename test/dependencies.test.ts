@@ -9,8 +9,10 @@ import {
   InputRequiredRoundsExceededError,
   McpError,
   StreamableHttpClientTransport,
+  type CallToolResult,
   type ClientOptions,
   type ElicitRequestFormParams,
+  type InputRequiredResult,
 } from '../src/client/index.ts'
 import {
   InvalidSignatureError,
@@ -33,16 +35,16 @@ import * as t1 from '../examples/dependencies/tutorial001.ts'
 import * as t2 from '../examples/dependencies/tutorial002.ts'
 import * as t3 from '../examples/dependencies/tutorial003.ts'
 import * as t4 from '../examples/dependencies/tutorial004.ts'
-import { recordingLogger } from './helpers.ts'
+import { json, recordingLogger, wireResponse, type WireClaims, type WireRequest } from './helpers.ts'
 
 /** A Client over an in-process server; records every request body it sends. */
 function connect(mcp: McpServer, options: Omit<ClientOptions, 'transport'> = {}) {
   const handler = createFetchHandler(mcp)
-  const sent: any[] = []
+  const sent: WireRequest[] = []
   const client = new Client({
     ...options,
     transport: new StreamableHttpClientTransport('http://x/mcp', {
-      fetch: async (r) => (sent.push(await r.clone().json()), handler(r)),
+      fetch: async (r) => (sent.push(await json<WireRequest>(r.clone())), handler(r)),
     }),
   })
   return { client, sent, handler }
@@ -70,7 +72,7 @@ describe("the seed's tutorials", () => {
     const mcp = t1.createServer()
     const { client } = connect(mcp)
     const [tool] = await client.listTools()
-    expect(tool!.inputSchema).toEqual({
+    expect(tool.inputSchema).toEqual({
       type: 'object',
       properties: { title: { type: 'string' } },
       required: ['title'],
@@ -107,7 +109,7 @@ describe("the seed's tutorials", () => {
       "Backordered 'Neuromancer'; it ships in 2-3 weeks.",
     )
     expect(asked).toEqual(["'Neuromancer' is out of stock (2-3 weeks). Order anyway?"])
-    const question = sent[1]!.params
+    const question = sent[1].params
     expect(question.name).toBe('order_book')
     reply = { action: 'accept', content: { confirm: false } }
     expect(text(await client.callTool('order_book', { title: 'Neuromancer' }))).toBe('No order placed.')
@@ -123,7 +125,7 @@ describe("the seed's tutorials", () => {
 
   it('3: the question is a form with the Backorder schema, under a stable key', async () => {
     const mcp = t3.createServer()
-    const res: any = (
+    const res = wireResponse(
       await mcp.server.handleRequest({
         jsonrpc: '2.0',
         id: 1,
@@ -136,8 +138,8 @@ describe("the seed's tutorials", () => {
             'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
           },
         },
-      })
-    ).response
+      }),
+    )
     expect(res.result.inputRequests).toEqual({
       confirmBackorder: {
         method: 'elicitation/create',
@@ -159,7 +161,7 @@ describe("the seed's tutorials", () => {
     const prompts: string[] = []
     const { client } = connect(t4.createServer(), {
       sampling: (p) => {
-        prompts.push((p.messages[0]!.content as { text: string }).text)
+        prompts.push((p.messages[0].content as { text: string }).text)
         return { role: 'assistant', content: { type: 'text', text: 'Dune' }, model: 'test-model' }
       },
     })
@@ -295,7 +297,7 @@ describe('resolution semantics', () => {
     })
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.tool('whoami', { use: { login } }, ({ login }) => (bodyRuns++, `you are ${login.user}`))
-    const res: any = (
+    const res = wireResponse(
       await mcp.server.handleRequest({
         jsonrpc: '2.0',
         id: 1,
@@ -307,9 +309,9 @@ describe('resolution semantics', () => {
             'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
           },
         },
-      })
-    ).response
-    expect(Object.values(res.result.inputRequests).map((r: any) => r.method)).toEqual(['elicitation/create'])
+      }),
+    )
+    expect(Object.values(res.result.inputRequests).map((r) => r.method)).toEqual(['elicitation/create'])
     expect(typeof res.result.requestState).toBe('string')
     expect(bodyRuns).toBe(0)
   })
@@ -369,6 +371,7 @@ describe('resolution semantics', () => {
   })
 
   it('persists outcomes: a 4-link chain asks each once; an 11-link chain stops at the round limit (§E 53)', async () => {
+    /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access -- a chain of n resolvers built in a loop has no static type */
     const chain = (n: number) => {
       let prev: any
       const links: any[] = []
@@ -384,6 +387,7 @@ describe('resolution semantics', () => {
       mcp.tool('chain', { use: { last: prev } }, ({ last }: any) => `done: ${last.v}`)
       return mcp
     }
+    /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-member-access */
     const asked: string[] = []
     const four = connect(chain(4), { elicitation: (p) => (asked.push(p.message), answering({ v: 'x' })(p)) })
     expect(text(await four.client.callTool('chain'))).toBe('done: x')
@@ -496,8 +500,8 @@ describe('resolution semantics', () => {
   it('state never overrides a value a resolver computes itself (§E 55)', async () => {
     // a passthrough codec lets the test write any state the boundary will accept
     const codec = {
-      seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
-      unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+      seal: (b: Uint8Array) => Promise.resolve('p.' + encodeBase64Url(b)),
+      unseal: (t: string) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
     }
     const mcp = new McpServer(
       { name: 's', version: '1' },
@@ -511,9 +515,11 @@ describe('resolution semantics', () => {
     })
     mcp.tool('quote', { use: { price, login } }, ({ price, login }) => `${login.user} pays ${price}`)
     const { client } = connect(mcp, { elicitation: answering({ user: 'octocat' }) })
-    const first = (await client.callTool('quote', {}, { manual: true })) as any
-    const claims = JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(first.requestState.slice(2))!))
-    const state = JSON.parse(claims.s)
+    const first = (await client.callTool('quote', {}, { manual: true })) as InputRequiredResult
+    const claims = JSON.parse(
+      new TextDecoder().decode(decodeBase64UrlStrict(first.requestState!.slice(2))),
+    ) as WireClaims
+    const state = JSON.parse(claims.s) as { outcomes: Record<string, unknown> }
     state.outcomes.price = { action: 'accept', data: 0, q: 'forged' } // a ghost entry for a resolver that never asks
     claims.s = JSON.stringify(state)
     const tampered = 'p.' + encodeBase64Url(new TextEncoder().encode(JSON.stringify(claims)))
@@ -526,7 +532,7 @@ describe('resolution semantics', () => {
         inputResponses: { login: { action: 'accept', content: { user: 'octocat' } } },
       },
     )
-    expect(text(done as any)).toBe('octocat pays 42')
+    expect(text(done as CallToolResult)).toBe('octocat pays 42')
   })
 
   it('validates answers by kind (§E 56)', async () => {
@@ -540,24 +546,28 @@ describe('resolution semantics', () => {
     mcp.tool('a', { use: { login } }, ({ login }) => login.user)
     mcp.tool('b', { use: { s } }, () => 'ok')
     const { client } = connect(mcp, { capabilities: { elicitation: {}, sampling: {} } })
-    const first = (await client.callTool('a', {}, { manual: true })) as any
+    const first = (await client.callTool('a', {}, { manual: true })) as InputRequiredResult
     const wrong = await client.callTool(
       'a',
       {},
       {
         manual: true,
-        requestState: first.requestState,
+        requestState: first.requestState!,
         inputResponses: { login: { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' } },
       },
     )
-    expect(text(wrong as any)).toBe("Error executing tool a: Resolver 'login' received a non-elicitation response")
-    const firstB = (await client.callTool('b', {}, { manual: true })) as any
+    expect(text(wrong as CallToolResult)).toBe(
+      "Error executing tool a: Resolver 'login' received a non-elicitation response",
+    )
+    const firstB = (await client.callTool('b', {}, { manual: true })) as InputRequiredResult
     const wrongB = await client.callTool(
       'b',
       {},
-      { manual: true, requestState: firstB.requestState, inputResponses: { s: { action: 'accept', content: {} } } },
+      { manual: true, requestState: firstB.requestState!, inputResponses: { s: { action: 'accept', content: {} } } },
     )
-    expect(text(wrongB as any)).toBe("Error executing tool b: Resolver 's' received a response of the wrong kind")
+    expect(text(wrongB as CallToolResult)).toBe(
+      "Error executing tool b: Resolver 's' received a response of the wrong kind",
+    )
   })
 
   it('gates on capabilities declared in this request: -32021 with requiredCapabilities, and the server stays usable (§E 58)', async () => {
@@ -700,7 +710,7 @@ describe('prompts and resource templates accept resolved parameters', () => {
   })
 })
 
-describe('review round: forms, names, args, caching, concurrency', () => {
+describe('forms, names, args, caching, concurrency', () => {
   it('formSchema refuses what a form cannot express and normalises literal multi-selects', () => {
     expect(() => formSchema({ code: v.pipe(v.string(), v.regex(/^[a-z]+$/)) })).toThrow(/field 'code' uses 'pattern'/)
     expect(() => formSchema({ n: v.pipe(v.number(), v.multipleOf(2)) })).toThrow(/field 'n' uses 'multipleOf'/)
@@ -810,8 +820,8 @@ describe('review round: forms, names, args, caching, concurrency', () => {
 
   it('records only validated fields: extra answer fields do not grow the state', async () => {
     const codec = {
-      seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
-      unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+      seal: (b: Uint8Array) => Promise.resolve('p.' + encodeBase64Url(b)),
+      unseal: (t: string) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
     }
     const mcp = new McpServer(
       { name: 's', version: '1' },
@@ -825,13 +835,13 @@ describe('review round: forms, names, args, caching, concurrency', () => {
     })
     mcp.tool('t', { use: { e } }, ({ e }) => e.x)
     const { client } = connect(mcp, { capabilities: { sampling: {}, elicitation: {} } })
-    const first = (await client.callTool('t', {}, { manual: true })) as any
+    const first = (await client.callTool('t', {}, { manual: true })) as InputRequiredResult
     const second = (await client.callTool(
       't',
       {},
       {
         manual: true,
-        requestState: first.requestState,
+        requestState: first.requestState!,
         inputResponses: {
           s: {
             role: 'assistant',
@@ -841,14 +851,16 @@ describe('review round: forms, names, args, caching, concurrency', () => {
           } as never,
         },
       },
-    )) as any
-    const claims = JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(second.requestState.slice(2))!))
-    expect(JSON.parse(claims.s).outcomes.s.data).toEqual({
+    )) as InputRequiredResult
+    const claims = JSON.parse(
+      new TextDecoder().decode(decodeBase64UrlStrict(second.requestState!.slice(2))),
+    ) as WireClaims
+    expect((JSON.parse(claims.s) as { outcomes: Record<string, { data: unknown }> }).outcomes.s.data).toEqual({
       role: 'assistant',
       content: { type: 'text', text: 'hi' },
       model: 'm',
     })
-    expect(second.requestState.length).toBeLessThan(2000)
+    expect(second.requestState!.length).toBeLessThan(2000)
   })
 
   it('a prompt handler with resolvers that returns an InputRequiredResult is a server error (-32603), not invalid params', async () => {

@@ -5,6 +5,7 @@ import {
   type FetchHandler,
   type FetchHandlerOptions,
 } from '../src/server/index.ts'
+import type { ClientTransport } from '../src/client/index.ts'
 import { mcpHandler } from '../src/hono/index.ts'
 import { Hono } from 'hono'
 
@@ -44,8 +45,69 @@ export function req(
 export interface Posted {
   status: number
   headers: Headers
-  body: any
+  /** The parsed JSON body, typed as the response a test reads (at run time undefined when there is none or it is not JSON). */
+  body: WireResponse
   text: string
+}
+
+/** A JSON-RPC request as a test reads it off the wire (what its fields hold is for the assertions to check). */
+export interface WireRequest {
+  jsonrpc: string
+  id: number
+  method: string
+  params: { _meta: Record<string, unknown>; [key: string]: unknown }
+}
+
+/**
+ * A JSON-RPC response as a test reads it. `result` and `error` are both declared so a test can read the one it
+ * expects without narrowing first; what they hold is for the assertions to check.
+ */
+export interface WireResponse {
+  jsonrpc: string
+  id?: number | string | null
+  result: WireResult
+  error: { code: number; message: string; data?: unknown }
+}
+export interface WireResult {
+  resultType?: string
+  requestState: string
+  inputRequests: Record<string, { method: string; params?: Record<string, unknown> }>
+  content: Array<{ type: string; text: string }>
+  messages: Array<{ role: string; content: { type: string; text: string } }>
+  contents: Array<{ uri: string; text?: string; mimeType?: string }>
+  tools: Array<{ name: string; [key: string]: unknown }>
+  nextCursor?: string
+  _meta: Record<string, { name?: string; [key: string]: unknown }>
+  [key: string]: unknown
+}
+
+/** The JSON-RPC response of a `Server.handleRequest` call, as a test reads it. */
+export function wireResponse(handled: { response?: unknown }): WireResponse {
+  return handled.response as WireResponse
+}
+
+/** The claims of a requestState token sealed by a pass-through codec (`p.` + base64url of the claims JSON). */
+export interface WireClaims {
+  v: number
+  iat: number
+  exp: number
+  m: string
+  t: string
+  a: string
+  s: string
+  aud?: string
+  p?: string
+  [key: string]: unknown
+}
+
+/** A request or response body parsed as JSON, typed as the caller expects it to be. */
+export async function json<T = unknown>(body: Request | Response): Promise<T> {
+  return (await body.json()) as T
+}
+
+/** The id of the JSON-RPC request in this HTTP request's body. */
+export async function requestId(request: Request): Promise<number> {
+  return (await json<{ id: number }>(request)).id
 }
 
 /** POST a body (object → JSON, string → as is) to a fetch handler. */
@@ -68,7 +130,7 @@ export async function post(
   } catch {
     parsed = undefined
   }
-  return { status: res.status, headers: res.headers, body: parsed, text }
+  return { status: res.status, headers: res.headers, body: parsed as WireResponse, text }
 }
 
 /** POST a well-formed request with matching standard headers. */
@@ -82,6 +144,16 @@ export function call(
   return post(handler, req(method, params, caps), std(method, name))
 }
 
+/** A ClientTransport whose server is a function that answers each message at once. */
+export function scriptedTransport(
+  answer: (
+    message: Parameters<ClientTransport['send']>[0],
+    options?: Parameters<ClientTransport['send']>[1],
+  ) => unknown,
+): ClientTransport {
+  return { send: (message, options) => Promise.resolve(answer(message, options)) }
+}
+
 /** The two ways we serve HTTP: the plain fetch handler and the Hono adapter. */
 export function adapters(server: Server | McpServer, options: FetchHandlerOptions = {}): Array<[string, FetchHandler]> {
   const app = new Hono()
@@ -91,6 +163,9 @@ export function adapters(server: Server | McpServer, options: FetchHandlerOption
     ['hono adapter', async (request) => app.fetch(request)],
   ]
 }
+
+/** A one-field form schema for elicitation requests whose answer the test does not read. */
+export const ASK = { type: 'object' as const, properties: { v: { type: 'string' as const } } }
 
 /** A logger that records lines instead of printing them. */
 export function recordingLogger(): {
@@ -105,6 +180,7 @@ export function recordingLogger(): {
     error,
     logger: {
       warn: (m) => warn.push(m),
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- records whatever it is given, as String() prints it
       error: (m, e) => error.push(`${m} ${e instanceof Error ? e.message : String(e ?? '')}`),
     },
   }

@@ -1,8 +1,10 @@
 /**
  * shared/cases/http-transport.md H1 (CORS preflight), H2 (headers a browser must read, on every status)
- * and H6 (c) (4 MiB − 1 byte accepted), against the fetch handler and the Hono adapter.
+ * and H6 (c) (4 MiB − 1 byte accepted), against the fetch handler and the Hono adapter; the Origin rule;
+ * DNS-rebinding protection with allowedHosts; an unparsable request URL.
  */
 import { describe, expect, it } from 'vitest'
+import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
 import { adapters, post, req, std } from './helpers.ts'
 
@@ -213,5 +215,86 @@ describe('an unparsable request URL', () => {
       jsonrpc: '2.0',
       error: { code: -32600, message: 'Bad request: the request URL (its Host header) is not a valid URL' },
     })
+  })
+})
+
+describe('Origin policy and CORS on the fetch handler', () => {
+  const mcp = createDemoServer()
+  const strict = createFetchHandler(mcp)
+  const open = createFetchHandler(mcp, { allowedOrigins: ['https://spa.example'] })
+
+  it("allows requests without Origin and from the endpoint's own origin", async () => {
+    expect((await post(strict, req('tools/list'), std('tools/list'))).status).toBe(200)
+    expect((await post(strict, req('tools/list'), { ...std('tools/list'), origin: 'http://localhost' })).status).toBe(
+      200,
+    )
+  })
+  it('answers a disallowed origin with 403 and no CORS grant', async () => {
+    const res = await post(strict, req('tools/list'), { ...std('tools/list'), origin: 'https://evil.example' })
+    expect(res.status).toBe(403)
+    expect(res.headers.get('access-control-allow-origin')).toBeNull()
+    expect(res.body.error.code).toBe(-32600)
+    const preflight = await strict(
+      new Request('http://localhost/mcp', { method: 'OPTIONS', headers: { origin: 'https://evil.example' } }),
+    )
+    expect(preflight.status).toBe(403)
+  })
+  it('answers an allowed preflight with 204 and every requested header', async () => {
+    const res = await open(
+      new Request('http://localhost/mcp', {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://spa.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers':
+            'content-type, accept, authorization, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region',
+        },
+      }),
+    )
+    expect(res.status).toBe(204)
+    expect(await res.text()).toBe('')
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://spa.example')
+    expect(res.headers.get('vary')).toContain('Origin')
+    expect(res.headers.get('access-control-allow-methods')).toContain('POST')
+    const allowed = res.headers.get('access-control-allow-headers')!.split(', ')
+    for (const h of [
+      'content-type',
+      'accept',
+      'authorization',
+      'mcp-protocol-version',
+      'mcp-method',
+      'mcp-name',
+      'mcp-param-region',
+    ])
+      expect(allowed).toContain(h)
+    expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0)
+  })
+  it('puts CORS headers on results and on errors for an allowed origin', async () => {
+    for (const [body, headers, status] of [
+      [req('tools/list'), std('tools/list'), 200],
+      ['{', std('tools/list'), 400],
+      [req('nope'), std('nope'), 404],
+    ] as const) {
+      const res = await post(open, body, { ...headers, origin: 'https://spa.example' })
+      expect(res.status).toBe(status)
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://spa.example')
+      expect(res.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate')
+    }
+  })
+})
+
+describe('DNS rebinding: allowedHosts and default ports', () => {
+  it('a host:port entry with the default port matches a URL whose port is implied (URL drops :80 / :443)', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    const handler = createFetchHandler(mcp, { allowedHosts: ['localhost:80', 'example.com:443'] })
+    const at = (url: string) =>
+      handler(new Request(url, { method: 'POST', headers: std('tools/list'), body: JSON.stringify(req('tools/list')) }))
+    expect((await at('http://localhost/mcp')).status).toBe(200)
+    expect((await at('http://localhost:80/mcp')).status).toBe(200)
+    expect((await at('https://example.com/mcp')).status).toBe(200)
+    // the port still counts: another port, or the other scheme's default, is refused
+    expect((await at('http://localhost:8080/mcp')).status).toBe(403)
+    expect((await at('http://example.com/mcp')).status).toBe(403)
+    expect((await at('https://localhost/mcp')).status).toBe(403)
   })
 })

@@ -1,11 +1,11 @@
 /**
- * The Streamable HTTP endpoint: the cases of shared/cases/http-transport.md that this issue covers
- * (H3–H8; CORS H1/H2 come with the hardened transport), against the fetch handler and the Hono adapter.
+ * The Streamable HTTP endpoint: cases H3–H8 of shared/cases/http-transport.md (H1/H2, CORS, are in
+ * http-cors.test.ts), against the fetch handler and the Hono adapter; robustness against malformed input.
  */
 import { describe, expect, it } from 'vitest'
-import { McpServer } from '../src/server/index.ts'
+import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
-import { adapters, env, post, recordingLogger, req, std } from './helpers.ts'
+import { adapters, env, json, post, recordingLogger, req, std, type WireResponse } from './helpers.ts'
 
 const demo = createDemoServer()
 
@@ -157,7 +157,7 @@ for (const [label, handler] of adapters(demo)) {
         } as RequestInit),
       )
       expect(streamed.status).toBe(413)
-      expect((await streamed.json()).error.code).toBe(-32600)
+      expect((await json<WireResponse>(streamed)).error.code).toBe(-32600)
     })
 
     it('H7 answers version and header errors with 400', async () => {
@@ -278,5 +278,38 @@ describe('robustness', () => {
     expect(log.error).toEqual([])
     const ok = await post(handler, req('server/discover'), std('server/discover'))
     expect(ok.status).toBe(200)
+  })
+})
+
+describe('notifications need no standard headers', () => {
+  it('202 for a notification with an envelope but no standard headers', async () => {
+    const res = await post(
+      createFetchHandler(createDemoServer()),
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: env(), requestId: 1 } },
+      { 'content-type': 'application/json' },
+    )
+    expect(res.status).toBe(202)
+  })
+})
+
+describe('Content-Type charset', () => {
+  it('refuses a body declared in another charset (415)', async () => {
+    const handler = createFetchHandler(createDemoServer())
+    expect(
+      (
+        await post(handler, req('tools/list'), {
+          ...std('tools/list'),
+          'content-type': 'application/json; charset=utf-16',
+        })
+      ).status,
+    ).toBe(415)
+    expect(
+      (
+        await post(handler, req('tools/list'), {
+          ...std('tools/list'),
+          'content-type': 'application/json; charset="UTF-8"',
+        })
+      ).status,
+    ).toBe(200)
   })
 })

@@ -26,17 +26,17 @@ describe('interop with the official SDK 2.4.0', () => {
     } as never)
     client.setRequestHandler(
       'elicitation/create' as never,
-      (async (request: { params: { message: string; requestedSchema: { properties: object } } }) => {
+      ((request: { params: { message: string; requestedSchema: { properties: object } } }) => {
         asked.push(request.params.message)
-        return {
+        return Promise.resolve({
           action: 'accept',
           content: 'region' in request.params.requestedSchema.properties ? { region: 'eu-west-1' } : { confirm: true },
-        }
+        })
       }) as never,
     )
     const transport = new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
       fetch: (url: URL | string, init?: RequestInit) => handler(new Request(url, init)),
-    } as never)
+    })
     await client.connect(transport)
     expect(transport.protocolVersion).toBe('2026-07-28')
     const { tools } = await client.listTools()
@@ -44,11 +44,11 @@ describe('interop with the official SDK 2.4.0', () => {
     const provision = (await client.callTool({ name: 'provision', arguments: { name: 'orders' } })) as {
       content: Array<{ text: string }>
     }
-    expect(provision.content[0]!.text).toBe("Provisioned 'orders' in eu-west-1.")
+    expect(provision.content[0].text).toBe("Provisioned 'orders' in eu-west-1.")
     const order = (await client.callTool({ name: 'order_book', arguments: { title: 'Neuromancer' } })) as {
       content: Array<{ text: string }>
     }
-    expect(order.content[0]!.text).toBe("Backordered 'Neuromancer'; it ships in 2-3 weeks.")
+    expect(order.content[0].text).toBe("Backordered 'Neuromancer'; it ships in 2-3 weeks.")
     expect(asked).toEqual([
       'Which region should the database live in?',
       '"Neuromancer" is out of stock (2-3 weeks). Order anyway?',
@@ -59,10 +59,10 @@ describe('interop with the official SDK 2.4.0', () => {
   it('our Client against their createMcpHandler server: discover, list, call, an MRTR elicitation', async () => {
     const official = createMcpHandler(() => {
       const server = new OfficialServer({ name: 'official-server', version: '2.4.0' })
-      server.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
-        content: [{ type: 'text', text }],
-      }))
-      server.registerTool('deploy', { inputSchema: z.object({ env: z.string() }) }, async ({ env }, ctx) => {
+      server.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, ({ text }) =>
+        Promise.resolve({ content: [{ type: 'text' as const, text }] }),
+      )
+      server.registerTool('deploy', { inputSchema: z.object({ env: z.string() }) }, ({ env }, ctx) => {
         const schema = z.object({ confirm: z.boolean() })
         const confirmed = officialAccepted(ctx.mcpReq.inputResponses, 'confirm', schema)
         if (confirmed?.confirm !== true) {

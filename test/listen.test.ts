@@ -25,7 +25,7 @@ import {
   type NotificationBus,
   type ServerEvent,
 } from '../src/server/index.ts'
-import { adapters, env, post, recordingLogger, std } from './helpers.ts'
+import { adapters, env, json, post, recordingLogger, std, type WireRequest, type WireResponse } from './helpers.ts'
 
 const validate = schemaErrors
 const NOTIFICATION_DEF: Record<string, string> = {
@@ -35,11 +35,17 @@ const NOTIFICATION_DEF: Record<string, string> = {
   'notifications/resources/list_changed': 'ResourceListChangedNotification',
   'notifications/resources/updated': 'ResourceUpdatedNotification',
 }
+/** A message of a listen stream as the tests read it: a notification, or the closing response. */
+interface StreamMessage extends WireResponse {
+  method: string
+  params: { uri?: string; _meta: Record<string, unknown>; [key: string]: unknown }
+}
+
 /** Every message of a listen stream validates against schema.json (its own type, and ServerNotification). */
-function expectValid(messages: any[]) {
+function expectValid(messages: StreamMessage[]) {
   for (const m of messages) {
     if ('method' in m) {
-      expect(validate(NOTIFICATION_DEF[m.method]!, m), JSON.stringify(m)).toEqual([])
+      expect(validate(NOTIFICATION_DEF[m.method], m), JSON.stringify(m)).toEqual([])
       expect(validate('ServerNotification', m)).toEqual([])
     } else expect(validate('SubscriptionsListenResultResponse', m), JSON.stringify(m)).toEqual([])
   }
@@ -70,7 +76,7 @@ async function open(handler: FetchHandler, body: unknown, init: { signal?: Abort
   expect(res.headers.get('content-type')).toBe('text/event-stream')
   const reader = res.body!.getReader()
   const decoder = new TextDecoder()
-  const messages: any[] = []
+  const messages: StreamMessage[] = []
   const comments: string[] = []
   let buffer = ''
   const pump = async (): Promise<boolean> => {
@@ -82,7 +88,7 @@ async function open(handler: FetchHandler, body: unknown, init: { signal?: Abort
       const event = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
       if (event.startsWith(':')) comments.push(event)
-      else messages.push(JSON.parse(event.replace(/^event: message\ndata: /, '')))
+      else messages.push(JSON.parse(event.replace(/^event: message\ndata: /, '')) as StreamMessage)
     }
     return true
   }
@@ -91,7 +97,7 @@ async function open(handler: FetchHandler, body: unknown, init: { signal?: Abort
     messages,
     comments,
     /** Read until `count` messages have arrived (fails the test on a closed stream). */
-    async next(count = messages.length + 1): Promise<any> {
+    async next(count = messages.length + 1): Promise<StreamMessage> {
       while (messages.length < count)
         if (!(await pump())) throw new Error(`stream closed after ${messages.length} messages`)
       return messages[count - 1]
@@ -117,7 +123,7 @@ describe('subscriptions/listen over HTTP', () => {
     const bus = new InMemoryNotificationBus()
     const mcp = library(bus)
     const [fetchHandler, hono] = adapters(mcp)
-    return [...(plain ? fetchHandler! : hono!), mcp, bus] as const
+    return [...(plain ? fetchHandler : hono), mcp, bus] as const
   })) {
     it(`${name}: the acknowledgement first, then only the requested kinds, each tagged with the subscriptionId`, async () => {
       // logLevel and progressToken on the listen request change nothing: no log or progress goes on this stream
@@ -224,7 +230,7 @@ describe('subscriptions/listen over HTTP', () => {
     mcp.server.closeSubscriptions()
     await a.drain()
     await b.drain()
-    const summary = (m: any) => ('id' in m ? 'end' : (m.params.uri ?? 'ack'))
+    const summary = (m: StreamMessage) => ('id' in m ? 'end' : (m.params.uri ?? 'ack'))
     expect(a.messages.map(summary)).toEqual(['ack', 'file:///a', 'end'])
     expect(b.messages.map(summary)).toEqual(['ack', 'file:///b', 'end'])
     expectValid([...a.messages, ...b.messages])
@@ -238,10 +244,10 @@ describe('subscriptions/listen over HTTP', () => {
       {
         logger: log.logger,
         // each caller may follow its own files only; a URI that makes the check throw is refused too
-        authorizeSubscription: async (uri, ctx) => {
-          if (uri.includes('boom')) throw new Error('directory down')
-          return uri.startsWith(`file:///${ctx.authInfo?.subject}/`)
-        },
+        authorizeSubscription: (uri, ctx) =>
+          uri.includes('boom')
+            ? Promise.reject(new Error('directory down'))
+            : Promise.resolve(uri.startsWith(`file:///${ctx.authInfo?.subject}/`)),
       },
     )
     mcp.resource('config', 'file:///config.json', {}, () => '{}')
@@ -258,7 +264,7 @@ describe('subscriptions/listen over HTTP', () => {
     await mcp.resourceUpdated('file:///alice/notes')
     mcp.server.closeSubscriptions()
     await alice.drain()
-    expect(alice.messages.map((m: any) => ('id' in m ? 'end' : (m.params.uri ?? 'ack')))).toEqual([
+    expect(alice.messages.map((m) => ('id' in m ? 'end' : (m.params.uri ?? 'ack')))).toEqual([
       'ack',
       'file:///alice/notes',
       'end',
@@ -365,7 +371,10 @@ describe('subscriptions/listen over HTTP', () => {
       accept: 'application/json',
     })
     expect(jsonOnly.status).toBe(406)
-    expect(jsonOnly.body.error).toMatchObject({ code: -32600, message: expect.stringContaining('text/event-stream') })
+    expect(jsonOnly.body.error).toMatchObject({
+      code: -32600,
+      message: expect.stringContaining('text/event-stream') as unknown,
+    })
     expect(bus.listenerCount).toBe(0)
   })
 
@@ -428,7 +437,7 @@ describe('subscriptions/listen over HTTP', () => {
     const inner = new InMemoryNotificationBus()
     let subscribed!: () => void
     const bus: NotificationBus = {
-      publish: async (event) => inner.publish(event),
+      publish: (event) => Promise.resolve(inner.publish(event)),
       subscribe: async (listener) => {
         const off = inner.subscribe(listener)
         await new Promise<void>((r) => (subscribed = r)) // e.g. waiting for Redis to confirm SUBSCRIBE
@@ -484,10 +493,10 @@ describe('Client.listen', () => {
     fetch: (r: Request) => Promise<Response> = createFetchHandler(mcp),
     options: { requestTimeoutMs?: number } = {},
   ) {
-    const seen: any[] = []
+    const seen: WireRequest[] = []
     const transport = new StreamableHttpClientTransport('http://x/mcp', {
       fetch: async (r) => {
-        seen.push(await r.clone().json())
+        seen.push(await json<WireRequest>(r.clone()))
         return fetch(r)
       },
     })
@@ -559,7 +568,7 @@ describe('Client.listen', () => {
     expect(refused).toBeInstanceOf(McpError)
     expect(refused).toMatchObject({
       code: -32602,
-      message: expect.stringContaining('notifications.resourceSubscriptions.0'),
+      message: expect.stringContaining('notifications.resourceSubscriptions.0') as unknown,
     })
     const lowLevel = new Server({ name: 'low', version: '1' })
     lowLevel.setRequestHandler('subscriptions/listen', () => {
@@ -610,7 +619,7 @@ describe('Client.listen', () => {
     expect(sub.acknowledged).toEqual({ toolsListChanged: true })
     await expect(sub.ended).rejects.toBeInstanceOf(SubscriptionDroppedError)
     const iterate = async () => {
-      for await (const _ of sub);
+      for await (const n of sub) void n
     }
     await expect(iterate()).rejects.toMatchObject({ name: 'SubscriptionDroppedError', subscriptionId: sub.id })
     await vi.waitFor(() => expect(bus.listenerCount).toBe(0))
@@ -624,5 +633,26 @@ describe('Client.listen', () => {
     ).toBe(true)
     await sub.close()
     await expect(sub.ended).resolves.toBe('aborted')
+  })
+})
+
+describe('Client.listen with the response cache on', () => {
+  it('a notification right before the graceful close reaches the iterator and its callback before `ended` settles', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('a', {}, () => 'a')
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }),
+      cache: true,
+    })
+    const callbacks: string[] = []
+    const sub = await client.listen({ toolsListChanged: true }, { onToolsListChanged: () => callbacks.push('tools') })
+    mcp.tool('b', {}, () => 'b') // list_changed, then at once the closing result
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    mcp.server.closeSubscriptions()
+    const got: string[] = []
+    for await (const n of sub) got.push(n.method)
+    expect(got).toEqual(['notifications/tools/list_changed'])
+    await expect(sub.ended).resolves.toBe('closed')
+    expect(callbacks).toEqual(['tools'])
   })
 })

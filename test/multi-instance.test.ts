@@ -26,7 +26,7 @@ class Proxy {
   readonly draining = new Set<string>()
   readonly inflight = new Map<string, number>()
   readonly served: Served[] = []
-  route: (live: string[], n: number) => string = (live, n) => live[n % live.length]!
+  route: (live: string[], n: number) => string = (live, n) => live[n % live.length]
   #n = 0
   #server: HttpServer | undefined
   url = ''
@@ -34,7 +34,7 @@ class Proxy {
   async start(): Promise<void> {
     this.#server = createServer((req, res) => void this.#forward(req, res))
     await new Promise<void>((r) => this.#server!.listen(0, '127.0.0.1', r))
-    this.url = `http://127.0.0.1:${(this.#server!.address() as { port: number }).port}/mcp`
+    this.url = `http://127.0.0.1:${(this.#server.address() as { port: number }).port}/mcp`
   }
   async stop(): Promise<void> {
     await new Promise((r) => this.#server?.close(r))
@@ -48,7 +48,9 @@ class Proxy {
     const target = this.targets.get(name)!
     this.inflight.set(name, (this.inflight.get(name) ?? 0) + 1)
     try {
-      const parsed = JSON.parse(body.toString('utf8'))
+      const parsed = JSON.parse(body.toString('utf8')) as {
+        params?: { arguments?: { name?: string }; requestState?: unknown }
+      } | null
       const flow = String(parsed?.params?.arguments?.name ?? '')
       this.served.push({ instance: name, flow, retry: parsed?.params?.requestState !== undefined })
       const headers = new Headers()
@@ -139,7 +141,7 @@ describe('two workerd instances behind a round-robin proxy', () => {
   it('ephemeral keys: a cross-instance retry gets the frozen error; a client that starts over succeeds', async () => {
     const proxy = await proxyOver({ a: {}, b: {} })
     const random = mulberry32(42)
-    proxy.route = (live) => live[Math.floor(random() * live.length)]!
+    proxy.route = (live) => live[Math.floor(random() * live.length)]
     const client = clientFor(proxy.url)
     let frozen = 0
     for (let i = 0; i < 20; i++) {
@@ -158,7 +160,7 @@ describe('two workerd instances behind a round-robin proxy', () => {
     const retries = proxy.served.filter((s) => s.retry)
     const crossRetries = retries.filter((s, i) => {
       const firsts = proxy.served.filter((f) => f.flow === s.flow && !f.retry)
-      const first = firsts[retries.filter((r, j) => j < i && r.flow === s.flow).length]!
+      const first = firsts[retries.filter((r, j) => j < i && r.flow === s.flow).length]
       return first.instance !== s.instance
     })
     expect(frozen).toBeGreaterThan(0)
@@ -210,7 +212,7 @@ describe('two workerd instances behind a round-robin proxy', () => {
       )
       expect(failures).toEqual([])
       expect(completed).toBeGreaterThan(100)
-      expect(completedAt[2]! - completedAt[1]!).toBeGreaterThan(0) // flows kept completing during the last phase
+      expect(completedAt[2] - completedAt[1]).toBeGreaterThan(0) // flows kept completing during the last phase
     },
   )
 

@@ -8,7 +8,7 @@ const SRC = join(import.meta.dirname, '../src')
 const files = readdirSync(SRC, { recursive: true, withFileTypes: true })
   .filter((d) => d.isFile() && d.name.endsWith('.ts'))
   .map((d) => join(d.parentPath, d.name))
-const BUILTINS = new Set(builtinModules.flatMap((m) => [m, m.split('/')[0]!]))
+const BUILTINS = new Set(builtinModules.flatMap((m) => [m, m.split('/')[0]]))
 
 /** Every module specifier of a file: static imports/exports, dynamic import(), require(). */
 export function specifiers(source: string): string[] {
@@ -19,14 +19,14 @@ export function specifiers(source: string): string[] {
     /\bimport\s*\(\s*['"]([^'"]+)['"]/g,
     /\brequire\s*\(\s*['"]([^'"]+)['"]/g,
   ]
-  for (const re of patterns) for (const m of source.matchAll(re)) out.push(m[1]!)
+  for (const re of patterns) for (const m of source.matchAll(re)) out.push(m[1])
   return out
 }
 
 export function violations(source: string): string[] {
   const found: string[] = []
   for (const spec of specifiers(source)) {
-    if (spec.startsWith('node:') || BUILTINS.has(spec) || BUILTINS.has(spec.split('/')[0]!))
+    if (spec.startsWith('node:') || BUILTINS.has(spec) || BUILTINS.has(spec.split('/')[0]))
       found.push(`imports ${spec}`)
   }
   if (/\beval\s*\(/.test(source)) found.push('uses eval')

@@ -16,6 +16,7 @@ import {
 } from '../src/client/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { encodeBase64Url } from '../src/encoding/base64url.ts'
+import type { WireRequest } from './helpers.ts'
 
 const MCP = 'https://mcp.test/mcp'
 const PRM_PATH = 'https://mcp.test/.well-known/oauth-protected-resource/mcp'
@@ -65,8 +66,8 @@ function world(o: WorldOptions = {}) {
   const handler = createFetchHandler(mcp)
 
   const metadataUrl = {
-    oauth: authorizationServerMetadataUrls(issuer)[0]!.href,
-    'openid-insert': authorizationServerMetadataUrls(issuer)[1]!.href,
+    oauth: authorizationServerMetadataUrls(issuer)[0].href,
+    'openid-insert': authorizationServerMetadataUrls(issuer)[1].href,
     'openid-append': `${issuer}/.well-known/openid-configuration`,
     'openid-root': 'https://as.test/.well-known/openid-configuration',
   }[o.asMetadataAt ?? 'oauth']
@@ -97,7 +98,7 @@ function world(o: WorldOptions = {}) {
       const granted = token && !o.rejectAllTokens ? tokens.get(token) : undefined
       if (!granted)
         return new Response('{"error":"invalid_token"}', { status: 401, headers: { 'www-authenticate': challenge() } })
-      const body = await request.clone().json()
+      const body = (await request.clone().json()) as WireRequest
       const needed = body.method === 'tools/call' ? (o.callScopes ?? []) : []
       if (!needed.every((s) => granted.includes(s))) {
         return new Response('{"error":"insufficient_scope"}', {
@@ -274,7 +275,7 @@ describe('OAuthClientProvider against a fake authorization server', () => {
         token_endpoint_auth_method: 'none',
       }),
     ])
-    const q = w.authorizations[0]!
+    const q = w.authorizations[0]
     expect(Object.fromEntries(q)).toMatchObject({
       response_type: 'code',
       client_id: 'client-1',
@@ -284,7 +285,7 @@ describe('OAuthClientProvider against a fake authorization server', () => {
       scope: 'mcp:basic',
     })
     expect(q.get('state')).toMatch(/^[A-Za-z0-9_-]{22}$/)
-    const form = w.tokenRequests[0]!.form
+    const form = w.tokenRequests[0].form
     expect(Object.fromEntries(form)).toMatchObject({
       grant_type: 'authorization_code',
       redirect_uri: REDIRECT,
@@ -331,7 +332,7 @@ describe('OAuthClientProvider against a fake authorization server', () => {
       'https://as.test/.well-known/openid-configuration/tenant1',
       'https://as.test/tenant1/.well-known/openid-configuration',
     ])
-    expect(w.authorizations[0]!.get('resource')).toBe('https://mcp.test') // exactly as the PRM published it
+    expect(w.authorizations[0].get('resource')).toBe('https://mcp.test') // exactly as the PRM published it
   })
 
   it('refuses AS metadata whose issuer differs, before registering or redirecting', async () => {
@@ -377,22 +378,22 @@ describe('OAuthClientProvider against a fake authorization server', () => {
     await connect(basic, {
       preRegistered: [{ issuer: basic.issuer, client_id: 'id:1', client_secret: secret }],
     }).client.listTools()
-    const header = basic.tokenRequests[0]!.headers.get('authorization')!
+    const header = basic.tokenRequests[0].headers.get('authorization')!
     expect(header).toBe(`Basic ${btoa(`id%3A1:a+b%3Ac%2F%C3%A9`)}`)
-    expect(basic.tokenRequests[0]!.form.has('client_secret')).toBe(false)
+    expect(basic.tokenRequests[0].form.has('client_secret')).toBe(false)
 
     const post = world({ authMethods: ['client_secret_post'], registration: false })
     await connect(post, {
       preRegistered: [{ issuer: post.issuer, client_id: 'id', client_secret: secret }],
     }).client.listTools()
-    expect(post.tokenRequests[0]!.headers.has('authorization')).toBe(false)
-    expect(Object.fromEntries(post.tokenRequests[0]!.form)).toMatchObject({ client_id: 'id', client_secret: secret })
+    expect(post.tokenRequests[0].headers.has('authorization')).toBe(false)
+    expect(Object.fromEntries(post.tokenRequests[0].form)).toMatchObject({ client_id: 'id', client_secret: secret })
 
     const none = world({ authMethods: ['none'] })
     await connect(none).client.listTools()
-    expect(none.tokenRequests[0]!.headers.has('authorization')).toBe(false)
-    expect(none.tokenRequests[0]!.form.get('client_id')).toBe('client-1')
-    expect(none.tokenRequests[0]!.form.has('client_secret')).toBe(false)
+    expect(none.tokenRequests[0].headers.has('authorization')).toBe(false)
+    expect(none.tokenRequests[0].form.get('client_id')).toBe('client-1')
+    expect(none.tokenRequests[0].form.has('client_secret')).toBe(false)
   })
 
   it('uses pre-registered credentials only with their issuer, and a Client ID Metadata Document URL where supported', async () => {
@@ -402,7 +403,7 @@ describe('OAuthClientProvider against a fake authorization server', () => {
       preRegistered: [{ issuer: 'https://other.test', client_id: 'elsewhere' }],
     }).client.listTools()
     expect(cimd.registrations).toHaveLength(0)
-    expect(cimd.authorizations[0]!.get('client_id')).toBe('https://app.test/client.json')
+    expect(cimd.authorizations[0].get('client_id')).toBe('https://app.test/client.json')
 
     const none = world({ registration: false })
     await expect(connect(none).client.listTools()).rejects.toMatchObject({ code: 'no_client' })
@@ -411,10 +412,10 @@ describe('OAuthClientProvider against a fake authorization server', () => {
   it('asks for offline_access only when the AS lists it', async () => {
     const listed = world({ prmScopes: ['mcp:basic'], asScopes: ['mcp:basic', 'offline_access'] })
     await connect(listed).client.listTools()
-    expect(listed.authorizations[0]!.get('scope')).toBe('mcp:basic offline_access')
+    expect(listed.authorizations[0].get('scope')).toBe('mcp:basic offline_access')
     const unlisted = world({ asScopes: ['mcp:basic'] })
     await connect(unlisted).client.listTools()
-    expect(unlisted.authorizations[0]!.has('scope')).toBe(false) // no challenge scope, no scopes_supported: omitted
+    expect(unlisted.authorizations[0].has('scope')).toBe(false) // no challenge scope, no scopes_supported: omitted
   })
 
   it('steps up on 403 insufficient_scope with the union of the scopes, then succeeds', async () => {
@@ -443,7 +444,7 @@ describe('OAuthClientProvider against a fake authorization server', () => {
     await client.listTools()
     expect(w.authorizations).toHaveLength(1)
     expect(w.tokenRequests.map((t) => t.form.get('grant_type'))).toEqual(['authorization_code', 'refresh_token'])
-    expect(w.tokenRequests[1]!.form.get('resource')).toBe(MCP)
+    expect(w.tokenRequests[1].form.get('resource')).toBe(MCP)
     expect((await auth.storage.loadTokens(MCP))?.refresh_token).toBe('refresh-3') // rotated: the first grant issued refresh-2
 
     w.tokens.clear()
@@ -464,7 +465,7 @@ describe('OAuthClientProvider against a fake authorization server', () => {
     await auth.storage.saveClient('https://old-as.test', { client_id: 'old-client' })
     await client.listTools()
     expect(w.tokenRequests.map((t) => t.form.get('grant_type'))).toEqual(['authorization_code'])
-    expect(w.authorizations[0]!.get('client_id')).toBe('client-1')
+    expect(w.authorizations[0].get('client_id')).toBe('client-1')
     expect((await auth.storage.loadTokens(MCP))?.issuer).toBe(w.issuer)
   })
 
@@ -486,13 +487,13 @@ describe('OAuthClientProvider against a fake authorization server', () => {
 })
 
 describe('Client: -32022 UnsupportedProtocolVersion', () => {
-  function server(answers: Array<(body: any) => Response>) {
+  function server(answers: Array<(body: WireRequest) => Response>) {
     const seen: { header: string | null; meta: string }[] = []
     const fetch = async (request: Request) => {
-      const body = await request.json()
+      const body = (await request.json()) as WireRequest
       seen.push({
         header: request.headers.get('mcp-protocol-version'),
-        meta: body.params._meta['io.modelcontextprotocol/protocolVersion'],
+        meta: body.params._meta['io.modelcontextprotocol/protocolVersion'] as string,
       })
       return answers.shift()!(body)
     }
@@ -505,7 +506,7 @@ describe('Client: -32022 UnsupportedProtocolVersion', () => {
         }),
     }
   }
-  const reject = (supported: unknown) => (body: any) =>
+  const reject = (supported: unknown) => (body: WireRequest) =>
     Response.json(
       {
         jsonrpc: '2.0',
@@ -514,7 +515,7 @@ describe('Client: -32022 UnsupportedProtocolVersion', () => {
       },
       { status: 400 },
     )
-  const ok = (body: any) =>
+  const ok = (body: WireRequest) =>
     Response.json({
       jsonrpc: '2.0',
       id: body.id,
@@ -544,5 +545,52 @@ describe('Client: -32022 UnsupportedProtocolVersion', () => {
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(McpError)
     expect(twice.seen).toHaveLength(2)
+  })
+})
+
+describe('OAuthClientProvider: a server that moved to another authorization server', () => {
+  it('never sends the token from the old issuer again, even when the new authorization is abandoned', async () => {
+    const sent: (string | null)[] = []
+    const json = (body: unknown) =>
+      new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
+    const answer = (request: Request): Response => {
+      const url = request.url
+      if (url === MCP) {
+        sent.push(request.headers.get('authorization'))
+        return new Response('{}', {
+          status: 401,
+          headers: {
+            'www-authenticate': 'Bearer resource_metadata="https://mcp.test/.well-known/oauth-protected-resource/mcp"',
+          },
+        })
+      }
+      if (url === 'https://mcp.test/.well-known/oauth-protected-resource/mcp')
+        return json({ resource: MCP, authorization_servers: ['https://new-as.test'] })
+      if (url === 'https://new-as.test/.well-known/oauth-authorization-server') {
+        return json({
+          issuer: 'https://new-as.test',
+          authorization_endpoint: 'https://new-as.test/authorize',
+          token_endpoint: 'https://new-as.test/token',
+          code_challenge_methods_supported: ['S256'],
+        })
+      }
+      return new Response('not found', { status: 404 })
+    }
+    const fetch = (request: Request) => Promise.resolve(answer(request))
+    const auth = new OAuthClientProvider({
+      redirectUrl: 'http://127.0.0.1:3000/callback',
+      fetch,
+      preRegistered: [{ issuer: 'https://new-as.test', client_id: 'c' }],
+      redirectToAuthorization: () => Promise.reject(new Error('the user closed the login window')),
+    })
+    await auth.storage.saveTokens(MCP, { issuer: 'https://old-as.test', access_token: 'old', token_type: 'Bearer' })
+    const client = new Client({ transport: new StreamableHttpClientTransport(MCP, { fetch, auth }) })
+    await expect(client.listTools()).rejects.toThrow('the user closed the login window')
+    expect(sent).toEqual(['Bearer old']) // unavoidable: nothing said the issuer changed until this 401
+    expect(await auth.storage.loadTokens(MCP)).toBeUndefined()
+    const again = await client.listTools().catch((e: unknown) => e)
+    expect(again).toBeInstanceOf(Error)
+    expect(again).not.toBeInstanceOf(HttpError)
+    expect(sent).toEqual(['Bearer old', null])
   })
 })

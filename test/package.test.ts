@@ -10,11 +10,14 @@ const run = promisify(execFile)
 
 describe('the published package', () => {
   it('builds before packing and ships the JS and .d.ts of every entry point in exports', async () => {
-    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'))
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>
+      exports: Record<string, { types: string; default: string }>
+    }
     expect(pkg.scripts.prepack).toBe('npm run build')
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT })
-    const files = new Set((JSON.parse(stdout)[0].files as Array<{ path: string }>).map((f) => f.path))
-    const entries = Object.values(pkg.exports as Record<string, { types: string; default: string }>)
+    const files = new Set((JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0].files.map((f) => f.path))
+    const entries = Object.values(pkg.exports)
     expect(entries.length).toBeGreaterThanOrEqual(5)
     for (const entry of entries) {
       expect(files.has(entry.types.replace('./', '')), entry.types).toBe(true)

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
+import { createDemoServer } from '../worker/server.ts'
 import { call } from './helpers.ts'
 
 function server(pageSize?: number) {
@@ -79,5 +80,13 @@ describe('list pagination', () => {
     expect(typeof first.nextCursor).toBe('string')
     for (const pageSize of [0, -1, 1.5, Number.NaN])
       expect(() => new McpServer({ name: 's', version: '1' }, { pageSize })).toThrow(RangeError)
+  })
+  it('answers a cursor McpServer never issued with -32602 "Invalid cursor"', async () => {
+    const handler = createFetchHandler(createDemoServer())
+    for (const cursor of ['garbage', 5])
+      expect((await call(handler, 'tools/list', { cursor })).body.error).toEqual({
+        code: -32602,
+        message: 'Invalid cursor',
+      })
   })
 })

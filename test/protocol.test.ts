@@ -123,6 +123,14 @@ describe('header value codec', () => {
     expect(encodeHeaderValue('café')).toBe('=?base64?Y2Fmw6k=?=')
     expect(decodeHeaderValue('=?base64?//79?=')).toBeUndefined() // not UTF-8
   })
+  it('accepts only canonical base64 in Mcp-Name', () => {
+    expect(decodeHeaderValue('=?base64?ZWNobw==?=')).toBe('echo')
+    for (const bad of ['=?base64?ZWNobw?=', '=?base64?YR==?=', '=?base64?77u/ZWNobw==?=']) {
+      const decoded = decodeHeaderValue(bad)
+      expect(decoded === undefined || decoded !== 'echo', bad).toBe(true)
+    }
+    expect(decodeHeaderValue('=?base64?77u/ZWNobw==?=')).toBe('\ufeffecho') // the BOM is kept, so it cannot pass as "echo"
+  })
 })
 
 describe('describeIssue', () => {

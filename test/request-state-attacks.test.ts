@@ -1,4 +1,4 @@
-/** Findings of the adversarial review of requestState sealing, each pinned by a test. */
+/** Attacks on requestState sealing: argument binding edge cases and codec properties, each pinned by a test. */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import {
@@ -13,7 +13,7 @@ import {
 import { argumentsDigest } from '../src/encoding/canonical.ts'
 import { AesGcmKeyRing, TEST_RANDOM_SOURCE } from '../src/request-state/codec.ts'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
-import { call, recordingLogger } from './helpers.ts'
+import { call, json, recordingLogger, wireResponse, type WireClaims, type WireResponse } from './helpers.ts'
 
 const FROZEN = { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } }
 const KEY = 'k'.repeat(32)
@@ -49,7 +49,7 @@ describe('argument binding edge cases', () => {
           },
           body,
         }),
-      ).then((r) => r.json() as Promise<any>)
+      ).then((r) => json<WireResponse>(r))
     const env =
       '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}'
     const nullToken = (
@@ -77,7 +77,7 @@ describe('argument binding edge cases', () => {
     )
     expect(firstRound.error).toMatchObject({
       code: -32602,
-      message: expect.stringMatching(/arguments cannot be bound \(non-finite number Infinity\)/),
+      message: expect.stringMatching(/arguments cannot be bound \(non-finite number Infinity\)/) as unknown,
     })
     expect(runs).toBe(0)
   })
@@ -112,7 +112,7 @@ describe('argument binding edge cases', () => {
       params.requestState ? (ran++, { content: [] }) : inputRequired(undefined, 'approved'),
     )
     const send = async (params: Record<string, unknown>) =>
-      (
+      wireResponse(
         await server.handleRequest({
           jsonrpc: '2.0',
           id: 1,
@@ -124,8 +124,8 @@ describe('argument binding edge cases', () => {
               'io.modelcontextprotocol/clientCapabilities': {},
             },
           },
-        })
-      ).response as any
+        }),
+      )
     const minted = await send({ name: 123 })
     expect(minted.error).toEqual({ code: -32603, message: 'Internal error' })
     const good = await send({ name: 'real' })
@@ -151,7 +151,7 @@ describe('argument binding edge cases', () => {
   })
 })
 
-describe('codec properties the first tests did not pin', () => {
+describe('codec properties: nonces, principal tags, strict base64url, key-id collisions, ttl', () => {
   it('1,000 consecutive seals use 1,000 distinct, non-zero nonces (the pool refills)', async () => {
     const codec = new AesGcmKeyRing([KEY]).codec('a')
     const nonces = new Set<string>()
@@ -166,15 +166,15 @@ describe('codec properties the first tests did not pin', () => {
 
   it('the principal tag is compared in full: one flipped bit in its last byte fails', async () => {
     const passthrough = {
-      seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
-      unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+      seal: (b: Uint8Array) => Promise.resolve('p.' + encodeBase64Url(b)),
+      unseal: (t: string) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
     }
     const policy = new RequestStateSecurity({ codec: passthrough })
     const binding = { method: 'tools/call', target: 't', argsDigest: 'a'.repeat(22), principal: 'alice' }
     const token = await policy.seal('s', binding, 'x')
-    const claims = JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(token.slice(2))!))
-    const p = decodeBase64UrlStrict(claims.p)!
-    p[23]! ^= 1
+    const claims = JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(token.slice(2)))) as WireClaims
+    const p = decodeBase64UrlStrict(claims.p!)!
+    p[23] ^= 1
     claims.p = encodeBase64Url(p)
     const forged = 'p.' + encodeBase64Url(new TextEncoder().encode(JSON.stringify(claims)))
     await expect(policy.open(forged, binding, 'x')).rejects.toMatchObject({ reason: 'principal' })
@@ -189,7 +189,7 @@ describe('codec properties the first tests did not pin', () => {
   })
 
   it('two keys that share a key id both keep working (trial among the few that collide)', async () => {
-    // a real 32-bit kid collision, found by brute force during review
+    // a real 32-bit kid collision, found by brute force
     const a = decodeBase64UrlStrict('6v2AaLc-Oh9YlpxXynYwV7UfTVH2WlEl-EslmniZ5mw')!
     const b = decodeBase64UrlStrict('Mo2Ux5Rmlae7hvjEW-uo_eYNO-7i0inuiLgpbtTH4lA')!
     const tokenA = await new AesGcmKeyRing([a]).codec('s').seal(new Uint8Array([1]))

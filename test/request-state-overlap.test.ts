@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { RequestStateSecurity, Server, elicitForm, inputRequired } from '../src/server/index.ts'
-import { recordingLogger } from './helpers.ts'
+import { recordingLogger, wireResponse } from './helpers.ts'
 
 const FROZEN = { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } }
 const KEY = 'k'.repeat(32)
@@ -21,7 +21,7 @@ function lowLevel() {
     new RequestStateSecurity({ keys: [KEY] }),
   )
   const send = async (method: string, params: Record<string, unknown>) =>
-    (await server.handleRequest({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } })).response as any
+    wireResponse(await server.handleRequest({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } }))
   return { server, send, log }
 }
 
@@ -40,7 +40,7 @@ describe('the arguments digest overlaps other work', () => {
     for (let round = 0; round < 3; round++) {
       // round 0 registers the prompt as one that seals; rounds 1 and 2 hash while the handler runs
       const first = await send('prompts/get', { name: 'p', arguments: {} })
-      const token = first.result.requestState as string
+      const token = first.result.requestState
       expect(await send('prompts/get', { name: 'p', arguments: { lang: 'en' }, requestState: token })).toMatchObject({
         error: FROZEN,
       })
@@ -84,7 +84,7 @@ describe('the arguments digest overlaps other work', () => {
     server.setRequestHandler('tools/call', (params) =>
       params.requestState !== undefined || !ask ? { content: [] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
     )
-    const token = (await send('tools/call', { name: 't', arguments: {} })).result.requestState as string
+    const token = (await send('tools/call', { name: 't', arguments: {} })).result.requestState
     vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(new Error('digest unavailable'))
     expect((await send('tools/call', { name: 't', arguments: {} })).error).toEqual({
       code: -32603,

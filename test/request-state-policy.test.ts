@@ -17,7 +17,7 @@ import {
   type RequestStateSecurityOptions,
 } from '../src/server/index.ts'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
-import { env, recordingLogger } from './helpers.ts'
+import { env, recordingLogger, wireResponse, type WireClaims, type WireResponse } from './helpers.ts'
 
 const FROZEN = { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } }
 const KEY = 'k'.repeat(32)
@@ -28,7 +28,7 @@ interface Fixture {
   server: Server
   runs: Record<string, number>
   log: ReturnType<typeof recordingLogger>
-  send(method: string, params: Record<string, unknown>, authInfo?: AuthInfo): Promise<any>
+  send(method: string, params: Record<string, unknown>, authInfo?: AuthInfo): Promise<WireResponse>
 }
 
 /** A server with a tool, a prompt and a resource that each ask once and count the runs that got past the boundary. */
@@ -71,7 +71,7 @@ function fixture(name = 'deployer', options: FixtureOptions | RequestStateSecuri
       { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: env({ elicitation: {} }) } },
       authInfo ? { authInfo } : {},
     )
-    return handled.response as any
+    return wireResponse(handled)
   }
   return { server: mcp.server, runs, log, send }
 }
@@ -105,12 +105,12 @@ describe('property: every change to a valid token is rejected with the frozen er
       const variants: string[] = []
       for (let bit = 0; bit < raw.length * 8; bit++) {
         const p = new Uint8Array(raw)
-        p[bit >> 3]! ^= 1 << (bit & 7)
+        p[bit >> 3] ^= 1 << (bit & 7)
         variants.push(new TextDecoder().decode(p) + token.slice(3))
       }
       for (let bit = 0; bit < body.length * 8; bit++) {
         const b = new Uint8Array(body)
-        b[bit >> 3]! ^= 1 << (bit & 7)
+        b[bit >> 3] ^= 1 << (bit & 7)
         variants.push('v1.' + encodeBase64Url(b))
       }
       for (const tampered of variants) {
@@ -166,7 +166,7 @@ describe('replay matrix: a valid token presented anywhere else is rejected, and 
     const token = await mint(f, 'tools/call', { name: 'deploy', arguments: { env: 'prod' } }, alice)
     const answers = { q: { action: 'accept', content: { ok: true } } }
     const runsBefore = { ...f.runs }
-    const attempts: Array<[string, () => Promise<any>]> = [
+    const attempts: Array<[string, () => Promise<WireResponse>]> = [
       [
         'another tool',
         () =>
@@ -317,13 +317,24 @@ describe('principal binding', () => {
     ).toEqual(FROZEN)
     const passthrough = fixture('d', {
       keys: undefined,
-      codec: { seal: async (b) => 'p.' + encodeBase64Url(b), unseal: async (t) => decodeBase64UrlStrict(t.slice(2))! },
+      codec: {
+        seal: (b) => Promise.resolve('p.' + encodeBase64Url(b)),
+        unseal: (t) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
+      },
     })
-    const p1 = JSON.parse(
-      new TextDecoder().decode(decodeBase64UrlStrict((await mint(passthrough, undefined, undefined, alice)).slice(2))!),
+    const p1 = (
+      JSON.parse(
+        new TextDecoder().decode(
+          decodeBase64UrlStrict((await mint(passthrough, undefined, undefined, alice)).slice(2)),
+        ),
+      ) as WireClaims
     ).p
-    const p2 = JSON.parse(
-      new TextDecoder().decode(decodeBase64UrlStrict((await mint(passthrough, undefined, undefined, alice)).slice(2))!),
+    const p2 = (
+      JSON.parse(
+        new TextDecoder().decode(
+          decodeBase64UrlStrict((await mint(passthrough, undefined, undefined, alice)).slice(2)),
+        ),
+      ) as WireClaims
     ).p
     expect(p1).toMatch(/^[A-Za-z0-9_-]{32}$/)
     expect(p1).not.toBe(p2)
@@ -406,14 +417,15 @@ describe('audience', () => {
 
 describe('claims envelope', () => {
   const passthrough = {
-    seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
-    unseal: async (t: string) => {
+    seal: (b: Uint8Array) => Promise.resolve('p.' + encodeBase64Url(b)),
+    unseal: (t: string) => {
       const b = decodeBase64UrlStrict(t.slice(2))
-      if (!t.startsWith('p.') || !b) throw new InvalidRequestStateError('malformed')
-      return b
+      if (!t.startsWith('p.') || !b) return Promise.reject(new InvalidRequestStateError('malformed'))
+      return Promise.resolve(b)
     },
   }
-  const claimsOf = (token: string) => JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(token.slice(2))!))
+  const claimsOf = (token: string) =>
+    JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(token.slice(2)))) as WireClaims
 
   it('has exactly {v, iat, exp, m, t, a, s, aud}; exp = iat + ttl; aud = the server name', async () => {
     const f = fixture('deployer', { keys: undefined, codec: passthrough, ttl: 90, now: () => 1_000_000 })
@@ -451,13 +463,13 @@ describe('claims envelope', () => {
         method: 'tools/call',
         params: { name: 'wizard', _meta: env({ elicitation: {} }), ...(state ? { requestState: state } : {}) },
       })
-      const result = (res.response as any).result
+      const result = wireResponse(res).result
       if (round === 3) {
         expect(result.content[0].text).toBe('done after 3 rounds')
         break
       }
       state = result.requestState
-      tokens.push(state!)
+      tokens.push(state)
       now += 5000
     }
     expect(new Set(tokens).size).toBe(3)
@@ -515,23 +527,23 @@ describe('boundary posture', () => {
   it('the default server seals, and a plaintext echo gets the frozen error', async () => {
     const mcp = new McpServer({ name: 'plain-default', version: '1' }, { logger: recordingLogger().logger })
     mcp.tool('t', {}, (_a, ctx) => (ctx.requestState ? 'ok' : inputRequired(undefined, 'plain')))
-    const first: any = (
+    const first = wireResponse(
       await mcp.server.handleRequest({
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
         params: { name: 't', _meta: env() },
-      })
-    ).response
+      }),
+    )
     expect(first.result.requestState).toMatch(/^v1\./)
-    const echo: any = (
+    const echo = wireResponse(
       await mcp.server.handleRequest({
         jsonrpc: '2.0',
         id: 2,
         method: 'tools/call',
         params: { name: 't', requestState: 'plain', _meta: env() },
-      })
-    ).response
+      }),
+    )
     expect(echo.error).toEqual(FROZEN)
   })
   it('non-carrier methods pass requestState through verbatim, never sealed or verified', async () => {
@@ -546,14 +558,14 @@ describe('boundary posture', () => {
     const mcp = new McpServer({ name: 'n', version: '1' }, { logger: log.logger })
     let ran = 0
     mcp.tool('simple', {}, () => (ran++, 'ok'))
-    const res: any = (
+    const res = wireResponse(
       await mcp.server.handleRequest({
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
         params: { name: 'simple', requestState: 'forged', _meta: env() },
-      })
-    ).response
+      }),
+    )
     expect(res.error).toEqual(FROZEN)
     expect(ran).toBe(0)
   })
@@ -564,10 +576,8 @@ describe('codec failures and log secrecy', () => {
     const boom = fixture('d', {
       keys: undefined,
       codec: {
-        seal: async () => 'opaque',
-        unseal: async () => {
-          throw new InvalidRequestStateError('boom')
-        },
+        seal: () => Promise.resolve('opaque'),
+        unseal: () => Promise.reject(new InvalidRequestStateError('boom')),
       },
     })
     expect((await boom.send('tools/call', { name: 'deploy', arguments: {}, requestState: 'x' })).error).toEqual(FROZEN)
@@ -575,10 +585,8 @@ describe('codec failures and log secrecy', () => {
     const generic = fixture('d', {
       keys: undefined,
       codec: {
-        seal: async () => 'opaque',
-        unseal: async () => {
-          throw new TypeError('kms timeout: secret-detail')
-        },
+        seal: () => Promise.resolve('opaque'),
+        unseal: () => Promise.reject(new TypeError('kms timeout: secret-detail')),
       },
     })
     expect((await generic.send('tools/call', { name: 'deploy', arguments: {}, requestState: 'x' })).error).toEqual(
@@ -588,10 +596,8 @@ describe('codec failures and log secrecy', () => {
     const sealFails = fixture('d', {
       keys: undefined,
       codec: {
-        seal: async () => {
-          throw new Error('kms down: secret-detail')
-        },
-        unseal: async () => new Uint8Array(),
+        seal: () => Promise.reject(new Error('kms down: secret-detail')),
+        unseal: () => Promise.resolve(new Uint8Array()),
       },
     })
     const res = await sealFails.send('tools/call', { name: 'deploy', arguments: {} })

@@ -34,7 +34,7 @@ describe('request-state test vectors', () => {
 
   it('an independent Web Crypto computation opens each pinned token (HKDF infos and AAD as documented)', async () => {
     for (const v of [...CODEC_VECTORS, ...POLICY_VECTORS]) {
-      const secret = bytesOf(v.keys[0]!)
+      const secret = bytesOf(v.keys[0])
       const body = decodeBase64UrlStrict(v.token.slice(3))!
       const kid = body.subarray(0, 4)
       expect([...kid]).toEqual([...(await hkdf(secret, 'edge-mcp/request-state/v1/kid')).subarray(0, 4)])
@@ -59,7 +59,7 @@ describe('request-state test vectors', () => {
       )
       if ('plaintext' in v) expect(new TextDecoder().decode(plain)).toBe(v.plaintext)
       else {
-        const claims = JSON.parse(new TextDecoder().decode(plain))
+        const claims = JSON.parse(new TextDecoder().decode(plain)) as Record<string, unknown>
         expect(Object.keys(claims)).toEqual(
           v.binding.principal
             ? ['v', 'iat', 'exp', 'm', 't', 'a', 's', 'aud', 'p']
@@ -89,7 +89,7 @@ describe('request-state test vectors', () => {
   })
 
   it('HKDF with an empty salt equals HKDF with 32 zero bytes (RFC 5869: absent salt = HashLen zeros)', async () => {
-    const key = bytesOf(CODEC_VECTORS[0]!.keys[0]!)
+    const key = bytesOf(CODEC_VECTORS[0].keys[0])
     expect(await hkdf(key, 'x')).toEqual(await hkdf(key, 'x', new Uint8Array(32)))
   })
 
@@ -100,7 +100,11 @@ describe('request-state test vectors', () => {
   ] as const) {
     it(`the same vectors pass in ${runtime}`, async () => {
       const { stdout } = await run(bin, [...args], { cwd: ROOT, timeout: 60_000 })
-      const result = JSON.parse(stdout.trim().split('\n').pop()!)
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as {
+        runtime: string
+        failures: unknown[]
+        passed: number
+      }
       expect(result.runtime).toContain(runtime)
       expect(result.failures).toEqual([])
       expect(result.passed).toBe(18)

@@ -41,8 +41,9 @@ describe('static resources', () => {
     const client = clientOf(createDemoServer())
     expect((await client.listResources()).map((r) => r.uri)).toEqual(['books://catalog'])
     const catalog = await client.readResource('books://catalog')
-    expect(JSON.parse((catalog.contents[0] as { text: string }).text)['sci-fi']).toContain('Dune')
-    expect(v.is(v.array(v.string()), JSON.parse((catalog.contents[0] as { text: string }).text).fantasy)).toBe(true)
+    const shelves = (text: string) => JSON.parse(text) as Record<string, unknown>
+    expect(shelves((catalog.contents[0] as { text: string }).text)['sci-fi']).toContain('Dune')
+    expect(v.is(v.array(v.string()), shelves((catalog.contents[0] as { text: string }).text).fantasy)).toBe(true)
   })
 })
 
@@ -65,7 +66,7 @@ describe('tools with an output schema', () => {
     const client = clientOf(mcp)
     const [tool] = await client.listTools()
     expect(tool).toMatchObject({ name: 'weather', title: 'Weather', annotations: { readOnlyHint: true } })
-    expect(tool!.outputSchema).toEqual({
+    expect(tool.outputSchema).toEqual({
       type: 'object',
       properties: { temperature: { type: 'number' }, conditions: { type: 'string' } },
       required: ['temperature', 'conditions'],

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
-import { Client, StreamableHttpClientTransport, type ElicitRequestFormParams } from '../src/client/index.ts'
+import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { createFetchHandler, McpServer, inputRequired } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
-import { env, post, req, std } from './helpers.ts'
+import { env, json, post, req, std, type WireRequest, type WireResponse } from './helpers.ts'
 
 const validator = (def: string) => (value: unknown) => schemaErrors(def, value)
 
@@ -25,12 +25,12 @@ const REQUEST_DEF: Record<string, string> = {
 describe('what we emit validates against schema.json', () => {
   it('a full client session: every request and every response', async () => {
     const handler = createFetchHandler(createDemoServer())
-    const exchanges: Array<{ request: any; response: any }> = []
+    const exchanges: Array<{ request: WireRequest; response: WireResponse }> = []
     const transport = new StreamableHttpClientTransport('http://x/mcp', {
       fetch: async (r) => {
-        const request = await r.clone().json()
+        const request = await json<WireRequest>(r.clone())
         const res = await handler(r)
-        exchanges.push({ request, response: await res.clone().json() })
+        exchanges.push({ request, response: await json<WireResponse>(res.clone()) })
         return res
       },
     })
@@ -39,7 +39,7 @@ describe('what we emit validates against schema.json', () => {
       transport,
       clientInfo: { name: 'schema-test', version: '1.0.0' },
       elicitation: (p) =>
-        answer++ % 2 === 0 && p.mode !== 'url' && 'region' in (p as ElicitRequestFormParams).requestedSchema.properties
+        answer++ % 2 === 0 && p.mode !== 'url' && 'region' in p.requestedSchema.properties
           ? { action: 'accept', content: { region: 'eu-west-1' } }
           : { action: 'accept', content: { confirm: true } },
     })
@@ -53,10 +53,10 @@ describe('what we emit validates against schema.json', () => {
     expect(exchanges.length).toBe(9)
     for (const { request, response } of exchanges) {
       expect(validator('ClientRequest')(request), JSON.stringify(request)).toEqual([])
-      expect(validator(REQUEST_DEF[request.method]!)(request)).toEqual([])
+      expect(validator(REQUEST_DEF[request.method])(request)).toEqual([])
       expect(validator('JSONRPCResponse')(response), JSON.stringify(response)).toEqual([])
       if ('result' in response)
-        expect(validator(RESPONSE_DEF[request.method]!)(response), JSON.stringify(response)).toEqual([])
+        expect(validator(RESPONSE_DEF[request.method])(response), JSON.stringify(response)).toEqual([])
       else expect(validator('JSONRPCErrorResponse')(response)).toEqual([])
     }
     const irr = exchanges.find((e) => e.response.result?.resultType === 'input_required')!.response.result
@@ -94,17 +94,19 @@ describe('what we emit validates against schema.json', () => {
         req('tools/call', { name: 'provision', arguments: { name: 'x' }, requestState: 'forged' }),
         std('tools/call', 'provision'),
       ),
-      await handler(new Request('http://x/mcp', { method: 'GET' })).then(async (r) => ({ body: await r.json() })),
+      await handler(new Request('http://x/mcp', { method: 'GET' })).then(async (r) => ({
+        body: await json<WireResponse>(r),
+      })),
     ]
     const codes = errors.map((e) => e.body.error.code)
     expect(codes).toEqual([-32700, -32600, -32601, -32602, -32022, -32020, -32021, -32602, -32600])
     for (const e of errors) expect(validator('JSONRPCErrorResponse')(e.body), JSON.stringify(e.body)).toEqual([])
-    expect(validator('UnsupportedProtocolVersionError')(errors[4]!.body)).toEqual([])
-    expect(validator('HeaderMismatchError')(errors[5]!.body)).toEqual([])
-    expect(validator('MissingRequiredClientCapabilityError')(errors[6]!.body)).toEqual([])
-    expect(validator('MethodNotFoundError')(errors[2]!.body.error)).toEqual([])
-    expect(validator('ParseError')(errors[0]!.body.error)).toEqual([])
-    expect(validator('InvalidParamsError')(errors[7]!.body.error)).toEqual([])
+    expect(validator('UnsupportedProtocolVersionError')(errors[4].body)).toEqual([])
+    expect(validator('HeaderMismatchError')(errors[5].body)).toEqual([])
+    expect(validator('MissingRequiredClientCapabilityError')(errors[6].body)).toEqual([])
+    expect(validator('MethodNotFoundError')(errors[2].body.error)).toEqual([])
+    expect(validator('ParseError')(errors[0].body.error)).toEqual([])
+    expect(validator('InvalidParamsError')(errors[7].body.error)).toEqual([])
   })
 
   it('a state-only InputRequiredResult', async () => {

@@ -8,10 +8,11 @@ import {
   acceptedContent,
   createFetchHandler,
   elicitForm,
+  elicitUrl,
   inputRequired,
 } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
-import { call, recordingLogger } from './helpers.ts'
+import { ASK, call, env, post, recordingLogger, req, std } from './helpers.ts'
 
 const FROZEN = { code: -32602, message: 'Invalid or expired requestState', data: { reason: 'invalid_request_state' } }
 const REGION = { type: 'object' as const, properties: { region: { type: 'string' as const } }, required: ['region'] }
@@ -255,10 +256,8 @@ describe('sealed requestState (McpServer default)', () => {
     const log = recordingLogger()
     const security = new RequestStateSecurity({
       codec: {
-        seal: async () => {
-          throw new Error('kms down: secret detail')
-        },
-        unseal: async () => new Uint8Array(),
+        seal: () => Promise.reject(new Error('kms down: secret detail')),
+        unseal: () => Promise.resolve(new Uint8Array()),
       },
     })
     const mcp = new McpServer({ name: 's', version: '1' }, { requestStateSecurity: security, logger: log.logger })
@@ -358,5 +357,144 @@ describe('low-level Server', () => {
         },
       },
     })
+  })
+})
+
+describe('server-side checks of what a handler returns', () => {
+  function serverReturning(result: Record<string, unknown>, security?: RequestStateSecurity) {
+    const log = recordingLogger()
+    const server = new Server({ name: 's', version: '1' }, { logger: log.logger })
+    if (security) server.useRequestStateSecurity(security)
+    server.setRequestHandler('tools/call', () => result)
+    server.setRequestHandler('tools/list', () => ({ tools: [] }))
+    return { handler: createFetchHandler(server), log }
+  }
+  it('answers -32021 when a handler asks for what the client did not declare', async () => {
+    const cases: Array<[Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]> = [
+      [{ s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } }, {}, { sampling: {} }],
+      [
+        { s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5, tools: [] } } },
+        { sampling: {} },
+        { sampling: { tools: {} } },
+      ],
+      [{ r: { method: 'roots/list' } }, { elicitation: {} }, { roots: {} }],
+      [{ u: elicitUrl('Connect', 'https://auth.example/x') }, { elicitation: {} }, { elicitation: { url: {} } }],
+      [{ f: elicitForm('?', ASK) }, { elicitation: { url: {} } }, { elicitation: { form: {} } }],
+    ]
+    for (const [inputRequests, declared, required] of cases) {
+      const { handler } = serverReturning(inputRequired(inputRequests as never, 'x'))
+      const res = await call(handler, 'tools/call', { name: 't' }, declared)
+      expect(res.status).toBe(400)
+      expect(res.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: required } })
+    }
+    const { handler } = serverReturning(inputRequired({ f: elicitForm('?', ASK), r: { method: 'roots/list' } }, 'x'))
+    const ok = await call(handler, 'tools/call', { name: 't' }, { elicitation: {}, roots: {} })
+    expect(ok.body.result.resultType).toBe('input_required')
+  })
+  it('refuses an empty InputRequiredResult and drops an empty inputRequests', async () => {
+    const empty = serverReturning({ resultType: 'input_required', inputRequests: {} })
+    const res = await call(empty.handler, 'tools/call', { name: 't' })
+    expect(res.body.error).toEqual({ code: -32603, message: 'Internal error' })
+    expect(empty.log.error[0]).toMatch(/neither inputRequests nor requestState/)
+    const stateOnly = serverReturning({ resultType: 'input_required', inputRequests: {}, requestState: 's' })
+    const res2 = await call(stateOnly.handler, 'tools/call', { name: 't' })
+    expect(res2.body.result).toEqual({
+      resultType: 'input_required',
+      requestState: 's',
+      _meta: expect.any(Object) as unknown,
+    })
+  })
+  it('never sends a non-string requestState, sealed or not', async () => {
+    for (const security of [undefined, RequestStateSecurity.ephemeral()]) {
+      const { handler } = serverReturning(
+        { resultType: 'input_required', requestState: { secret: 'plaintext-secret' } },
+        security,
+      )
+      const res = await call(handler, 'tools/call', { name: 't' })
+      expect(res.body.error).toEqual({ code: -32603, message: 'Internal error' })
+      expect(res.text).not.toContain('plaintext-secret')
+    }
+    const badCodec = new RequestStateSecurity({
+      codec: { seal: () => Promise.resolve(42 as never), unseal: () => Promise.resolve(new Uint8Array()) },
+    })
+    const { handler } = serverReturning(inputRequired(undefined, 'x'), badCodec)
+    expect((await call(handler, 'tools/call', { name: 't' })).body.error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    })
+  })
+  it('stamps resultType and cache hints on list results', async () => {
+    const { handler } = serverReturning({ resultType: undefined, content: [] })
+    expect((await call(handler, 'tools/call', { name: 't' })).body.result.resultType).toBe('complete')
+    const list = await call(handler, 'tools/list')
+    expect(list.body.result).toMatchObject({ resultType: 'complete', tools: [], ttlMs: 0, cacheScope: 'private' })
+  })
+  it('answers arguments nested too deeply to bind with -32602, not an internal error', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' }, { logger: recordingLogger().logger })
+    mcp.tool('t', {}, () => inputRequired({ q: elicitForm('?', ASK) }, 'x'))
+    let deep: unknown = 'leaf'
+    for (let i = 0; i < 300; i++) deep = { d: deep }
+    const handler = createFetchHandler(mcp)
+    const first = await call(handler, 'tools/call', { name: 't', arguments: { deep } })
+    expect(first.body.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('nested deeper than 256 levels') as unknown,
+    })
+    const retry = await call(handler, 'tools/call', { name: 't', arguments: { deep }, requestState: 'v1.AAAA' })
+    expect(retry.body.error.code).toBe(-32602)
+  })
+  it('refuses to send an invalid CallToolResult or a token it would itself reject', async () => {
+    const log = recordingLogger()
+    const mcp = new McpServer(
+      { name: 's', version: '1' },
+      {
+        logger: log.logger,
+        requestStateSecurity: new RequestStateSecurity({ keys: ['k'.repeat(32)], maxTokenLength: 200 }),
+      },
+    )
+    mcp.tool('bad', {}, () => ({ content: 'nope' }) as never)
+    mcp.tool('big', {}, () => inputRequired(undefined, 'x'.repeat(500)))
+    const handler = createFetchHandler(mcp)
+    expect((await call(handler, 'tools/call', { name: 'bad' })).body.error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    })
+    expect((await call(handler, 'tools/call', { name: 'big' })).body.error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    })
+    expect(log.error.join('\n')).toMatch(/invalid CallToolResult[\s\S]*over maxTokenLength/)
+  })
+})
+
+describe('params and method routing', () => {
+  it('refuses arrays where the spec wants objects', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('t', {}, () => 'ran')
+    const handler = createFetchHandler(mcp)
+    const args = await call(handler, 'tools/call', { name: 't', arguments: ['zz', 'yy'] })
+    expect(args.body.error).toEqual({ code: -32602, message: 'Invalid params: arguments must be an object' })
+    const responses = await call(handler, 'tools/call', { name: 't', inputResponses: [{ action: 'accept' }] })
+    expect(responses.body.error.code).toBe(-32602)
+    for (const caps of [[], { elicitation: [] }, { sampling: { tools: [] } }]) {
+      const res = await post(
+        handler,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: { _meta: { ...env(), 'io.modelcontextprotocol/clientCapabilities': caps } },
+        },
+        std('tools/list'),
+      )
+      expect([res.status, res.body.error?.code], JSON.stringify(caps)).toEqual([400, -32602])
+    }
+  })
+  it('routes prototype-named methods as unknown methods (404), not as tools/call', async () => {
+    const handler = createFetchHandler(createDemoServer())
+    for (const method of ['constructor', '__proto__', 'hasOwnProperty', 'toString']) {
+      const res = await post(handler, req(method), std(method))
+      expect([res.status, res.body.error.code], method).toEqual([404, -32601])
+    }
   })
 })

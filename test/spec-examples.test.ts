@@ -106,7 +106,7 @@ const PARSERS: Record<string, v.GenericSchema> = {
   ToolListChangedNotification: S.ToolListChangedNotification,
 }
 
-/** Types of later issues (logging and progress notifications are built by hand in server.ts). */
+/** Types with no valibot wire schema: the server builds logging and progress notifications by hand. */
 const NOT_YET = new Set([
   'LoggingMessageNotification',
   'LoggingMessageNotificationParams',
@@ -127,8 +127,8 @@ describe('spec examples (2026-07-28)', () => {
   for (const folder of folders.filter((f) => f in PARSERS)) {
     for (const file of readdirSync(join(ROOT, folder)).filter((f) => f.endsWith('.json'))) {
       it(`${folder}/${file}`, () => {
-        const value = JSON.parse(readFileSync(join(ROOT, folder, file), 'utf8'))
-        const result = v.safeParse(PARSERS[folder]!, value)
+        const value: unknown = JSON.parse(readFileSync(join(ROOT, folder, file), 'utf8'))
+        const result = v.safeParse(PARSERS[folder], value)
         expect(result.issues?.map((i) => `${i.path?.map((p) => p.key).join('.')}: ${i.message}`) ?? []).toEqual([])
       })
     }

@@ -17,7 +17,8 @@ describe('vendored spec fixtures', () => {
   it('hold the schemas and at least 120 examples', () => {
     expect(files(join(FIXTURES, 'examples-2026-07-28')).length).toBeGreaterThanOrEqual(120)
     expect(
-      JSON.parse(readFileSync(join(FIXTURES, 'schema-2026-07-28.json'), 'utf8')).$defs.InputRequiredResult,
+      (JSON.parse(readFileSync(join(FIXTURES, 'schema-2026-07-28.json'), 'utf8')) as { $defs: Record<string, unknown> })
+        .$defs.InputRequiredResult,
     ).toBeDefined()
   })
   it.runIf(existsSync(SHARED))('are identical to ../shared/spec', () => {

@@ -3,10 +3,11 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Ajv2020Module from 'ajv/dist/2020.js'
 
-const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/spec/schema-2026-07-28.json'), 'utf8'))
+const schema = JSON.parse(
+  readFileSync(join(import.meta.dirname, 'fixtures/spec/schema-2026-07-28.json'), 'utf8'),
+) as Record<string, unknown>
 // ajv is CommonJS: under ESM the class is the module's default export's default
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ??
-  Ajv2020Module) as typeof Ajv2020Module
+const Ajv2020 = (Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false })
 ajv.addSchema(schema, 'mcp')
 

@@ -135,7 +135,7 @@ describe('RequestStateSecurity claims', () => {
       () =>
         new RequestStateSecurity({
           keys: [KEY_A],
-          codec: { seal: async () => '', unseal: async () => new Uint8Array() },
+          codec: { seal: () => Promise.resolve(''), unseal: () => Promise.resolve(new Uint8Array()) },
         }),
     ).toThrow(/exactly one/)
     for (const ttl of [0, -600, NaN, Infinity]) {
@@ -170,8 +170,8 @@ describe('RequestStateSecurity claims', () => {
   })
   it('checks claims for a custom codec too', async () => {
     const passthrough = {
-      seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
-      unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+      seal: (b: Uint8Array) => Promise.resolve('p.' + encodeBase64Url(b)),
+      unseal: (t: string) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
     }
     const policy = new RequestStateSecurity({ codec: passthrough })
     const forged =
@@ -186,9 +186,7 @@ describe('RequestStateSecurity claims', () => {
     const throwing = new RequestStateSecurity({
       codec: {
         seal: passthrough.seal,
-        unseal: async () => {
-          throw new Error('boom')
-        },
+        unseal: () => Promise.reject(new Error('boom')),
       },
     })
     expect(await reason(throwing.open('anything', binding, undefined))).toBe('codec error')
@@ -207,8 +205,8 @@ describe('RequestStateSecurity with a promised arguments digest', () => {
 
   it('starts unsealing before the digest settles, then checks the digest it resolves to', async () => {
     const passthrough = {
-      seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
-      unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+      seal: (b: Uint8Array) => Promise.resolve('p.' + encodeBase64Url(b)),
+      unseal: (t: string) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
     }
     let unsealed = 0
     const policy = new RequestStateSecurity({
@@ -256,7 +254,7 @@ describe('parseRequestStateKeys', async () => {
   })
 })
 
-describe('review: properties the first tests did not pin', () => {
+describe('RequestStateSecurity and the key ring at their edges: audience, exp, re-prefixed and transplanted tokens', () => {
   const binding: RequestBinding = {
     method: 'tools/call',
     target: 'deploy',
@@ -264,8 +262,8 @@ describe('review: properties the first tests did not pin', () => {
     principal: undefined,
   }
   const passthrough = {
-    seal: async (b: Uint8Array) => 'p.' + encodeBase64Url(b),
-    unseal: async (t: string) => decodeBase64UrlStrict(t.slice(2))!,
+    seal: (b: Uint8Array) => Promise.resolve('p.' + encodeBase64Url(b)),
+    unseal: (t: string) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
   }
 
   it('checks the audience claim even when the codec cannot tell audiences apart', async () => {

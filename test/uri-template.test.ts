@@ -23,7 +23,7 @@ type Suite = Record<
   { level?: number; variables: Record<string, UriTemplateValue>; testcases: [string, string | string[] | false][] }
 >
 const vectors = (file: string): Suite =>
-  JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/uritemplate-test', file), 'utf8'))
+  JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/uritemplate-test', file), 'utf8')) as Suite
 const FILES = ['spec-examples.json', 'spec-examples-by-section.json', 'extended-tests.json', 'negative-tests.json']
 
 /** Expand, or the error thrown by parsing or expanding. */
@@ -98,7 +98,7 @@ describe('invalid templates and values', () => {
     const t = new UriTemplate('x{+path}{/seg*,id}{?q,lang:2}{&q}')
     expect(t.variables).toEqual(['path', 'seg', 'id', 'q', 'lang'])
     expect(t.expressions.map((e) => e.operator)).toEqual(['+', '/', '?', '&'])
-    expect(t.expressions[2]!.varspecs).toEqual([
+    expect(t.expressions[2].varspecs).toEqual([
       { name: 'q', explode: false, prefix: undefined },
       { name: 'lang', explode: false, prefix: 2 },
     ])
@@ -313,9 +313,9 @@ describe('resources/read through McpServer', () => {
     })
     expect((await client.readResource('docs://site')).contents[0]).toMatchObject({ text: 'doc []' })
     expect(
-      JSON.parse((await client.readResource('search://books?lang=de&q=D%C3%BCne')).contents[0]!.text as string),
+      JSON.parse((await client.readResource('search://books?lang=de&q=D%C3%BCne')).contents[0].text as string),
     ).toEqual({ q: 'Düne', lang: 'de' })
-    expect(JSON.parse((await client.readResource('search://books')).contents[0]!.text as string)).toEqual({
+    expect(JSON.parse((await client.readResource('search://books')).contents[0].text as string)).toEqual({
       q: null,
       lang: 'en',
     })

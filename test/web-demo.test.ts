@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Server, createFetchHandler } from '../src/server/index.ts'
 import { launchChromium } from './browser.ts'
+import type { WireRequest } from './helpers.ts'
 import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
 
 const SHOTS = join(ROOT, 'test-results/web-demo')
@@ -52,10 +53,11 @@ async function callOrderBook(page: Page, title: string): Promise<void> {
 }
 
 /** The POST bodies the page sent to an MCP endpoint. */
-function recordRequests(page: Page): Array<{ url: string; body: any }> {
-  const seen: Array<{ url: string; body: any }> = []
+function recordRequests(page: Page): Array<{ url: string; body: WireRequest | null }> {
+  const seen: Array<{ url: string; body: WireRequest | null }> = []
   page.on('request', (request) => {
-    if (request.method() === 'POST') seen.push({ url: request.url(), body: JSON.parse(request.postData() ?? 'null') })
+    if (request.method() === 'POST')
+      seen.push({ url: request.url(), body: JSON.parse(request.postData() ?? 'null') as WireRequest | null })
   })
   return seen
 }
@@ -96,10 +98,10 @@ describe('the web demo served by the Worker', () => {
     // what the page sent: the call, then the retry with the answer and the server's state, byte-exact
     const calls = requests.filter((r) => r.body?.method === 'tools/call')
     expect(calls).toHaveLength(2)
-    expect(calls[0]!.body.params).toMatchObject({ name: 'order_book', arguments: { title: 'Neuromancer' } })
-    const retry = calls[1]!.body.params
+    expect(calls[0].body!.params).toMatchObject({ name: 'order_book', arguments: { title: 'Neuromancer' } })
+    const retry = calls[1].body!.params
     expect(retry.inputResponses).toEqual({ confirmBackorder: { action: 'accept', content: { confirm: true } } })
-    const state: string = retry.requestState
+    const state = retry.requestState as string
     expect(state).toMatch(/^v1\./)
     // ...and what the rounds view shows about it
     const rounds = page.locator('#rounds > li')
@@ -153,7 +155,7 @@ describe('the web demo served by the Worker', () => {
   })
 })
 
-describe('review: the web demo says which server asks, and what went wrong', () => {
+describe('the web demo says which server asks, and what went wrong', () => {
   it('an endpoint that is not a URL (?endpoint=) is reported in the status line, and nothing stays connected', async () => {
     const page = await openDemo(origin(worker))
     await expect.poll(() => page.locator('#tools code').allInnerTexts()).toContain('order_book')

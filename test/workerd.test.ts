@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client, McpError, StreamableHttpClientTransport, type InputRequiredResult } from '../src/client/index.ts'
+import type { WireResponse } from './helpers.ts'
 import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
 
 const run = promisify(execFile)
@@ -124,7 +125,7 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     expect((unknown as McpError).code).toBe(-32602)
     const invalid = await client().callTool('provision', { name: 42 })
     expect(invalid.isError).toBe(true)
-    expect(invalid.content[0]).toMatchObject({ text: expect.stringContaining("field 'name'") })
+    expect(invalid.content[0]).toMatchObject({ text: expect.stringContaining("field 'name'") as unknown })
     expect((await fetch(worker.url)).status).toBe(405)
     expect((await client().discover()).supportedVersions).toContain('2026-07-28')
   })
@@ -165,7 +166,9 @@ describe('the demo Worker in workerd, over real HTTP', () => {
       })
     const evil = await post(`evil.example:${worker.port}`)
     expect(evil.status).toBe(403)
-    expect(JSON.parse(evil.body).error.message).toBe(`Forbidden: host evil.example:${worker.port} is not allowed`)
+    expect((JSON.parse(evil.body) as WireResponse).error.message).toBe(
+      `Forbidden: host evil.example:${worker.port} is not allowed`,
+    )
     expect((await post(`localhost:${worker.port}`)).status).toBe(200)
   })
 })
@@ -393,7 +396,7 @@ describe('the official SDK 2.4.0 client against the Worker in workerd', () => {
     } as never)
     client.setRequestHandler(
       'elicitation/create' as never,
-      (async () => ({ action: 'accept', content: { region: 'eu-west-1' } })) as never,
+      (() => Promise.resolve({ action: 'accept', content: { region: 'eu-west-1' } })) as never,
     )
     const transport = new StreamableHTTPClientTransport(new URL(worker.url))
     await client.connect(transport)
@@ -402,7 +405,7 @@ describe('the official SDK 2.4.0 client against the Worker in workerd', () => {
     const result = (await client.callTool({ name: 'provision', arguments: { name: 'orders' } })) as {
       content: Array<{ text: string }>
     }
-    expect(result.content[0]!.text).toBe("Provisioned 'orders' in eu-west-1.")
+    expect(result.content[0].text).toBe("Provisioned 'orders' in eu-west-1.")
     await client.close()
   })
 })

@@ -75,11 +75,15 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
     const exited = new Promise((r) => child.once('exit', r))
     try {
       process.kill(-child.pid!, 'SIGTERM')
-    } catch {}
+    } catch {
+      // already gone
+    }
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
     try {
       process.kill(-child.pid!, 'SIGKILL')
-    } catch {}
+    } catch {
+      // already gone
+    }
   }
   const deadline = Date.now() + 90_000
   while (Date.now() < deadline) {
@@ -99,7 +103,9 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
             signal: AbortSignal.timeout(2000),
           })
       if (res.ok) return { url, port, output: () => log, stop }
-    } catch {}
+    } catch {
+      // not listening yet: try again
+    }
     await new Promise((r) => setTimeout(r, 250))
   }
   await stop()

@@ -3,7 +3,7 @@
  * demo's static assets (`web-demo/dist` through the `ASSETS` binding, see wrangler.toml `[assets]`), so
  * `/` is the SPA.
  *
- * Reads two optional bindings:
+ * Reads three optional bindings:
  * - `REQUEST_STATE_KEYS` (secret): comma-separated keys, newest first, each the unpadded base64url of at
  *   least 32 random bytes — so every instance can open every other instance's requestState; without it
  *   each isolate seals with its own ephemeral key.
@@ -50,7 +50,7 @@ function handlerFor(env: Env): ReturnType<typeof mcpHandler> {
 }
 
 const app = new Hono<{ Bindings: Env }>()
-app.all('/mcp', (c, next) => handlerFor(c.env)(c, next))
+app.all('/mcp', (c, next) => handlerFor(c.env)(c, next) as Promise<Response>)
 app.all('*', (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()))
 
 export default app

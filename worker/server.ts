@@ -30,7 +30,7 @@ const CATALOG: Readonly<Record<string, readonly string[]>> = Object.freeze({
 
 /** Copies in stock (0 for unknown titles; never reads the prototype, so `constructor` is just unknown). */
 export function stockOf(title: string): number {
-  return Object.hasOwn(INVENTORY, title) ? INVENTORY[title]! : 0
+  return Object.hasOwn(INVENTORY, title) ? INVENTORY[title] : 0
 }
 
 const REGION_SCHEMA: RequestedSchema = {
@@ -212,7 +212,7 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       use: { length: shortlistLength },
     },
     ({ genre, length }) => {
-      const books = Object.hasOwn(CATALOG, genre) ? CATALOG[genre]! : []
+      const books = Object.hasOwn(CATALOG, genre) ? CATALOG[genre] : []
       return books.length ? books.slice(0, length.count).join('\n') : `No ${genre} books in the catalog.`
     },
   )

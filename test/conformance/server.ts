@@ -193,7 +193,8 @@ export function createConformanceServer(): McpServer {
   mcp.tool('test_input_required_result_sampling', { description: 'MRTR: one sampling request' }, (_args, ctx) => {
     const answer = ctx.inputResponses?.capital_question
     if (answer && 'role' in answer) {
-      const content = Array.isArray(answer.content) ? answer.content[0] : answer.content
+      const blocks: unknown[] = Array.isArray(answer.content) ? answer.content : [answer.content]
+      const content = blocks[0] as { type?: string; text?: string } | undefined
       return `Sampling result: ${content?.type === 'text' ? content.text : 'no text'}`
     }
     const question: InputRequest = {
@@ -401,7 +402,7 @@ async function bridge(handler: FetchHandler, req: IncomingMessage, res: ServerRe
       body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : null,
       signal: aborted.signal,
       ...(hasBody ? { duplex: 'half' } : {}),
-    } as RequestInit)
+    })
     const response = await handler(request)
     res.writeHead(response.status, [...response.headers].flat())
     if (!response.body) return void res.end()

@@ -104,7 +104,7 @@ export function argumentsForm(schema: ObjectSchema, idPrefix: string): Arguments
         select.append(option)
       })
       control = select
-      readers.push(() => (select.value === '' ? undefined : [name, choices[Number(select.value)]![0]]))
+      readers.push(() => (select.value === '' ? undefined : [name, choices[Number(select.value)][0]]))
     } else if (type === 'boolean') {
       const box = document.createElement('input')
       box.type = 'checkbox'

@@ -203,8 +203,7 @@ function selectPrompt(prompt: Prompt): void {
   showForm(`Prompt: ${prompt.name}`, prompt.description, schema, 'Get prompt', (args) =>
     track(
       `prompts/get ${prompt.name} ${JSON.stringify(args)}`,
-      (onRound) =>
-        client!.getPrompt(prompt.name, args as Record<string, string>, { onRound }) as Promise<GetPromptResult>,
+      (onRound) => client!.getPrompt(prompt.name, args as Record<string, string>, { onRound }),
       renderPromptResult,
     ),
   )
@@ -222,11 +221,7 @@ function selectTemplate(template: ResourceTemplate): void {
 }
 
 function readResource(uri: string): Promise<void> {
-  return track(
-    `resources/read ${uri}`,
-    (onRound) => client!.readResource(uri, { onRound }) as Promise<ReadResourceResult>,
-    renderResourceResult,
-  )
+  return track(`resources/read ${uri}`, (onRound) => client!.readResource(uri, { onRound }), renderResourceResult)
 }
 
 // ------------------------------------------------------------------ a call, its rounds, its result
