@@ -14,15 +14,14 @@
  * order_book {"title":"Neuromancer"}. Exits 1 when a call fails or returns isError.
  */
 import { createInterface } from 'node:readline/promises'
+import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import {
-  Client,
-  StreamableHttpClientTransport,
   type CreateMessageRequestParams,
   type CreateMessageResult,
   type ElicitRequestParams,
   type ElicitResult,
   type PrimitiveSchemaDefinition,
-} from '../src/client/index.ts'
+} from '../src/index.ts'
 
 declare const Deno: { args: string[] } | undefined
 declare const process: { argv: string[]; stdin: unknown; stdout: unknown; exitCode?: number | undefined }

@@ -6,14 +6,8 @@
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
-import {
-  Client,
-  MemoryCacheStore,
-  McpError,
-  StreamableHttpClientTransport,
-  type ClientOptions,
-  type InputRequiredResult,
-} from '../src/client/index.ts'
+import { Client, MemoryCacheStore, StreamableHttpClientTransport, type ClientOptions } from '../src/client/index.ts'
+import { McpError, type InputRequiredResult } from '../src/index.ts'
 import {
   McpServer,
   Server,

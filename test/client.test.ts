@@ -6,12 +6,11 @@ import {
   InputRequiredRoundsExceededError,
   InvalidInputResponseError,
   InvalidResultError,
-  McpError,
   MissingInputHandlerError,
   StreamableHttpClientTransport,
-  driveInputRequired,
-  type InputRequiredResult,
 } from '../src/client/index.ts'
+import { McpError, type InputRequiredResult } from '../src/index.ts'
+import { driveInputRequired } from '../src/client/input-required.ts'
 import {
   McpServer,
   Server,

@@ -7,13 +7,10 @@ import { describe, expect, it } from 'vitest'
 import {
   Client,
   InputRequiredRoundsExceededError,
-  McpError,
   StreamableHttpClientTransport,
-  type CallToolResult,
   type ClientOptions,
-  type ElicitRequestFormParams,
-  type InputRequiredResult,
 } from '../src/client/index.ts'
+import { McpError, type CallToolResult, type ElicitRequestFormParams, type InputRequiredResult } from '../src/index.ts'
 import {
   InvalidSignatureError,
   McpServer,

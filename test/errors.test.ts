@@ -11,12 +11,8 @@ import {
   RequestTimeoutError,
   SubscriptionDroppedError,
 } from '../src/client/index.ts'
-import {
-  InvalidRequestStateError,
-  InvalidSignatureError,
-  ResolutionError,
-  UriTemplateError,
-} from '../src/server/index.ts'
+import { InvalidRequestStateError, InvalidSignatureError, ResolutionError } from '../src/server/index.ts'
+import { UriTemplateError } from '../src/index.ts'
 import { SamplingDeclinedError } from '../src/browser/index.ts'
 
 describe('errors: one base class per side, each with its name and a stable string code', () => {

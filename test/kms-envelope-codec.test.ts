@@ -1,7 +1,8 @@
 /** The documented bring-your-own codec (examples/kms-envelope-codec.ts) inside a real server and client. */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import { Client, McpError, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { McpError } from '../src/index.ts'
 import {
   McpServer,
   RequestStateSecurity,

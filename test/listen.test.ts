@@ -10,12 +10,12 @@ import { schemaErrors } from './spec-schema.ts'
 import {
   Client,
   InvalidResultError,
-  McpError,
   RequestTimeoutError,
   StreamableHttpClientTransport,
   SubscriptionDroppedError,
   type ClientTransport,
 } from '../src/client/index.ts'
+import { McpError } from '../src/index.ts'
 import {
   createFetchHandler,
   InMemoryNotificationBus,

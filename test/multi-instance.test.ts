@@ -6,7 +6,8 @@
  */
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http'
 import { afterAll, describe, expect, it } from 'vitest'
-import { Client, McpError, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { McpError } from '../src/index.ts'
 import { encodeBase64Url } from '../src/encoding/base64url.ts'
 import { startWorker, type RunningWorker } from './workerd.ts'
 

@@ -2,18 +2,19 @@ import { describe, expect, it } from 'vitest'
 import {
   Client,
   HttpError,
-  McpError,
   OAuthClientProvider,
   OAuthError,
   StreamableHttpClientTransport,
+  type OAuthClientProviderOptions,
+} from '../src/client/index.ts'
+import { McpError } from '../src/index.ts'
+import {
   authorizationServerMetadataUrls,
-  createPkce,
   parseWwwAuthenticate,
   protectedResourceMetadataUrls,
   resourceMatches,
-  selectTokenAuthMethod,
-  type OAuthClientProviderOptions,
-} from '../src/client/index.ts'
+} from '../src/transport/oauth-discovery.ts'
+import { createPkce, selectTokenAuthMethod } from '../src/transport/oauth.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { encodeBase64Url } from '../src/encoding/base64url.ts'
 import type { WireRequest } from './helpers.ts'

@@ -2,7 +2,9 @@
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { McpError, McpServer, createFetchHandler, headerParamsOf } from '../src/server/index.ts'
+import { McpServer, createFetchHandler } from '../src/server/index.ts'
+import { McpError } from '../src/index.ts'
+import { headerParamsOf } from '../src/protocol/param-headers.ts'
 import { adapters, post, req, std } from './helpers.ts'
 
 function deployer() {

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import {
-  ErrorCode,
-  McpError,
-  checkProtocolVersion,
-  classifyMessage,
-  decodeHeaderValue,
-  encodeHeaderValue,
-  hasCapability,
-  parseMessage,
-  readEnvelope,
-  requireCapabilities,
-} from '../src/index.ts'
+import { ErrorCode, McpError } from '../src/index.ts'
+import { checkProtocolVersion, hasCapability, readEnvelope, requireCapabilities } from '../src/protocol/envelope.ts'
+import { decodeHeaderValue, encodeHeaderValue } from '../src/protocol/headers.ts'
+import { classifyMessage, parseMessage } from '../src/protocol/jsonrpc.ts'
 import { env } from './helpers.ts'
 
 function codeOf(fn: () => unknown): number | undefined {
@@ -136,7 +128,7 @@ describe('header value codec', () => {
 describe('describeIssue', () => {
   it('explains a union of object shapes by the alternative that got furthest, with the full path', async () => {
     const v = await import('valibot')
-    const { InputResponses } = await import('../src/protocol/schemas.ts')
+    const { InputResponses } = await import('../src/protocol/schemas/index.ts')
     const { describeIssue } = await import('../src/protocol/issues.ts')
     const nested = v.safeParse(InputResponses, { region: { action: 'accept', content: { region: { nested: 1 } } } })
     expect(nested.success).toBe(false)

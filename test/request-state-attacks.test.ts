@@ -2,7 +2,6 @@
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import {
-  McpError,
   McpServer,
   RequestStateSecurity,
   Server,
@@ -10,6 +9,7 @@ import {
   elicitForm,
   inputRequired,
 } from '../src/server/index.ts'
+import { McpError } from '../src/index.ts'
 import { argumentsDigest } from '../src/encoding/canonical.ts'
 import { AesGcmKeyRing, TEST_RANDOM_SOURCE } from '../src/request-state/codec.ts'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'

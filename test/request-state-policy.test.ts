@@ -13,9 +13,9 @@ import {
   authenticatedPrincipal,
   elicitForm,
   inputRequired,
-  type AuthInfo,
   type RequestStateSecurityOptions,
 } from '../src/server/index.ts'
+import { type AuthInfo } from '../src/index.ts'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
 import { env, recordingLogger, wireResponse, type WireClaims, type WireResponse } from './helpers.ts'
 
@@ -572,6 +572,18 @@ describe('boundary posture', () => {
 })
 
 describe('codec failures and log secrecy', () => {
+  it('a codec rejection with an empty reason still fails closed: frozen error, the handler never runs', async () => {
+    const silent = fixture('d', {
+      keys: undefined,
+      codec: {
+        seal: () => Promise.resolve('opaque'),
+        unseal: () => Promise.reject(new InvalidRequestStateError('')),
+      },
+    })
+    const res = await silent.send('tools/call', { name: 'deploy', arguments: {}, requestState: 'forged' })
+    expect(res.error).toEqual(FROZEN)
+    expect(silent.log.warn).toEqual(['requestState rejected on tools/call: no reason given'])
+  })
   it('an unseal that throws anything: frozen error; its own reason only in the log; a throwing seal: -32603 without detail', async () => {
     const boom = fixture('d', {
       keys: undefined,

@@ -2,7 +2,8 @@
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
-import { Client, McpError, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { McpError } from '../src/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
 

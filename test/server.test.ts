@@ -2,7 +2,6 @@ import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import {
   McpServer,
-  McpError,
   RequestStateSecurity,
   Server,
   acceptedContent,
@@ -11,6 +10,7 @@ import {
   elicitUrl,
   inputRequired,
 } from '../src/server/index.ts'
+import { McpError } from '../src/index.ts'
 import { createDemoServer } from '../worker/server.ts'
 import { ASK, call, env, post, recordingLogger, req, std } from './helpers.ts'
 

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import * as S from '../src/protocol/schemas.ts'
+import * as S from '../src/protocol/schemas/index.ts'
 
 const ROOT = join(import.meta.dirname, 'fixtures/spec/examples-2026-07-28')
 const ErrorResponse = (code: number) =>

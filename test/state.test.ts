@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
 import { argumentsDigest, canonicalJson } from '../src/encoding/canonical.ts'
-import {
-  AesGcmKeyRing,
-  InvalidRequestStateError,
-  RequestStateSecurity,
-  type RequestBinding,
-} from '../src/request-state/index.ts'
+import { AesGcmKeyRing } from '../src/request-state/codec.ts'
+import { InvalidRequestStateError } from '../src/request-state/errors.ts'
+import { RequestStateSecurity, type RequestBinding } from '../src/request-state/security.ts'
 
 const KEY_A = 'a'.repeat(32)
 const KEY_B = new Uint8Array(32).fill(7)
@@ -244,7 +241,7 @@ describe('RequestStateSecurity with a promised arguments digest', () => {
 })
 
 describe('parseRequestStateKeys', async () => {
-  const { parseRequestStateKeys } = await import('../src/request-state/index.ts')
+  const { parseRequestStateKeys } = await import('../src/request-state/codec.ts')
   it('decodes comma-separated base64url keys and names the bad entry', () => {
     const a = encodeBase64Url(new Uint8Array(32).fill(1))
     const b = encodeBase64Url(new Uint8Array(48).fill(2))

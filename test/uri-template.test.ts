@@ -7,15 +7,10 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
-import { Client, McpError, StreamableHttpClientTransport } from '../src/client/index.ts'
-import {
-  McpServer,
-  MAX_MATCH_LENGTH,
-  UriTemplate,
-  UriTemplateError,
-  createFetchHandler,
-  type UriTemplateValue,
-} from '../src/server/index.ts'
+import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { McpError } from '../src/index.ts'
+import { McpServer, createFetchHandler } from '../src/server/index.ts'
+import { MAX_MATCH_LENGTH, UriTemplate, UriTemplateError, type UriTemplateValue } from '../src/index.ts'
 import { call } from './helpers.ts'
 
 type Suite = Record<

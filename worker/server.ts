@@ -16,8 +16,8 @@ import {
   resolver,
   sample,
   toolError,
-  type RequestedSchema,
 } from '../src/server/index.ts'
+import { type RequestedSchema } from '../src/index.ts'
 
 /** Stock levels of the demo shop. */
 export const INVENTORY: Readonly<Record<string, number>> = Object.freeze({ Dune: 7, Neuromancer: 0 })

@@ -23,6 +23,7 @@ export function isRequestId(value: unknown): value is RequestId {
  * Parse the text of one JSON-RPC message.
  * @throws McpError -32700 for invalid JSON; -32600 for a batch, a response object, a bad `jsonrpc`,
  *   a missing or non-string `method`, an id that is neither a string nor a number, or non-object params.
+ * @internal exported for unit tests only; not part of the public API
  */
 export function parseMessage(text: string): InboundMessage {
   let value: unknown

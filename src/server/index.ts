@@ -36,7 +36,15 @@ export {
 export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
 
 // Results: complete results, tool errors, and InputRequiredResult with its embedded questions
-export { acceptedContent, elicitForm, elicitUrl, inputRequired, isInputRequired, textResult, toolError } from './results.ts'
+export {
+  acceptedContent,
+  elicitForm,
+  elicitUrl,
+  inputRequired,
+  isInputRequired,
+  textResult,
+  toolError,
+} from './results.ts'
 
 // Dependency injection: needs, resolvers and the questions they may ask
 export {

@@ -7,7 +7,12 @@
  * @module
  */
 import type * as v from 'valibot'
-import type { CallToolResult, Implementation, InputRequiredResult, ReadResourceResult } from '../protocol/schemas/index.ts'
+import type {
+  CallToolResult,
+  Implementation,
+  InputRequiredResult,
+  ReadResourceResult,
+} from '../protocol/schemas/index.ts'
 import type { TemplateArgs } from '../protocol/uri-template.ts'
 import { RequestStateSecurity } from '../request-state/security.ts'
 import type { RequestParams } from './context.ts'

@@ -25,6 +25,7 @@ export interface Challenge {
 /**
  * Parse a `WWW-Authenticate` value into its challenges (RFC 9110 §11.6.1: quoted-strings may hold
  * commas and escaped quotes). Token68 forms are ignored.
+ * @internal exported for unit tests only; not part of the public API
  */
 export function parseWwwAuthenticate(header: string): Challenge[] {
   const challenges: Challenge[] = []
@@ -51,6 +52,7 @@ export function bearerParams(header: string | undefined): Record<string, string>
 /**
  * The well-known URLs of an issuer's metadata, in the order the spec requires
  * (authorization-server-discovery.mdx; RFC 8414 §3.1 and §5, OpenID Discovery §4).
+ * @internal exported for unit tests only; not part of the public API
  */
 export function authorizationServerMetadataUrls(issuer: string): URL[] {
   const url = new URL(issuer)
@@ -64,7 +66,10 @@ export function authorizationServerMetadataUrls(issuer: string): URL[] {
   ]
 }
 
-/** The RFC 9728 §3.1 well-known URLs for a resource: path-based first (when it has a path), then the root. */
+/**
+ * The RFC 9728 §3.1 well-known URLs for a resource: path-based first (when it has a path), then the root.
+ * @internal exported for unit tests only; not part of the public API
+ */
 export function protectedResourceMetadataUrls(serverUrl: string): URL[] {
   const url = new URL(serverUrl)
   const path = url.pathname.replace(/\/+$/, '')
@@ -75,6 +80,7 @@ export function protectedResourceMetadataUrls(serverUrl: string): URL[] {
 /**
  * Whether protected-resource metadata published `resource` may be used for `serverUrl` (RFC 9728 §3.3,
  * §7.3): same origin, and the server's path is the resource's path or below it.
+ * @internal exported for unit tests only; not part of the public API
  */
 export function resourceMatches(resource: string, serverUrl: string): boolean {
   let r: URL

@@ -55,6 +55,7 @@ export interface OAuthClientProviderOptions {
  * The client authentication method for the token endpoint (RFC 6749 §2.3, RFC 8414 §2): the one
  * registered, else `none` without a secret, else the first of basic, post, none that the AS lists
  * (`client_secret_basic` when it lists none).
+ * @internal exported for unit tests only; not part of the public API
  */
 export function selectTokenAuthMethod(
   client: OAuthClientInformation,
@@ -71,7 +72,10 @@ export function selectTokenAuthMethod(
   return 'client_secret_basic'
 }
 
-/** A PKCE pair (RFC 7636 §4.1-4.2): a 43-character verifier and its S256 challenge. */
+/**
+ * A PKCE pair (RFC 7636 §4.1-4.2): a 43-character verifier and its S256 challenge.
+ * @internal exported for unit tests only; not part of the public API
+ */
 export async function createPkce(): Promise<{ verifier: string; challenge: string }> {
   const verifier = encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)))
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))

@@ -10,8 +10,8 @@ import {
   OAuthClientProvider,
   StreamableHttpClientTransport,
   type OAuthClientProviderOptions,
-  type Tool,
 } from '../../src/client/index.ts'
+import { type Tool } from '../../src/index.ts'
 
 const url = process.argv[2]
 if (!url) {

@@ -11,7 +11,6 @@ import { Readable } from 'node:stream'
 import { pathToFileURL } from 'node:url'
 import * as v from 'valibot'
 import {
-  McpError,
   McpServer,
   acceptedContent,
   createFetchHandler,
@@ -23,9 +22,8 @@ import {
   resolver,
   sample,
   type FetchHandler,
-  type InputRequest,
-  type RequestedSchema,
 } from '../../src/server/index.ts'
+import { McpError, type InputRequest, type RequestedSchema } from '../../src/index.ts'
 
 /** A 1×1 red PNG pixel. */
 export const TEST_IMAGE_BASE64 =

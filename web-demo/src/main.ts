@@ -5,10 +5,9 @@
  * back. Plain DOM; every server-provided string goes through `textContent`.
  * @module
  */
+import { Client, StreamableHttpClientTransport, type RoundInfo } from '../../src/client/index.ts'
 import {
-  Client,
   META,
-  StreamableHttpClientTransport,
   UriTemplate,
   type CallToolResult,
   type GetPromptResult,
@@ -17,9 +16,8 @@ import {
   type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
-  type RoundInfo,
   type Tool,
-} from '../../src/client/index.ts'
+} from '../../src/index.ts'
 import { DEFAULT_STYLESHEET, createElicitationHandler, createSamplingHandler } from '../../src/browser/index.ts'
 import { argumentsForm, type ObjectSchema } from './args-form.ts'
 
