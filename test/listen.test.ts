@@ -487,6 +487,44 @@ describe('subscriptions/listen over HTTP', () => {
   })
 })
 
+describe('subscriptions/listen on the low-level Server', () => {
+  it('subscribes before handle() returns: an event published in the same tick reaches the stream', async () => {
+    const server = new Server({ name: 's', version: '1' }, { logger: recordingLogger().logger })
+    server.setRequestHandler('tools/list', () => ({ tools: [] })) // tools: list changes are honoured
+    let ran = false
+    server.setRequestHandler('x/sync', () => {
+      ran = true
+      return {}
+    })
+    const first = server.handle({
+      kind: 'request',
+      message: { jsonrpc: '2.0', id: 1, method: 'x/sync', params: { _meta: env() } },
+    })
+    expect(ran).toBe(true) // no token to open: the handler starts in this tick
+    await first
+    const got: string[] = []
+    const stop = new AbortController()
+    const done = server.handle(
+      {
+        kind: 'request',
+        message: {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'subscriptions/listen',
+          params: { _meta: env(), notifications: { toolsListChanged: true } },
+        },
+      },
+      { signal: stop.signal, notify: (n) => void got.push(n.method) },
+    )
+    void server.publish({ kind: 'toolsListChanged' })
+    await vi.waitFor(() =>
+      expect(got).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed']),
+    )
+    stop.abort()
+    await done
+  })
+})
+
 describe('Client.listen', () => {
   function connect(
     mcp: McpServer | Server,

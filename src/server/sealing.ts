@@ -100,11 +100,14 @@ export class RequestStateSealing {
 
   /**
    * Before the handler: bind the request and open its `requestState`, if any.
-   * @returns undefined when there is nothing to open or seal (sealing off, or a method that carries no state).
+   * @returns undefined when there is nothing to open or seal (sealing off, or a method that carries no state);
+   *   a promise only when there is a token to open — without one the round is returned at once, so the
+   *   handler starts in the same tick (a listen handler subscribes before `handle()` returns).
    * @throws McpError -32602 "Invalid params" when the arguments cannot be bound (too deep, non-finite numbers);
-   *   the frozen -32602 "Invalid or expired requestState" for any token that does not open (reason logged).
+   *   the frozen -32602 "Invalid or expired requestState" for any token that does not open (reason logged;
+   *   as a rejected promise).
    */
-  async open(method: string, params: RequestParams, info: RequestInfo): Promise<SealingRound | undefined> {
+  open(method: string, params: RequestParams, info: RequestInfo): SealingRound | undefined | Promise<SealingRound> {
     const sealer = this.#sealer
     if (!sealer || !INPUT_REQUIRED_METHODS.has(method)) return undefined
     // Bind before the handler runs: what a handler does to its arguments must not change the binding.
@@ -120,11 +123,30 @@ export class RequestStateSealing {
       argsDigest = digest16(canonicalArgs)
       argsDigest.then(undefined, () => {}) // a failure surfaces where it is awaited, never as an unhandled rejection
     }
-    let binding: RequestBinding | undefined
-    let plaintext: string | undefined
-    if (token !== undefined)
-      ({ binding, plaintext } = await this.#unseal(sealer, method, info, target, argsDigest!, token))
-    return { sealer, method, info, plaintext, target, askerKey, canonicalArgs, argsDigest, binding }
+    if (token === undefined) {
+      return {
+        sealer,
+        method,
+        info,
+        plaintext: undefined,
+        target,
+        askerKey,
+        canonicalArgs,
+        argsDigest,
+        binding: undefined,
+      }
+    }
+    return this.#unseal(sealer, method, info, target, argsDigest!, token).then(({ binding, plaintext }) => ({
+      sealer,
+      method,
+      info,
+      plaintext,
+      target,
+      askerKey,
+      canonicalArgs,
+      argsDigest,
+      binding,
+    }))
   }
 
   /**

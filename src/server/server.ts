@@ -243,13 +243,15 @@ export class Server {
     const envelope = this.#envelopeOf(request)
     const handler = this.#handlerOf(method)
     const params = withoutNullState(method, request.params ?? {})
-    const round = await this.#sealing.open(method, params, info)
+    const opening = this.#sealing.open(method, params, info)
+    // await only a token being opened: otherwise the handler starts in this tick, as a listen handler needs
+    const round = opening instanceof Promise ? await opening : opening
     const ctx = createRequestContext(request, envelope, info, handlerState(round, method, params))
     const result = checkedResult(method, await handler(params, ctx))
     let out: ResultObject
     if (isInputRequired(result)) {
       out = inputRequiredResult(method, result, ctx)
-      if (round) out = await this.#sealing.seal(round, out)
+      if (round && out.requestState !== undefined) out = await this.#sealing.seal(round, out)
     } else {
       out = completeResult(method, result, params, this.options.cache)
     }
