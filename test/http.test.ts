@@ -313,3 +313,32 @@ describe('Content-Type charset', () => {
     ).toBe(200)
   })
 })
+
+describe('authenticate', () => {
+  it('is called as a method of the options object (its `this`), on every request', async () => {
+    class Auth {
+      readonly token = 'Bearer ok'
+      calls = 0
+      authenticate(request: Request) {
+        this.calls++
+        if (request.headers.get('authorization') !== this.token) throw new Error('bad token')
+        return { clientId: 'c1' }
+      }
+    }
+    const auth = new Auth()
+    const handler = createFetchHandler(createDemoServer(), auth)
+    const ok = await post(
+      handler,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: env() } },
+      { ...std('tools/list'), authorization: 'Bearer ok' },
+    )
+    expect(ok.status).toBe(200)
+    const refused = await post(
+      handler,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: env() } },
+      { ...std('tools/list'), authorization: 'Bearer nope' },
+    )
+    expect(refused.status).toBe(401)
+    expect(auth.calls).toBe(2)
+  })
+})

@@ -69,7 +69,8 @@ interface Endpoint {
   server: Server
   maxBodyBytes: number
   keepAliveMs: number
-  authenticate: FetchHandlerOptions['authenticate']
+  /** The caller's options, read per request: `authenticate` is called as a method of them (its `this`). */
+  options: FetchHandlerOptions
 }
 
 /**
@@ -92,7 +93,7 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
     throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`)
   const isAllowed = originPolicy(options.allowedOrigins)
   const isAllowedHost = hostPolicy(options.allowedHosts)
-  const endpoint: Endpoint = { server, maxBodyBytes, keepAliveMs, authenticate: options.authenticate }
+  const endpoint: Endpoint = { server, maxBodyBytes, keepAliveMs, options }
   return async (request, env, executionCtx) => {
     // Some runtimes (Bun) hand over whatever the Host header said; an unparsable one is the client's mistake.
     let url: URL
@@ -130,9 +131,9 @@ async function serve(endpoint: Endpoint, request: Request, env: unknown, executi
       if (mismatch) return jsonError(400, message.message.id, mismatch)
     }
     const info: RequestInfo = { request, env, executionCtx, signal: request.signal }
-    if (endpoint.authenticate) {
+    if (endpoint.options.authenticate) {
       try {
-        const authInfo = await endpoint.authenticate(request, env)
+        const authInfo = await endpoint.options.authenticate(request, env)
         if (authInfo) info.authInfo = authInfo
       } catch {
         return jsonError(
