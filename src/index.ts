@@ -19,7 +19,8 @@ export {
 
 // Protocol versions, standard header names and `_meta` keys
 export { HEADER, LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from './protocol/constants.ts'
-export type { RequestEnvelope } from './protocol/envelope.ts'
+export type { RequestEnvelope, RequiredCapability } from './protocol/envelope.ts'
+export type { InboundMessage } from './protocol/jsonrpc.ts'
 
 // Who is calling, as your auth layer reports it
 export type { AuthInfo } from './protocol/auth.ts'

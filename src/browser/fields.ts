@@ -16,6 +16,7 @@ export type Read = { value: Value } | { error: string } | null
 /** A property schema of `requestedSchema` (untrusted JSON: every keyword is checked before use). */
 export type Schema = Record<string, unknown>
 
+/** One rendered form field: its element and how to read (and check) the value the user entered. */
 export interface Field {
   /** The value to send, a message to show, or `null` to leave the key out. */
   read: () => Read
@@ -294,6 +295,7 @@ function choices(schema: Schema): [string, string][] | undefined {
     .map((v, i) => [v, typeof names[i] === 'string' ? names[i] : v])
 }
 
+/** A plain object (not null, not an array). */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

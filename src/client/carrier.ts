@@ -47,7 +47,7 @@ export function parseCarrierResult<R>(
 }
 
 /** Whether a parsed carrier result asks for input (see {@link parseCarrierResult}). */
-export function isInputRequired<R>(value: R | InputRequiredResult): value is InputRequiredResult {
+export function isInputRequiredResult<R>(value: R | InputRequiredResult): value is InputRequiredResult {
   return (value as { resultType?: unknown }).resultType === 'input_required'
 }
 

@@ -27,7 +27,7 @@ import {
   type Tool,
 } from '../protocol/schemas/index.ts'
 import { ResponseCache, STALE_AFTER } from './cache.ts'
-import { answerInput, isInputRequired, parseCarrierResult } from './carrier.ts'
+import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
 import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { driveInputRequired, type DriveOptions } from './input-required.ts'
 import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
@@ -414,7 +414,7 @@ export class Client {
     const driveOptions: DriveOptions<R> = {
       dispatch: (key, request, signal) => answerInput(this.options, key, request, { key, method, target, signal }),
       retry: send,
-      isInputRequired,
+      isInputRequired: isInputRequiredResult,
     }
     if (this.options.maxRounds !== undefined) driveOptions.maxRounds = this.options.maxRounds
     if (this.options.sleep) driveOptions.sleep = this.options.sleep

@@ -64,7 +64,7 @@ export interface Subscription extends AsyncIterable<JSONRPCNotification> {
 const DEFAULT_MAX_BUFFERED = 1000
 
 /** How a stream ended, once it has. */
-type Outcome = { end: SubscriptionEnd } | { error: unknown }
+type StreamEnd = { end: SubscriptionEnd } | { error: unknown }
 
 /**
  * Send a `subscriptions/listen` request and resolve once the server acknowledged it.
@@ -108,7 +108,7 @@ class ListenStream {
   readonly #ended = new Deferred<SubscriptionEnd>()
   readonly #timer: ReturnType<typeof setTimeout>
   #acknowledged: SubscriptionFilter | undefined
-  #outcome: Outcome | undefined
+  #outcome: StreamEnd | undefined
   /** The delivery chain: each `before` hook (async) completes before the next notification, and the server's end, go out. */
   #inOrder: Promise<unknown> = Promise.resolve()
 
@@ -167,7 +167,7 @@ class ListenStream {
   }
 
   /** Settle the stream once: the acknowledgement (if still pending), `ended`, the request, and a waiting iterator. */
-  #finish(result: Outcome): void {
+  #finish(result: StreamEnd): void {
     if (this.#outcome) return
     this.#outcome = result
     clearTimeout(this.#timer)
@@ -181,7 +181,7 @@ class ListenStream {
   }
 
   /** The server's end settles only after the deliveries before it (their `before` hooks are async). */
-  #finishInOrder(result: Outcome): void {
+  #finishInOrder(result: StreamEnd): void {
     void this.#inOrder.then(() => this.#finish(result))
   }
 
@@ -286,7 +286,7 @@ function notifyCallbacks(options: ListenOptions, n: JSONRPCNotification): void {
  * the acknowledgement, `'closed'` for the closing result (spec: subscriptions.mdx "Graceful Closure"),
  * else an invalid response.
  */
-function endOf(response: unknown, id: RequestId, acknowledged: boolean): Outcome {
+function endOf(response: unknown, id: RequestId, acknowledged: boolean): StreamEnd {
   const message = response as
     { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined
   if (

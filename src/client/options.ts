@@ -44,7 +44,7 @@ export type SamplingCallback = (
 /** Answers a `roots/list` input request. */
 export type RootsCallback = (ctx: InputContext) => ListRootsResult | Promise<ListRootsResult>
 
-/** Options of `Client`. */
+/** Options of `Client` (client.ts). */
 export interface ClientOptions {
   /** How messages reach the server, e.g. `new StreamableHttpClientTransport(url)`. */
   transport: ClientTransport

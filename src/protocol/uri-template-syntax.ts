@@ -39,7 +39,7 @@ export interface Operator {
   reserved: boolean
 }
 
-// RFC 6570 Appendix A.
+/** Each operator's expansion rules: first character, separator, named, if-empty, allowed characters (RFC 6570 Appendix A). */
 export const OPERATORS: Record<UriTemplateOperator, Operator> = {
   '': { first: '', sep: ',', named: false, ifemp: '', reserved: false },
   '+': { first: '', sep: ',', named: false, ifemp: '', reserved: true },
@@ -55,6 +55,7 @@ const VARSPEC =
   /^((?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*)(?::([1-9][0-9]{0,3})|(\*))?$/
 /** ASCII literal characters (RFC 6570 section 2.1, plus `'`, a sub-delim the RFC's own examples use). */
 const LITERAL = /[!#$&'()*+,\-./0-9:;=?@A-Z[\]_a-z~]/
+/** A percent-encoded octet (`%` and two hex digits) at the start of a string (RFC 6570 section 1.5). */
 export const PCT = /^%[0-9A-Fa-f]{2}/
 const utf8 = new TextEncoder() // one encoder, reused by every pctEncode
 

@@ -69,7 +69,16 @@ export {
   type ResolvedOf,
   type Uses,
 } from './resolve/resolver.ts'
-export { elicit, listRoots, sample, type Question } from './resolve/questions.ts'
+export {
+  elicit,
+  listRoots,
+  sample,
+  type ElicitQuestion,
+  type Question,
+  type RootsQuestion,
+  type SampleQuestion,
+  type UrlQuestion,
+} from './resolve/questions.ts'
 export { formSchema, type FormSchema } from './resolve/forms.ts'
 export { MAX_REASKS } from './resolve/run.ts'
 export { InvalidSignatureError, ResolutionError } from './resolve/errors.ts'
@@ -79,6 +88,7 @@ export {
   RequestStateSecurity,
   authenticatedPrincipal,
   type PrincipalSource,
+  type RequestBinding,
   type RequestStateSecurityOptions,
 } from '../request-state/security.ts'
 export {
@@ -101,3 +111,4 @@ export {
 // HTTP: the Streamable HTTP fetch handler (a documented re-export from the transport layer above this one)
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
 export { MAX_UNREAD_BYTES } from '../transport/http-server-sse.ts'
+export type { AllowedOrigins } from '../transport/http-server-policy.ts'

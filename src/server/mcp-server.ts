@@ -36,24 +36,8 @@ import type {
   ToolReturn,
 } from './mcp/types.ts'
 import { isAbsoluteUri, type ServerEvent } from './notifications.ts'
-import type { NeedValues, Uses } from './resolve/index.ts'
+import type { NeedValues, Uses } from './resolve/resolver.ts'
 import { Server } from './server.ts'
-
-export type {
-  Completer,
-  McpServerOptions,
-  PromptArguments,
-  PromptConfig,
-  PromptReturn,
-  ResourceReturn,
-  ResourceTemplateConfig,
-  ToolArgs,
-  ToolConfig,
-  ToolContext,
-  ToolHandler,
-  ToolInput,
-  ToolReturn,
-} from './mcp/types.ts'
 
 /** A list-changed event kind. */
 type ListChanged = Exclude<ServerEvent['kind'], 'resourceUpdated'>

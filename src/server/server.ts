@@ -19,7 +19,7 @@ import {
   type RequestInfo,
   type ResultObject,
 } from './context.ts'
-import { createRequestContext } from './handler-context.ts'
+import { createRequestContext } from './context.ts'
 import { checkedResult, completeResult, inputRequiredResult, withServerInfo } from './finish.ts'
 import { serveListen } from './listen.ts'
 import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'

@@ -14,10 +14,8 @@ import type { RequestInfo } from '../server/context.ts'
 import type { McpServer } from '../server/mcp-server.ts'
 import type { Server } from '../server/server.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
-import { hostPolicy, originPolicy, preflightResponse, withCors } from './http-server-policy.ts'
+import { hostPolicy, originPolicy, preflightResponse, withCors, type AllowedOrigins } from './http-server-policy.ts'
 import { reply, streamIfNotified, type Representation } from './http-server-sse.ts'
-
-export { MAX_UNREAD_BYTES } from './http-server-sse.ts'
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -35,7 +33,7 @@ export interface FetchHandlerOptions {
    * own origin. A disallowed origin gets 403; an allowed cross-origin caller gets CORS headers on every
    * response, errors included, and preflights (`OPTIONS`) are answered with 204.
    */
-  allowedOrigins?: readonly string[] | '*' | ((origin: string) => boolean)
+  allowedOrigins?: AllowedOrigins
   /**
    * Host names this endpoint is served under, checked against the request URL's host (the `Host`
    * header) before anything else: a request for any other host gets 403. An entry with a port
@@ -234,7 +232,7 @@ function isJsonUtf8(contentType: string | null): boolean {
  * Compare the standard headers with the body (spec: streamable-http.mdx "Standard headers").
  * @returns a -32020 error, or undefined when they agree.
  */
-export function checkHeaders(headers: Headers, request: JSONRPCRequest): McpError | undefined {
+function checkHeaders(headers: Headers, request: JSONRPCRequest): McpError | undefined {
   const params = request.params ?? {}
   const meta = (params._meta ?? {}) as Record<string, unknown>
   const version = headers.get(HEADER.protocolVersion)

@@ -358,7 +358,7 @@ export class OAuthClientProvider {
  * match. An `error` is reported only after `iss` passed.
  * @throws OAuthError for any failure.
  */
-export function validateAuthorizationResponse(
+function validateAuthorizationResponse(
   callback: string | URL,
   expected: { state: string; issuer: string; issSupported: boolean },
 ): string {

@@ -8,6 +8,7 @@
 import * as v from 'valibot'
 import { MetaObject } from './common.ts'
 
+/** A string field of an elicitation form (spec: `StringSchema`; `format` is email, uri, date or date-time; `enum` / `oneOf` make it a single choice). */
 export const StringSchema = v.looseObject({
   type: v.literal('string'),
   title: v.optional(v.string()),
@@ -20,6 +21,7 @@ export const StringSchema = v.looseObject({
   enumNames: v.optional(v.array(v.string())),
   oneOf: v.optional(v.array(v.looseObject({ const: v.string(), title: v.string() }))),
 })
+/** A number or integer field of an elicitation form (spec: `NumberSchema`). */
 export const NumberSchema = v.looseObject({
   type: v.picklist(['number', 'integer']),
   title: v.optional(v.string()),
@@ -28,12 +30,14 @@ export const NumberSchema = v.looseObject({
   maximum: v.optional(v.number()),
   default: v.optional(v.number()),
 })
+/** A yes/no field of an elicitation form (spec: `BooleanSchema`). */
 export const BooleanSchema = v.looseObject({
   type: v.literal('boolean'),
   title: v.optional(v.string()),
   description: v.optional(v.string()),
   default: v.optional(v.boolean()),
 })
+/** A multiple-choice field of an elicitation form: an array of strings from `items` (spec: `MultiSelectEnumSchema`). */
 export const MultiSelectSchema = v.looseObject({
   type: v.literal('array'),
   title: v.optional(v.string()),

@@ -10,7 +10,8 @@ import { headerParamsOf } from '../../protocol/param-headers.ts'
 import type { Tool } from '../../protocol/schemas/index.ts'
 import { UriTemplate } from '../../protocol/uri-template.ts'
 import { checkCacheHints } from '../cache.ts'
-import { planResolvers, type Uses } from '../resolve/index.ts'
+import { planResolvers } from '../resolve/plan.ts'
+import type { Uses } from '../resolve/resolver.ts'
 import type {
   PromptArguments,
   PromptConfig,

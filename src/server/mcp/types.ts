@@ -18,7 +18,8 @@ import type { TemplateArgs, TemplateVariables } from '../../protocol/uri-templat
 import type { RequestStateSecurity } from '../../request-state/security.ts'
 import type { CacheHints } from '../cache.ts'
 import type { RequestContext } from '../context.ts'
-import type { CheckedUses, ResolverPlan, Uses } from '../resolve/index.ts'
+import type { ResolverPlan } from '../resolve/plan.ts'
+import type { CheckedUses, Uses } from '../resolve/resolver.ts'
 import type { ServerOptions } from '../server.ts'
 
 /** A valibot object schema, or the entries of one (`{ title: v.string() }`). */

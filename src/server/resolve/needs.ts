@@ -1,5 +1,17 @@
 /**
- * What a resolver or a handler's `use` may declare: `arg()`, `context()`, `outcome(resolver)`, and the
+ * Dependency injection for handler parameters: values the model must never supply (stock levels,
+ * prices, identities, a human's confirmation) are filled by resolver functions the server runs before
+ * the handler. A resolver may ask a question — `elicit` (the user), `sample` (the client's model) or
+ * `listRoots` (the client's roots) — and the SDK carries it over multi-round-trip requests
+ * (spec: basic/patterns/mrtr.mdx), recording each answer in the sealed `requestState`, pinned to the
+ * exact question the client saw. Semantics: the Python SDK's, as studied in the project's shared reference
+ * (`python-sdk-semantics.md` §C).
+ *
+ * Layout: `needs.ts` (what `use` may declare), `questions.ts` and `forms.ts` (what a resolver may ask),
+ * `resolver.ts` (`resolver()` and its compile-time checks), `plan.ts` (registration), `run.ts` and
+ * `answers.ts` (one round, and the state carried between rounds), `errors.ts`.
+ *
+ * This file: what a resolver or a handler's `use` may declare: `arg()`, `context()`, `outcome(resolver)`, and the
  * {@link Resolver} shape that `resolver()` (in `resolver.ts`) builds. Each need is tagged with a
  * registry symbol, so needs made by another copy of the SDK are still recognised.
  * @module
