@@ -55,7 +55,17 @@ export async function serveListen(params: RequestParams, ctx: RequestContext, de
       notify(acknowledgement(filter, ctx))
       for (const n of early) notify(n)
       early = undefined
-      await untilEnded(ctx.signal, deps.listens)
+      // until the client goes away or closeSubscriptions ends the stream (inline: no extra tick before unsubscribing)
+      let end!: () => void
+      const ended = new Promise<void>((resolve) => (end = resolve))
+      ctx.signal.addEventListener('abort', end, { once: true })
+      deps.listens.add(end)
+      try {
+        await ended
+      } finally {
+        ctx.signal.removeEventListener('abort', end)
+        deps.listens.delete(end)
+      }
     }
   } finally {
     try {
@@ -94,19 +104,5 @@ function acknowledgement(filter: SubscriptionFilter, ctx: RequestContext): JSONR
     jsonrpc: '2.0',
     method: 'notifications/subscriptions/acknowledged',
     params: { _meta: { [META.subscriptionId]: ctx.requestId }, notifications: filter },
-  }
-}
-
-/** Resolves when the client goes away or `listens` ends the stream (it is registered there meanwhile). */
-async function untilEnded(signal: AbortSignal, listens: Set<() => void>): Promise<void> {
-  let end!: () => void
-  const ended = new Promise<void>((resolve) => (end = resolve))
-  signal.addEventListener('abort', end, { once: true })
-  listens.add(end)
-  try {
-    await ended
-  } finally {
-    signal.removeEventListener('abort', end)
-    listens.delete(end)
   }
 }
