@@ -221,9 +221,11 @@ for (const [label, handler] of adapters(demo)) {
       }
     })
 
-    it('answers legacy initialize with -32022 naming the supported versions', async () => {
+    it("with legacy: 'reject', answers legacy initialize with -32022 naming the supported versions", async () => {
+      const rejecting = new McpServer({ name: 'modern-only', version: '1' }, { legacy: 'reject' })
+      const [[, viaFetch], [, viaAdapter]] = adapters(rejecting)
       const res = await post(
-        handler,
+        label === 'fetch handler' ? viaFetch : viaAdapter,
         {
           jsonrpc: '2.0',
           id: 1,

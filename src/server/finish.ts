@@ -96,3 +96,27 @@ export function withProp<T extends Record<string, unknown>>(obj: T, key: string,
   out[key] = value
   return out as T
 }
+
+/** The fields of a 2026-07-28 result that a 2025-era client has no schema for. */
+const MODERN_ONLY_RESULT_FIELDS = ['resultType', 'inputRequests', 'requestState', 'ttlMs', 'cacheScope'] as const
+
+/**
+ * A complete result as a 2025-era client receives it: without `resultType`, `inputRequests`,
+ * `requestState`, the cache hints (`ttlMs`, `cacheScope`) and `_meta` serverInfo. Copies only when
+ * something must go. An `InputRequiredResult` is the caller's to refuse first (it cannot be delivered
+ * without a session).
+ */
+export function legacyResult(result: ResultObject): ResultObject {
+  const meta = result._meta as Record<string, unknown> | undefined
+  const hasServerInfo = typeof meta === 'object' && meta !== null && META.serverInfo in meta
+  if (!hasServerInfo && !MODERN_ONLY_RESULT_FIELDS.some((key) => key in result)) return result
+  const out: ResultObject = { ...result }
+  for (const key of MODERN_ONLY_RESULT_FIELDS) delete out[key]
+  if (hasServerInfo) {
+    const rest: Record<string, unknown> = { ...meta }
+    delete rest[META.serverInfo]
+    if (Object.keys(rest).length > 0) out._meta = rest
+    else delete out._meta
+  }
+  return out
+}

@@ -34,6 +34,7 @@ export {
   type ResultObject,
 } from './context.ts'
 export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
+export type { LegacyMode } from './legacy.ts'
 
 // Results: complete results, tool errors, and InputRequiredResult with its embedded questions
 export {

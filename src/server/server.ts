@@ -20,7 +20,15 @@ import {
   type ResultObject,
 } from './context.ts'
 import { createRequestContext } from './context.ts'
-import { checkedResult, completeResult, inputRequiredResult, withServerInfo } from './finish.ts'
+import { checkedResult, completeResult, inputRequiredResult, legacyResult, withServerInfo } from './finish.ts'
+import {
+  ACKNOWLEDGED_METHODS,
+  initializeResult,
+  legacyEnvelope,
+  MODERN_ONLY_METHODS,
+  undeliverableQuestion,
+  type LegacyMode,
+} from './legacy.ts'
 import { serveListen } from './listen.ts'
 import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
@@ -58,6 +66,19 @@ export interface ServerOptions {
    * @example authorizeSubscription: (uri, ctx) => uri.startsWith(`users://${ctx.authInfo?.clientId}/`)
    */
   authorizeSubscription?: (uri: string, ctx: RequestContext) => boolean | Promise<boolean>
+  /**
+   * 2025-era clients (no `_meta` envelope; `initialize` first): `'serve'` answers them statelessly from
+   * the same handlers (`initialize` negotiates 2025-11-25, 2025-06-18 or 2025-03-26; no sessions; a
+   * question fails at once: a tool error on `tools/call`, -32603 elsewhere); `'reject'` answers their
+   * `initialize` with -32022 and any other request with -32602 (HTTP 400). Default `'serve'`.
+   */
+  legacy?: LegacyMode
+}
+
+/** The era of one request: modern (it carries the 2026 envelope) or legacy, with what its handler sees. */
+interface Era {
+  legacy: boolean
+  envelope: RequestEnvelope
 }
 
 /** What the server answers for one inbound message: an HTTP-like status and, for requests, a response. */
@@ -217,12 +238,18 @@ export class Server {
   /** Answer one JSON-RPC request. Never throws: failures become JSON-RPC errors. */
   async handleRequest(request: JSONRPCRequest, info: RequestInfo = {}): Promise<Handled> {
     this.#serving = true
+    let era: Era | undefined
     try {
-      const result = await this.#dispatch(request, info)
+      era = this.#eraOf(request, info)
+      const result = era.legacy
+        ? await this.#dispatchLegacy(request, era.envelope, info)
+        : await this.#dispatch(request, era.envelope, info)
       return { status: 200, response: { jsonrpc: '2.0', id: request.id, result } }
     } catch (error) {
       const mcp = this.#toMcpError(error, request.method)
-      return { status: mcp.httpStatus ?? 200, response: errorResponse(request.id, mcp) }
+      // a 2025 client reads a non-2xx as a transport failure (404: its session expired): in-band errors are 200
+      const status = era?.legacy ? 200 : (mcp.httpStatus ?? 200)
+      return { status, response: errorResponse(request.id, mcp) }
     }
   }
 
@@ -233,14 +260,13 @@ export class Server {
   }
 
   /**
-   * The life of one request: check its envelope, find its handler, open its `requestState` (sealing
-   * boundary), build the handler's context, run the handler, finish the result (an `InputRequiredResult`
+   * The life of one modern request (its envelope checked by `#eraOf`): find its handler, open its
+   * `requestState` (sealing boundary), build the handler's context, run the handler, finish the result (an `InputRequiredResult`
    * checked then sealed; a complete one stamped with `resultType` and cache hints), stamp serverInfo.
    * @throws McpError for the client's mistakes; any other error is a server bug (-32603, logged).
    */
-  async #dispatch(request: JSONRPCRequest, info: RequestInfo): Promise<ResultObject> {
+  async #dispatch(request: JSONRPCRequest, envelope: RequestEnvelope, info: RequestInfo): Promise<ResultObject> {
     const { method } = request
-    const envelope = this.#envelopeOf(request)
     const handler = this.#handlerOf(method)
     const params = withoutNullState(method, request.params ?? {})
     const opening = this.#sealing.open(method, params, info)
@@ -256,6 +282,45 @@ export class Server {
       out = completeResult(method, result, params, this.options.cache)
     }
     return withServerInfo(out, this.info)
+  }
+
+  /**
+   * The life of one legacy request: `initialize` and the acknowledged session methods answered here,
+   * the 2026-only methods refused, any other method run by its handler and its result stripped of what
+   * 2025 has no schema for. A question cannot be asked: it fails at once (`undeliverableQuestion`).
+   * @throws McpError for the client's mistakes (-32601 unknown or 2026-only method; the handler's own).
+   */
+  async #dispatchLegacy(request: JSONRPCRequest, envelope: RequestEnvelope, info: RequestInfo): Promise<ResultObject> {
+    const { method } = request
+    const params = request.params ?? {}
+    if (method === 'initialize')
+      return initializeResult(params, this.#capabilities(), this.info, this.options.instructions)
+    if (ACKNOWLEDGED_METHODS.has(method)) return {}
+    if (MODERN_ONLY_METHODS.has(method)) throw methodNotFound(method)
+    const handler = this.#handlerOf(method)
+    const ctx = createRequestContext(request, envelope, info, undefined)
+    let result: ResultObject
+    try {
+      result = checkedResult(method, await handler(params, ctx))
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.MissingRequiredClientCapability)
+        return undeliverableQuestion(method, error.message)
+      throw error
+    }
+    if (isInputRequired(result)) return undeliverableQuestion(method, 'the handler returned an InputRequiredResult')
+    return legacyResult(result)
+  }
+
+  /**
+   * The era of a request: modern when it carries the 2026 envelope claim (or when legacy clients are
+   * rejected), legacy otherwise.
+   * @throws McpError as `#envelopeOf` for a modern request; -32600 (HTTP 400) for a legacy
+   *   request whose `MCP-Protocol-Version` header names an unsupported version.
+   */
+  #eraOf(request: JSONRPCRequest, info: RequestInfo): Era {
+    if (this.options.legacy === 'reject' || hasEnvelope(request.params))
+      return { legacy: false, envelope: this.#envelopeOf(request) }
+    return { legacy: true, envelope: legacyEnvelope(request, info, this.supportedVersions) }
   }
 
   /**
@@ -278,8 +343,7 @@ export class Server {
   /** @throws McpError -32601 for a method without a handler. */
   #handlerOf(method: string): RequestHandler {
     const handler = this.#handlers.get(method)
-    if (!handler)
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`, { reason: 'unknown method' })
+    if (!handler) throw methodNotFound(method)
     return handler
   }
 
@@ -303,4 +367,8 @@ export class Server {
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions
     return result
   }
+}
+
+function methodNotFound(method: string): McpError {
+  return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`, { reason: 'unknown method' })
 }

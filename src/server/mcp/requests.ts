@@ -109,13 +109,16 @@ export async function readResource(
   throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri })
 }
 
+/** The params of `completion/complete` but its `_meta` envelope: that is the server's to check (a 2025-era request has none). */
+const CompleteParams = v.omit(CompleteRequestParams, ['_meta'])
+
 /**
  * `completion/complete` (spec: server/utilities/completion.mdx): the argument's completer, if any, cut
  * to 100 values.
  * @throws McpError -32602 for invalid params, an unknown prompt, or an unknown template ("Resource not found").
  */
 export async function complete(registry: Registry, params: RequestParams): Promise<ResultObject> {
-  const parsed = v.safeParse(CompleteRequestParams, params)
+  const parsed = v.safeParse(CompleteParams, params)
   if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
   const { ref, argument, context } = parsed.output
   let completers: Record<string, Completer | undefined> | undefined

@@ -1,0 +1,112 @@
+/**
+ * The stateless legacy lane: what a 2025-era client (no `_meta` envelope, `initialize` first) gets
+ * from the same registrations as a 2026-07-28 client (spec 2026: basic/versioning.mdx "serve both eras
+ * concurrently on the same endpoint"; spec 2025-11-25: basic/lifecycle.mdx, basic/transports.mdx).
+ * No sessions and no server-to-client requests: a question cannot be asked, so it fails at once.
+ * @module
+ */
+import { HEADER } from '../protocol/constants.ts'
+import { readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
+import { ErrorCode, McpError } from '../protocol/errors.ts'
+import type { Implementation, JSONRPCRequest, ServerCapabilities } from '../protocol/schemas/index.ts'
+import type { RequestInfo, ResultObject } from './context.ts'
+
+/** Whether the server answers 2025-era clients (`'serve'`) or only 2026-07-28 ones (`'reject'`). */
+export type LegacyMode = 'serve' | 'reject'
+
+/** The 2025-era revisions the legacy lane speaks, newest first. */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26'])
+
+/** The version a legacy request without `MCP-Protocol-Version` is taken to speak (spec 2025-11-25: transports.mdx). */
+const HEADERLESS_VERSION = '2025-03-26'
+
+/** Legacy methods of session state this stateless lane acknowledges with `{}` and does not keep. */
+export const ACKNOWLEDGED_METHODS: ReadonlySet<string> = new Set([
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+])
+
+/** Methods of 2026-07-28 only: a legacy client gets -32601 for them. */
+export const MODERN_ONLY_METHODS: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen'])
+
+/**
+ * The `InitializeResult` of 2025-11-25: the requested version if the lane speaks it, else the newest;
+ * the capabilities without what needs a push channel (`listChanged`, `subscribe`), with `logging` (log
+ * messages go on the POST's stream); the server's info and instructions.
+ */
+export function initializeResult(
+  params: Record<string, unknown>,
+  capabilities: ServerCapabilities,
+  serverInfo: Implementation,
+  instructions: string | undefined,
+): ResultObject {
+  const requested = params.protocolVersion
+  const protocolVersion =
+    typeof requested === 'string' && LEGACY_PROTOCOL_VERSIONS.includes(requested)
+      ? requested
+      : LEGACY_PROTOCOL_VERSIONS[0]!
+  const result: ResultObject = { protocolVersion, capabilities: legacyCapabilities(capabilities), serverInfo }
+  if (instructions !== undefined) result.instructions = instructions
+  return result
+}
+
+/** The 2025 capability keys, each without `listChanged` and `subscribe` (nothing can be pushed without a session). */
+function legacyCapabilities(capabilities: ServerCapabilities): Record<string, unknown> {
+  const out: Record<string, unknown> = { logging: {} }
+  for (const key of ['experimental', 'logging', 'completions', 'prompts', 'resources', 'tools'] as const) {
+    const value = capabilities[key] as Record<string, unknown> | undefined
+    if (value === undefined) continue
+    const rest = { ...value }
+    if (key !== 'experimental') {
+      delete rest.listChanged
+      delete rest.subscribe
+    }
+    out[key] = rest
+  }
+  return out
+}
+
+/**
+ * What a handler sees of a legacy request: the version of its `MCP-Protocol-Version` header (2025-03-26
+ * when absent), no client capabilities (unknowable without a session), its `progressToken`, and every
+ * log level (the 2025 client chose none per request).
+ * @param modern - the 2026-era versions this server serves: such a header without an envelope is a
+ *   modern client's mistake, answered as today (-32602, HTTP 400).
+ * @throws McpError -32600 (HTTP 400) for a header naming a version this lane does not speak.
+ */
+export function legacyEnvelope(request: JSONRPCRequest, info: RequestInfo, modern: readonly string[]): RequestEnvelope {
+  const header = request.method === 'initialize' ? null : (info.request?.headers.get(HEADER.protocolVersion) ?? null)
+  if (header !== null && modern.includes(header)) return readEnvelope(request.params)
+  if (header !== null && !LEGACY_PROTOCOL_VERSIONS.includes(header)) {
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `Bad Request: unsupported MCP-Protocol-Version '${header}' (supported: ${[...LEGACY_PROTOCOL_VERSIONS, ...modern].join(', ')})`,
+      undefined,
+      400,
+    )
+  }
+  const envelope: RequestEnvelope = {
+    protocolVersion: header ?? HEADERLESS_VERSION,
+    clientCapabilities: {},
+    logLevel: 'debug',
+  }
+  const meta = request.params?._meta as Record<string, unknown> | undefined
+  const token = meta?.progressToken
+  if (typeof token === 'string' || typeof token === 'number') envelope.progressToken = token
+  return envelope
+}
+
+/**
+ * Why a question (an `InputRequiredResult`, or a resolver needing a client capability) cannot reach a
+ * legacy client: a `tools/call` gets it as a tool error, anything else as -32603.
+ * @throws McpError -32603 for methods other than `tools/call`.
+ */
+export function undeliverableQuestion(method: string, why: string): ResultObject {
+  const text =
+    `This ${method} needs input from the client (${why}), which cannot be asked of a 2025-era client ` +
+    'without a session; use a 2026-07-28 client.'
+  if (method !== 'tools/call') throw new McpError(ErrorCode.InternalError, text)
+  return { content: [{ type: 'text', text }], isError: true }
+}
