@@ -261,8 +261,9 @@ export class Server {
 
   /**
    * The life of one modern request (its envelope checked by `#eraOf`): find its handler, open its
-   * `requestState` (sealing boundary), build the handler's context, run the handler, finish the result (an `InputRequiredResult`
-   * checked then sealed; a complete one stamped with `resultType` and cache hints), stamp serverInfo.
+   * `requestState` (sealing boundary), build the handler's context, run the handler, finish the result
+   * (an `InputRequiredResult` checked then sealed; a complete one stamped with `resultType` and cache
+   * hints), stamp serverInfo.
    * @throws McpError for the client's mistakes; any other error is a server bug (-32603, logged).
    */
   async #dispatch(request: JSONRPCRequest, envelope: RequestEnvelope, info: RequestInfo): Promise<ResultObject> {

@@ -78,7 +78,9 @@ interface Endpoint {
  * 202 for notifications; 400 for framing, envelope, version (-32022), header (-32020) and capability
  * (-32021) errors; 404 with -32601 for unknown methods; 405 for other HTTP methods; 406 / 415 for
  * unacceptable `Accept` / `Content-Type`; 413 over the body cap; 403 for a host outside `allowedHosts` or
- * a disallowed `Origin`. Never a 500 for a client mistake.
+ * a disallowed `Origin`. Never a 500 for a client mistake. A 2025-era request (no `_meta` envelope) is
+ * the server's legacy lane (`ServerOptions.legacy`): its in-band errors are 200, an unsupported
+ * `MCP-Protocol-Version` header 400; the header cross-checks (-32020) apply to enveloped requests only.
  *
  * @example
  * export default { fetch: createFetchHandler(mcp) }
