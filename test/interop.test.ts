@@ -56,6 +56,36 @@ describe('interop with the official SDK 2.4.0', () => {
     await client.close()
   })
 
+  it('their Client at its default options (2025-11-25, initialize) against our server: the stateless legacy lane', async () => {
+    const handler = createFetchHandler(createDemoServer())
+    const client = new OfficialClient(
+      { name: 'official', version: '2.4.0' },
+      {
+        capabilities: { elicitation: { form: {} } },
+      },
+    )
+    const transport = new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+      fetch: (url: URL | string, init?: RequestInit) => handler(new Request(url, init)),
+    })
+    await client.connect(transport)
+    expect(transport.protocolVersion).toBe('2025-11-25')
+    const { tools } = await client.listTools()
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['reserve_book', 'provision', 'order_book']))
+    const reserved = (await client.callTool({ name: 'reserve_book', arguments: { title: 'Dune' } })) as {
+      content: Array<{ text: string }>
+      isError?: boolean
+    }
+    expect(reserved.isError).not.toBe(true)
+    expect(reserved.content[0].text).toMatch(/^Reserved 'Dune'/)
+    // a question cannot reach a 2025 client yet: the call ends at once as a tool error, never a hang
+    const provision = (await client.callTool({ name: 'provision', arguments: { name: 'orders' } })) as {
+      content: Array<{ text: string }>
+      isError?: boolean
+    }
+    expect(provision.isError).toBe(true)
+    await client.close()
+  })
+
   it('our Client against their createMcpHandler server: discover, list, call, an MRTR elicitation', async () => {
     const official = createMcpHandler(() => {
       const server = new OfficialServer({ name: 'official-server', version: '2.4.0' })
