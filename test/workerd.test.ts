@@ -113,13 +113,23 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     const cases: Array<[string, Record<string, string>, number, number]> = [
       ['{"jsonrpc":"2.0","id":1,"method":', {}, 400, -32700],
       ['[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]', {}, 400, -32600],
-      ['{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}', {}, 400, -32602],
+      // an envelope whose claim is malformed is a 2026 request with a bad envelope, not a 2025 one
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}}',
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+        400,
+        -32602,
+      ],
     ]
     for (const [body, headers, status, code] of cases) {
       const res = await send(body, headers)
       expect(res.status).toBe(status)
       expect(((await res.json()) as { error: { code: number } }).error.code).toBe(code)
     }
+    // no envelope at all: a 2025-era request, served by the legacy lane
+    const legacy = await send('{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}')
+    expect(legacy.status).toBe(200)
+    expect(((await legacy.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0)
     const unknown = await client()
       .callTool('nope')
       .catch((e: unknown) => e)
