@@ -57,7 +57,7 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
       expect(res.headers.get('access-control-allow-origin')).toBeNull()
     })
 
-    it('H2 every error status carries the CORS headers; a 401 exposes WWW-Authenticate', async () => {
+    it('H2 every error status carries the CORS headers; a 401 exposes WWW-Authenticate (and Mcp-Session-Id)', async () => {
       const cors = { origin: ORIGIN }
       const statuses: Array<[number, Promise<Response>]> = [
         [
@@ -126,7 +126,9 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
         const res = await pending
         expect(res.status, String(status)).toBe(status)
         expect(res.headers.get('access-control-allow-origin'), String(status)).toBe(ORIGIN)
-        expect(res.headers.get('access-control-expose-headers'), String(status)).toBe('WWW-Authenticate')
+        expect(res.headers.get('access-control-expose-headers'), String(status)).toBe(
+          'WWW-Authenticate, Mcp-Session-Id',
+        )
         if (status === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/)
         if (status !== 405) expect(((await res.json()) as { jsonrpc: string }).jsonrpc).toBe('2.0')
       }

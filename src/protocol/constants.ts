@@ -43,4 +43,6 @@ export const HEADER = Object.freeze({
   protocolVersion: 'mcp-protocol-version',
   method: 'mcp-method',
   name: 'mcp-name',
+  /** The 2025-era session id (spec 2025-11-25: basic/transports.mdx "Session Management"); the 2026 era has none. */
+  sessionId: 'mcp-session-id',
 } as const)

@@ -10,6 +10,10 @@
  * (no audience: the info without the separator), so a token minted for one audience cannot be opened by
  * another. The kid is the first 4 bytes of HKDF(secret, info `"edge-mcp/request-state/v1/kid"`): a
  * non-secret fingerprint that picks the key without trial decryption. `keys[0]` seals; every key opens.
+ *
+ * Session ids (the legacy lane's `Mcp-Session-Id`) use the same ring under a scheme of their own: prefix
+ * `"s1."` (also the AAD prefix) and `info = "edge-mcp/session/v1/aes-256-gcm"` (‖ 0x00 ‖ audience), so a
+ * session id and a `requestState` token are sealed under different keys and never open as each other.
  * @module
  */
 import { decodeBase64UrlStrict, encodeBase64Url } from '../encoding/base64url.ts'
@@ -68,7 +72,26 @@ function pooledNonces(): () => Uint8Array<ArrayBuffer> {
   }
 }
 const KID_INFO = new TextEncoder().encode('edge-mcp/request-state/v1/kid')
-const AES_INFO = 'edge-mcp/request-state/v1/aes-256-gcm'
+
+/** The token prefix of session ids sealed by the built-in ring (see {@link AesGcmKeyRing.sessionCodec}). */
+export const SESSION_TOKEN_PREFIX = 's1.'
+
+/** What a ring seals under: the token prefix (also the AAD prefix) and the HKDF info of its AES keys. */
+interface Scheme {
+  readonly prefix: string
+  readonly prefixBytes: Uint8Array
+  readonly info: string
+}
+const REQUEST_STATE_SCHEME: Scheme = {
+  prefix: TOKEN_PREFIX,
+  prefixBytes: PREFIX_BYTES,
+  info: 'edge-mcp/request-state/v1/aes-256-gcm',
+}
+const SESSION_SCHEME: Scheme = {
+  prefix: SESSION_TOKEN_PREFIX,
+  prefixBytes: new TextEncoder().encode(SESSION_TOKEN_PREFIX),
+  info: 'edge-mcp/session/v1/aes-256-gcm',
+}
 
 interface RingEntry {
   hkdf: Promise<CryptoKey>
@@ -77,6 +100,8 @@ interface RingEntry {
   kidBytes?: Uint8Array
   /** `"v1." ‖ kid`, the AAD of every token under this key, once derived. */
   aad?: Uint8Array<ArrayBuffer>
+  /** `"s1." ‖ kid`, the AAD of every session id under this key, once derived. */
+  sessionAad?: Uint8Array<ArrayBuffer>
   aes: Map<string, Promise<CryptoKey>>
   /** AES keys once derived, by audience id. */
   aesReady: Map<string, CryptoKey>
@@ -150,6 +175,9 @@ export class AesGcmKeyRing {
         entry.aad = new Uint8Array(PREFIX_BYTES.length + KID_BYTES)
         entry.aad.set(PREFIX_BYTES)
         entry.aad.set(entry.kidBytes, PREFIX_BYTES.length)
+        entry.sessionAad = new Uint8Array(SESSION_SCHEME.prefixBytes.length + KID_BYTES)
+        entry.sessionAad.set(SESSION_SCHEME.prefixBytes)
+        entry.sessionAad.set(entry.kidBytes, SESSION_SCHEME.prefixBytes.length)
         return entry.kidBytes
       })
       entry.kid.catch(() => {}) // surfaced by the first seal/unseal that awaits it
@@ -163,19 +191,44 @@ export class AesGcmKeyRing {
     const id = audience === undefined ? '' : '\u0000' + audience
     let codec = this.#codecs.get(id)
     if (!codec) {
-      codec = { seal: (p) => this.#seal(p, audience), unseal: (t) => this.#unseal(t, audience) }
+      codec = {
+        seal: (p) => this.#seal(p, audience, REQUEST_STATE_SCHEME),
+        unseal: (t) => this.#unseal(t, audience, REQUEST_STATE_SCHEME),
+      }
       this.#codecs.set(id, codec)
     }
     return codec
   }
 
-  #aesKey(entry: RingEntry, audience: string | undefined): CryptoKey | Promise<CryptoKey> {
-    const id = audience === undefined ? '' : '\u0000' + audience
+  /**
+   * The codec of session ids (`"s1."` tokens) for one audience: the same keys, under the session HKDF info
+   * (`edge-mcp/session/v1/aes-256-gcm`), so it neither opens nor mints `requestState` tokens.
+   */
+  sessionCodec(audience?: string): RequestStateCodec {
+    const id = SESSION_TOKEN_PREFIX + (audience === undefined ? '' : '\u0000' + audience)
+    let codec = this.#codecs.get(id)
+    if (!codec) {
+      codec = {
+        seal: (p) => this.#seal(p, audience, SESSION_SCHEME),
+        unseal: (t) => this.#unseal(t, audience, SESSION_SCHEME),
+      }
+      this.#codecs.set(id, codec)
+    }
+    return codec
+  }
+
+  #aad(entry: RingEntry, scheme: Scheme): Uint8Array<ArrayBuffer> {
+    return scheme === SESSION_SCHEME ? entry.sessionAad! : entry.aad!
+  }
+
+  #aesKey(entry: RingEntry, audience: string | undefined, scheme: Scheme): CryptoKey | Promise<CryptoKey> {
+    const id =
+      (scheme === SESSION_SCHEME ? SESSION_TOKEN_PREFIX : '') + (audience === undefined ? '' : '\u0000' + audience)
     const ready = entry.aesReady.get(id)
     if (ready) return ready
     let key = entry.aes.get(id)
     if (!key) {
-      const info = new TextEncoder().encode(audience === undefined ? AES_INFO : AES_INFO + '\u0000' + audience)
+      const info = new TextEncoder().encode(audience === undefined ? scheme.info : scheme.info + '\u0000' + audience)
       key = entry.hkdf.then((k) =>
         crypto.subtle.deriveKey(
           { name: 'HKDF', hash: 'SHA-256', salt: EMPTY_SALT, info },
@@ -194,17 +247,17 @@ export class AesGcmKeyRing {
     return key
   }
 
-  async #seal(plaintext: Uint8Array, audience: string | undefined): Promise<string> {
+  async #seal(plaintext: Uint8Array, audience: string | undefined, scheme: Scheme): Promise<string> {
     const entry = this.#entries[0]!
     const kid = entry.kidBytes ?? (await entry.kid)
-    const maybeKey = this.#aesKey(entry, audience)
+    const maybeKey = this.#aesKey(entry, audience, scheme)
     const key = maybeKey instanceof Promise ? await maybeKey : maybeKey
     const nonce = this.#nonce()
     if (nonce.length !== NONCE_BYTES) throw new RangeError('nonce must be 12 bytes')
     // tagLength defaults to 128 bits (Web Crypto AesGcmParams)
     const sealed = new Uint8Array(
       await crypto.subtle.encrypt(
-        { name: 'AES-GCM', iv: nonce, additionalData: entry.aad! },
+        { name: 'AES-GCM', iv: nonce, additionalData: this.#aad(entry, scheme) },
         key,
         plaintext as Uint8Array<ArrayBuffer>,
       ),
@@ -213,23 +266,27 @@ export class AesGcmKeyRing {
     body.set(kid)
     body.set(nonce, KID_BYTES)
     body.set(sealed, KID_BYTES + NONCE_BYTES)
-    return TOKEN_PREFIX + encodeBase64Url(body)
+    return scheme.prefix + encodeBase64Url(body)
   }
 
-  async #unseal(token: string, audience: string | undefined): Promise<Uint8Array> {
-    if (typeof token !== 'string' || !token.startsWith(TOKEN_PREFIX)) throw new InvalidRequestStateError('malformed')
-    const body = decodeBase64UrlStrict(token.slice(TOKEN_PREFIX.length))
+  async #unseal(token: string, audience: string | undefined, scheme: Scheme): Promise<Uint8Array> {
+    if (typeof token !== 'string' || !token.startsWith(scheme.prefix)) throw new InvalidRequestStateError('malformed')
+    const body = decodeBase64UrlStrict(token.slice(scheme.prefix.length))
     if (!body || body.length < KID_BYTES + NONCE_BYTES + TAG_BYTES) throw new InvalidRequestStateError('malformed')
     const kidNumber = ((body[0]! << 24) | (body[1]! << 16) | (body[2]! << 8) | body[3]!) >>> 0
     const entries = (this.#byKidReady ?? (await this.#kidMap())).get(kidNumber)
     if (!entries) throw new InvalidRequestStateError('unknown key')
     for (const entry of entries) {
-      const maybeKey = this.#aesKey(entry, audience)
+      const maybeKey = this.#aesKey(entry, audience, scheme)
       const key = maybeKey instanceof Promise ? await maybeKey : maybeKey
       try {
-        // the AAD is "v1." ‖ this entry's kid, which equals the token's kid bytes (looked up by them)
+        // the AAD is the prefix ‖ this entry's kid, which equals the token's kid bytes (looked up by them)
         const plain = await crypto.subtle.decrypt(
-          { name: 'AES-GCM', iv: body.subarray(KID_BYTES, KID_BYTES + NONCE_BYTES), additionalData: entry.aad! },
+          {
+            name: 'AES-GCM',
+            iv: body.subarray(KID_BYTES, KID_BYTES + NONCE_BYTES),
+            additionalData: this.#aad(entry, scheme),
+          },
           key,
           body.subarray(KID_BYTES + NONCE_BYTES),
         )

@@ -6,6 +6,11 @@
  * **seconds**, `m` method, `t` target (tool or prompt name, or resource URI), `a` digest of the canonical
  * JSON of the arguments, `s` the handler's plaintext state, `aud` audience (when there is one), `p` a salted
  * principal tag (when a principal is bound). Every round is re-sealed, so `ttl` bounds each round's think time.
+ *
+ * The same policy seals the legacy lane's session ids (`"s1."` tokens: the key ring's session scheme, its
+ * own HKDF info): claims `v` (1), `sid` (128 random bits), `pv` the negotiated protocol version, `caps` the
+ * client's capabilities, `ci` its client info, `aud`, `p` the principal tag, `iat`/`exp` in seconds
+ * (`sessionTtl`, default 14 days). A policy with a custom `codec` seals no sessions.
  * @module
  */
 import { decodeBase64UrlStrict, encodeBase64Url } from '../encoding/base64url.ts'
@@ -58,11 +63,34 @@ export interface RequestStateSecurityOptions {
   maxTokenLength?: number
   /** Clock in **milliseconds** since the epoch (tests inject one). Default `Date.now`. */
   now?: () => number
+  /**
+   * Lifetime of a legacy (2025-era) session id in **seconds** (positive, finite). Default 1,209,600 (14
+   * days): a 2025 client that gets 404 for an expired session must re-initialize, and some wedge instead,
+   * so sessions are long-lived; rotate keys to end them sooner.
+   */
+  sessionTtl?: number
+}
+
+/**
+ * What a legacy session id holds: the `initialize` a 2025-era client made, carried back on every request.
+ * Client input, unverified (except that it is what this client declared).
+ */
+export interface LegacySession {
+  /** 128 random bits, base64url: tells sessions apart (non-deterministic ids). */
+  sid: string
+  /** The protocol version `initialize` negotiated. */
+  protocolVersion: string
+  /** The capabilities the client declared at `initialize`. */
+  clientCapabilities: Record<string, unknown>
+  /** The client info it sent at `initialize`, if any. */
+  clientInfo?: Record<string, unknown>
 }
 
 /** Tokens minted up to this many seconds in the future (clock skew between instances) are accepted. */
 export const CLOCK_SKEW_SECONDS = 60
 const DEFAULT_TTL_SECONDS = 600
+/** 14 days, in seconds. */
+const DEFAULT_SESSION_TTL_SECONDS = 14 * 24 * 60 * 60
 const DEFAULT_MAX_TOKEN_LENGTH = 1024 * 1024
 const EPHEMERAL: unique symbol = Symbol('edge-mcp.ephemeral')
 const utf8 = new TextEncoder()
@@ -92,6 +120,8 @@ export function authenticatedPrincipal(source: PrincipalSource): string | undefi
 export class RequestStateSecurity {
   /** Lifetime of a round's token, in seconds. */
   readonly ttl: number
+  /** Lifetime of a legacy session id, in seconds (default 14 days). */
+  readonly sessionTtl: number
   /** The explicit audience, or undefined to use the server's name. */
   readonly audience: string | undefined
   /** The largest token accepted (characters); the server refuses to mint a larger one. */
@@ -117,6 +147,11 @@ export class RequestStateSecurity {
       throw new RangeError(`request-state ttl must be a positive finite number of seconds, got ${String(ttl)}`)
     }
     this.ttl = ttl
+    const sessionTtl = options.sessionTtl ?? DEFAULT_SESSION_TTL_SECONDS
+    if (!(typeof sessionTtl === 'number' && Number.isFinite(sessionTtl) && sessionTtl > 0)) {
+      throw new RangeError(`sessionTtl must be a positive finite number of seconds, got ${String(sessionTtl)}`)
+    }
+    this.sessionTtl = sessionTtl
     this.audience = options.audience
     this.isEphemeral = (options as { [EPHEMERAL]?: boolean })[EPHEMERAL] === true
     const random = (options as { [TEST_RANDOM_SOURCE]?: RandomSource })[TEST_RANDOM_SOURCE]
@@ -153,10 +188,93 @@ export class RequestStateSecurity {
     return p
   }
 
+  #keyRing(): AesGcmKeyRing {
+    this.#ring ??= new AesGcmKeyRing(this.isEphemeral ? [crypto.getRandomValues(new Uint8Array(32))] : this.#ringKeys!)
+    return this.#ring
+  }
+
   #codecFor(audience: string | undefined): RequestStateCodec {
     if (this.#codec) return this.#codec
-    this.#ring ??= new AesGcmKeyRing(this.isEphemeral ? [crypto.getRandomValues(new Uint8Array(32))] : this.#ringKeys!)
-    return this.#ring.codec(audience)
+    return this.#keyRing().codec(audience)
+  }
+
+  /** True when this policy can seal legacy session ids: it has keys (a custom `codec` seals none). */
+  get sealsSessions(): boolean {
+    return this.#codec === undefined
+  }
+
+  /**
+   * Seal a legacy session into an `Mcp-Session-Id` (`"s1."` token, valid `sessionTtl` seconds).
+   * @param principal - from {@link principalOf}; undefined binds none.
+   * @throws TypeError when the policy has a custom codec (see {@link sealsSessions}).
+   */
+  async sealSession(
+    session: LegacySession,
+    principal: string | undefined,
+    audience: string | undefined,
+  ): Promise<string> {
+    if (!this.sealsSessions) throw new TypeError('a RequestStateSecurity with a custom codec seals no sessions')
+    const iat = this.#now() / 1000
+    const claims: Record<string, unknown> = {
+      v: 1,
+      sid: session.sid,
+      pv: session.protocolVersion,
+      caps: session.clientCapabilities,
+      iat,
+      exp: iat + this.sessionTtl,
+    }
+    if (session.clientInfo !== undefined) claims.ci = session.clientInfo
+    if (audience !== undefined) claims.aud = audience
+    if (principal !== undefined) claims.p = await principalTag(principal, this.#random(8))
+    return this.#keyRing()
+      .sessionCodec(audience)
+      .seal(utf8.encode(JSON.stringify(claims)))
+  }
+
+  /**
+   * Open a legacy session id and check its expiry, audience and principal.
+   * @throws InvalidRequestStateError with a log-only reason for every failure (and for any token when the
+   *   policy seals no sessions).
+   */
+  async openSession(
+    token: unknown,
+    principal: string | undefined,
+    audience: string | undefined,
+  ): Promise<LegacySession> {
+    if (!this.sealsSessions) throw new InvalidRequestStateError('no session keys')
+    if (typeof token !== 'string') throw new InvalidRequestStateError('non-string session id')
+    if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
+    let claims: Record<string, unknown>
+    const bytes = await this.#keyRing().sessionCodec(audience).unseal(token)
+    try {
+      const parsed: unknown = JSON.parse(strictUtf8.decode(bytes))
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error()
+      claims = parsed as Record<string, unknown>
+    } catch {
+      throw new InvalidRequestStateError('malformed claims')
+    }
+    const { v, sid, pv, caps, ci, iat, exp } = claims
+    if (
+      v !== 1 ||
+      typeof sid !== 'string' ||
+      typeof pv !== 'string' ||
+      !isObject(caps) ||
+      !(ci === undefined || isObject(ci))
+    )
+      throw new InvalidRequestStateError('malformed claims')
+    const now = this.#now() / 1000
+    if (!(typeof iat === 'number' && iat <= now + CLOCK_SKEW_SECONDS))
+      throw new InvalidRequestStateError('minted in the future')
+    if (!(typeof exp === 'number' && now < exp && now < iat + this.sessionTtl))
+      throw new InvalidRequestStateError('expired')
+    const audienceOk = claims.aud === audience
+    const hasTag = 'p' in claims
+    const principalOk = principal === undefined ? !hasTag : await principalMatches(claims.p, principal)
+    if (!audienceOk) throw new InvalidRequestStateError('audience')
+    if (!principalOk) throw new InvalidRequestStateError('principal')
+    const session: LegacySession = { sid, protocolVersion: pv, clientCapabilities: caps }
+    if (ci !== undefined) session.clientInfo = ci
+    return session
   }
 
   /**
@@ -230,6 +348,10 @@ export class RequestStateSecurity {
     if (!principalOk) throw new InvalidRequestStateError('principal')
     return s
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 async function tagOf(salt: Uint8Array, principal: string): Promise<Uint8Array> {

@@ -89,6 +89,7 @@ export {
   RequestStateSecurity,
   authenticatedPrincipal,
   type PrincipalSource,
+  type LegacySession,
   type RequestBinding,
   type RequestStateSecurityOptions,
 } from '../request-state/security.ts'

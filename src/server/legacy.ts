@@ -2,13 +2,16 @@
  * The stateless legacy lane: what a 2025-era client (no `_meta` envelope, `initialize` first) gets
  * from the same registrations as a 2026-07-28 client (spec 2026: basic/versioning.mdx "serve both eras
  * concurrently on the same endpoint"; spec 2025-11-25: basic/lifecycle.mdx, basic/transports.mdx).
- * No sessions and no server-to-client requests: a question cannot be asked, so it fails at once.
+ * No server-to-client requests: a question cannot be asked, so it fails at once. Sessions need no
+ * storage: when request-state sealing is on, `initialize` mints a sealed `Mcp-Session-Id` (see
+ * {@link sessionOf}) that later requests carry back.
  * @module
  */
 import { HEADER } from '../protocol/constants.ts'
 import { readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import type { Implementation, JSONRPCRequest, ServerCapabilities } from '../protocol/schemas/index.ts'
+import type { LegacySession } from '../request-state/security.ts'
 import type { RequestInfo, ResultObject } from './context.ts'
 
 /** Whether the server answers 2025-era clients (`'serve'`) or only 2026-07-28 ones (`'reject'`). */
@@ -96,6 +99,55 @@ export function legacyEnvelope(request: JSONRPCRequest, info: RequestInfo, moder
   const token = meta?.progressToken
   if (typeof token === 'string' || typeof token === 'number') envelope.progressToken = token
   return envelope
+}
+
+/** The JSON-RPC code of an unknown or expired session (HTTP 404), as the TypeScript and Python SDKs send it. */
+export const SESSION_NOT_FOUND = -32001
+
+/** -32001 "Session not found" with HTTP 404: the client must re-initialize (spec 2025-11-25: transports.mdx). */
+export function sessionNotFound(): McpError {
+  return new McpError(SESSION_NOT_FOUND, 'Session not found', undefined, 404)
+}
+
+/**
+ * The session a legacy `initialize` starts (without its `sid`): the version its result negotiated, and
+ * the capabilities and client info its params declared (a non-object counts as none).
+ */
+export function sessionOf(params: Record<string, unknown>, result: ResultObject): Omit<LegacySession, 'sid'> {
+  const session: Omit<LegacySession, 'sid'> = {
+    protocolVersion: result.protocolVersion as string,
+    clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
+  }
+  if (isObject(params.clientInfo)) session.clientInfo = params.clientInfo
+  return session
+}
+
+/**
+ * The envelope of a request in a valid session: its version, capabilities and client info are the
+ * session's.
+ * @throws McpError -32600 (HTTP 400) when the request's `MCP-Protocol-Version` header names another version.
+ */
+export function sessionEnvelope(envelope: RequestEnvelope, session: LegacySession, info: RequestInfo): RequestEnvelope {
+  const header = info.request?.headers.get(HEADER.protocolVersion) ?? null
+  if (header !== null && header !== session.protocolVersion) {
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `Bad Request: MCP-Protocol-Version '${header}' differs from the session's '${session.protocolVersion}'`,
+      undefined,
+      400,
+    )
+  }
+  const out: RequestEnvelope = {
+    ...envelope,
+    protocolVersion: session.protocolVersion,
+    clientCapabilities: session.clientCapabilities,
+  }
+  if (session.clientInfo !== undefined) out.clientInfo = session.clientInfo as unknown as Implementation
+  return out
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**

@@ -13,7 +13,8 @@ import { INPUT_REQUIRED_METHODS, targetParamOf } from '../protocol/constants.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
 import { canonicalArguments, digest16 } from '../encoding/canonical.ts'
 import { InvalidRequestStateError } from '../request-state/errors.ts'
-import type { RequestBinding, RequestStateSecurity } from '../request-state/security.ts'
+import type { LegacySession, RequestBinding, RequestStateSecurity } from '../request-state/security.ts'
+import { encodeBase64Url } from '../encoding/base64url.ts'
 import type { Logger, RequestInfo, RequestParams, ResultObject } from './context.ts'
 import { withProp } from './finish.ts'
 
@@ -173,6 +174,44 @@ export class RequestStateSealing {
       this.#refuseToSeal(method, error)
     }
     return withProp(result, 'requestState', token)
+  }
+
+  /**
+   * Mint the `Mcp-Session-Id` of a legacy `initialize` (see `LegacySession`), bound to the request's
+   * principal and this server's audience.
+   * @returns undefined when this server seals no sessions (sealing off, or a policy with a custom codec),
+   *   or when the id cannot be minted (logged): the client then goes on statelessly.
+   */
+  async mintSession(session: Omit<LegacySession, 'sid'>, info: RequestInfo): Promise<string | undefined> {
+    const sealer = this.#sealer
+    if (!sealer?.policy.sealsSessions) return undefined
+    try {
+      const principal = sealer.policy.principalOf(info)
+      const sid = encodeBase64Url(crypto.getRandomValues(new Uint8Array(16)))
+      return await sealer.policy.sealSession({ sid, ...session }, principal, sealer.audience)
+    } catch (error) {
+      this.#logger.error('minting a session id failed', error instanceof Error ? error.message : undefined)
+      return undefined
+    }
+  }
+
+  /**
+   * Open a legacy request's `Mcp-Session-Id`.
+   * @returns undefined when this server seals no sessions (the id is ignored: it cannot be one of ours).
+   * @throws InvalidRequestStateError (reason logged here) for an id that does not open: forged, tampered,
+   *   expired, another audience's, or another principal's.
+   */
+  async openSession(token: string, info: RequestInfo): Promise<LegacySession | undefined> {
+    const sealer = this.#sealer
+    if (!sealer?.policy.sealsSessions) return undefined
+    try {
+      const principal = this.#principal(sealer.policy, info, 'a session request')
+      return await sealer.policy.openSession(token, principal, sealer.audience)
+    } catch (error) {
+      const reason = error instanceof InvalidRequestStateError ? error.reason || 'no reason given' : 'codec error'
+      this.#logger.warn(`session id rejected: ${reason}`)
+      throw error instanceof InvalidRequestStateError ? error : new InvalidRequestStateError(reason)
+    }
   }
 
   /** Open an inbound token against this request's binding; every failure is the frozen error. */

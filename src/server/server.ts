@@ -3,7 +3,7 @@
  * optional request-state boundary. Transport-agnostic: feed it parsed messages, get responses back.
  * @module
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { HEADER, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { checkProtocolVersion, hasEnvelope, readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
@@ -26,6 +26,9 @@ import {
   initializeResult,
   legacyEnvelope,
   MODERN_ONLY_METHODS,
+  sessionEnvelope,
+  sessionNotFound,
+  sessionOf,
   undeliverableQuestion,
   type LegacyMode,
 } from './legacy.ts'
@@ -67,10 +70,18 @@ export interface ServerOptions {
    */
   authorizeSubscription?: (uri: string, ctx: RequestContext) => boolean | Promise<boolean>
   /**
-   * 2025-era clients (no `_meta` envelope; `initialize` first): `'serve'` answers them statelessly from
-   * the same handlers (`initialize` negotiates 2025-11-25, 2025-06-18 or 2025-03-26; no sessions; a
-   * question fails at once: a tool error on `tools/call`, -32603 elsewhere); `'reject'` answers their
-   * `initialize` with -32022 and any other request with -32602 (HTTP 400). Default `'serve'`.
+   * 2025-era clients (no `_meta` envelope; `initialize` first): `'serve'` answers them from the same
+   * handlers (`initialize` negotiates 2025-11-25, 2025-06-18 or 2025-03-26; a question fails at once: a
+   * tool error on `tools/call`, -32603 elsewhere); `'reject'` answers their `initialize` with -32022 and
+   * any other request with -32602 (HTTP 400). Default `'serve'`.
+   *
+   * Sessions without storage: when request-state sealing is on (`useRequestStateSecurity` with keys;
+   * `McpServer` turns it on by default), `initialize` answers with a sealed `Mcp-Session-Id` ("s1." token:
+   * the negotiated version, the client's capabilities and info, its principal; valid the policy's
+   * `sessionTtl`, default 14 days). A request carrying it gets them back (`ctx.clientCapabilities`); an id
+   * that does not open (forged, expired, another principal's) gets HTTP 404, a version header other than the
+   * session's HTTP 400. A request without one is served statelessly. With sealing off no id is issued and
+   * any received is ignored; 2026 requests ignore it always.
    */
   legacy?: LegacyMode
 }
@@ -87,6 +98,8 @@ export interface Handled {
   status: number
   /** The JSON-RPC response; undefined for notifications. */
   response?: JSONRPCResponse
+  /** The `Mcp-Session-Id` a legacy `initialize` was given (the transport sends it as that header). */
+  sessionId?: string
 }
 
 /** Capabilities implied by a registered handler; list changes and resource updates come through `subscriptions/listen`. */
@@ -240,11 +253,19 @@ export class Server {
     this.#serving = true
     let era: Era | undefined
     try {
-      era = this.#eraOf(request, info)
+      const found = this.#eraOf(request, info)
+      // a legacy request's session is opened before `era` is set: its 404 / 400 are real HTTP statuses
+      const sessionId = found.legacy ? info.request?.headers.get(HEADER.sessionId) : null
+      era = sessionId != null && request.method !== 'initialize' ? await this.#inSession(found, sessionId, info) : found
       const result = era.legacy
         ? await this.#dispatchLegacy(request, era.envelope, info)
         : await this.#dispatch(request, era.envelope, info)
-      return { status: 200, response: { jsonrpc: '2.0', id: request.id, result } }
+      const handled: Handled = { status: 200, response: { jsonrpc: '2.0', id: request.id, result } }
+      if (era.legacy && request.method === 'initialize') {
+        const minted = await this.#sealing.mintSession(sessionOf(request.params ?? {}, result), info)
+        if (minted !== undefined) handled.sessionId = minted
+      }
+      return handled
     } catch (error) {
       const mcp = this.#toMcpError(error, request.method)
       // a 2025 client reads a non-2xx as a transport failure (404: its session expired): in-band errors are 200
@@ -310,6 +331,22 @@ export class Server {
     }
     if (isInputRequired(result)) return undeliverableQuestion(method, 'the handler returned an InputRequiredResult')
     return legacyResult(result)
+  }
+
+  /**
+   * A legacy request's era within its session: the session's version, capabilities and client info.
+   * @throws McpError -32001 (HTTP 404) for an id that does not open; -32600 (HTTP 400) for an
+   *   `MCP-Protocol-Version` header other than the session's.
+   */
+  async #inSession(era: Era, sessionId: string, info: RequestInfo): Promise<Era> {
+    let session
+    try {
+      session = await this.#sealing.openSession(sessionId, info)
+    } catch {
+      throw sessionNotFound()
+    }
+    if (session === undefined) return era // sealing off: no id was issued, so none is checked
+    return { legacy: true, envelope: sessionEnvelope(era.envelope, session, info) }
   }
 
   /**

@@ -17,9 +17,10 @@ const ALLOWED_REQUEST_HEADERS = [
   'mcp-method',
   'mcp-name',
   'last-event-id',
+  'mcp-session-id',
 ]
-/** Response headers a browser client must be able to read (`Mcp-Session-Id` would join them with legacy sessions, which this transport has not). */
-const EXPOSED_HEADERS = 'WWW-Authenticate'
+/** Response headers a browser client must be able to read (`Mcp-Session-Id`: a legacy session's id). */
+const EXPOSED_HEADERS = 'WWW-Authenticate, Mcp-Session-Id'
 const PREFLIGHT_MAX_AGE_SECONDS = '86400'
 
 /** Whether a cross-origin `Origin` may call; with no list, none may (the endpoint's own origin always may). */

@@ -22,6 +22,11 @@ function sseEvent(message: unknown): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`
 }
 
+/** The `Mcp-Session-Id` header of a legacy `initialize` reply that minted one; else none. */
+export function sessionHeaders(handled: Handled): Record<string, string> {
+  return handled.sessionId === undefined ? {} : { 'Mcp-Session-Id': handled.sessionId }
+}
+
 /** A complete response: `body` as JSON, or as a single SSE event. */
 export function reply(
   status: number,
@@ -69,7 +74,7 @@ export async function streamIfNotified(
   const first = await Promise.race([work, notified])
   if (first !== 'notified') {
     if (!first.response) return new Response(null, { status: first.status })
-    return reply(first.status, first.response, accept)
+    return reply(first.status, first.response, accept, sessionHeaders(first))
   }
   const stream = notificationStream(server, work, queued, sink, cancel, keepAliveMs)
   return new Response(stream, { status: 200, headers: SSE_HEADERS })

@@ -15,7 +15,7 @@ import type { McpServer } from '../server/mcp-server.ts'
 import type { Server } from '../server/server.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
 import { hostPolicy, originPolicy, preflightResponse, withCors, type AllowedOrigins } from './http-server-policy.ts'
-import { reply, streamIfNotified, type Representation } from './http-server-sse.ts'
+import { reply, sessionHeaders, streamIfNotified, type Representation } from './http-server-sse.ts'
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -149,7 +149,7 @@ async function serve(endpoint: Endpoint, request: Request, env: unknown, executi
     if (message.kind === 'notification' || !accept.sse) {
       const handled = await server.handle(message, info)
       if (!handled.response) return new Response(null, { status: handled.status })
-      return reply(handled.status, handled.response, accept.as)
+      return reply(handled.status, handled.response, accept.as, sessionHeaders(handled))
     }
     return streamIfNotified(server, message, info, accept.as, endpoint.keepAliveMs)
   } catch (error) {
