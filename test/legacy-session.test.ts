@@ -126,6 +126,21 @@ describe('legacy sessions without storage', () => {
     expect(seen[0]?.protocolVersion).toBe('2025-06-18')
   })
 
+  it('no id when it would be longer than MAX_SESSION_ID_LENGTH (huge capabilities): served statelessly, logged', async () => {
+    const { handler, warn } = setup()
+    const res = await legacy(handler, 'initialize', {
+      version: null,
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: { experimental: { x: 'y'.repeat(20_000) } },
+        clientInfo: CLIENT_INFO,
+      },
+    })
+    expect(res.status, res.text).toBe(200)
+    expect(res.headers.get('mcp-session-id')).toBeNull()
+    expect(warn.some((line) => /no session id: it would be \d+ characters/.test(line))).toBe(true)
+  })
+
   it('ids are non-deterministic: two initializes get two ids', async () => {
     const { handler } = setup()
     expect(await initialize(handler)).not.toBe(await initialize(handler))

@@ -257,7 +257,7 @@ describe('legacy lane: a question fails at once', () => {
       )
       expect(Date.now() - started, name).toBeLessThan(2_000)
       expect(result.isError, name).toBe(true)
-      expect(result.content[0]?.text, name).toMatch(/2025-era client without a session/)
+      expect(result.content[0]?.text, name).toMatch(/cannot yet ask of a 2025-era client/)
     }
   })
 
@@ -277,7 +277,7 @@ describe('legacy lane: a question fails at once', () => {
   it('prompts/get: -32603 naming why, with HTTP 200', async () => {
     const res = await legacy(conformance, 'prompts/get', { name: 'test_input_required_result_prompt', arguments: {} })
     expect([res.status, res.body.error.code]).toEqual([200, -32603])
-    expect(res.body.error.message).toMatch(/2025-era client without a session/)
+    expect(res.body.error.message).toMatch(/cannot yet ask of a 2025-era client/)
     expect(schemaErrors2025('JSONRPCErrorResponse', res.body)).toEqual([])
   })
 })

@@ -157,8 +157,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export function undeliverableQuestion(method: string, why: string): ResultObject {
   const text =
-    `This ${method} needs input from the client (${why}), which cannot be asked of a 2025-era client ` +
-    'without a session; use a 2026-07-28 client.'
+    `This ${method} needs input from the client (${why}), which this server cannot yet ask of a ` +
+    '2025-era client; use a 2026-07-28 client.'
   if (method !== 'tools/call') throw new McpError(ErrorCode.InternalError, text)
   return { content: [{ type: 'text', text }], isError: true }
 }

@@ -18,6 +18,9 @@ import { encodeBase64Url } from '../encoding/base64url.ts'
 import type { Logger, RequestInfo, RequestParams, ResultObject } from './context.ts'
 import { withProp } from './finish.ts'
 
+/** The longest `Mcp-Session-Id` minted, in characters; past it the client is served statelessly. */
+export const MAX_SESSION_ID_LENGTH = 4096
+
 /** Most handler targets remembered as sealing state (resource URIs are unbounded): then the memory starts over. */
 const ASKERS_MAX = 1024
 
@@ -180,7 +183,8 @@ export class RequestStateSealing {
    * Mint the `Mcp-Session-Id` of a legacy `initialize` (see `LegacySession`), bound to the request's
    * principal and this server's audience.
    * @returns undefined when this server seals no sessions (sealing off, or a policy with a custom codec),
-   *   or when the id cannot be minted (logged): the client then goes on statelessly.
+   *   or when the id cannot be minted (logged) or would be longer than {@link MAX_SESSION_ID_LENGTH}
+   *   characters (huge declared capabilities): the client then goes on statelessly.
    */
   async mintSession(session: Omit<LegacySession, 'sid'>, info: RequestInfo): Promise<string | undefined> {
     const sealer = this.#sealer
@@ -188,7 +192,11 @@ export class RequestStateSealing {
     try {
       const principal = sealer.policy.principalOf(info)
       const sid = encodeBase64Url(crypto.getRandomValues(new Uint8Array(16)))
-      return await sealer.policy.sealSession({ sid, ...session }, principal, sealer.audience)
+      const id = await sealer.policy.sealSession({ sid, ...session }, principal, sealer.audience)
+      if (id.length <= MAX_SESSION_ID_LENGTH) return id
+      // a header this long would not come back through common HTTP stacks (8-16 KiB header limits)
+      this.#logger.warn(`no session id: it would be ${id.length} characters (over ${MAX_SESSION_ID_LENGTH})`)
+      return undefined
     } catch (error) {
       this.#logger.error('minting a session id failed', error instanceof Error ? error.message : undefined)
       return undefined
