@@ -244,15 +244,8 @@ export class RequestStateSecurity {
     if (!this.sealsSessions) throw new InvalidRequestStateError('no session keys')
     if (typeof token !== 'string') throw new InvalidRequestStateError('non-string session id')
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
-    let claims: Record<string, unknown>
     const bytes = await this.#keyRing().sessionCodec(audience).unseal(token)
-    try {
-      const parsed: unknown = JSON.parse(strictUtf8.decode(bytes))
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error()
-      claims = parsed as Record<string, unknown>
-    } catch {
-      throw new InvalidRequestStateError('malformed claims')
-    }
+    const claims = claimsOf(bytes)
     const { v, sid, pv, caps, ci, iat, exp } = claims
     if (
       v !== 1 ||
@@ -262,11 +255,7 @@ export class RequestStateSecurity {
       !(ci === undefined || isObject(ci))
     )
       throw new InvalidRequestStateError('malformed claims')
-    const now = this.#now() / 1000
-    if (!(typeof iat === 'number' && iat <= now + CLOCK_SKEW_SECONDS))
-      throw new InvalidRequestStateError('minted in the future')
-    if (!(typeof exp === 'number' && now < exp && now < iat + this.sessionTtl))
-      throw new InvalidRequestStateError('expired')
+    this.#checkTimes(iat, exp, this.sessionTtl)
     const audienceOk = claims.aud === audience
     const hasTag = 'p' in claims
     const principalOk = principal === undefined ? !hasTag : await principalMatches(claims.p, principal)
@@ -275,6 +264,19 @@ export class RequestStateSecurity {
     const session: LegacySession = { sid, protocolVersion: pv, clientCapabilities: caps }
     if (ci !== undefined) session.clientInfo = ci
     return session
+  }
+
+  /**
+   * Check a token's times against this policy's clock: minted at most `CLOCK_SKEW_SECONDS` in the
+   * future, and not expired by its own `exp` nor by `ttl` (seconds; a shortened ttl also shortens tokens
+   * already out).
+   * @throws InvalidRequestStateError `minted in the future` or `expired`.
+   */
+  #checkTimes(iat: unknown, exp: unknown, ttl: number): void {
+    const now = this.#now() / 1000
+    if (!(typeof iat === 'number' && iat <= now + CLOCK_SKEW_SECONDS))
+      throw new InvalidRequestStateError('minted in the future')
+    if (!(typeof exp === 'number' && now < exp && now < iat + ttl)) throw new InvalidRequestStateError('expired')
   }
 
   /**
@@ -320,21 +322,10 @@ export class RequestStateSecurity {
       if (error instanceof InvalidRequestStateError) throw error
       throw new InvalidRequestStateError('codec error')
     }
-    let claims: Record<string, unknown>
-    try {
-      const parsed: unknown = JSON.parse(strictUtf8.decode(bytes))
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error()
-      claims = parsed as Record<string, unknown>
-    } catch {
-      throw new InvalidRequestStateError('malformed claims')
-    }
+    const claims = claimsOf(bytes)
     const { v, iat, exp, s } = claims
     if (v !== 1 || typeof s !== 'string') throw new InvalidRequestStateError('malformed claims')
-    const now = this.#now() / 1000
-    if (!(typeof iat === 'number' && iat <= now + CLOCK_SKEW_SECONDS))
-      throw new InvalidRequestStateError('minted in the future')
-    // expired by its own exp, or by this policy's ttl (a shortened ttl also shortens tokens already out)
-    if (!(typeof exp === 'number' && now < exp && now < iat + this.ttl)) throw new InvalidRequestStateError('expired')
+    this.#checkTimes(iat, exp, this.ttl)
     // Every binding check runs before any verdict, so the time taken does not tell which one failed.
     const argsDigest = await digest
     const requestOk = claims.m === binding.method && claims.t === binding.target && claims.a === argsDigest
@@ -380,4 +371,17 @@ async function principalMatches(claim: unknown, principal: string): Promise<bool
   let diff = 0
   for (let i = 0; i < 16; i++) diff |= expected[i]! ^ raw[8 + i]!
   return diff === 0
+}
+
+/** The claims object inside an unsealed token. @throws InvalidRequestStateError `malformed claims`. */
+function claimsOf(bytes: Uint8Array): Record<string, unknown> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(strictUtf8.decode(bytes))
+  } catch {
+    throw new InvalidRequestStateError('malformed claims')
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidRequestStateError('malformed claims')
+  return parsed as Record<string, unknown>
 }
