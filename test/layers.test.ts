@@ -27,8 +27,9 @@ const ALLOWED: Record<string, string[]> = {
   'transport-server': ['encoding', 'protocol', 'request-state', 'server'],
   hono: ['protocol', 'server', 'transport-server'],
   browser: ['protocol', 'client', 'transport-client'],
+  cloudflare: ['server'],
 }
-const ENTRY_POINTS = new Set(['index.ts', 'server/index.ts', 'client/index.ts', 'hono/index.ts', 'browser/index.ts'])
+const ENTRY_POINTS = new Set(['index.ts', 'server/index.ts', 'client/index.ts', 'hono/index.ts', 'browser/index.ts', 'cloudflare/index.ts'])
 
 const files = readdirSync(SRC, { recursive: true, withFileTypes: true })
   .filter((d) => d.isFile() && d.name.endsWith('.ts'))

@@ -243,41 +243,32 @@ describe('legacy lane: every reply is 2025-11-25', () => {
   })
 })
 
-describe('legacy lane: a question fails at once', () => {
-  it('tools/call: an InputRequiredResult, a resolver and a capability check each end as a tool error', async () => {
-    for (const name of [
-      'test_input_required_result_elicitation',
-      'test_input_required_result_sampling',
-      'test_missing_capability',
-    ]) {
-      const started = Date.now()
-      const result = expectLegacyResult(
-        await legacy(conformance, 'tools/call', { name, arguments: {} }),
-        'CallToolResult',
-      )
-      expect(Date.now() - started, name).toBeLessThan(2_000)
-      expect(result.isError, name).toBe(true)
-      expect(result.content[0]?.text, name).toMatch(/cannot yet ask of a 2025-era client/)
-    }
-  })
-
-  it('a resolver that would elicit ends as a tool error', async () => {
+describe('legacy lane without a session: a question fails at once with -32021', () => {
+  // no Mcp-Session-Id: the client declared nothing this request can see, so it cannot be asked anything
+  it('tools/call: an InputRequiredResult, a resolver and a capability check each get -32021 in-band', async () => {
     const names = expectLegacyResult(await legacy(conformance, 'tools/list'), 'ListToolsResult').tools.map(
       (t) => t.name,
     )
     const resolved = names.filter((n) => /multi_round|resolver|elicitation$/.test(n))
     expect(resolved.length).toBeGreaterThan(0)
-    for (const name of resolved) {
+    for (const name of [
+      'test_input_required_result_elicitation',
+      'test_input_required_result_sampling',
+      'test_missing_capability',
+      ...resolved,
+    ]) {
+      const started = Date.now()
       const res = await legacy(conformance, 'tools/call', { name, arguments: {} })
-      const result = expectLegacyResult(res, 'CallToolResult')
-      expect(result.isError, name).toBe(true)
+      expect(Date.now() - started, name).toBeLessThan(2_000)
+      expect([res.status, res.body.error?.code], name).toEqual([200, -32021])
+      expect(schemaErrors2025('JSONRPCErrorResponse', res.body), name).toEqual([])
     }
   })
 
-  it('prompts/get: -32603 naming why, with HTTP 200', async () => {
+  it('prompts/get: -32021 with HTTP 200', async () => {
     const res = await legacy(conformance, 'prompts/get', { name: 'test_input_required_result_prompt', arguments: {} })
-    expect([res.status, res.body.error.code]).toEqual([200, -32603])
-    expect(res.body.error.message).toMatch(/cannot yet ask of a 2025-era client/)
+    expect([res.status, res.body.error.code]).toEqual([200, -32021])
+    expect(res.body.error.message).toMatch(/elicitation/)
     expect(schemaErrors2025('JSONRPCErrorResponse', res.body)).toEqual([])
   })
 })

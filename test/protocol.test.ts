@@ -32,7 +32,11 @@ describe('JSON-RPC framing', () => {
       [{ jsonrpc: '2.0', id: 1, method: 'x' }],
       { jsonrpc: '1.0', id: 1, method: 'x' },
       { jsonrpc: '2.0', id: 1 },
-      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 1, result: 'x' },
+      { jsonrpc: '2.0', id: null, result: {} },
+      { jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'm' } },
+      { jsonrpc: '2.0', id: 1, error: { code: 1.5, message: 'm' } },
+      { jsonrpc: '2.0', id: 1, error: { code: 1 } },
       { jsonrpc: '2.0', id: null, method: 'x' },
       { jsonrpc: '2.0', id: {}, method: 'x' },
       { jsonrpc: '2.0', id: true, method: 'x' },
@@ -45,6 +49,16 @@ describe('JSON-RPC framing', () => {
         JSON.stringify(bad),
       ).toBe(ErrorCode.InvalidRequest)
     }
+  })
+  it('classifies a response (a 2025-era client answering a server-to-client request)', () => {
+    expect(classifyMessage({ jsonrpc: '2.0', id: 'q1.x', result: { action: 'decline' } })).toEqual({
+      kind: 'response',
+      message: { id: 'q1.x', result: { action: 'decline' } },
+    })
+    expect(classifyMessage({ jsonrpc: '2.0', id: 3, error: { code: -1, message: 'no', data: 1 } })).toEqual({
+      kind: 'response',
+      message: { id: 3, error: { code: -1, message: 'no', data: 1 } },
+    })
   })
 })
 

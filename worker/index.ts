@@ -3,7 +3,8 @@
  * demo's static assets (`web-demo/dist` through the `ASSETS` binding, see wrangler.toml `[assets]`), so
  * `/` is the SPA.
  *
- * Reads three optional bindings:
+ * Binds the `MCP_MAILBOX` Durable Object (wrangler.toml): a 2025-era client's answer to a question
+ * reaches the isolate waiting for it, whichever isolate receives it. Reads three optional bindings:
  * - `REQUEST_STATE_KEYS` (secret): comma-separated keys, newest first, each the unpadded base64url of at
  *   least 32 random bytes — so every instance can open every other instance's requestState; without it
  *   each isolate seals with its own ephemeral key.
@@ -14,6 +15,7 @@
  *   must name its own host: `npx wrangler deploy --var ALLOWED_HOSTS:<name>.<subdomain>.workers.dev`.
  */
 import { Hono } from 'hono'
+import { durableObjectMailbox, McpQuestionMailbox, type MailboxNamespace } from '../src/cloudflare/index.ts'
 import { mcpHandler } from '../src/hono/index.ts'
 import { parseRequestStateKeys, type FetchHandlerOptions, type McpServer } from '../src/server/index.ts'
 import { createDemoServer } from './server.ts'
@@ -22,6 +24,8 @@ interface Env {
   REQUEST_STATE_KEYS?: string
   ALLOWED_ORIGINS?: string
   ALLOWED_HOSTS?: string
+  /** The question mailbox (wrangler.toml `[[durable_objects.bindings]]`): 2025-era clients' answers meet their questions. */
+  MCP_MAILBOX?: MailboxNamespace
   /** The static assets (wrangler.toml `[assets] binding`); absent when run without them. */
   ASSETS?: { fetch(request: Request): Promise<Response> }
 }
@@ -41,7 +45,10 @@ function handlerFor(env: Env): ReturnType<typeof mcpHandler> {
   const config = JSON.stringify([keys, origins, hosts])
   if (cached?.config !== config) {
     const requestStateKeys = keys ? parseRequestStateKeys(keys) : []
-    const server: McpServer = createDemoServer({ requestStateKeys })
+    const server: McpServer = createDemoServer({
+      requestStateKeys,
+      legacyQuestions: { mailbox: durableObjectMailbox() },
+    })
     const options: FetchHandlerOptions = { allowedOrigins: list(origins) }
     if (hosts !== '*') options.allowedHosts = list(hosts)
     cached = { config, handler: mcpHandler(server, options) }
@@ -54,3 +61,5 @@ app.all('/mcp', (c, next) => handlerFor(c.env)(c, next) as Promise<Response>)
 app.all('*', (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()))
 
 export default app
+/** The Durable Object class behind the `MCP_MAILBOX` binding. */
+export { McpQuestionMailbox }

@@ -16,6 +16,7 @@ import {
   resolver,
   sample,
   toolError,
+  type LegacyQuestionOptions,
 } from '../src/server/index.ts'
 import { type RequestedSchema } from '../src/index.ts'
 
@@ -93,6 +94,8 @@ const shortlistLength = resolver({ genre: arg<string>() }, function shortlistLen
 export interface DemoServerOptions {
   /** Shared request-state keys (newest first); without them each isolate uses its own ephemeral key. */
   requestStateKeys?: readonly (string | Uint8Array)[]
+  /** How 2025-era clients are asked questions (the Worker passes its Durable Object mailbox). */
+  legacyQuestions?: LegacyQuestionOptions
 }
 
 /** Build the demo server. */
@@ -106,6 +109,7 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       instructions: 'A demo server: provision databases, reserve, order and recommend books, open accounts.',
       cache: { ttlMs: 60_000, cacheScope: 'public' },
       ...(security ? { requestStateSecurity: security } : {}),
+      ...(options.legacyQuestions ? { legacyQuestions: options.legacyQuestions } : {}),
     },
   )
 

@@ -7,7 +7,19 @@ import type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, Request
 
 /** One classified inbound message. */
 export type InboundMessage =
-  { kind: 'request'; message: JSONRPCRequest } | { kind: 'notification'; message: JSONRPCNotification }
+  | { kind: 'request'; message: JSONRPCRequest }
+  | { kind: 'notification'; message: JSONRPCNotification }
+  | { kind: 'response'; message: InboundResponse }
+
+/**
+ * A client's answer to a server-to-client request (2025-era only): its id, and its result object or its
+ * error (`code` an integer, `message` a string), checked by {@link classifyMessage}.
+ */
+export interface InboundResponse {
+  id: RequestId
+  result?: Record<string, unknown>
+  error?: { code: number; message: string; data?: unknown }
+}
 
 /** True for a JSON object (not null, not an array). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -49,8 +61,8 @@ export function classifyMessage(value: unknown): InboundMessage {
     throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: the message must be a JSON object')
   if (value.jsonrpc !== '2.0') throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "jsonrpc" must be "2.0"')
   if (!('method' in value)) {
-    const what = 'result' in value || 'error' in value ? 'clients must not send responses' : 'missing "method"'
-    throw new McpError(ErrorCode.InvalidRequest, `Invalid Request: ${what}`)
+    if ('result' in value || 'error' in value) return { kind: 'response', message: responseOf(value) }
+    throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: missing "method"')
   }
   if (typeof value.method !== 'string' || value.method === '')
     throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "method" must be a non-empty string')
@@ -61,6 +73,32 @@ export function classifyMessage(value: unknown): InboundMessage {
   if (!isRequestId(value.id))
     throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: "id" must be a string or a number')
   return { kind: 'request', message: { jsonrpc: '2.0', id: value.id, method: value.method, params } }
+}
+
+/**
+ * A response's id and its result or error, checked.
+ * @throws McpError -32600 for a response without a string or number id, with both or a malformed result
+ *   or error.
+ */
+function responseOf(value: Record<string, unknown>): InboundResponse {
+  if (!isRequestId(value.id))
+    throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: a response "id" must be a string or a number')
+  const { result, error } = value
+  if ('result' in value && 'error' in value)
+    throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: a response has "result" or "error", not both')
+  if ('result' in value) {
+    if (!isPlainObject(result))
+      throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: a response "result" must be an object')
+    return { id: value.id, result }
+  }
+  if (!isPlainObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string')
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      'Invalid Request: a response "error" must be an object with an integer "code" and a string "message"',
+    )
+  const out: InboundResponse['error'] = { code: error.code as number, message: error.message }
+  if ('data' in error) out.data = error.data
+  return { id: value.id, error: out }
 }
 
 /** The id of a parsed value if it is a readable request id, else null (for error replies). */

@@ -92,6 +92,15 @@ const SESSION_SCHEME: Scheme = {
   prefixBytes: new TextEncoder().encode(SESSION_TOKEN_PREFIX),
   info: 'edge-mcp/session/v1/aes-256-gcm',
 }
+/** The token prefix of server-to-client request ids sealed by the built-in ring (see {@link AesGcmKeyRing.questionCodec}). */
+export const QUESTION_TOKEN_PREFIX = 'q1.'
+const QUESTION_SCHEME: Scheme = {
+  prefix: QUESTION_TOKEN_PREFIX,
+  prefixBytes: new TextEncoder().encode(QUESTION_TOKEN_PREFIX),
+  info: 'edge-mcp/question/v1/aes-256-gcm',
+}
+/** The schemes other than request-state's, whose AAD each entry also derives. */
+const OTHER_SCHEMES: readonly Scheme[] = [SESSION_SCHEME, QUESTION_SCHEME]
 
 interface RingEntry {
   hkdf: Promise<CryptoKey>
@@ -100,8 +109,8 @@ interface RingEntry {
   kidBytes?: Uint8Array
   /** `"v1." ‖ kid`, the AAD of every token under this key, once derived. */
   aad?: Uint8Array<ArrayBuffer>
-  /** `"s1." ‖ kid`, the AAD of every session id under this key, once derived. */
-  sessionAad?: Uint8Array<ArrayBuffer>
+  /** `prefix ‖ kid` of the session and question schemes, once derived. */
+  otherAads: Map<Scheme, Uint8Array<ArrayBuffer>>
   aes: Map<string, Promise<CryptoKey>>
   /** AES keys once derived, by audience id. */
   aesReady: Map<string, CryptoKey>
@@ -164,7 +173,13 @@ export class AesGcmKeyRing {
   get #entries(): RingEntry[] {
     this.#built ??= this.#raw.map((bytes) => {
       const hkdf = crypto.subtle.importKey('raw', bytes, 'HKDF', false, ['deriveKey', 'deriveBits'])
-      const entry: RingEntry = { hkdf, kid: Promise.resolve(new Uint8Array(0)), aes: new Map(), aesReady: new Map() }
+      const entry: RingEntry = {
+        hkdf,
+        kid: Promise.resolve(new Uint8Array(0)),
+        otherAads: new Map(),
+        aes: new Map(),
+        aesReady: new Map(),
+      }
       entry.kid = hkdf.then(async (k) => {
         const bits = await crypto.subtle.deriveBits(
           { name: 'HKDF', hash: 'SHA-256', salt: EMPTY_SALT, info: KID_INFO },
@@ -175,9 +190,12 @@ export class AesGcmKeyRing {
         entry.aad = new Uint8Array(PREFIX_BYTES.length + KID_BYTES)
         entry.aad.set(PREFIX_BYTES)
         entry.aad.set(entry.kidBytes, PREFIX_BYTES.length)
-        entry.sessionAad = new Uint8Array(SESSION_SCHEME.prefixBytes.length + KID_BYTES)
-        entry.sessionAad.set(SESSION_SCHEME.prefixBytes)
-        entry.sessionAad.set(entry.kidBytes, SESSION_SCHEME.prefixBytes.length)
+        for (const scheme of OTHER_SCHEMES) {
+          const aad = new Uint8Array(scheme.prefixBytes.length + KID_BYTES)
+          aad.set(scheme.prefixBytes)
+          aad.set(entry.kidBytes, scheme.prefixBytes.length)
+          entry.otherAads.set(scheme, aad)
+        }
         return entry.kidBytes
       })
       entry.kid.catch(() => {}) // surfaced by the first seal/unseal that awaits it
@@ -205,12 +223,25 @@ export class AesGcmKeyRing {
    * (`edge-mcp/session/v1/aes-256-gcm`), so it neither opens nor mints `requestState` tokens.
    */
   sessionCodec(audience?: string): RequestStateCodec {
-    const id = SESSION_TOKEN_PREFIX + (audience === undefined ? '' : '\u0000' + audience)
+    return this.#schemeCodec(SESSION_SCHEME, audience)
+  }
+
+  /**
+   * The codec of server-to-client request ids (`"q1."` tokens) for one audience: the same keys, under the
+   * question HKDF info (`edge-mcp/question/v1/aes-256-gcm`), so it opens neither session ids nor
+   * `requestState` tokens, and they none of its.
+   */
+  questionCodec(audience?: string): RequestStateCodec {
+    return this.#schemeCodec(QUESTION_SCHEME, audience)
+  }
+
+  #schemeCodec(scheme: Scheme, audience: string | undefined): RequestStateCodec {
+    const id = scheme.prefix + (audience === undefined ? '' : '\u0000' + audience)
     let codec = this.#codecs.get(id)
     if (!codec) {
       codec = {
-        seal: (p) => this.#seal(p, audience, SESSION_SCHEME),
-        unseal: (t) => this.#unseal(t, audience, SESSION_SCHEME),
+        seal: (p) => this.#seal(p, audience, scheme),
+        unseal: (t) => this.#unseal(t, audience, scheme),
       }
       this.#codecs.set(id, codec)
     }
@@ -218,12 +249,12 @@ export class AesGcmKeyRing {
   }
 
   #aad(entry: RingEntry, scheme: Scheme): Uint8Array<ArrayBuffer> {
-    return scheme === SESSION_SCHEME ? entry.sessionAad! : entry.aad!
+    return scheme === REQUEST_STATE_SCHEME ? entry.aad! : entry.otherAads.get(scheme)!
   }
 
   #aesKey(entry: RingEntry, audience: string | undefined, scheme: Scheme): CryptoKey | Promise<CryptoKey> {
     const id =
-      (scheme === SESSION_SCHEME ? SESSION_TOKEN_PREFIX : '') + (audience === undefined ? '' : '\u0000' + audience)
+      (scheme === REQUEST_STATE_SCHEME ? '' : scheme.prefix) + (audience === undefined ? '' : '\u0000' + audience)
     const ready = entry.aesReady.get(id)
     if (ready) return ready
     let key = entry.aes.get(id)

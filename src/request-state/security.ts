@@ -86,6 +86,14 @@ export interface LegacySession {
   clientInfo?: Record<string, unknown>
 }
 
+/** What the id of a server-to-client request holds: where its answer goes, and the session it was asked in. */
+export interface SealedQuestion {
+  /** The mailbox key of the question: 128 random bits, base64url. */
+  qid: string
+  /** The `sid` of the session the question was asked in. */
+  sid: string
+}
+
 /** Tokens minted up to this many seconds in the future (clock skew between instances) are accepted. */
 export const CLOCK_SKEW_SECONDS = 60
 const DEFAULT_TTL_SECONDS = 600
@@ -264,6 +272,46 @@ export class RequestStateSecurity {
     const session: LegacySession = { sid, protocolVersion: pv, clientCapabilities: caps }
     if (ci !== undefined) session.clientInfo = ci
     return session
+  }
+
+  /**
+   * Seal the id of a server-to-client request (`"q1."` token under the question HKDF info): the
+   * mailbox key `qid`, the session `sid` it was asked in, the principal, valid `ttl` seconds.
+   * @throws TypeError when the policy has a custom codec (see {@link sealsSessions}).
+   */
+  async sealQuestion(
+    question: SealedQuestion,
+    principal: string | undefined,
+    audience: string | undefined,
+    ttl: number,
+  ) {
+    if (!this.sealsSessions) throw new TypeError('a RequestStateSecurity with a custom codec seals no questions')
+    const iat = this.#now() / 1000
+    const claims: Record<string, unknown> = { v: 1, qid: question.qid, sid: question.sid, iat, exp: iat + ttl }
+    if (audience !== undefined) claims.aud = audience
+    if (principal !== undefined) claims.p = await principalTag(principal, this.#random(8))
+    return this.#keyRing()
+      .questionCodec(audience)
+      .seal(utf8.encode(JSON.stringify(claims)))
+  }
+
+  /**
+   * Open the id of a server-to-client request and check its expiry, audience and principal.
+   * @throws InvalidRequestStateError with a log-only reason for every failure.
+   */
+  async openQuestion(token: unknown, principal: string | undefined, audience: string | undefined) {
+    if (!this.sealsSessions) throw new InvalidRequestStateError('no session keys')
+    if (typeof token !== 'string') throw new InvalidRequestStateError('non-string question id')
+    if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
+    const claims = claimsOf(await this.#keyRing().questionCodec(audience).unseal(token))
+    const { v, qid, sid, iat, exp } = claims
+    if (v !== 1 || typeof qid !== 'string' || typeof sid !== 'string')
+      throw new InvalidRequestStateError('malformed claims')
+    this.#checkTimes(iat, exp, Infinity)
+    const principalOk = principal === undefined ? !('p' in claims) : await principalMatches(claims.p, principal)
+    if (claims.aud !== audience) throw new InvalidRequestStateError('audience')
+    if (!principalOk) throw new InvalidRequestStateError('principal')
+    return { qid, sid } satisfies SealedQuestion
   }
 
   /**

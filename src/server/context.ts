@@ -27,10 +27,11 @@ export interface RequestInfo {
   /** Aborts when the client goes away (on Workers: `request.signal`). */
   signal?: AbortSignal
   /**
-   * Sends a notification about this request to the client before its response (the transport streams
-   * it as SSE when the client accepts that). Undefined when the transport cannot.
+   * Sends a notification about this request to the client before its response — or, to a 2025-era
+   * client, a server-to-client request (spec 2025-11-25: transports.mdx) — on the response's stream (the
+   * transport streams it as SSE when the client accepts that). Undefined when the transport cannot.
    */
-  notify?: (notification: JSONRPCNotification) => void
+  notify?: (message: JSONRPCNotification | JSONRPCRequest) => void
 }
 
 /** Params of a request as received (`_meta` envelope included). */

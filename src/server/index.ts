@@ -35,6 +35,14 @@ export {
 } from './context.ts'
 export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
 export type { LegacyMode } from './legacy.ts'
+export type { LegacyQuestionOptions } from './legacy-questions.ts'
+export {
+  InMemoryQuestionMailbox,
+  QuestionTimeoutError,
+  type InMemoryQuestionMailboxOptions,
+  type QuestionAnswer,
+  type QuestionMailbox,
+} from './mailbox.ts'
 
 // Results: complete results, tool errors, and InputRequiredResult with its embedded questions
 export {

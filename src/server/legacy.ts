@@ -2,9 +2,9 @@
  * The stateless legacy lane: what a 2025-era client (no `_meta` envelope, `initialize` first) gets
  * from the same registrations as a 2026-07-28 client (spec 2026: basic/versioning.mdx "serve both eras
  * concurrently on the same endpoint"; spec 2025-11-25: basic/lifecycle.mdx, basic/transports.mdx).
- * No server-to-client requests: a question cannot be asked, so it fails at once. Sessions need no
- * storage: when request-state sealing is on, `initialize` mints a sealed `Mcp-Session-Id` (see
- * {@link sessionOf}) that later requests carry back.
+ * Sessions need no storage: when request-state sealing is on, `initialize` mints a sealed
+ * `Mcp-Session-Id` (see {@link sessionOf}) that later requests carry back. Questions to a client in a
+ * session are `legacy-questions.ts`.
  * @module
  */
 import { HEADER } from '../protocol/constants.ts'
@@ -148,17 +148,4 @@ export function sessionEnvelope(envelope: RequestEnvelope, session: LegacySessio
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/**
- * Why a question (an `InputRequiredResult`, or a resolver needing a client capability) cannot reach a
- * legacy client: a `tools/call` gets it as a tool error, anything else as -32603.
- * @throws McpError -32603 for methods other than `tools/call`.
- */
-export function undeliverableQuestion(method: string, why: string): ResultObject {
-  const text =
-    `This ${method} needs input from the client (${why}), which this server cannot yet ask of a ` +
-    '2025-era client; use a 2026-07-28 client.'
-  if (method !== 'tools/call') throw new McpError(ErrorCode.InternalError, text)
-  return { content: [{ type: 'text', text }], isError: true }
 }

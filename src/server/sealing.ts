@@ -13,7 +13,7 @@ import { INPUT_REQUIRED_METHODS, targetParamOf } from '../protocol/constants.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
 import { canonicalArguments, digest16 } from '../encoding/canonical.ts'
 import { InvalidRequestStateError } from '../request-state/errors.ts'
-import type { LegacySession, RequestBinding, RequestStateSecurity } from '../request-state/security.ts'
+import type { LegacySession, RequestBinding, RequestStateSecurity, SealedQuestion } from '../request-state/security.ts'
 import { encodeBase64Url } from '../encoding/base64url.ts'
 import type { Logger, RequestInfo, RequestParams, ResultObject } from './context.ts'
 import { withProp } from './finish.ts'
@@ -218,6 +218,37 @@ export class RequestStateSealing {
     } catch (error) {
       const reason = error instanceof InvalidRequestStateError ? error.reason || 'no reason given' : 'codec error'
       this.#logger.warn(`session id rejected: ${reason}`)
+      throw error instanceof InvalidRequestStateError ? error : new InvalidRequestStateError(reason)
+    }
+  }
+
+  /**
+   * Mint the id of a server-to-client request asked in session `sid` (see `SealedQuestion`): a fresh
+   * mailbox key, bound to the request's principal and this server's audience, valid `ttl` seconds.
+   * @returns undefined when this server seals no sessions.
+   */
+  async mintQuestion(sid: string, info: RequestInfo, ttl: number): Promise<{ id: string; qid: string } | undefined> {
+    const sealer = this.#sealer
+    if (!sealer?.policy.sealsSessions) return undefined
+    const qid = encodeBase64Url(crypto.getRandomValues(new Uint8Array(16)))
+    const principal = sealer.policy.principalOf(info)
+    return { id: await sealer.policy.sealQuestion({ qid, sid }, principal, sealer.audience, ttl), qid }
+  }
+
+  /**
+   * Open the id of an answer a client POSTed.
+   * @returns undefined when this server seals no sessions (it asks no questions).
+   * @throws InvalidRequestStateError (reason logged here) for an id that does not open.
+   */
+  async openQuestion(token: unknown, info: RequestInfo): Promise<SealedQuestion | undefined> {
+    const sealer = this.#sealer
+    if (!sealer?.policy.sealsSessions) return undefined
+    try {
+      const principal = this.#principal(sealer.policy, info, 'an answer')
+      return await sealer.policy.openQuestion(token, principal, sealer.audience)
+    } catch (error) {
+      const reason = error instanceof InvalidRequestStateError ? error.reason || 'no reason given' : 'codec error'
+      this.#logger.warn(`answer id rejected: ${reason}`)
       throw error instanceof InvalidRequestStateError ? error : new InvalidRequestStateError(reason)
     }
   }

@@ -6,15 +6,14 @@
 import { HEADER, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { checkProtocolVersion, hasEnvelope, readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import { errorResponse, type InboundMessage } from '../protocol/jsonrpc.ts'
+import { errorResponse, type InboundMessage, type InboundResponse } from '../protocol/jsonrpc.ts'
 import type { Implementation, JSONRPCRequest, JSONRPCResponse, ServerCapabilities } from '../protocol/schemas/index.ts'
-import type { RequestStateSecurity } from '../request-state/security.ts'
-import { checkCacheOptions, type CacheOptions } from './cache.ts'
+import type { LegacySession, RequestStateSecurity } from '../request-state/security.ts'
+import { checkCacheOptions } from './cache.ts'
 import {
   consoleLogger,
   type Logger,
   type NotificationHandler,
-  type RequestContext,
   type RequestHandler,
   type RequestInfo,
   type ResultObject,
@@ -29,67 +28,23 @@ import {
   sessionEnvelope,
   sessionNotFound,
   sessionOf,
-  undeliverableQuestion,
-  type LegacyMode,
 } from './legacy.ts'
+import { deliverAnswer, LegacyQuestions } from './legacy-questions.ts'
+import type { ServerOptions } from './server-options.ts'
 import { serveListen } from './listen.ts'
 import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
 import { handlerState, RequestStateSealing, withoutNullState } from './sealing.ts'
 
 export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
-
-/** Options of {@link Server}. */
-export interface ServerOptions {
-  /** Capabilities to advertise in `server/discover` (merged with those implied by registered handlers). */
-  capabilities?: ServerCapabilities
-  /** Instructions for the model, returned by `server/discover`. */
-  instructions?: string
-  /** Protocol versions served. Default `["2026-07-28"]`. */
-  supportedVersions?: readonly string[]
-  /**
-   * Cache hints for `server/discover`, the list methods and `resources/read` (spec:
-   * server/utilities/caching.mdx): a server default, and per-method overrides under `methods`. A field a
-   * result already carries wins. Default `{ ttlMs: 0, cacheScope: 'private' }`.
-   * @example { ttlMs: 60_000, cacheScope: 'public', methods: { 'resources/list': { cacheScope: 'private' } } }
-   */
-  cache?: CacheOptions
-  /** Where diagnostics go. Default: the console. */
-  logger?: Logger
-  /**
-   * Carries server events to `subscriptions/listen` streams. Default: a new `InMemoryNotificationBus`
-   * (this isolate only); share one across instances to fan out (see `notifications.ts`).
-   */
-  notificationBus?: NotificationBus
-  /**
-   * Which resource URIs this listen request may subscribe to (`resourceSubscriptions`), e.g. by the
-   * caller's `ctx.authInfo`. A URI it refuses (or throws for) is left out of the acknowledgement, which
-   * the spec defines as the honoured subset; nothing is sent for it. Default: every URI. Without it,
-   * anyone may learn when any resource changes: set it when resources are per user.
-   * @example authorizeSubscription: (uri, ctx) => uri.startsWith(`users://${ctx.authInfo?.clientId}/`)
-   */
-  authorizeSubscription?: (uri: string, ctx: RequestContext) => boolean | Promise<boolean>
-  /**
-   * 2025-era clients (no `_meta` envelope; `initialize` first): `'serve'` answers them from the same
-   * handlers (`initialize` negotiates 2025-11-25, 2025-06-18 or 2025-03-26; a question fails at once: a
-   * tool error on `tools/call`, -32603 elsewhere); `'reject'` answers their `initialize` with -32022 and
-   * any other request with -32602 (HTTP 400). Default `'serve'`.
-   *
-   * Sessions without storage: when request-state sealing is on (`useRequestStateSecurity` with keys;
-   * `McpServer` turns it on by default), `initialize` answers with a sealed `Mcp-Session-Id` ("s1." token:
-   * the negotiated version, the client's capabilities and info, its principal; valid the policy's
-   * `sessionTtl`, default 14 days). A request carrying it gets them back (`ctx.clientCapabilities`); an id
-   * that does not open (forged, expired, another principal's) gets HTTP 404, a version header other than the
-   * session's HTTP 400. A request without one is served statelessly. With sealing off no id is issued and
-   * any received is ignored; 2026 requests ignore it always.
-   */
-  legacy?: LegacyMode
-}
+export type { ServerOptions } from './server-options.ts'
 
 /** The era of one request: modern (it carries the 2026 envelope) or legacy, with what its handler sees. */
 interface Era {
   legacy: boolean
   envelope: RequestEnvelope
+  /** The legacy session the request carried, opened. */
+  session?: LegacySession
 }
 
 /** What the server answers for one inbound message: an HTTP-like status and, for requests, a response. */
@@ -136,11 +91,16 @@ export class Server {
   readonly #sealing: RequestStateSealing
   /** Ends each listen stream open on this instance. */
   readonly #listens = new Set<() => void>()
+  readonly #questions: LegacyQuestions
   #serving = false
 
-  /** @throws RangeError when `options.cache` holds an invalid value (see {@link ServerOptions.cache}). */
+  /**
+   * @throws RangeError when `options.cache` or `options.legacyQuestions` holds an invalid value (see
+   *   {@link ServerOptions.cache}).
+   */
   constructor(info: Implementation, options: ServerOptions = {}) {
     checkCacheOptions(options.cache)
+    this.#questions = new LegacyQuestions(options.legacyQuestions)
     this.info = info
     this.options = options
     this.logger = options.logger ?? consoleLogger
@@ -234,7 +194,15 @@ export class Server {
   /** Answer one classified inbound message. Never throws. */
   async handle(message: InboundMessage, info: RequestInfo = {}): Promise<Handled> {
     this.#serving = true
+    if (message.kind === 'response') return this.#answer(message.message, info)
     if (message.kind === 'notification') {
+      if (this.options.legacy !== 'reject' && !hasEnvelope(message.message.params)) {
+        try {
+          await this.#openSession(info)
+        } catch (error) {
+          return { status: 404, response: errorResponse(null, error as McpError) }
+        }
+      }
       const handler = this.#notificationHandlers.get(message.message.method)
       if (handler) {
         try {
@@ -255,10 +223,9 @@ export class Server {
     try {
       const found = this.#eraOf(request, info)
       // a legacy request's session is opened before `era` is set: its 404 / 400 are real HTTP statuses
-      const sessionId = found.legacy ? info.request?.headers.get(HEADER.sessionId) : null
-      era = sessionId != null && request.method !== 'initialize' ? await this.#inSession(found, sessionId, info) : found
+      era = found.legacy && request.method !== 'initialize' ? await this.#inSession(found, info) : found
       const result = era.legacy
-        ? await this.#dispatchLegacy(request, era.envelope, info)
+        ? await this.#dispatchLegacy(request, era, info)
         : await this.#dispatch(request, era.envelope, info)
       const handled: Handled = { status: 200, response: { jsonrpc: '2.0', id: request.id, result } }
       if (era.legacy && request.method === 'initialize') {
@@ -309,28 +276,51 @@ export class Server {
   /**
    * The life of one legacy request: `initialize` and the acknowledged session methods answered here,
    * the 2026-only methods refused, any other method run by its handler and its result stripped of what
-   * 2025 has no schema for. A question cannot be asked: it fails at once (`undeliverableQuestion`).
-   * @throws McpError for the client's mistakes (-32601 unknown or 2026-only method; the handler's own).
+   * 2025 has no schema for. An `InputRequiredResult` is asked of the client (`legacy-questions.ts`).
+   * @throws McpError for the client's mistakes (-32601 unknown or 2026-only method; -32021 a capability
+   *   it did not declare; the handler's own).
    */
-  async #dispatchLegacy(request: JSONRPCRequest, envelope: RequestEnvelope, info: RequestInfo): Promise<ResultObject> {
+  async #dispatchLegacy(request: JSONRPCRequest, era: Era, info: RequestInfo): Promise<ResultObject> {
     const { method } = request
-    const params = request.params ?? {}
+    const params = { ...request.params }
     if (method === 'initialize')
       return initializeResult(params, this.#capabilities(), this.info, this.options.instructions)
     if (ACKNOWLEDGED_METHODS.has(method)) return {}
     if (MODERN_ONLY_METHODS.has(method)) throw methodNotFound(method)
     const handler = this.#handlerOf(method)
-    const ctx = createRequestContext(request, envelope, info, undefined)
-    let result: ResultObject
-    try {
-      result = checkedResult(method, await handler(params, ctx))
-    } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.MissingRequiredClientCapability)
-        return undeliverableQuestion(method, error.message)
-      throw error
+    // 2025 has no rounds: answers and state come only from the questions this server asks
+    delete params.inputResponses
+    delete params.requestState
+    const ctx = createRequestContext(request, era.envelope, info, undefined)
+    let result = checkedResult(method, await handler(params, ctx))
+    if (isInputRequired(result)) {
+      result = await this.#questions.ask(request, result, ctx, {
+        session: era.session,
+        mint: (sid, at, ttl) => this.#sealing.mintQuestion(sid, at, ttl),
+        rerun: async (inputResponses, requestState) => {
+          const next = inputResponses === undefined ? params : { ...params, inputResponses }
+          const again = createRequestContext(request, era.envelope, info, requestState)
+          return checkedResult(method, await handler(next, again))
+        },
+      })
     }
-    if (isInputRequired(result)) return undeliverableQuestion(method, 'the handler returned an InputRequiredResult')
     return legacyResult(result)
+  }
+
+  /** A client's answer to a question: 202 once delivered, else 400 (404 for a session that does not open). */
+  async #answer(response: InboundResponse, info: RequestInfo): Promise<Handled> {
+    try {
+      if (this.options.legacy === 'reject')
+        throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: clients must not send responses', undefined, 400)
+      const session = await this.#openSession(info)
+      await deliverAnswer(this.#questions, response, info, session, (token, at) =>
+        this.#sealing.openQuestion(token, at),
+      )
+      return { status: 202 }
+    } catch (error) {
+      const mcp = this.#toMcpError(error, 'a response')
+      return { status: error instanceof McpError ? (mcp.httpStatus ?? 400) : 500, response: errorResponse(null, mcp) }
+    }
   }
 
   /**
@@ -338,15 +328,24 @@ export class Server {
    * @throws McpError -32001 (HTTP 404) for an id that does not open; -32600 (HTTP 400) for an
    *   `MCP-Protocol-Version` header other than the session's.
    */
-  async #inSession(era: Era, sessionId: string, info: RequestInfo): Promise<Era> {
-    let session
+  async #inSession(era: Era, info: RequestInfo): Promise<Era> {
+    const session = await this.#openSession(info)
+    if (session === undefined) return era // no id, or sealing off: no id was issued, so none is checked
+    return { legacy: true, envelope: sessionEnvelope(era.envelope, session, info), session }
+  }
+
+  /**
+   * The legacy session of a request's `Mcp-Session-Id`; undefined without one or with sealing off.
+   * @throws McpError -32001 (HTTP 404) for an id that does not open.
+   */
+  async #openSession(info: RequestInfo): Promise<LegacySession | undefined> {
+    const id = info.request?.headers.get(HEADER.sessionId)
+    if (id == null) return undefined
     try {
-      session = await this.#sealing.openSession(sessionId, info)
+      return await this.#sealing.openSession(id, info)
     } catch {
       throw sessionNotFound()
     }
-    if (session === undefined) return era // sealing off: no id was issued, so none is checked
-    return { legacy: true, envelope: sessionEnvelope(era.envelope, session, info) }
   }
 
   /**

@@ -5,7 +5,7 @@
  * @module
  */
 import type { InboundMessage } from '../protocol/jsonrpc.ts'
-import type { JSONRPCNotification } from '../protocol/schemas/index.ts'
+import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
 import type { RequestInfo } from '../server/context.ts'
 import type { Handled, Server } from '../server/server.ts'
 
@@ -59,7 +59,7 @@ export async function streamIfNotified(
   if (outer?.aborted) cancel.abort(outer.reason)
   else outer?.addEventListener('abort', () => cancel.abort(outer.reason), { once: true })
   info.signal = cancel.signal
-  const queued: JSONRPCNotification[] = []
+  const queued: (JSONRPCNotification | JSONRPCRequest)[] = []
   const sink: NotificationSink = {}
   let firstNotification!: () => void
   const notified = new Promise<'notified'>((resolve) => (firstNotification = () => resolve('notified')))
@@ -93,7 +93,7 @@ interface NotificationSink {
 function notificationStream(
   server: Server,
   work: Promise<Handled>,
-  queued: readonly JSONRPCNotification[],
+  queued: readonly (JSONRPCNotification | JSONRPCRequest)[],
   sink: NotificationSink,
   cancel: AbortController,
   keepAliveMs: number,

@@ -146,7 +146,7 @@ async function serve(endpoint: Endpoint, request: Request, env: unknown, executi
         )
       }
     }
-    if (message.kind === 'notification' || !accept.sse) {
+    if (message.kind !== 'request' || !accept.sse) {
       const handled = await server.handle(message, info)
       if (!handled.response) return new Response(null, { status: handled.status })
       return reply(handled.status, handled.response, accept.as, sessionHeaders(handled))

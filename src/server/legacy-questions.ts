@@ -1,0 +1,218 @@
+/**
+ * Questions for 2025-era clients. A handler (or its resolvers) answers with an `InputRequiredResult`; a
+ * 2026 client would retry with `inputResponses`, a 2025 client cannot. So the server asks for it: each
+ * input request goes out as a real server-to-client request (`elicitation/create`,
+ * `sampling/createMessage`, `roots/list`) on the SSE stream of the client's POST (spec 2025-11-25:
+ * basic/transports.mdx "the server MAY send JSON-RPC requests … before sending the JSON-RPC response"),
+ * the client POSTs its answer (202), and the handler runs again with this round's `inputResponses` and
+ * the previous round's `requestState`, until it completes. The answer may reach another instance: its id
+ * is sealed (`"q1."` token: question, session, principal, expiry) and a {@link QuestionMailbox} carries it
+ * to the waiting instance.
+ *
+ * Bounded: at most `maxRounds` rounds, each question `timeoutMs`, the whole walk aborted when the client
+ * goes away (the stream's keep-alive comments notice it). A question that cannot be asked fails at once:
+ * a tool error on `tools/call`, -32603 elsewhere; -32021 when the client did not declare the capability.
+ * @module
+ */
+import { ErrorCode, McpError } from '../protocol/errors.ts'
+import type { InputRequest, JSONRPCRequest } from '../protocol/schemas/index.ts'
+import type { InboundResponse } from '../protocol/jsonrpc.ts'
+import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
+import type { RequestContext, RequestInfo, ResultObject } from './context.ts'
+import { inputRequiredResult } from './finish.ts'
+import { InMemoryQuestionMailbox, QuestionTimeoutError, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
+import { isInputRequired } from './results.ts'
+
+/** Options of the questions a server asks 2025-era clients (`ServerOptions.legacyQuestions`). */
+export interface LegacyQuestionOptions {
+  /**
+   * Where answers meet their waiting request: a mailbox, or a function of each request's info (a Worker
+   * reads its Durable Object binding from `info.env`; throw to say why there is none, the message goes to
+   * the client). `null`: ask no questions. Default: a new {@link InMemoryQuestionMailbox} on Node, Deno and
+   * Bun; none on Workers (`navigator.userAgent` `Cloudflare-Workers`), where an answer can reach another
+   * isolate: use `durableObjectMailbox` from `edge-mcp/cloudflare`.
+   */
+  mailbox?: QuestionMailbox | ((info: RequestInfo) => QuestionMailbox) | null
+  /** Most rounds of questions in one request. Default 8. */
+  maxRounds?: number
+  /** How long each question waits for its answer, in **milliseconds**. Default 300,000 (5 minutes). */
+  timeoutMs?: number
+}
+
+const DEFAULT_MAX_ROUNDS = 8
+const DEFAULT_TIMEOUT_MS = 300_000
+
+/** What asking needs from the server: the session, and sealing of question ids. */
+export interface AskDeps {
+  session: LegacySession | undefined
+  /** Mint a sealed question id for session `sid`, valid `ttl` seconds (undefined: no sealing). */
+  mint(sid: string, info: RequestInfo, ttl: number): Promise<{ id: string; qid: string } | undefined>
+  /** Run the handler again with this round's answers and state. */
+  rerun(inputResponses: Record<string, unknown> | undefined, requestState: string | undefined): Promise<ResultObject>
+}
+
+/** The questions of one server: its options checked, its default mailbox made once. */
+export class LegacyQuestions {
+  readonly maxRounds: number
+  readonly timeoutMs: number
+  readonly #mailbox: LegacyQuestionOptions['mailbox']
+
+  /** @throws RangeError for a `maxRounds` that is not a positive integer, or a non-positive `timeoutMs`. */
+  constructor(options: LegacyQuestionOptions = {}) {
+    this.maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    if (!(Number.isInteger(this.maxRounds) && this.maxRounds > 0))
+      throw new RangeError(`legacyQuestions.maxRounds must be a positive integer, got ${String(this.maxRounds)}`)
+    if (!(Number.isFinite(this.timeoutMs) && this.timeoutMs > 0))
+      throw new RangeError(`legacyQuestions.timeoutMs must be a positive number of ms, got ${String(this.timeoutMs)}`)
+    this.#mailbox = 'mailbox' in options ? options.mailbox : onWorkers() ? null : new InMemoryQuestionMailbox()
+  }
+
+  /**
+   * The mailbox for this request.
+   * @throws Error saying why there is none (its message is sent to the client).
+   */
+  mailboxFor(info: RequestInfo): QuestionMailbox {
+    const mailbox = this.#mailbox
+    if (typeof mailbox === 'function') return mailbox(info)
+    if (mailbox) return mailbox
+    throw new Error(
+      onWorkers()
+        ? 'this Worker has no mailbox for answers (bind a Durable Object: see durableObjectMailbox in edge-mcp/cloudflare)'
+        : 'this server asks no questions of 2025-era clients (legacyQuestions.mailbox is null)',
+    )
+  }
+
+  /**
+   * Ask until the handler completes: each round's input requests sent as server-to-client requests on the
+   * POST's stream, their answers awaited (all at once; the first failure ends the round), the handler run
+   * again with them.
+   * @returns the complete result, or a tool error (`isError`) on `tools/call` when a question could not be
+   *   asked or answered.
+   * @throws McpError -32021 when the client did not declare a capability a question needs; -32603 on
+   *   other methods for what is a tool error on `tools/call`.
+   */
+  async ask(request: JSONRPCRequest, first: ResultObject, ctx: RequestContext, deps: AskDeps): Promise<ResultObject> {
+    const { method } = request
+    let result = first
+    for (let round = 1; isInputRequired(result); round++) {
+      if (round > this.maxRounds) return failed(method, `it needed more than ${this.maxRounds} rounds of questions`)
+      const checked = inputRequiredResult(method, result, ctx) // -32021 when a capability is missing
+      const requests = (checked.inputRequests ?? {}) as Record<string, InputRequest>
+      let answers: Record<string, unknown> | undefined
+      if (Object.keys(requests).length > 0) {
+        const asked = await this.#askAll(requests, ctx, deps)
+        if (typeof asked === 'string') return failed(method, asked)
+        answers = asked
+      }
+      result = await deps.rerun(answers, checked.requestState as string | undefined)
+    }
+    return result
+  }
+
+  /** Every request of one round, concurrently: the answers by key, or why they could not all be had. */
+  async #askAll(
+    requests: Record<string, InputRequest>,
+    ctx: RequestContext,
+    deps: AskDeps,
+  ): Promise<Record<string, unknown> | string> {
+    let mailbox: QuestionMailbox
+    try {
+      mailbox = this.mailboxFor(ctx)
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error)
+    }
+    const notify = ctx.notify
+    if (!notify) return 'the client does not accept a text/event-stream response, on which questions are sent'
+    const session = deps.session
+    if (!session) return 'the request has no session (Mcp-Session-Id), which answers are checked against'
+    const round = new AbortController()
+    const onAbort = () => round.abort(ctx.signal.reason)
+    ctx.signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      const entries = await Promise.all(
+        Object.entries(requests).map(async ([key, question]) => {
+          const minted = await deps.mint(session.sid, ctx, Math.ceil(this.timeoutMs / 1000) + 60)
+          if (!minted) throw new Error('this server seals no question ids')
+          const answer = mailbox.wait(minted.qid, this.timeoutMs, round.signal)
+          answer.catch(() => {}) // awaited below; a rejection is never unhandled if sending fails first
+          notify({ jsonrpc: '2.0', id: minted.id, method: question.method, params: legacyParams(question, session) })
+          return [key, resultOf(question.method, await answer)] as const
+        }),
+      )
+      return Object.fromEntries(entries)
+    } catch (error) {
+      round.abort(error)
+      if (ctx.signal.aborted) throw error // the client went away: nobody reads the answer
+      return error instanceof QuestionTimeoutError || error instanceof Error ? error.message : String(error)
+    } finally {
+      ctx.signal.removeEventListener('abort', onAbort)
+    }
+  }
+}
+
+/**
+ * Hand a client's answer to the request waiting for it (whichever instance holds it), after checking that
+ * its id is a question this server asked in the session the answer comes with, for the same principal.
+ * @throws McpError -32600 (HTTP 400) for an answer without a session or with an id that is not such a
+ *   question (one message for every reason: the id tells nothing).
+ */
+export async function deliverAnswer(
+  questions: LegacyQuestions,
+  response: InboundResponse,
+  info: RequestInfo,
+  session: LegacySession | undefined,
+  open: (token: unknown, info: RequestInfo) => Promise<SealedQuestion | undefined>,
+): Promise<void> {
+  if (!session) throw badAnswer('an answer needs the Mcp-Session-Id of the session it was asked in')
+  let question: SealedQuestion | undefined
+  try {
+    question = await open(response.id, info)
+  } catch {
+    question = undefined
+  }
+  let mailbox: QuestionMailbox | undefined
+  try {
+    mailbox = questions.mailboxFor(info)
+  } catch {
+    mailbox = undefined // no question can have been asked
+  }
+  if (!question || question.sid !== session.sid || !mailbox)
+    throw badAnswer('the id of this response is not that of a question asked in this session')
+  await mailbox.deliver(question.qid, response.error ? { error: response.error } : { result: response.result ?? {} })
+}
+
+function badAnswer(why: string): McpError {
+  return new McpError(ErrorCode.InvalidRequest, `Bad Request: ${why}`, undefined, 400)
+}
+
+/** A question's params as a client of the session's version expects them. */
+function legacyParams(question: InputRequest, session: LegacySession): Record<string, unknown> {
+  const params: Record<string, unknown> = { ...question.params }
+  if (question.method !== 'elicitation/create') return params
+  if (params.mode === 'url' && typeof params.elicitationId !== 'string') params.elicitationId = crypto.randomUUID() // required in 2025-11-25 URL mode
+  if (params.mode === 'form' && session.protocolVersion < '2025-11-25') delete params.mode // 2025-06-18 has no mode
+  return params
+}
+
+/**
+ * The result of an answer.
+ * @throws Error naming the question when the client answered with an error.
+ */
+function resultOf(method: string, answer: QuestionAnswer): Record<string, unknown> {
+  if ('error' in answer)
+    throw new Error(`the client answered ${method} with error ${answer.error.code}: ${answer.error.message}`)
+  return answer.result
+}
+
+/** A question that could not be asked or answered: a tool error on `tools/call`, else -32603. */
+function failed(method: string, why: string): ResultObject {
+  const text = `This ${method} needed input from the client, which could not be had: ${why}.`
+  if (method !== 'tools/call') throw new McpError(ErrorCode.InternalError, text)
+  return { content: [{ type: 'text', text }], isError: true }
+}
+
+/** True on Cloudflare Workers (workerd), where isolates share no memory. */
+function onWorkers(): boolean {
+  return (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers'
+}
