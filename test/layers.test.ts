@@ -29,7 +29,14 @@ const ALLOWED: Record<string, string[]> = {
   browser: ['protocol', 'client', 'transport-client'],
   cloudflare: ['server'],
 }
-const ENTRY_POINTS = new Set(['index.ts', 'server/index.ts', 'client/index.ts', 'hono/index.ts', 'browser/index.ts', 'cloudflare/index.ts'])
+const ENTRY_POINTS = new Set([
+  'index.ts',
+  'server/index.ts',
+  'client/index.ts',
+  'hono/index.ts',
+  'browser/index.ts',
+  'cloudflare/index.ts',
+])
 
 const files = readdirSync(SRC, { recursive: true, withFileTypes: true })
   .filter((d) => d.isFile() && d.name.endsWith('.ts'))
