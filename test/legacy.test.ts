@@ -137,6 +137,20 @@ describe('legacy lane: every reply is 2025-11-25', () => {
     }
   })
 
+  it('-32602 (in-band, HTTP 200) for a bad level or a missing uri', async () => {
+    for (const [method, params, says] of [
+      ['logging/setLevel', { level: 'loud' }, 'level must be one of debug'],
+      ['logging/setLevel', {}, 'got none'],
+      ['resources/subscribe', {}, 'needs a string uri'],
+      ['resources/unsubscribe', { uri: 7 }, 'needs a string uri'],
+    ] as const) {
+      const res = await legacy(conformance, method, params)
+      expect([res.status, res.body.error?.code], method).toEqual([200, -32602])
+      expect(res.body.error.message).toContain(says)
+      expect(schemaErrors2025('JSONRPCErrorResponse', res.body)).toEqual([])
+    }
+  })
+
   it('the lists', async () => {
     const tools = expectLegacyResult(await legacy(conformance, 'tools/list', {}), 'ListToolsResult')
     expect(tools.tools.map((t) => t.name)).toContain('test_simple_text')

@@ -31,6 +31,32 @@ export const ACKNOWLEDGED_METHODS: ReadonlySet<string> = new Set([
   'resources/unsubscribe',
 ])
 
+const LOG_LEVELS: ReadonlySet<string> = new Set([
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+])
+
+/**
+ * Check the params of an acknowledged method (its answer is `{}`).
+ * @throws McpError -32602 for a `logging/setLevel` without a valid `level`, or a `resources/(un)subscribe`
+ *   without a string `uri` (spec 2025-11-25: server/utilities/logging.mdx, server/resources.mdx).
+ */
+export function checkAcknowledged(method: string, params: Record<string, unknown>): void {
+  if (method === 'logging/setLevel' && !(typeof params.level === 'string' && LOG_LEVELS.has(params.level)))
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid params: level must be one of ${[...LOG_LEVELS].join(', ')}, got ${JSON.stringify(params.level) ?? 'none'}`,
+    )
+  if (method.startsWith('resources/') && typeof params.uri !== 'string')
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${method} needs a string uri`)
+}
+
 /** Methods of 2026-07-28 only: a legacy client gets -32601 for them. */
 export const MODERN_ONLY_METHODS: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen'])
 

@@ -231,7 +231,7 @@ export class RequestStateSealing {
     const sealer = this.#sealer
     if (!sealer?.policy.sealsSessions) return undefined
     const qid = encodeBase64Url(crypto.getRandomValues(new Uint8Array(16)))
-    const principal = sealer.policy.principalOf(info)
+    const principal = this.#principal(sealer.policy, info, 'a question')
     return { id: await sealer.policy.sealQuestion({ qid, sid }, principal, sealer.audience, ttl), qid }
   }
 

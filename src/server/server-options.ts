@@ -41,17 +41,18 @@ export interface ServerOptions {
   authorizeSubscription?: (uri: string, ctx: RequestContext) => boolean | Promise<boolean>
   /**
    * 2025-era clients (no `_meta` envelope; `initialize` first): `'serve'` answers them from the same
-   * handlers (`initialize` negotiates 2025-11-25, 2025-06-18 or 2025-03-26; a question fails at once: a
-   * tool error on `tools/call`, -32603 elsewhere); `'reject'` answers their `initialize` with -32022 and
-   * any other request with -32602 (HTTP 400). Default `'serve'`.
+   * handlers (`initialize` negotiates 2025-11-25, 2025-06-18 or 2025-03-26; questions are asked in a
+   * session, see `legacyQuestions`); `'reject'` answers their `initialize` with -32022 and any other
+   * request with -32602 (HTTP 400). Default `'serve'`.
    *
    * Sessions without storage: when request-state sealing is on (`useRequestStateSecurity` with keys;
    * `McpServer` turns it on by default), `initialize` answers with a sealed `Mcp-Session-Id` ("s1." token:
    * the negotiated version, the client's capabilities and info, its principal; valid the policy's
    * `sessionTtl`, default 14 days). A request carrying it gets them back (`ctx.clientCapabilities`); an id
    * that does not open (forged, expired, another principal's) gets HTTP 404, a version header other than the
-   * session's HTTP 400. A request without one is served statelessly. With sealing off no id is issued and
-   * any received is ignored; 2026 requests ignore it always.
+   * session's HTTP 400. A request without one is served statelessly (it declared no capabilities, so a
+   * question gets -32021). With sealing off no id is issued and any received is ignored; 2026 requests
+   * ignore it always.
    */
   legacy?: LegacyMode
   /**

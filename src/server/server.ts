@@ -22,6 +22,7 @@ import { createRequestContext } from './context.ts'
 import { checkedResult, completeResult, inputRequiredResult, legacyResult, withServerInfo } from './finish.ts'
 import {
   ACKNOWLEDGED_METHODS,
+  checkAcknowledged,
   initializeResult,
   legacyEnvelope,
   MODERN_ONLY_METHODS,
@@ -285,7 +286,10 @@ export class Server {
     const params = { ...request.params }
     if (method === 'initialize')
       return initializeResult(params, this.#capabilities(), this.info, this.options.instructions)
-    if (ACKNOWLEDGED_METHODS.has(method)) return {}
+    if (ACKNOWLEDGED_METHODS.has(method)) {
+      checkAcknowledged(method, params)
+      return {}
+    }
     if (MODERN_ONLY_METHODS.has(method)) throw methodNotFound(method)
     const handler = this.#handlerOf(method)
     // 2025 has no rounds: answers and state come only from the questions this server asks
