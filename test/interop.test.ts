@@ -56,7 +56,7 @@ describe('interop with the official SDK 2.4.0', () => {
     await client.close()
   })
 
-  it('their Client at its default options (2025-11-25, initialize) against our server: the stateless legacy lane', async () => {
+  it('their Client at its default options (2025-11-25, initialize) against our server: the legacy lane, questions included', async () => {
     const handler = createFetchHandler(createDemoServer())
     const client = new OfficialClient(
       { name: 'official', version: '2.4.0' },
@@ -77,12 +77,23 @@ describe('interop with the official SDK 2.4.0', () => {
     }
     expect(reserved.isError).not.toBe(true)
     expect(reserved.content[0].text).toMatch(/^Reserved 'Dune'/)
-    // a question cannot reach a 2025 client yet: the call ends at once as a tool error, never a hang
+    // no elicitation handler yet: the client answers the server's request with an error, a tool error here
+    const unanswered = (await client.callTool({ name: 'provision', arguments: { name: 'orders' } })) as {
+      content: Array<{ text: string }>
+      isError?: boolean
+    }
+    expect(unanswered.isError).toBe(true)
+    expect(unanswered.content[0].text).toContain('the client answered elicitation/create with error')
+    // with one, the question goes out on the POST's stream and the answer completes the call
+    client.setRequestHandler(
+      'elicitation/create' as never,
+      (() => Promise.resolve({ action: 'accept', content: { region: 'us-east-1' } })) as never,
+    )
     const provision = (await client.callTool({ name: 'provision', arguments: { name: 'orders' } })) as {
       content: Array<{ text: string }>
       isError?: boolean
     }
-    expect(provision.isError).toBe(true)
+    expect(provision.content[0].text).toBe("Provisioned 'orders' in us-east-1.")
     await client.close()
   })
 
