@@ -95,8 +95,11 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  await mf?.dispose() // stops the workerd process
-  if (outdir) await rm(outdir, { recursive: true, force: true })
+  try {
+    await mf?.dispose() // stops the workerd process (throws if it never started; the bundle goes anyway)
+  } finally {
+    if (outdir) await rm(outdir, { recursive: true, force: true })
+  }
 })
 
 const SSE_ACCEPT = 'application/json, text/event-stream'
