@@ -1,0 +1,255 @@
+/**
+ * Issue 11, cross-isolate: a question to a 2025-era client goes out from one Worker and its answer is
+ * POSTed to ANOTHER Worker; the Durable Object mailbox (`McpQuestionMailbox` on `env.MCP_MAILBOX`) carries
+ * it to the first, and the tool completes. Without the binding the same flow fails at once, naming it.
+ *
+ * How: the demo Worker (worker/index.ts, wrapped by test/workers/crossiso.ts to add `GET /isolate`) is
+ * bundled once by `wrangler deploy --dry-run` (test/workers/crossiso.toml) and run by Miniflare's API as
+ * four Workers in one workerd process, each its own isolate and each on its own loopback socket (real
+ * HTTP from Node, SSE included):
+ * - `a` defines the Durable Object class and binds `MCP_MAILBOX` to it;
+ * - `b` binds `MCP_MAILBOX` to the SAME namespace (`scriptName: 'a'`), as a second deployment (or a
+ *   second isolate of one deployment) does;
+ * - `nobox` has no `MCP_MAILBOX` binding;
+ * - `own` binds `MCP_MAILBOX` to a namespace of its own (its own copy of the class), not a's.
+ * All four share one `REQUEST_STATE_KEYS` key, drawn at random per run, so each opens the others' sealed
+ * session ids and question ids. Why Miniflare and not two `wrangler dev` processes bound through the
+ * local dev registry: one process and one start-up, no registry shared with other `wrangler dev` runs on
+ * the machine (names could clash), no port races; bundling plus start-up take a few seconds.
+ *
+ * Why this proves the Durable Object path: isolates share no memory, so `b` can hand the answer to the
+ * request waiting in `a` only through a binding, and the only one they share is the namespace. `/isolate`
+ * shows `b` is another Worker in another isolate. Two controls get the very same answer first (same keys,
+ * same code): `nobox` refuses it (400: nowhere to deliver it), and `own` accepts it (202) into its own
+ * namespace, from where it never reaches `a`. Only then does `b`, sharing a's namespace, complete the call.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { Miniflare, type WorkerOptions } from 'miniflare'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { encodeBase64Url } from '../src/encoding/base64url.ts'
+import { ROOT } from './workerd.ts'
+
+const CONFIG = join(ROOT, 'test/workers/crossiso.toml')
+type Name = 'a' | 'b' | 'nobox' | 'own'
+/** A Durable Object binding in Miniflare's options: the class, and the Worker defining it if another. */
+type DurableObject = { className: string; scriptName?: string; useSQLite?: boolean }
+
+let mf: Miniflare | undefined
+let outdir: string | undefined
+const base = {} as Record<Name, string>
+
+/** Bundle the Worker with wrangler (the same esbuild step `wrangler dev` and `wrangler deploy` run). */
+async function bundle(dir: string): Promise<string> {
+  await promisify(execFile)(
+    join(ROOT, 'node_modules/.bin/wrangler'),
+    ['deploy', '--dry-run', '--config', CONFIG, '--outdir', dir],
+    {
+      cwd: ROOT,
+      timeout: 90_000,
+      env: {
+        ...process.env,
+        CI: 'true',
+        WRANGLER_LOG: 'warn',
+        WRANGLER_LOG_PATH: dir,
+        WRANGLER_SEND_METRICS: 'false',
+        WRANGLER_SEND_ERROR_REPORTS: 'false',
+      },
+    },
+  )
+  return join(dir, 'crossiso.js')
+}
+
+beforeAll(async () => {
+  const dir = (outdir = await mkdtemp(join(tmpdir(), 'edge-mcp-crossiso-')))
+  const scriptPath = await bundle(dir)
+  const toml = await readFile(CONFIG, 'utf8')
+  const compatibilityDate = /^compatibility_date = "(.+)"$/m.exec(toml)![1]
+  const compatibilityFlags = JSON.parse(/^compatibility_flags = (\[.*\])$/m.exec(toml)![1]) as string[]
+  const keys = encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)))
+  const worker = (name: Name, durableObjects?: Record<string, DurableObject>): WorkerOptions => ({
+    name,
+    modules: true,
+    scriptPath,
+    modulesRoot: dir, // module names are relative to it
+    compatibilityDate,
+    compatibilityFlags,
+    bindings: { REQUEST_STATE_KEYS: keys, ALLOWED_HOSTS: '127.0.0.1', WORKER_NAME: name },
+    ...(durableObjects ? { durableObjects } : {}),
+    unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+  })
+  mf = new Miniflare({
+    cf: false,
+    workers: [
+      worker('a', { MCP_MAILBOX: { className: 'McpQuestionMailbox', useSQLite: true } }),
+      worker('b', { MCP_MAILBOX: { className: 'McpQuestionMailbox', scriptName: 'a' } }),
+      worker('nobox'),
+      worker('own', { MCP_MAILBOX: { className: 'McpQuestionMailbox', useSQLite: true } }),
+    ],
+  })
+  await mf.ready
+  for (const name of ['a', 'b', 'nobox', 'own'] as const) base[name] = (await mf.unsafeGetDirectURL(name)).href
+})
+
+afterAll(async () => {
+  try {
+    await mf?.dispose() // stops the workerd process (throws if it never started; the bundle goes anyway)
+  } finally {
+    if (outdir) await rm(outdir, { recursive: true, force: true })
+  }
+})
+
+const SSE_ACCEPT = 'application/json, text/event-stream'
+type Message = Record<string, unknown>
+
+function post(worker: Name, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(new URL('mcp', base[worker]), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: SSE_ACCEPT, ...headers },
+    body: JSON.stringify(body),
+  })
+}
+
+/** initialize at 2025-11-25 declaring elicitation; the session headers for the requests after it. */
+async function initialize(worker: Name): Promise<Record<string, string>> {
+  const res = await post(worker, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: { elicitation: {} },
+      clientInfo: { name: 't', version: '1' },
+    },
+  })
+  expect(res.status).toBe(200)
+  await res.body?.cancel()
+  const sid = res.headers.get('mcp-session-id')
+  expect(sid).toMatch(/^s1\./)
+  return { 'mcp-session-id': sid!, 'mcp-protocol-version': '2025-11-25' }
+}
+
+/** The JSON-RPC messages of a response one at a time: SSE events, or a single JSON body. */
+function messages(res: Response) {
+  const type = res.headers.get('content-type') ?? ''
+  if (!type.startsWith('text/event-stream')) {
+    let read = false
+    return {
+      next: async () =>
+        read ? Promise.reject(new Error('no more messages')) : ((read = true), res.json() as Promise<Message>),
+      close: async () => {},
+    }
+  }
+  const reader = res.body!.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  return {
+    async next(): Promise<Message> {
+      for (;;) {
+        const end = buffer.indexOf('\n\n')
+        if (end >= 0) {
+          const data = buffer
+            .slice(0, end)
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n')
+          buffer = buffer.slice(end + 2)
+          if (data) return JSON.parse(data) as Message
+          continue // a keep-alive comment
+        }
+        const { done, value } = await reader.read()
+        if (done) throw new Error('stream ended')
+        buffer += decoder.decode(value, { stream: true })
+      }
+    },
+    close: () => reader.cancel().catch(() => {}),
+  }
+}
+
+/** The first half of the flow, the same for every Worker: initialize, call `provision`, take the first message. */
+async function callProvision(worker: Name) {
+  const session = await initialize(worker)
+  const started = performance.now()
+  const res = await post(
+    worker,
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'provision', arguments: { name: 'orders' } } },
+    session,
+  )
+  expect(res.status).toBe(200)
+  const stream = messages(res)
+  const first = await stream.next()
+  return { session, stream, first, ms: performance.now() - started }
+}
+
+async function whoami(worker: Name): Promise<{ worker: string; isolate: string }> {
+  return (await (await fetch(new URL('isolate', base[worker]))).json()) as { worker: string; isolate: string }
+}
+
+describe('a question asked by one Worker, answered through another (Durable Object mailbox)', () => {
+  it('a and b are different Workers in different isolates', async () => {
+    const [a1, a2, b] = [await whoami('a'), await whoami('a'), await whoami('b')]
+    expect(a1.worker).toBe('a')
+    expect(b.worker).toBe('b')
+    expect(a2.isolate).toBe(a1.isolate) // module memory persists within an isolate...
+    expect(b.isolate).not.toBe(a1.isolate) // ...and b's is another isolate's
+  })
+
+  it('elicitation/create goes out on a’s stream, the answer POSTed to b gets 202, a’s tool completes', async () => {
+    const { session, stream, first } = await callProvision('a')
+    try {
+      expect(first.method).toBe('elicitation/create')
+      expect(String(first.id)).toMatch(/^q1\./)
+      const params = first.params as { mode?: string; requestedSchema: { properties: Record<string, unknown> } }
+      expect(params.mode).toBe('form')
+      expect(Object.keys(params.requestedSchema.properties)).toEqual(['region'])
+      const answer = {
+        jsonrpc: '2.0',
+        id: first.id,
+        result: { action: 'accept', content: { region: 'ap-southeast-2' } },
+      }
+
+      // Control 1: same keys and code, no namespace: the answer cannot be delivered, so it is refused.
+      const refused = await post('nobox', answer, session)
+      expect(refused.status).toBe(400)
+      expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-32600)
+
+      // Control 2: same keys and code, another namespace: accepted, kept there, and a goes on waiting.
+      const elsewhere = await post('own', answer, session)
+      expect(elsewhere.status).toBe(202)
+      await elsewhere.body?.cancel()
+      const next = stream.next()
+      next.catch(() => {}) // awaited below; never an unhandled rejection if an expect fails first
+      const quiet = await Promise.race([next, new Promise((r) => setTimeout(r, 1000, 'still waiting'))])
+      expect(quiet).toBe('still waiting')
+
+      // b holds no waiter and shares no memory with a: only the Durable Object can carry the answer over.
+      const delivered = await post('b', answer, session)
+      expect(delivered.status).toBe(202)
+      await delivered.body?.cancel()
+
+      const final = await next
+      expect(final.id).toBe(1)
+      expect(final.result).toEqual({ content: [{ type: 'text', text: "Provisioned 'orders' in ap-southeast-2." }] })
+    } finally {
+      await stream.close()
+    }
+  })
+
+  it('the same flow on a Worker without the MCP_MAILBOX binding fails at once, naming the binding', async () => {
+    const { stream, first, ms } = await callProvision('nobox')
+    try {
+      expect(first.method).toBeUndefined() // no question was sent
+      expect(first.id).toBe(1)
+      const result = first.result as { isError?: boolean; content: { type: string; text: string }[] }
+      expect(result.isError).toBe(true)
+      expect(result.content[0].text).toContain('env.MCP_MAILBOX is not bound to a Durable Object namespace')
+      expect(ms).toBeLessThan(5000)
+    } finally {
+      await stream.close()
+    }
+  })
+})
