@@ -269,10 +269,14 @@ describe('legacy lane without a session: a question fails at once with -32021', 
       'test_input_required_result_elicitation',
       'test_input_required_result_sampling',
       'test_missing_capability',
+      'test_sampling',
+      'test_elicitation_sep1034_defaults',
+      'test_elicitation_sep1330_enums',
       ...resolved,
     ]) {
       const started = Date.now()
-      const res = await legacy(conformance, 'tools/call', { name, arguments: {} })
+      // test_sampling and test_elicitation take a prompt and a message; the other tools ignore both
+      const res = await legacy(conformance, 'tools/call', { name, arguments: { prompt: 'Hi', message: 'Hi' } })
       expect(Date.now() - started, name).toBeLessThan(2_000)
       expect([res.status, res.body.error?.code], name).toEqual([200, -32021])
       expect(schemaErrors2025('JSONRPCErrorResponse', res.body), name).toEqual([])

@@ -2,26 +2,35 @@
 /**
  * `npm run conformance`: the official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
  * test/conformance/package.json with the Node 22 it needs) against edge-mcp, for the 2026-07-28
- * requirement set.
+ * requirement set and, on Cloudflare Workers, the 2025-11-25 one.
  *
  * 1. installs test/conformance's dependencies when they are missing (`npm ci --prefix test/conformance`);
  * 2. starts the fixture server (test/conformance/server.ts, Node 20 + tsx) on a free loopback port and
- *    runs the server suite against it;
- * 3. runs the client suite with test/conformance/client.ts as the client (skipped, saying so, when that
+ *    runs the server suite (`--requirements 2026-07-28`) against it;
+ * 3. starts the same fixture as a Worker (test/conformance/worker.ts + wrangler.toml: workerd under
+ *    `wrangler dev`, the question mailbox Durable Object bound) on a free loopback port, waits until it
+ *    answers, and runs the server suite with `--requirements 2025-11-25` against it: 2025-era clients in a
+ *    session, including the scenarios where the server asks them questions (sampling, elicitation); the
+ *    Worker's process group is stopped afterwards, and when this script exits early;
+ * 4. runs the client suite with test/conformance/client.ts as the client (skipped, saying so, when that
  *    file does not exist);
- * 4. prints one summary line per suite (scored scenarios only; the CLI's own output lists the rest) and
- *    the failing checks, and exits 1 when any scored check failed or the suite could not run.
+ * 5. prints one summary line per suite (scored scenarios only; the CLI's own output lists the rest) and
+ *    the failing checks, and exits 1 when any scored check failed or a suite could not run.
  *
  * No expected-failures file: every scored check must pass. Results (checks.json per scenario) go to a
- * temporary directory, kept (and its path printed) only when something failed.
+ * temporary directory (with the Worker's local state), kept (and its path printed) only when something
+ * failed.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { createServer as createNetServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const REVISION = '2026-07-28'
+/** The requirement set run against the Worker. */
+const LEGACY_REVISION = '2025-11-25'
 const here = dirname(fileURLToPath(import.meta.url))
 const root = resolve(here, '../..')
 const node22 = join(here, 'node_modules', '.bin', 'node')
@@ -29,6 +38,9 @@ const cli = join(here, 'node_modules', '@modelcontextprotocol', 'conformance', '
 const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs')
 const clientEntry = join(here, 'client.ts')
 const SERVER_START_TIMEOUT_MS = 60_000
+const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js')
+const workerConfig = join(here, 'wrangler.toml')
+const WORKER_START_TIMEOUT_MS = 90_000
 
 function fail(message) {
   console.error(`conformance: ${message}`)
@@ -47,10 +59,10 @@ function run(command, args, options = {}) {
   })
 }
 
-/** The scored scenarios of the requirement set, by leg (`server`, `client`), from `conformance list`. */
-function scoredScenarios() {
-  const listed = spawnSync(node22, [cli, 'list', '--requirements', REVISION], { encoding: 'utf8' })
-  if (listed.status !== 0) fail(`\`conformance list --requirements ${REVISION}\` failed:\n${listed.stderr}`)
+/** The scored scenarios of a requirement set, by leg (`server`, `client`), from `conformance list`. */
+function scoredScenarios(revision) {
+  const listed = spawnSync(node22, [cli, 'list', '--requirements', revision], { encoding: 'utf8' })
+  if (listed.status !== 0) fail(`\`conformance list --requirements ${revision}\` failed:\n${listed.stderr}`)
   const legs = { server: [], client: [] }
   let leg
   for (const line of listed.stdout.split('\n')) {
@@ -60,7 +72,7 @@ function scoredScenarios() {
     const item = /^ {2}- (\S+)$/.exec(line)
     if (leg && item) legs[leg].push(item[1])
   }
-  if (legs.server.length === 0) fail(`no server scenarios found in \`conformance list --requirements ${REVISION}\``)
+  if (legs.server.length === 0) fail(`no server scenarios found in \`conformance list --requirements ${revision}\``)
   return legs
 }
 
@@ -80,8 +92,11 @@ function readChecks(dir, leg) {
   return byScenario
 }
 
-/** Print the summary line and the failing checks of one suite; returns the number of failed checks. */
-function summarize(leg, scenarios, dir, exitCode) {
+/**
+ * Print the summary line and the failing checks of one suite; returns the number of failed checks.
+ * `label` names the run in the summary line: `requirements <revision>`, and where it ran when not the Node fixture.
+ */
+function summarize(leg, scenarios, dir, exitCode, label = `requirements ${REVISION}`) {
   const results = readChecks(dir, leg)
   const count = { SUCCESS: 0, FAILURE: 0, WARNING: 0, SKIPPED: 0 }
   const problems = []
@@ -104,7 +119,7 @@ function summarize(leg, scenarios, dir, exitCode) {
   const unscored = [...results.entries()].filter(([s]) => !scenarios.includes(s))
   const unscoredFailing = unscored.filter(([, checks]) => checks.some((c) => c.status === 'FAILURE')).length
   console.log(
-    `conformance ${leg} suite (requirements ${REVISION}): ${scenarios.length} scenarios, ` +
+    `conformance ${leg} suite (${label}): ${scenarios.length} scenarios, ` +
       `${count.SUCCESS} checks passed, ${count.FAILURE} failed, ${count.WARNING} warnings, ${count.SKIPPED} skipped` +
       ` (not scored: ${unscored.length} scenarios, ${unscoredFailing} failing)`,
   )
@@ -145,6 +160,109 @@ function startFixture() {
   })
 }
 
+/** A free TCP port on loopback (closed again before it is returned). */
+function freePort() {
+  return new Promise((resolvePromise, reject) => {
+    const probe = createNetServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address()
+      probe.close(() => resolvePromise(port))
+    })
+  })
+}
+
+/** True once the Worker answers a 2026-07-28 `server/discover` with 200. */
+async function answers(url) {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'mcp-protocol-version': REVISION,
+        'mcp-method': 'server/discover',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'server/discover',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': REVISION,
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+      signal: AbortSignal.timeout(5000),
+    })
+    await res.arrayBuffer()
+    return res.ok
+  } catch {
+    return false // not listening yet
+  }
+}
+
+/**
+ * Start the fixture Worker under `wrangler dev` (local workerd) on a free loopback port, in its own process
+ * group (wrangler → workerd, esbuild), with its local state under `stateDir`; resolves once it answers.
+ * @returns `{ url, output, stop }`: `output()` is what wrangler printed so far, `stop()` ends the group
+ *   (SIGTERM, then SIGKILL after 5 s). The group is also killed when this script exits.
+ * @throws Error (with wrangler's output) when it exits or does not answer within WORKER_START_TIMEOUT_MS.
+ */
+async function startWorker(stateDir) {
+  const port = await freePort()
+  const args = [wrangler, 'dev', '--config', workerConfig, '--ip', '127.0.0.1', '--port', String(port)]
+  args.push('--inspector-port', '0', '--log-level', 'warn', '--persist-to', stateDir)
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    detached: true, // its own process group: stopping it stops workerd too
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      CI: 'true',
+      NO_COLOR: '1',
+      WRANGLER_SEND_METRICS: 'false',
+      WRANGLER_SEND_ERROR_REPORTS: 'false',
+      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+    },
+  })
+  let log = ''
+  child.stdout.on('data', (d) => (log += d))
+  child.stderr.on('data', (d) => (log += d))
+  const killGroup = (signal) => {
+    try {
+      process.kill(-child.pid, signal)
+    } catch {
+      // already gone
+    }
+  }
+  const onExit = () => killGroup('SIGKILL')
+  process.on('exit', onExit)
+  const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise))
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      killGroup('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
+    }
+    killGroup('SIGKILL') // workerd may outlive wrangler
+    process.off('exit', onExit)
+  }
+  const url = `http://127.0.0.1:${port}/mcp`
+  const deadline = Date.now() + WORKER_START_TIMEOUT_MS
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) break
+    if (await answers(url)) return { url, output: () => log, stop }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  await stop()
+  throw new Error(
+    child.exitCode !== null
+      ? `wrangler dev exited with ${child.exitCode} before the Worker answered:\n${log}`
+      : `the fixture Worker did not answer within ${WORKER_START_TIMEOUT_MS} ms:\n${log}`,
+  )
+}
+
 // 1. dependencies (Node 22 and the suite) live in test/conformance, apart from the root package
 if (!existsSync(node22) || !existsSync(cli)) {
   console.log('conformance: installing test/conformance dependencies (npm ci --prefix test/conformance)')
@@ -155,9 +273,12 @@ if (!existsSync(node22) || !existsSync(cli)) {
 const version = spawnSync(node22, ['--version'], { encoding: 'utf8' }).stdout.trim()
 if (!version.startsWith('v22.'))
   fail(`test/conformance/node_modules/.bin/node is ${version || 'missing'}, expected Node 22`)
-const scored = scoredScenarios()
+const scored = scoredScenarios(REVISION)
+const scoredLegacy = scoredScenarios(LEGACY_REVISION)
 const results = mkdtempSync(join(tmpdir(), 'edge-mcp-conformance-'))
 console.log(`conformance: @modelcontextprotocol/conformance on Node ${version}`)
+// a detached Worker group must not outlive an interrupted run: exit, so the 'exit' hooks kill it
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(1))
 
 // 2. the server suite against the fixture server
 let fixture
@@ -175,7 +296,29 @@ const serverCode = await run(
 )
 fixture.child.kill()
 
-// 3. the client suite, with our client
+// 3. the 2025-11-25 server suite against the fixture Worker (workerd, the mailbox Durable Object bound)
+const legacyDir = join(results, 'server-2025')
+let legacyCode = 1
+let worker
+try {
+  worker = await startWorker(join(results, 'workerd-state'))
+} catch (error) {
+  console.error(`conformance: ${error.message}`)
+}
+if (worker) {
+  console.log(`conformance: fixture Worker (wrangler dev) at ${worker.url}`)
+  try {
+    legacyCode = await run(
+      node22,
+      [cli, 'server', '--url', worker.url, '--requirements', LEGACY_REVISION, '-o', legacyDir],
+      { cwd: results },
+    )
+  } finally {
+    await worker.stop()
+  }
+}
+
+// 4. the client suite, with our client
 let clientCode
 const clientDir = join(results, 'client')
 if (existsSync(clientEntry)) {
@@ -187,9 +330,16 @@ if (existsSync(clientEntry)) {
   })
 }
 
-// 4. summary lines and the exit code
+// 5. summary lines and the exit code
 console.log('')
 let failed = summarize('server', scored.server, serverDir, serverCode)
+const legacyLabel = `requirements ${LEGACY_REVISION}, workerd`
+const legacyFailed = summarize('server', scoredLegacy.server, legacyDir, legacyCode, legacyLabel)
+if (legacyFailed > 0 && worker) {
+  console.log('  wrangler dev printed (last 40 lines):')
+  for (const line of worker.output().trimEnd().split('\n').slice(-40)) console.log(`    ${line}`)
+}
+failed += legacyFailed
 if (clientCode === undefined) {
   console.log(
     `conformance client suite (requirements ${REVISION}): SKIPPED: test/conformance/client.ts does not exist yet`,
