@@ -228,6 +228,8 @@ describe('questions for a 2025-era client in a session', () => {
     expect(
       (await legacyPost(b.handler, answer(q.id, { action: 'accept', content: { name: 'B' } }), session)).status,
     ).toBe(202)
+    // the client is told the question is no longer waited for, then gets the tool error
+    expect(await stream.next()).toMatchObject({ method: 'notifications/cancelled', params: { requestId: q.id } })
     const final = (await stream.next()).result as { isError: boolean; content: { text: string }[] }
     expect(final.isError).toBe(true)
     expect(final.content[0].text).toContain('no answer within 0.2 s')

@@ -33,8 +33,7 @@ export function isRequestId(value: unknown): value is RequestId {
 
 /**
  * Parse the text of one JSON-RPC message.
- * @throws McpError -32700 for invalid JSON; -32600 for a batch, a response object, a bad `jsonrpc`,
- *   a missing or non-string `method`, an id that is neither a string nor a number, or non-object params.
+ * @throws McpError -32700 for invalid JSON; -32600 as {@link classifyMessage}.
  * @internal exported for unit tests only; not part of the public API
  */
 export function parseMessage(text: string): InboundMessage {
@@ -48,8 +47,12 @@ export function parseMessage(text: string): InboundMessage {
 }
 
 /**
- * Classify an already-parsed JSON value as one request or one notification.
- * @throws McpError -32600 (with the id echoed on the error when it is readable, see {@link requestIdOf})
+ * Classify an already-parsed JSON value as one request, one notification, or one response (a 2025-era
+ * client's answer to a server-to-client request; the server decides whether it is welcome).
+ * @throws McpError -32600 for a batch, a non-object, a bad `jsonrpc`, a missing or non-string `method`
+ *   (on a message that is not a response), an id that is neither a string nor a number, non-object
+ *   params, or a malformed response (see `responseOf`). The caller echoes the id when it is readable
+ *   ({@link requestIdOf}).
  */
 export function classifyMessage(value: unknown): InboundMessage {
   if (Array.isArray(value))

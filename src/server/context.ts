@@ -114,14 +114,16 @@ const LOG_SEVERITY: Readonly<Record<LoggingLevel, number>> = {
  * `requestState`, and `sendProgress` / `log`, which notify through `info.notify` only when the envelope
  * asked for them (a `progressToken`; a `logLevel` at most as severe as the message).
  * @param requestState - the plaintext state for {@link RequestContext.requestState}.
+ * @param progress - the last progress sent on this request's token, shared by the contexts of one request
+ *   whose handler runs more than once (a 2025-era request asking questions), so none repeats a value.
  */
 export function createRequestContext(
   request: JSONRPCRequest,
   envelope: RequestEnvelope,
   info: RequestInfo,
   requestState: string | undefined,
+  progress: { last: number } = { last: -Infinity },
 ): RequestContext {
-  let lastProgress = -Infinity
   // Object.assign, not `{ ...info, … }`: V8 takes a slow path for properties written after a spread.
   return Object.assign({}, info, {
     method: request.method,
@@ -133,11 +135,11 @@ export function createRequestContext(
     signal: info.signal ?? new AbortController().signal,
     requestState,
     requireCapabilities: (...needs: RequiredCapability[]) => requireCapabilities(envelope.clientCapabilities, ...needs),
-    sendProgress: (progress: number, total?: number, message?: string) => {
+    sendProgress: (value: number, total?: number, message?: string) => {
       const token = envelope.progressToken
-      if (token === undefined || !info.notify || !(progress > lastProgress)) return false
-      lastProgress = progress
-      const params: Record<string, unknown> = { progressToken: token, progress }
+      if (token === undefined || !info.notify || !(value > progress.last)) return false
+      progress.last = value
+      const params: Record<string, unknown> = { progressToken: token, progress: value }
       if (total !== undefined) params.total = total
       if (message !== undefined) params.message = message
       info.notify({ jsonrpc: '2.0', method: 'notifications/progress', params })

@@ -14,13 +14,21 @@
  * a tool error on `tools/call`, -32603 elsewhere; -32021 when the client did not declare the capability.
  * @module
  */
+import * as v from 'valibot'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import type { InputRequest, JSONRPCRequest } from '../protocol/schemas/index.ts'
+import { describeIssue } from '../protocol/issues.ts'
+import {
+  CreateMessageResult,
+  ElicitResult,
+  ListRootsResult,
+  type InputRequest,
+  type JSONRPCRequest,
+} from '../protocol/schemas/index.ts'
 import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
 import type { RequestContext, RequestInfo, ResultObject } from './context.ts'
 import { inputRequiredResult } from './finish.ts'
-import { InMemoryQuestionMailbox, QuestionTimeoutError, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
+import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 import { isInputRequired } from './results.ts'
 
 /** Options of the questions a server asks 2025-era clients (`ServerOptions.legacyQuestions`). */
@@ -35,12 +43,17 @@ export interface LegacyQuestionOptions {
   mailbox?: QuestionMailbox | ((info: RequestInfo) => QuestionMailbox) | null
   /** Most rounds of questions in one request. Default 8. */
   maxRounds?: number
-  /** How long each question waits for its answer, in **milliseconds**. Default 300,000 (5 minutes). */
+  /**
+   * How long each question waits for its answer, in **milliseconds** (at most 2,147,483,647, what a timer
+   * holds). Default 300,000 (5 minutes).
+   */
   timeoutMs?: number
 }
 
 const DEFAULT_MAX_ROUNDS = 8
 const DEFAULT_TIMEOUT_MS = 300_000
+/** The longest delay `setTimeout` holds, in ms; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** What asking needs from the server: the session, and sealing of question ids. */
 export interface AskDeps {
@@ -57,13 +70,16 @@ export class LegacyQuestions {
   readonly timeoutMs: number
   readonly #mailbox: LegacyQuestionOptions['mailbox']
 
-  /** @throws RangeError for a `maxRounds` that is not a positive integer, or a non-positive `timeoutMs`. */
+  /**
+   * @throws RangeError for a `maxRounds` that is not a positive integer, or a `timeoutMs` not in
+   *   (0, 2,147,483,647].
+   */
   constructor(options: LegacyQuestionOptions = {}) {
     this.maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     if (!(Number.isInteger(this.maxRounds) && this.maxRounds > 0))
       throw new RangeError(`legacyQuestions.maxRounds must be a positive integer, got ${String(this.maxRounds)}`)
-    if (!(Number.isFinite(this.timeoutMs) && this.timeoutMs > 0))
+    if (!(Number.isFinite(this.timeoutMs) && this.timeoutMs > 0 && this.timeoutMs <= MAX_TIMER_MS))
       throw new RangeError(`legacyQuestions.timeoutMs must be a positive number of ms, got ${String(this.timeoutMs)}`)
     this.#mailbox = 'mailbox' in options ? options.mailbox : onWorkers() ? null : new InMemoryQuestionMailbox()
   }
@@ -129,22 +145,32 @@ export class LegacyQuestions {
     const round = new AbortController()
     const onAbort = () => round.abort(ctx.signal.reason)
     ctx.signal.addEventListener('abort', onAbort, { once: true })
+    const unanswered = new Set<string>() // ids of the questions sent whose answer has not come
     try {
       const entries = await Promise.all(
         Object.entries(requests).map(async ([key, question]) => {
           const minted = await deps.mint(session.sid, ctx, Math.ceil(this.timeoutMs / 1000) + 60)
           if (!minted) throw new Error('this server seals no question ids')
+          round.signal.throwIfAborted() // another question of the round failed while this one was minted
           const answer = mailbox.wait(minted.qid, this.timeoutMs, round.signal)
           answer.catch(() => {}) // awaited below; a rejection is never unhandled if sending fails first
           notify({ jsonrpc: '2.0', id: minted.id, method: question.method, params: legacyParams(question, session) })
-          return [key, resultOf(question.method, await answer)] as const
+          unanswered.add(minted.id)
+          const got = await answer
+          unanswered.delete(minted.id)
+          return [key, resultOf(question.method, got)] as const
         }),
       )
       return Object.fromEntries(entries)
     } catch (error) {
       round.abort(error)
-      if (ctx.signal.aborted) throw error // the client went away: nobody reads the answer
-      return error instanceof QuestionTimeoutError || error instanceof Error ? error.message : String(error)
+      // the client went away: nobody reads the answer, and it is no failure of the handler (nothing is logged)
+      if (ctx.signal.aborted) throw new McpError(ErrorCode.InternalError, 'Request cancelled: the client went away')
+      const why = error instanceof Error ? error.message : String(error)
+      // the client may still show these questions: tell it they are no longer waited for (spec: cancellation.mdx)
+      for (const requestId of unanswered)
+        notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: why } })
+      return why
     } finally {
       ctx.signal.removeEventListener('abort', onAbort)
     }
@@ -195,13 +221,24 @@ function legacyParams(question: InputRequest, session: LegacySession): Record<st
   return params
 }
 
+/** The result schema of each question's method: an answer is checked before the handler sees it. */
+const RESULT_SCHEMAS: Record<InputRequest['method'], v.GenericSchema> = {
+  'elicitation/create': ElicitResult,
+  'sampling/createMessage': CreateMessageResult,
+  'roots/list': ListRootsResult,
+}
+
 /**
- * The result of an answer.
- * @throws Error naming the question when the client answered with an error.
+ * The result of an answer, checked against its method's result schema (the handler gets only valid
+ * `inputResponses`, as on the 2026 lane).
+ * @throws Error naming the question when the client answered with an error or an invalid result.
  */
-function resultOf(method: string, answer: QuestionAnswer): Record<string, unknown> {
+function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Record<string, unknown> {
   if ('error' in answer)
     throw new Error(`the client answered ${method} with error ${answer.error.code}: ${answer.error.message}`)
+  const parsed = v.safeParse(RESULT_SCHEMAS[method], answer.result)
+  if (!parsed.success)
+    throw new Error(`the client sent an invalid answer to ${method}: ${describeIssue(parsed.issues[0])}`)
   return answer.result
 }
 

@@ -106,16 +106,8 @@ function legacyCapabilities(capabilities: ServerCapabilities): Record<string, un
  * @throws McpError -32600 (HTTP 400) for a header naming a version this lane does not speak.
  */
 export function legacyEnvelope(request: JSONRPCRequest, info: RequestInfo, modern: readonly string[]): RequestEnvelope {
-  const header = request.method === 'initialize' ? null : (info.request?.headers.get(HEADER.protocolVersion) ?? null)
+  const header = request.method === 'initialize' ? null : versionHeader(info, modern)
   if (header !== null && modern.includes(header)) return readEnvelope(request.params)
-  if (header !== null && !LEGACY_PROTOCOL_VERSIONS.includes(header)) {
-    throw new McpError(
-      ErrorCode.InvalidRequest,
-      `Bad Request: unsupported MCP-Protocol-Version '${header}' (supported: ${[...LEGACY_PROTOCOL_VERSIONS, ...modern].join(', ')})`,
-      undefined,
-      400,
-    )
-  }
   const envelope: RequestEnvelope = {
     protocolVersion: header ?? HEADERLESS_VERSION,
     clientCapabilities: {},
@@ -125,6 +117,42 @@ export function legacyEnvelope(request: JSONRPCRequest, info: RequestInfo, moder
   const token = meta?.progressToken
   if (typeof token === 'string' || typeof token === 'number') envelope.progressToken = token
   return envelope
+}
+
+/**
+ * The `MCP-Protocol-Version` header of a request, notification or answer without an envelope; null
+ * without one.
+ * @param modern - the 2026-era versions this server serves (a modern client's header is the caller's to judge).
+ * @throws McpError -32600 (HTTP 400) for a header naming a version neither era speaks (spec 2025-11-25:
+ *   transports.mdx "MUST respond with 400 Bad Request").
+ */
+export function versionHeader(info: RequestInfo, modern: readonly string[]): string | null {
+  const header = info.request?.headers.get(HEADER.protocolVersion) ?? null
+  if (header !== null && !LEGACY_PROTOCOL_VERSIONS.includes(header) && !modern.includes(header)) {
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `Bad Request: unsupported MCP-Protocol-Version '${header}' (supported: ${[...LEGACY_PROTOCOL_VERSIONS, ...modern].join(', ')})`,
+      undefined,
+      400,
+    )
+  }
+  return header
+}
+
+/**
+ * Check that a request, notification or answer in a session speaks the session's version.
+ * @throws McpError -32600 (HTTP 400) when its `MCP-Protocol-Version` header names another version.
+ */
+export function checkSessionVersion(session: LegacySession, info: RequestInfo): void {
+  const header = info.request?.headers.get(HEADER.protocolVersion) ?? null
+  if (header !== null && header !== session.protocolVersion) {
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `Bad Request: MCP-Protocol-Version '${header}' differs from the session's '${session.protocolVersion}'`,
+      undefined,
+      400,
+    )
+  }
 }
 
 /** The JSON-RPC code of an unknown or expired session (HTTP 404), as the TypeScript and Python SDKs send it. */
@@ -154,15 +182,7 @@ export function sessionOf(params: Record<string, unknown>, result: ResultObject)
  * @throws McpError -32600 (HTTP 400) when the request's `MCP-Protocol-Version` header names another version.
  */
 export function sessionEnvelope(envelope: RequestEnvelope, session: LegacySession, info: RequestInfo): RequestEnvelope {
-  const header = info.request?.headers.get(HEADER.protocolVersion) ?? null
-  if (header !== null && header !== session.protocolVersion) {
-    throw new McpError(
-      ErrorCode.InvalidRequest,
-      `Bad Request: MCP-Protocol-Version '${header}' differs from the session's '${session.protocolVersion}'`,
-      undefined,
-      400,
-    )
-  }
+  checkSessionVersion(session, info)
   const out: RequestEnvelope = {
     ...envelope,
     protocolVersion: session.protocolVersion,

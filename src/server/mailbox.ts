@@ -34,11 +34,23 @@ export class QuestionTimeoutError extends Error {
 
 /** Options of {@link InMemoryQuestionMailbox}. */
 export interface InMemoryQuestionMailboxOptions {
-  /** How long an answer that arrived before its waiter is kept, in **milliseconds**. Default 60,000. */
+  /**
+   * How long an answer that arrived before its waiter is kept, in **milliseconds** (at most 2,147,483,647,
+   * what a timer holds). Default 60,000.
+   */
   earlyAnswerMs?: number
   /** Most early answers kept at once; past it the oldest is dropped. Default 1,024. */
   maxEarlyAnswers?: number
+  /**
+   * Most early answers kept at once, in **bytes** (the length of their JSON text); past it the oldest are dropped, and an
+   * answer larger than this is never kept. Default 8,388,608 (8 MiB). Answers to questions nobody waits
+   * for any more (late, replayed, abandoned) land here too: this bounds what a client can park in memory.
+   */
+  maxEarlyAnswerBytes?: number
 }
+
+/** The longest delay `setTimeout` holds, in ms; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * A mailbox in this process's memory: right for one process (Node, Deno, Bun; the default there), wrong
@@ -47,14 +59,20 @@ export interface InMemoryQuestionMailboxOptions {
  */
 export class InMemoryQuestionMailbox implements QuestionMailbox {
   readonly #waiters = new Map<string, (answer: QuestionAnswer) => void>()
-  readonly #early = new Map<string, { answer: QuestionAnswer; timer: ReturnType<typeof setTimeout> }>()
+  readonly #early = new Map<string, { answer: QuestionAnswer; bytes: number; timer: ReturnType<typeof setTimeout> }>()
   readonly #earlyAnswerMs: number
   readonly #maxEarlyAnswers: number
+  readonly #maxEarlyAnswerBytes: number
+  /** Bytes (JSON) of the answers in `#early`. */
+  #earlyBytes = 0
 
-  /** @throws RangeError for a non-positive or non-finite option. */
+  /** @throws RangeError for a non-positive or non-finite option, or an `earlyAnswerMs` over 2,147,483,647. */
   constructor(options: InMemoryQuestionMailboxOptions = {}) {
     this.#earlyAnswerMs = positive('earlyAnswerMs', options.earlyAnswerMs ?? 60_000)
+    if (this.#earlyAnswerMs > MAX_TIMER_MS)
+      throw new RangeError(`earlyAnswerMs must be at most ${MAX_TIMER_MS}, got ${this.#earlyAnswerMs}`)
     this.#maxEarlyAnswers = positive('maxEarlyAnswers', options.maxEarlyAnswers ?? 1024)
+    this.#maxEarlyAnswerBytes = positive('maxEarlyAnswerBytes', options.maxEarlyAnswerBytes ?? 8 * 1024 * 1024)
   }
 
   /** Questions waited on now (for diagnostics and tests). */
@@ -65,8 +83,7 @@ export class InMemoryQuestionMailbox implements QuestionMailbox {
   wait(qid: string, timeoutMs: number, signal?: AbortSignal): Promise<QuestionAnswer> {
     const early = this.#early.get(qid)
     if (early) {
-      clearTimeout(early.timer)
-      this.#early.delete(qid)
+      this.#forget(qid)
       return Promise.resolve(early.answer)
     }
     if (signal?.aborted) return Promise.reject(abortReason(signal))
@@ -99,20 +116,25 @@ export class InMemoryQuestionMailbox implements QuestionMailbox {
       waiter(answer)
       return Promise.resolve()
     }
-    const previous = this.#early.get(qid)
-    if (previous) clearTimeout(previous.timer)
-    else if (this.#early.size >= this.#maxEarlyAnswers) this.#dropOldest()
-    const timer = setTimeout(() => this.#early.delete(qid), this.#earlyAnswerMs)
+    this.#forget(qid)
+    const bytes = JSON.stringify(answer).length
+    if (bytes > this.#maxEarlyAnswerBytes) return Promise.resolve() // never kept: no waiter would want it whole
+    while (this.#early.size >= this.#maxEarlyAnswers || this.#earlyBytes + bytes > this.#maxEarlyAnswerBytes)
+      this.#forget(this.#early.keys().next().value!) // the oldest
+    const timer = setTimeout(() => this.#forget(qid), this.#earlyAnswerMs)
     ;(timer as { unref?: () => void }).unref?.() // a kept answer does not keep a Node process alive
-    this.#early.set(qid, { answer, timer })
+    this.#early.set(qid, { answer, bytes, timer })
+    this.#earlyBytes += bytes
     return Promise.resolve()
   }
 
-  #dropOldest(): void {
-    const [oldest] = this.#early
-    if (!oldest) return
-    clearTimeout(oldest[1].timer)
-    this.#early.delete(oldest[0])
+  /** Drop the early answer of `qid`, if one is kept. */
+  #forget(qid: string): void {
+    const early = this.#early.get(qid)
+    if (!early) return
+    clearTimeout(early.timer)
+    this.#early.delete(qid)
+    this.#earlyBytes -= early.bytes
   }
 }
 

@@ -23,12 +23,14 @@ import { checkedResult, completeResult, inputRequiredResult, legacyResult, withS
 import {
   ACKNOWLEDGED_METHODS,
   checkAcknowledged,
+  checkSessionVersion,
   initializeResult,
   legacyEnvelope,
   MODERN_ONLY_METHODS,
   sessionEnvelope,
   sessionNotFound,
   sessionOf,
+  versionHeader,
 } from './legacy.ts'
 import { deliverAnswer, LegacyQuestions } from './legacy-questions.ts'
 import type { ServerOptions } from './server-options.ts'
@@ -50,7 +52,10 @@ interface Era {
 
 /** What the server answers for one inbound message: an HTTP-like status and, for requests, a response. */
 export interface Handled {
-  /** 200 for results and in-band errors; 202 for notifications; 400/404 where the spec fixes a status. */
+  /**
+   * 200 for results and in-band errors; 202 for notifications and accepted answers; 400/404 where the
+   * spec fixes a status; 500 when an answer could not be handed on (a failing mailbox).
+   */
   status: number
   /** The JSON-RPC response; undefined for notifications. */
   response?: JSONRPCResponse
@@ -199,9 +204,10 @@ export class Server {
     if (message.kind === 'notification') {
       if (this.options.legacy !== 'reject' && !hasEnvelope(message.message.params)) {
         try {
-          await this.#openSession(info)
+          await this.#legacyMessageSession(info)
         } catch (error) {
-          return { status: 404, response: errorResponse(null, error as McpError) }
+          const mcp = error as McpError // only the McpErrors of #legacyMessageSession
+          return { status: mcp.httpStatus ?? 400, response: errorResponse(null, mcp) }
         }
       }
       const handler = this.#notificationHandlers.get(message.message.method)
@@ -295,7 +301,8 @@ export class Server {
     // 2025 has no rounds: answers and state come only from the questions this server asks
     delete params.inputResponses
     delete params.requestState
-    const ctx = createRequestContext(request, era.envelope, info, undefined)
+    const progress = { last: -Infinity } // one progress token across the handler's runs
+    const ctx = createRequestContext(request, era.envelope, info, undefined, progress)
     let result = checkedResult(method, await handler(params, ctx))
     if (isInputRequired(result)) {
       result = await this.#questions.ask(request, result, ctx, {
@@ -303,7 +310,7 @@ export class Server {
         mint: (sid, at, ttl) => this.#sealing.mintQuestion(sid, at, ttl),
         rerun: async (inputResponses, requestState) => {
           const next = inputResponses === undefined ? params : { ...params, inputResponses }
-          const again = createRequestContext(request, era.envelope, info, requestState)
+          const again = createRequestContext(request, era.envelope, info, requestState, progress)
           return checkedResult(method, await handler(next, again))
         },
       })
@@ -316,7 +323,7 @@ export class Server {
     try {
       if (this.options.legacy === 'reject')
         throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: clients must not send responses', undefined, 400)
-      const session = await this.#openSession(info)
+      const session = await this.#legacyMessageSession(info)
       await deliverAnswer(this.#questions, response, info, session, (token, at) =>
         this.#sealing.openQuestion(token, at),
       )
@@ -336,6 +343,20 @@ export class Server {
     const session = await this.#openSession(info)
     if (session === undefined) return era // no id, or sealing off: no id was issued, so none is checked
     return { legacy: true, envelope: sessionEnvelope(era.envelope, session, info), session }
+  }
+
+  /**
+   * The session of a 2025-era notification or answer, its `MCP-Protocol-Version` header checked as a
+   * request's is; undefined without an id or with sealing off.
+   * @throws McpError -32600 (HTTP 400) for an unsupported version or another than the session's; -32001
+   *   (HTTP 404) for an id that does not open.
+   */
+  async #legacyMessageSession(info: RequestInfo): Promise<LegacySession | undefined> {
+    const header = versionHeader(info, this.supportedVersions)
+    if (header !== null && this.supportedVersions.includes(header)) return undefined // a 2026 client's: no session
+    const session = await this.#openSession(info)
+    if (session) checkSessionVersion(session, info)
+    return session
   }
 
   /**

@@ -46,7 +46,8 @@ export interface FetchHandlerOptions {
    */
   allowedHosts?: readonly string[]
   /**
-   * Interval of `:` keep-alive comments on a streamed (SSE) response, in **milliseconds**. Default 15,000.
+   * Interval of `:` keep-alive comments on a streamed (SSE) response, in **milliseconds**: positive, at
+   * most 2,147,483,647 (what a timer holds; a timer past it, or of 0, fires every millisecond). Default 15,000.
    * workerd notices a closed connection only when it next writes, so on Workers this also bounds how
    * late the handler's `signal` aborts after the client goes away (with `enable_request_signal`).
    */
@@ -54,6 +55,8 @@ export interface FetchHandlerOptions {
 }
 
 const DEFAULT_KEEP_ALIVE_MS = 15_000
+/** The longest delay a timer holds, in ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** A Web-standard fetch handler; `env` and `executionCtx` are passed to handlers (Workers signature). */
 export type FetchHandler = (request: Request, env?: unknown, executionCtx?: unknown) => Promise<Response>
@@ -81,7 +84,9 @@ interface Endpoint {
  * a disallowed `Origin`. Never a 500 for a client mistake. A 2025-era request (no `_meta` envelope) is
  * the server's legacy lane (`ServerOptions.legacy`): its in-band errors are 200, an unsupported
  * `MCP-Protocol-Version` header 400; the header cross-checks (-32020) apply to enveloped requests only.
+ * A 2025-era client's answer to a server-to-client request gets 202, or 400 when it is not one.
  *
+ * @throws RangeError for a `maxBodyBytes` that is not a positive integer, or a `keepAliveMs` out of range.
  * @example
  * export default { fetch: createFetchHandler(mcp) }
  */
@@ -91,6 +96,8 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
   const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS
   if (!(Number.isInteger(maxBodyBytes) && maxBodyBytes > 0))
     throw new RangeError(`maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`)
+  if (!(keepAliveMs > 0 && keepAliveMs <= MAX_TIMER_MS))
+    throw new RangeError(`keepAliveMs must be a number of ms in (0, ${MAX_TIMER_MS}], got ${String(keepAliveMs)}`)
   const isAllowed = originPolicy(options.allowedOrigins)
   const isAllowedHost = hostPolicy(options.allowedHosts)
   const endpoint: Endpoint = { server, maxBodyBytes, keepAliveMs, options }

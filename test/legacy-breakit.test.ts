@@ -1,0 +1,281 @@
+/**
+ * Attacks on the legacy lane's questions (issue 11 review): malformed answers, progress across the
+ * re-runs of one request, version headers on answers and notifications, the early-answer buffer as a
+ * memory sink, timer options that overflow, abandoned questions the client is never told about, and a
+ * disconnect logged as a server failure.
+ */
+import * as v from 'valibot'
+import { describe, expect, it } from 'vitest'
+import {
+  InMemoryQuestionMailbox,
+  McpServer,
+  RequestStateSecurity,
+  Server,
+  createFetchHandler,
+  elicit,
+  elicitForm,
+  formSchema,
+  inputRequired,
+  resolver,
+  type FetchHandler,
+  type LegacyQuestionOptions,
+  type QuestionAnswer,
+} from '../src/server/index.ts'
+import type { RequestedSchema } from '../src/index.ts'
+import { recordingLogger } from './helpers.ts'
+
+const KEY = 'k'.repeat(32)
+const CAPS = { elicitation: {}, sampling: {}, roots: {} }
+const SSE_ACCEPT = 'application/json, text/event-stream'
+const nameForm: RequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
+const askName = resolver({}, function askName() {
+  return elicit('What is your name?', formSchema({ name: v.string() }))
+})
+
+function makeServer(legacyQuestions: LegacyQuestionOptions = {}) {
+  const { logger, warn, error } = recordingLogger()
+  const mcp = new McpServer(
+    { name: 'asker', version: '1' },
+    { logger, legacyQuestions, requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }) },
+  )
+  mcp.tool('greet', { description: 'asks a name', use: { who: askName } }, ({ who }) => `Hello, ${who.name}!`)
+  mcp.tool('progress', { description: 'reports progress, then asks' }, (_args, ctx) => {
+    ctx.sendProgress(1, 2, 'half')
+    return ctx.inputResponses?.q ? 'done' : inputRequired({ q: elicitForm('Q?', nameForm) })
+  })
+  mcp.tool('two', { description: 'asks two at once' }, (_args, ctx) =>
+    ctx.inputResponses?.a ? 'done' : inputRequired({ a: elicitForm('A?', nameForm), b: elicitForm('B?', nameForm) }),
+  )
+  mcp.tool('sample', { description: 'needs sampling' }, (_args, ctx) =>
+    ctx.inputResponses?.s
+      ? 'sampled'
+      : inputRequired({ s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } }),
+  )
+  return { handler: createFetchHandler(mcp), warn, error }
+}
+
+function legacyPost(handler: FetchHandler, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return handler(
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: SSE_ACCEPT, ...headers },
+      body: JSON.stringify(body),
+    }),
+  )
+}
+
+async function initialize(handler: FetchHandler): Promise<Record<string, string>> {
+  const res = await legacyPost(handler, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: CAPS, clientInfo: { name: 't', version: '1' } },
+  })
+  return { 'mcp-session-id': res.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' }
+}
+
+type Message = Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown> }
+
+/** Reads the JSON-RPC messages of an SSE body one at a time. */
+function sseReader(res: Response) {
+  expect(res.headers.get('content-type')).toBe('text/event-stream')
+  const reader = res.body!.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  return {
+    async next(): Promise<Message> {
+      for (;;) {
+        const end = buffer.indexOf('\n\n')
+        if (end >= 0) {
+          const event = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const data = event
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n')
+          if (data) return JSON.parse(data) as Message
+          continue
+        }
+        const { done, value } = await reader.read()
+        if (done) throw new Error('stream ended')
+        buffer += decoder.decode(value, { stream: true })
+      }
+    },
+    cancel: () => reader.cancel(),
+  }
+}
+
+let id = 1
+const callTool = (name: string, meta?: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: id++,
+  method: 'tools/call',
+  params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) },
+})
+const answer = (qid: unknown, result: unknown) => ({ jsonrpc: '2.0', id: qid, result })
+const toolText = (m: Message) => (m.result as { content: { text: string }[] }).content[0].text
+
+describe('malformed answers', () => {
+  it('fail the question they answer as a tool error naming it (not -32602 about inputResponses the client never sent)', async () => {
+    const { handler } = makeServer()
+    const session = await initialize(handler)
+    for (const bad of [{ action: 'bogus' }, {}, { action: 'accept', content: { name: { x: 1 } } }]) {
+      const stream = sseReader(await legacyPost(handler, callTool('greet'), session))
+      const q = await stream.next()
+      expect((await legacyPost(handler, answer(q.id, bad), session)).status).toBe(202)
+      const final = await stream.next()
+      expect(final.error).toBeUndefined()
+      expect((final.result as { isError?: boolean }).isError).toBe(true)
+      expect(toolText(final)).toContain('invalid answer to elicitation/create')
+      expect(toolText(final)).not.toContain('inputResponses')
+    }
+  })
+
+  it('a sampling answer that is not a CreateMessageResult fails too', async () => {
+    const { handler } = makeServer()
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('sample'), session))
+    const q = await stream.next()
+    await legacyPost(handler, answer(q.id, { role: 'assistant' }), session)
+    expect(toolText(await stream.next())).toContain('invalid answer to sampling/createMessage')
+  })
+
+  it('a low-level Server handler gets only valid answers (the SDK built its inputResponses)', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    server.useRequestStateSecurity(new RequestStateSecurity({ keys: [KEY] }))
+    const seen: unknown[] = []
+    server.setRequestHandler('tools/call', (params) => {
+      if (params.inputResponses === undefined) return inputRequired({ q: elicitForm('Q?', nameForm) })
+      seen.push(params.inputResponses)
+      return { content: [{ type: 'text', text: 'ok' }] }
+    })
+    const handler = createFetchHandler(server)
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('x'), session))
+    const q = await stream.next()
+    await legacyPost(handler, answer(q.id, { action: 'maybe' }), session)
+    expect((await stream.next()).result).toMatchObject({ isError: true })
+    expect(seen).toEqual([])
+  })
+})
+
+describe('progress across the re-runs of one legacy request', () => {
+  it('never repeats a progress value on the one progressToken (spec: progress MUST increase)', async () => {
+    const { handler } = makeServer()
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('progress', { progressToken: 'p' }), session))
+    const seen: Message[] = []
+    let m = await stream.next()
+    for (; m.method !== 'elicitation/create'; m = await stream.next()) seen.push(m)
+    await legacyPost(handler, answer(m.id, { action: 'accept', content: { name: 'x' } }), session)
+    for (m = await stream.next(); m.method !== undefined; m = await stream.next()) seen.push(m)
+    expect(toolText(m)).toBe('done')
+    expect(seen.map((n) => n.params?.progress)).toEqual([1])
+  })
+})
+
+describe('MCP-Protocol-Version on answers and notifications (spec 2025-11-25: transports.mdx, MUST 400)', () => {
+  it('an unsupported version is 400, as on requests; a version other than the session’s too', async () => {
+    const { handler } = makeServer()
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('greet'), session))
+    const q = await stream.next()
+    const ok = { action: 'accept', content: { name: 'x' } }
+    for (const version of ['1999-01-01', '2025-06-18']) {
+      const headers = { ...session, 'mcp-protocol-version': version }
+      expect((await legacyPost(handler, answer(q.id, ok), headers)).status).toBe(400)
+      const note = { jsonrpc: '2.0', method: 'notifications/initialized' }
+      expect((await legacyPost(handler, note, headers)).status).toBe(400)
+    }
+    expect(
+      (await legacyPost(handler, { jsonrpc: '2.0', method: 'notifications/x' }, { 'mcp-protocol-version': 'x' }))
+        .status,
+    ).toBe(400)
+    expect((await legacyPost(handler, answer(q.id, ok), session)).status).toBe(202)
+    expect(toolText(await stream.next())).toBe('Hello, x!')
+  })
+})
+
+describe('the early-answer buffer', () => {
+  const big = (n: number): QuestionAnswer => ({ result: { action: 'accept', content: { name: 'x'.repeat(n) } } })
+
+  it('keeps at most maxEarlyAnswerBytes of answers (oldest dropped), none bigger than that', async () => {
+    const mailbox = new InMemoryQuestionMailbox({ maxEarlyAnswerBytes: 1000 })
+    await mailbox.deliver('a', big(600))
+    await mailbox.deliver('b', big(600)) // over the cap with a: a goes
+    await mailbox.deliver('c', big(5000)) // never kept
+    await expect(mailbox.wait('a', 20)).rejects.toThrow('no answer')
+    await expect(mailbox.wait('c', 20)).rejects.toThrow('no answer')
+    await expect(mailbox.wait('b', 20)).resolves.toEqual(big(600))
+  })
+
+  it('by default holds no more than 8 MiB of answers to questions nobody waits on (late, replayed)', async () => {
+    const mailbox = new InMemoryQuestionMailbox()
+    const answerOf4MiB = big(4 * 1024 * 1024 - 64)
+    for (const qid of ['1', '2', '3']) await mailbox.deliver(qid, answerOf4MiB)
+    await expect(mailbox.wait('1', 20)).rejects.toThrow('no answer')
+    await expect(mailbox.wait('3', 20)).resolves.toBe(answerOf4MiB)
+  })
+})
+
+describe('timer options', () => {
+  const mcp = () => new McpServer({ name: 't', version: '1' })
+  it('keepAliveMs must be a positive number of ms that a timer can hold (0, Infinity, NaN would flood every 1 ms)', () => {
+    for (const keepAliveMs of [0, -1, Infinity, NaN, 2 ** 31])
+      expect(() => createFetchHandler(mcp(), { keepAliveMs })).toThrow(RangeError)
+    expect(() => createFetchHandler(mcp(), { keepAliveMs: 2 ** 31 - 1 })).not.toThrow()
+  })
+
+  it('legacyQuestions.timeoutMs and earlyAnswerMs past 2^31-1 ms (a timer fires at once) are refused', () => {
+    expect(() => new McpServer({ name: 't', version: '1' }, { legacyQuestions: { timeoutMs: 2 ** 31 } })).toThrow(
+      RangeError,
+    )
+    expect(() => new InMemoryQuestionMailbox({ earlyAnswerMs: 2 ** 31 })).toThrow(RangeError)
+  })
+})
+
+describe('abandoned questions', () => {
+  it('the client is told (notifications/cancelled) about questions the server no longer waits for', async () => {
+    const { handler } = makeServer({ timeoutMs: 200 })
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('two'), session))
+    const a = await stream.next()
+    const b = await stream.next()
+    await legacyPost(handler, answer(a.id, { action: 'accept', content: { name: 'x' } }), session)
+    const cancelled = await stream.next()
+    expect(cancelled).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: b.id, reason: 'no answer within 0.2 s' },
+    })
+    expect(toolText(await stream.next())).toContain('no answer within 0.2 s')
+  })
+
+  it('when one answer is an error, the other question still open is cancelled', async () => {
+    const { handler } = makeServer()
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('two'), session))
+    const a = await stream.next()
+    const b = await stream.next()
+    await legacyPost(handler, { jsonrpc: '2.0', id: a.id, error: { code: -1, message: 'no' } }, session)
+    const cancelled = await stream.next()
+    expect(cancelled.method).toBe('notifications/cancelled')
+    expect(cancelled.params?.requestId).toBe(b.id)
+    expect((await stream.next()).result).toMatchObject({ isError: true })
+  })
+})
+
+describe('a client that goes away', () => {
+  it('is not logged as a failure of the handler', async () => {
+    const mailbox = new InMemoryQuestionMailbox()
+    const { handler, error } = makeServer({ mailbox })
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('greet'), session))
+    await stream.next()
+    await stream.cancel()
+    await new Promise((r) => setTimeout(r, 10))
+    expect(mailbox.waiting).toBe(0)
+    expect(error).toEqual([])
+  })
+})
