@@ -279,3 +279,34 @@ describe('a client that goes away', () => {
     expect(error).toEqual([])
   })
 })
+
+describe('a client that goes away while the handler runs again', () => {
+  it('asks nothing more: no waiter is left for the next round', async () => {
+    const { logger } = recordingLogger()
+    const mailbox = new InMemoryQuestionMailbox()
+    const mcp = new McpServer(
+      { name: 'asker', version: '1' },
+      { logger, legacyQuestions: { mailbox }, requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }) },
+    )
+    let release!: () => void
+    const rerunning = new Promise<void>((resolve) => (release = resolve))
+    let started!: () => void
+    const rerunStarted = new Promise<void>((resolve) => (started = resolve))
+    mcp.tool('slow', { description: 'slow second run, then asks again' }, async (_args, ctx) => {
+      if (ctx.requestState === undefined) return inputRequired({ q: elicitForm('Q?', nameForm) }, 'r1')
+      started()
+      await rerunning
+      return inputRequired({ q: elicitForm('Again?', nameForm) }, 'r2')
+    })
+    const handler = createFetchHandler(mcp)
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('slow'), session))
+    const q = await stream.next()
+    await legacyPost(handler, answer(q.id, { action: 'accept', content: { name: 'x' } }), session)
+    await rerunStarted
+    await stream.cancel() // gone while the handler runs its second round
+    release()
+    await new Promise((r) => setTimeout(r, 20))
+    expect(mailbox.waiting).toBe(0)
+  })
+})

@@ -106,12 +106,14 @@ export class LegacyQuestions {
    * @returns the complete result, or a tool error (`isError`) on `tools/call` when a question could not be
    *   asked or answered.
    * @throws McpError -32021 when the client did not declare a capability a question needs; -32603 on
-   *   other methods for what is a tool error on `tools/call`.
+   *   other methods for what is a tool error on `tools/call`; -32603 "Request cancelled" once the client
+   *   has gone away (`ctx.signal` aborted: nothing more is asked, the handler is not run again).
    */
   async ask(request: JSONRPCRequest, first: ResultObject, ctx: RequestContext, deps: AskDeps): Promise<ResultObject> {
     const { method } = request
     let result = first
     for (let round = 1; isInputRequired(result); round++) {
+      if (ctx.signal.aborted) throw clientGone() // no more rounds for nobody
       if (round > this.maxRounds) return failed(method, `it needed more than ${this.maxRounds} rounds of questions`)
       const checked = inputRequiredResult(method, result, ctx) // -32021 when a capability is missing
       const requests = (checked.inputRequests ?? {}) as Record<string, InputRequest>
@@ -144,7 +146,9 @@ export class LegacyQuestions {
     if (!session) return 'the request has no session (Mcp-Session-Id), which answers are checked against'
     const round = new AbortController()
     const onAbort = () => round.abort(ctx.signal.reason)
-    ctx.signal.addEventListener('abort', onAbort, { once: true })
+    if (ctx.signal.aborted)
+      onAbort() // gone while the handler ran: ask nothing
+    else ctx.signal.addEventListener('abort', onAbort, { once: true })
     const unanswered = new Set<string>() // ids of the questions sent whose answer has not come
     try {
       const entries = await Promise.all(
@@ -165,7 +169,7 @@ export class LegacyQuestions {
     } catch (error) {
       round.abort(error)
       // the client went away: nobody reads the answer, and it is no failure of the handler (nothing is logged)
-      if (ctx.signal.aborted) throw new McpError(ErrorCode.InternalError, 'Request cancelled: the client went away')
+      if (ctx.signal.aborted) throw clientGone()
       const why = error instanceof Error ? error.message : String(error)
       // the client may still show these questions: tell it they are no longer waited for (spec: cancellation.mdx)
       for (const requestId of unanswered)
@@ -240,6 +244,11 @@ function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Recor
   if (!parsed.success)
     throw new Error(`the client sent an invalid answer to ${method}: ${describeIssue(parsed.issues[0])}`)
   return answer.result
+}
+
+/** The client went away mid-request: nobody reads the response, and it is no failure of the handler (not logged). */
+function clientGone(): McpError {
+  return new McpError(ErrorCode.InternalError, 'Request cancelled: the client went away')
 }
 
 /** A question that could not be asked or answered: a tool error on `tools/call`, else -32603. */
