@@ -23,6 +23,7 @@ import {
 } from '../src/server/index.ts'
 import type { RequestedSchema } from '../src/index.ts'
 import { recordingLogger } from './helpers.ts'
+import { schemaErrors2025 } from './spec-schema.ts'
 
 const KEY = 'k'.repeat(32)
 const CAPS = { elicitation: {}, sampling: {}, roots: {} }
@@ -249,6 +250,7 @@ describe('abandoned questions', () => {
       method: 'notifications/cancelled',
       params: { requestId: b.id, reason: 'no answer within 0.2 s' },
     })
+    expect(schemaErrors2025('CancelledNotification', cancelled)).toEqual([])
     expect(toolText(await stream.next())).toContain('no answer within 0.2 s')
   })
 
@@ -308,5 +310,28 @@ describe('a client that goes away while the handler runs again', () => {
     release()
     await new Promise((r) => setTimeout(r, 20))
     expect(mailbox.waiting).toBe(0)
+  })
+})
+
+describe('answers and principals (authenticate)', () => {
+  it("another principal cannot answer a question, not with the asker's session nor with its own", async () => {
+    let subject = 'alice'
+    const mcp = new McpServer(
+      { name: 'asker', version: '1' },
+      { logger: recordingLogger().logger, requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }) },
+    )
+    mcp.tool('greet', { description: 'asks a name', use: { who: askName } }, ({ who }) => `Hello, ${who.name}!`)
+    const handler = createFetchHandler(mcp, { authenticate: () => ({ clientId: 'c', subject }) })
+    const alice = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('greet'), alice))
+    const q = await stream.next()
+    const ok = { action: 'accept', content: { name: 'mallory' } }
+    subject = 'bob'
+    const bob = await initialize(handler)
+    expect((await legacyPost(handler, answer(q.id, ok), alice)).status).toBe(404)
+    expect((await legacyPost(handler, answer(q.id, ok), bob)).status).toBe(400)
+    subject = 'alice'
+    expect((await legacyPost(handler, answer(q.id, { ...ok, content: { name: 'Alice' } }), alice)).status).toBe(202)
+    expect(toolText(await stream.next())).toBe('Hello, Alice!')
   })
 })
