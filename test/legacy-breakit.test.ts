@@ -335,3 +335,22 @@ describe('answers and principals (authenticate)', () => {
     expect(toolText(await stream.next())).toBe('Hello, Alice!')
   })
 })
+
+describe('an answer that arrives before the wait (a mailbox behind an async hop, as the Durable Object)', () => {
+  it('is kept and handed to the wait that comes after it', async () => {
+    const inner = new InMemoryQuestionMailbox()
+    const slow = {
+      wait: async (qid: string, timeoutMs: number, signal?: AbortSignal) => {
+        await new Promise((r) => setTimeout(r, 30)) // the wait reaches the object after the answer
+        return inner.wait(qid, timeoutMs, signal)
+      },
+      deliver: (qid: string, a: QuestionAnswer) => inner.deliver(qid, a),
+    }
+    const { handler } = makeServer({ mailbox: slow })
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('greet'), session))
+    const q = await stream.next()
+    await legacyPost(handler, answer(q.id, { action: 'accept', content: { name: 'Early' } }), session)
+    expect(toolText(await stream.next())).toBe('Hello, Early!')
+  })
+})

@@ -41,7 +41,11 @@ export interface LegacyQuestionOptions {
    * isolate: use `durableObjectMailbox` from `edge-mcp/cloudflare`.
    */
   mailbox?: QuestionMailbox | ((info: RequestInfo) => QuestionMailbox) | null
-  /** Most rounds of questions in one request. Default 8. */
+  /**
+   * Most rounds in one request: each `InputRequiredResult` the handler returns counts, a state-only one
+   * (no questions, re-run at once) included. Past it the request fails (a tool error on `tools/call`).
+   * Default 8.
+   */
   maxRounds?: number
   /**
    * How long each question waits for its answer, in **milliseconds** (at most 2,147,483,647, what a timer
