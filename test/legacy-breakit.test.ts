@@ -354,3 +354,36 @@ describe('an answer that arrives before the wait (a mailbox behind an async hop,
     expect(toolText(await stream.next())).toBe('Hello, Early!')
   })
 })
+
+describe('a 2025 client that cancels its request (notifications/cancelled) while a question is open', () => {
+  // The official client 1.x does exactly this when its request timeout (default 60 s, shorter than the
+  // default question timeout of 300 s) runs out: it sends notifications/cancelled and keeps the stream
+  // open. Today the cancel is ignored, so a late answer still runs the handler, side effects included.
+  // A design decision (in-process registry vs. routing the cancel through the mailbox on Workers): this
+  // test documents the gap and flips when it is closed.
+  it.fails('does not run the handler with an answer that comes after the cancel', async () => {
+    const effects: string[] = []
+    const mcp = new McpServer(
+      { name: 'asker', version: '1' },
+      { logger: recordingLogger().logger, requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }) },
+    )
+    mcp.tool('provision', { description: 'side effect', use: { who: askName } }, ({ who }) => {
+      effects.push(who.name)
+      return 'provisioned'
+    })
+    const handler = createFetchHandler(mcp)
+    const session = await initialize(handler)
+    const call = callTool('provision')
+    const stream = sseReader(await legacyPost(handler, call, session))
+    const q = await stream.next()
+    const cancel = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: call.id, reason: 'timeout' },
+    }
+    expect((await legacyPost(handler, cancel, session)).status).toBe(202)
+    await legacyPost(handler, answer(q.id, { action: 'accept', content: { name: 'late' } }), session)
+    await stream.next().catch(() => undefined)
+    expect(effects).toEqual([])
+  })
+})
