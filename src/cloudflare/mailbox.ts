@@ -2,7 +2,7 @@
  * The question mailbox on Cloudflare Workers: a Durable Object that a 2025-era client's answer reaches
  * from whichever isolate received it, and that the isolate holding the question's stream waits on. One
  * object per question (addressed by its random id); it keeps nothing in storage, only the waiting request
- * and, for a few seconds, an answer that came before its waiter.
+ * and, for up to 30 s, an answer that came before its waiter.
  * @module
  */
 import type { RequestInfo } from '../server/context.ts'
