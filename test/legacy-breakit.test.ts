@@ -358,32 +358,64 @@ describe('an answer that arrives before the wait (a mailbox behind an async hop,
 describe('a 2025 client that cancels its request (notifications/cancelled) while a question is open', () => {
   // The official client 1.x does exactly this when its request timeout (default 60 s, shorter than the
   // default question timeout of 300 s) runs out: it sends notifications/cancelled and keeps the stream
-  // open. Today the cancel is ignored, so a late answer still runs the handler, side effects included.
-  // A design decision (in-process registry vs. routing the cancel through the mailbox on Workers): this
-  // test documents the gap and flips when it is closed.
-  it.fails('does not run the handler with an answer that comes after the cancel', async () => {
+  // open. The cancel ends the request: its open questions are cancelled on the stream, a late answer runs
+  // nothing. On another instance (Workers: another isolate) it travels through the mailbox.
+  function sideEffectServer(mailbox?: InMemoryQuestionMailbox) {
     const effects: string[] = []
+    const signals: AbortSignal[] = []
     const mcp = new McpServer(
       { name: 'asker', version: '1' },
-      { logger: recordingLogger().logger, requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }) },
+      {
+        logger: recordingLogger().logger,
+        requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }),
+        ...(mailbox ? { legacyQuestions: { mailbox } } : {}),
+      },
     )
-    mcp.tool('provision', { description: 'side effect', use: { who: askName } }, ({ who }) => {
+    mcp.tool('provision', { description: 'side effect', use: { who: askName } }, ({ who }, ctx) => {
+      signals.push(ctx.signal)
       effects.push(who.name)
       return 'provisioned'
     })
-    const handler = createFetchHandler(mcp)
+    return { handler: createFetchHandler(mcp), effects }
+  }
+  const cancelOf = (requestId: unknown) => ({
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId, reason: 'timeout' },
+  })
+
+  for (const where of ['the same instance', 'another instance sharing the mailbox'] as const) {
+    it(`on ${where}: the open question is cancelled on the stream, a late answer runs nothing`, async () => {
+      const mailbox = new InMemoryQuestionMailbox()
+      const a = sideEffectServer(mailbox)
+      const b = where === 'the same instance' ? a : sideEffectServer(mailbox)
+      const session = await initialize(a.handler)
+      const call = callTool('provision')
+      const stream = sseReader(await legacyPost(a.handler, call, session))
+      const q = await stream.next()
+      expect((await legacyPost(b.handler, cancelOf(call.id), session)).status).toBe(202)
+      const cancelled = await stream.next()
+      expect(cancelled).toMatchObject({ method: 'notifications/cancelled', params: { requestId: q.id } })
+      expect(schemaErrors2025('CancelledNotification', cancelled)).toEqual([])
+      expect(mailbox.waiting).toBe(0)
+      await legacyPost(a.handler, answer(q.id, { action: 'accept', content: { name: 'late' } }), session)
+      await stream.next().catch(() => undefined)
+      expect(a.effects).toEqual([])
+    })
+  }
+
+  it('a cancel naming another session’s request, or another id, cancels nothing', async () => {
+    const { handler, effects } = sideEffectServer()
     const session = await initialize(handler)
+    const other = await initialize(handler)
     const call = callTool('provision')
     const stream = sseReader(await legacyPost(handler, call, session))
     const q = await stream.next()
-    const cancel = {
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: call.id, reason: 'timeout' },
-    }
-    expect((await legacyPost(handler, cancel, session)).status).toBe(202)
-    await legacyPost(handler, answer(q.id, { action: 'accept', content: { name: 'late' } }), session)
-    await stream.next().catch(() => undefined)
-    expect(effects).toEqual([])
+    expect((await legacyPost(handler, cancelOf(call.id), other)).status).toBe(202)
+    expect((await legacyPost(handler, cancelOf(9_999_999), session)).status).toBe(202)
+    expect((await legacyPost(handler, cancelOf({ x: 1 }), session)).status).toBe(202)
+    await legacyPost(handler, answer(q.id, { action: 'accept', content: { name: 'kept' } }), session)
+    expect(toolText(await stream.next())).toBe('provisioned')
+    expect(effects).toEqual(['kept'])
   })
 })

@@ -254,7 +254,7 @@ describe('questions for a 2025-era client in a session', () => {
     const session = await initialize(handler)
     const stream = sseReader(await legacyPost(handler, callTool('two_rounds'), session))
     await stream.next()
-    expect(mailbox.waiting).toBe(1)
+    expect(mailbox.waiting).toBe(2) // the question, and the watch for a cancellation of the request
     await stream.cancel()
     await new Promise((r) => setTimeout(r, 10))
     expect(mailbox.waiting).toBe(0)
@@ -274,7 +274,9 @@ describe('questions that cannot be asked fail at once', () => {
     const { handler } = makeServer()
     const noSampling = await initialize(handler, { elicitation: {} })
     expect(await expectCode(await legacyPost(handler, callTool('sample'), noSampling), -32021)).toContain('sampling')
-    expect(await expectCode(await legacyPost(handler, callTool('greet')), -32021)).toContain('elicitation')
+    const noSession = await expectCode(await legacyPost(handler, callTool('greet')), -32021)
+    expect(noSession).toContain('elicitation')
+    expect(noSession).toContain('carries no Mcp-Session-Id')
   })
 
   it('a tool error when there is no mailbox (as on Workers without the binding); -32603 for a prompt', async () => {

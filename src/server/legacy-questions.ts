@@ -23,6 +23,7 @@ import {
   ListRootsResult,
   type InputRequest,
   type JSONRPCRequest,
+  type RequestId,
 } from '../protocol/schemas/index.ts'
 import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
@@ -73,6 +74,8 @@ export class LegacyQuestions {
   readonly maxRounds: number
   readonly timeoutMs: number
   readonly #mailbox: LegacyQuestionOptions['mailbox']
+  /** The legacy requests of sessions running on this instance, by {@link requestKey}. */
+  readonly #inflight = new Map<string, AbortController>()
 
   /**
    * @throws RangeError for a `maxRounds` that is not a positive integer, or a `timeoutMs` not in
@@ -86,6 +89,48 @@ export class LegacyQuestions {
     if (!(Number.isFinite(this.timeoutMs) && this.timeoutMs > 0 && this.timeoutMs <= MAX_TIMER_MS))
       throw new RangeError(`legacyQuestions.timeoutMs must be a positive number of ms, got ${String(this.timeoutMs)}`)
     this.#mailbox = 'mailbox' in options ? options.mailbox : onWorkers() ? null : new InMemoryQuestionMailbox()
+  }
+
+  /**
+   * Follow a legacy request of a session so that `notifications/cancelled` naming it (spec 2025-11-25:
+   * basic/utilities/cancellation.mdx) aborts its handler's signal on this instance (see {@link cancel}).
+   * @returns the request info to run it with (its `signal` also aborts on cancellation), and `done`, to
+   *   call when it ends. Without a session: `info` itself.
+   */
+  track(session: LegacySession | undefined, requestId: RequestId, info: RequestInfo): Tracked {
+    if (!session) return { info, done: () => {} }
+    const key = requestKey(session.sid, requestId)
+    const controller = new AbortController()
+    const outer = info.signal
+    const onAbort = () => controller.abort(outer?.reason)
+    if (outer?.aborted) onAbort()
+    else outer?.addEventListener('abort', onAbort, { once: true })
+    this.#inflight.set(key, controller)
+    return {
+      info: { ...info, signal: controller.signal },
+      done: () => {
+        outer?.removeEventListener('abort', onAbort)
+        if (this.#inflight.get(key) === controller) this.#inflight.delete(key)
+      },
+    }
+  }
+
+  /**
+   * A client cancelled request `params.requestId` of session `sid`: abort it if this instance runs it,
+   * and tell the instance waiting on its questions, through the mailbox (the notification may reach
+   * another isolate than the one holding the request). Never throws; a malformed notification is ignored
+   * (spec: cancellation.mdx "MAY ignore").
+   */
+  async cancel(sid: string, params: Record<string, unknown>, info: RequestInfo): Promise<void> {
+    const { requestId } = params
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return
+    const key = requestKey(sid, requestId)
+    this.#inflight.get(key)?.abort(new Error('cancelled by the client'))
+    try {
+      await this.mailboxFor(info).deliver(key, { result: {} })
+    } catch {
+      // no mailbox (no question can be waiting), or it failed: the question's timeout still bounds the wait
+    }
   }
 
   /**
@@ -154,6 +199,12 @@ export class LegacyQuestions {
       onAbort() // gone while the handler ran: ask nothing
     else ctx.signal.addEventListener('abort', onAbort, { once: true })
     const unanswered = new Set<string>() // ids of the questions sent whose answer has not come
+    // a cancellation that reached another instance comes through the mailbox: it aborts this request here
+    const key = requestKey(session.sid, ctx.requestId)
+    mailbox.wait(key, this.timeoutMs, round.signal).then(
+      () => this.#inflight.get(key)?.abort(new Error('cancelled by the client')),
+      () => {}, // the round ended (or timed out) first
+    )
     try {
       const entries = await Promise.all(
         Object.entries(requests).map(async ([key, question]) => {
@@ -172,14 +223,16 @@ export class LegacyQuestions {
       return Object.fromEntries(entries)
     } catch (error) {
       round.abort(error)
-      // the client went away: nobody reads the answer, and it is no failure of the handler (nothing is logged)
-      if (ctx.signal.aborted) throw clientGone()
-      const why = error instanceof Error ? error.message : String(error)
+      const gone = ctx.signal.aborted // the client went away or cancelled
+      const why = gone ? 'the request was cancelled' : error instanceof Error ? error.message : String(error)
       // the client may still show these questions: tell it they are no longer waited for (spec: cancellation.mdx)
       for (const requestId of unanswered)
         notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: why } })
+      // nobody reads the answer, and it is no failure of the handler (nothing is logged)
+      if (gone) throw clientGone()
       return why
     } finally {
+      round.abort() // ends the wait for a cancellation
       ctx.signal.removeEventListener('abort', onAbort)
     }
   }
@@ -251,8 +304,29 @@ function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Recor
 }
 
 /** The client went away mid-request: nobody reads the response, and it is no failure of the handler (not logged). */
+/**
+ * A -32021 of a request without a session, saying why its client's capabilities are unknown; any other
+ * error as it is.
+ */
+export function withSessionNote(error: unknown, session: LegacySession | undefined): unknown {
+  if (session || !(error instanceof McpError) || error.code !== ErrorCode.MissingRequiredClientCapability) return error
+  const why = `${error.message} (this request carries no Mcp-Session-Id, so what its client declared at initialize is unknown)`
+  return new McpError(error.code, why, error.data, error.httpStatus)
+}
+
 function clientGone(): McpError {
-  return new McpError(ErrorCode.InternalError, 'Request cancelled: the client went away')
+  return new McpError(ErrorCode.InternalError, 'Request cancelled: the client went away or cancelled it')
+}
+
+/** What {@link LegacyQuestions.track} gives a request. */
+export interface Tracked {
+  info: RequestInfo
+  done(): void
+}
+
+/** The key of a session's request, in the in-flight registry and the mailbox (never a question's `qid`). */
+function requestKey(sid: string, requestId: RequestId): string {
+  return `request:${sid}:${typeof requestId}:${String(requestId)}`
 }
 
 /** A question that could not be asked or answered: a tool error on `tools/call`, else -32603. */

@@ -32,7 +32,7 @@ import {
   sessionOf,
   versionHeader,
 } from './legacy.ts'
-import { deliverAnswer, LegacyQuestions } from './legacy-questions.ts'
+import { deliverAnswer, LegacyQuestions, withSessionNote } from './legacy-questions.ts'
 import type { ServerOptions } from './server-options.ts'
 import { serveListen } from './listen.ts'
 import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
@@ -203,12 +203,15 @@ export class Server {
     if (message.kind === 'response') return this.#answer(message.message, info)
     if (message.kind === 'notification') {
       if (this.options.legacy !== 'reject' && !hasEnvelope(message.message.params)) {
+        let session: LegacySession | undefined
         try {
-          await this.#legacyMessageSession(info)
+          session = await this.#legacyMessageSession(info)
         } catch (error) {
           const mcp = error as McpError // only the McpErrors of #legacyMessageSession
           return { status: mcp.httpStatus ?? 400, response: errorResponse(null, mcp) }
         }
+        if (session && message.message.method === 'notifications/cancelled')
+          await this.#questions.cancel(session.sid, message.message.params ?? {}, info)
       }
       const handler = this.#notificationHandlers.get(message.message.method)
       if (handler) {
@@ -302,20 +305,27 @@ export class Server {
     delete params.inputResponses
     delete params.requestState
     const progress = { last: -Infinity } // one progress token across the handler's runs
-    const ctx = createRequestContext(request, era.envelope, info, undefined, progress)
-    let result = checkedResult(method, await handler(params, ctx))
-    if (isInputRequired(result)) {
-      result = await this.#questions.ask(request, result, ctx, {
-        session: era.session,
-        mint: (sid, at, ttl) => this.#sealing.mintQuestion(sid, at, ttl),
-        rerun: async (inputResponses, requestState) => {
-          const next = inputResponses === undefined ? params : { ...params, inputResponses }
-          const again = createRequestContext(request, era.envelope, info, requestState, progress)
-          return checkedResult(method, await handler(next, again))
-        },
-      })
+    const tracked = this.#questions.track(era.session, request.id, info) // notifications/cancelled aborts it
+    try {
+      const ctx = createRequestContext(request, era.envelope, tracked.info, undefined, progress)
+      let result = checkedResult(method, await handler(params, ctx))
+      if (isInputRequired(result)) {
+        result = await this.#questions.ask(request, result, ctx, {
+          session: era.session,
+          mint: (sid, at, ttl) => this.#sealing.mintQuestion(sid, at, ttl),
+          rerun: async (inputResponses, requestState) => {
+            const next = inputResponses === undefined ? params : { ...params, inputResponses }
+            const again = createRequestContext(request, era.envelope, tracked.info, requestState, progress)
+            return checkedResult(method, await handler(next, again))
+          },
+        })
+      }
+      return legacyResult(result)
+    } catch (error) {
+      throw withSessionNote(error, era.session)
+    } finally {
+      tracked.done()
     }
-    return legacyResult(result)
   }
 
   /** A client's answer to a question: 202 once delivered, else 400 (404 for a session that does not open). */
