@@ -68,6 +68,16 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
     },
   })
   let log = ''
+  // a detached group outlives the test process unless killed: a timed-out hook or test must not leave it running
+  const killOnExit = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
+  process.once('exit', killOnExit)
+  child.once('exit', () => process.removeListener('exit', killOnExit))
   child.stdout!.on('data', (d) => (log += d))
   child.stderr!.on('data', (d) => (log += d))
   const url = options.script ? `http://127.0.0.1:${port}/` : `http://127.0.0.1:${port}/mcp`
