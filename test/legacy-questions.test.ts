@@ -361,6 +361,18 @@ describe('answers are checked', () => {
     expect((await stream.next()).result).toEqual({ content: [{ type: 'text', text: 'Hello, x!' }] })
   })
 
+  it('a question id and a session id never stand in for each other (own HKDF infos)', async () => {
+    const { handler, session, q } = await asked()
+    const asSession = await legacyPost(handler, callTool('greet'), { ...session, 'mcp-session-id': String(q.id) })
+    expect(asSession.status).toBe(404)
+    const sessionAsQuestion = await legacyPost(
+      handler,
+      answer(session['mcp-session-id'], { action: 'decline' }),
+      session,
+    )
+    expect(sessionAsQuestion.status).toBe(400)
+  })
+
   it('a question id from a server with other keys does not open', async () => {
     const { q } = await asked()
     const otherServer = makeServer({}, ['o'.repeat(32)])
