@@ -239,6 +239,37 @@ describe('a question asked by one Worker, answered through another (Durable Obje
     }
   })
 
+  // The official 1.x client cancels at its 60 s default timeout and keeps the stream open. workerd refuses
+  // to abort one request's I/O from another request, so the cancel must reach the waiting request through
+  // the mailbox, on the same isolate as on another.
+  for (const where of ['a', 'b'] as const) {
+    it(`notifications/cancelled POSTed to ${where} ends a’s request: its question is cancelled, no response, a late answer runs nothing`, async () => {
+      const { session, stream, first } = await callProvision('a')
+      try {
+        expect(first.method).toBe('elicitation/create')
+        const cancel = {
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: 1, reason: 'timeout' },
+        }
+        const cancelled = await post(where, cancel, session)
+        expect(cancelled.status).toBe(202)
+        await cancelled.body?.cancel()
+        expect(await stream.next()).toMatchObject({
+          method: 'notifications/cancelled',
+          params: { requestId: first.id },
+        })
+        await expect(stream.next()).rejects.toThrow('stream ended') // no response for a cancelled request
+        const late = { jsonrpc: '2.0', id: first.id, result: { action: 'accept', content: { region: 'eu-west-1' } } }
+        const answered = await post('b', late, session)
+        expect(answered.status).toBe(202) // accepted by the mailbox, but nobody waits for it any more
+        await answered.body?.cancel()
+      } finally {
+        await stream.close()
+      }
+    })
+  }
+
   it('the same flow on a Worker without the MCP_MAILBOX binding fails at once, naming the binding', async () => {
     const { stream, first, ms } = await callProvision('nobox')
     try {

@@ -279,13 +279,15 @@ describe('questions that cannot be asked fail at once', () => {
     expect(noSession).toContain('carries no Mcp-Session-Id')
   })
 
-  it('a tool error when there is no mailbox (as on Workers without the binding); -32603 for a prompt', async () => {
-    const { handler } = makeServer({ mailbox: null })
+  it('a tool error when there is no mailbox (as on Workers without the binding), logged once; -32603 for a prompt', async () => {
+    const { handler, warn } = makeServer({ mailbox: null })
     const session = await initialize(handler)
     const res = await legacyPost(handler, callTool('greet'), session)
     const body = (await res.json()) as { result: { isError: boolean; content: { text: string }[] } }
     expect(body.result.isError).toBe(true)
     expect(body.result.content[0].text).toContain('legacyQuestions.mailbox is null')
+    await legacyPost(handler, callTool('greet'), session)
+    expect(warn.filter((w) => w.includes('could not be asked: this server asks no questions'))).toHaveLength(1)
     const prompt = { jsonrpc: '2.0', id: id++, method: 'prompts/get', params: { name: 'asking' } }
     await expectCode(await legacyPost(handler, prompt, session), -32603)
   })

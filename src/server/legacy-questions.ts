@@ -27,7 +27,7 @@ import {
 } from '../protocol/schemas/index.ts'
 import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
-import type { RequestContext, RequestInfo, ResultObject } from './context.ts'
+import type { Logger, RequestContext, RequestInfo, ResultObject } from './context.ts'
 import { inputRequiredResult } from './finish.ts'
 import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 import { isInputRequired } from './results.ts'
@@ -74,6 +74,8 @@ export class LegacyQuestions {
   readonly maxRounds: number
   readonly timeoutMs: number
   readonly #mailbox: LegacyQuestionOptions['mailbox']
+  readonly #logger: Logger | undefined
+  #warned = false
   /** The legacy requests of sessions running on this instance, by {@link requestKey}. */
   readonly #inflight = new Map<string, AbortController>()
 
@@ -81,7 +83,8 @@ export class LegacyQuestions {
    * @throws RangeError for a `maxRounds` that is not a positive integer, or a `timeoutMs` not in
    *   (0, 2,147,483,647].
    */
-  constructor(options: LegacyQuestionOptions = {}) {
+  constructor(options: LegacyQuestionOptions = {}, logger?: Logger) {
+    this.#logger = logger
     this.maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     if (!(Number.isInteger(this.maxRounds) && this.maxRounds > 0))
@@ -125,7 +128,10 @@ export class LegacyQuestions {
     const { requestId } = params
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return
     const key = requestKey(sid, requestId)
-    this.#inflight.get(key)?.abort(new Error('cancelled by the client'))
+    // On Workers a request's signal cannot be aborted from another request (its I/O, e.g. a Durable Object
+    // fetch, belongs to that request: workerd throws): there the cancellation only goes through the mailbox,
+    // which the request waiting on its questions reads in its own context.
+    if (!onWorkers()) this.#inflight.get(key)?.abort(new Error('cancelled by the client'))
     try {
       await this.mailboxFor(info).deliver(key, { result: {} })
     } catch {
@@ -187,7 +193,10 @@ export class LegacyQuestions {
     try {
       mailbox = this.mailboxFor(ctx)
     } catch (error) {
-      return error instanceof Error ? error.message : String(error)
+      const why = error instanceof Error ? error.message : String(error)
+      if (!this.#warned) this.#logger?.warn(`a question to a 2025-era client could not be asked: ${why}`)
+      this.#warned = true // once per server: the operator needs to know, the log does not need a flood
+      return why
     }
     const notify = ctx.notify
     if (!notify) return 'the client does not accept a text/event-stream response, on which questions are sent'
@@ -314,8 +323,18 @@ export function withSessionNote(error: unknown, session: LegacySession | undefin
   return new McpError(error.code, why, error.data, error.httpStatus)
 }
 
+/**
+ * A legacy request that ended because its client went away or cancelled it: no response is sent (spec
+ * 2025-11-25: cancellation.mdx "receivers SHOULD NOT send a response for the cancelled request").
+ */
+export class RequestCancelled extends McpError {
+  constructor() {
+    super(ErrorCode.InternalError, 'Request cancelled: the client went away or cancelled it')
+  }
+}
+
 function clientGone(): McpError {
-  return new McpError(ErrorCode.InternalError, 'Request cancelled: the client went away or cancelled it')
+  return new RequestCancelled()
 }
 
 /** What {@link LegacyQuestions.track} gives a request. */

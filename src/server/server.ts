@@ -32,7 +32,7 @@ import {
   sessionOf,
   versionHeader,
 } from './legacy.ts'
-import { deliverAnswer, LegacyQuestions, withSessionNote } from './legacy-questions.ts'
+import { deliverAnswer, LegacyQuestions, RequestCancelled, withSessionNote } from './legacy-questions.ts'
 import type { ServerOptions } from './server-options.ts'
 import { serveListen } from './listen.ts'
 import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
@@ -106,7 +106,7 @@ export class Server {
    */
   constructor(info: Implementation, options: ServerOptions = {}) {
     checkCacheOptions(options.cache)
-    this.#questions = new LegacyQuestions(options.legacyQuestions)
+    this.#questions = new LegacyQuestions(options.legacyQuestions, options.logger ?? consoleLogger)
     this.info = info
     this.options = options
     this.logger = options.logger ?? consoleLogger
@@ -244,6 +244,7 @@ export class Server {
       }
       return handled
     } catch (error) {
+      if (error instanceof RequestCancelled) return { status: 200 } // no response (spec: cancellation.mdx)
       const mcp = this.#toMcpError(error, request.method)
       // a 2025 client reads a non-2xx as a transport failure (404: its session expired): in-band errors are 200
       const status = era?.legacy ? 200 : (mcp.httpStatus ?? 200)
