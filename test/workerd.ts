@@ -51,7 +51,7 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
   const port = await freePort()
   const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', '0', '--log-level', 'warn']
   if (options.config) args.push('--config', options.config)
-  else if (options.script) args.push('--config', join(ROOT, 'test/workers/script.toml'))
+  else if (options.script) args.push('--config', join(ROOT, 'examples/wrangler.toml'))
   if (options.script) args.splice(1, 0, options.script)
   for (const [k, v] of Object.entries(vars)) args.push('--var', `${k}:${v}`)
   const child: ChildProcess = spawn(join(ROOT, 'node_modules/.bin/wrangler'), args, {

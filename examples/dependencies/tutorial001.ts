@@ -1,6 +1,6 @@
 /**
  * Dependencies, tutorial 1: a resolver fills a parameter the model never sees.
- * Run it: `npx wrangler dev examples/dependencies/tutorial001.ts`, then call `reserve_book`.
+ * Run it: `npx wrangler dev -c examples/wrangler.toml examples/dependencies/tutorial001.ts`, then call `reserve_book`.
  */
 import * as v from 'valibot'
 import { McpServer, arg, createFetchHandler, resolver } from '../../src/server/index.ts'

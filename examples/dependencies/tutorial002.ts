@@ -1,7 +1,7 @@
 /**
  * Dependencies, tutorial 2: resolvers depend on resolvers. `estimateDelivery` needs `checkStock`; the
  * tool needs both; `checkStock` still runs once per call.
- * Run it: `npx wrangler dev examples/dependencies/tutorial002.ts`, then call `order_book`.
+ * Run it: `npx wrangler dev -c examples/wrangler.toml examples/dependencies/tutorial002.ts`, then call `order_book`.
  */
 import * as v from 'valibot'
 import { McpServer, arg, createFetchHandler, resolver } from '../../src/server/index.ts'

@@ -2,7 +2,7 @@
  * Dependencies, tutorial 3: ask the user only when the answer matters. `confirmBackorder` answers by
  * itself when the book is in stock, and returns `elicit(...)` when it is not; the SDK asks, validates the
  * answer against `Backorder`, and injects it. A decline or cancel ends the call as a tool error.
- * Run it: `npx wrangler dev examples/dependencies/tutorial003.ts`, then call `order_book` for Neuromancer.
+ * Run it: `npx wrangler dev -c examples/wrangler.toml examples/dependencies/tutorial003.ts`, then call `order_book` for Neuromancer.
  */
 import * as v from 'valibot'
 import { McpServer, arg, createFetchHandler, elicit, formSchema, resolver } from '../../src/server/index.ts'

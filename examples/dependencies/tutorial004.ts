@@ -1,7 +1,7 @@
 /**
  * Dependencies, tutorial 4: ask the client's model. `suggestTitle` returns `sample(...)`; the client
  * runs one LLM call (its `sampling` callback) and the tool receives the `CreateMessageResult`.
- * Run it: `npx wrangler dev examples/dependencies/tutorial004.ts`, then call `recommend_book`.
+ * Run it: `npx wrangler dev -c examples/wrangler.toml examples/dependencies/tutorial004.ts`, then call `recommend_book`.
  */
 import * as v from 'valibot'
 import { McpServer, arg, createFetchHandler, resolver, sample } from '../../src/server/index.ts'
