@@ -30,6 +30,7 @@ import { ResponseCache, STALE_AFTER } from './cache.ts'
 import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
 import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { driveInputRequired, type DriveOptions } from './input-required.ts'
+import { LegacyConnection } from './legacy.ts'
 import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
 import { DEFAULT_REQUEST_TIMEOUT_MS, type CallOptions, type ClientOptions, type ManualCallOptions } from './options.ts'
 import { walkPages } from './pages.ts'
@@ -52,6 +53,7 @@ export class Client {
   /** What `listTools` saw of each tool's `x-mcp-header` parameters, for `callTool`'s `Mcp-Param-*` headers. */
   readonly #toolHeaders = new ToolHeaders()
   #version: string | undefined
+  readonly #legacy: LegacyConnection | undefined
 
   /** @throws RangeError when `maxRounds` is not a non-negative integer, or `cache.maxEntries` not a positive one. */
   constructor(options: ClientOptions) {
@@ -63,6 +65,18 @@ export class Client {
       throw new RangeError(`requestTimeoutMs must be a positive integer, got ${String(timeout)}`)
     }
     this.options = options
+    const negotiation = options.versionNegotiation ?? 'modern'
+    if (negotiation !== 'modern' && negotiation !== 'legacy')
+      throw new RangeError(`versionNegotiation must be 'modern' or 'legacy', got ${String(negotiation)}`)
+    this.#legacy =
+      negotiation === 'legacy'
+        ? new LegacyConnection({
+            options,
+            capabilities: this.capabilities,
+            nextId: () => this.#nextId++,
+            timeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+          })
+        : undefined
     if (options.cache) {
       const url = (options.transport as { url?: unknown }).url
       this.#cache = new ResponseCache(options.cache === true ? {} : options.cache, {
@@ -142,9 +156,18 @@ export class Client {
     return caps
   }
 
-  /** The protocol version sent: `protocolVersion`, or the one a `-32022` answer told us to use. */
+  /**
+   * The protocol version in use: in `'legacy'` mode the one `initialize` negotiated (2025-11-25 until it
+   * has run); otherwise `protocolVersion`, or the one a `-32022` answer told us to use.
+   */
   get protocolVersion(): string {
+    if (this.#legacy) return this.#legacy.protocolVersion ?? '2025-11-25'
     return this.#version ?? this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION
+  }
+
+  /** End a `'legacy'` session (`DELETE`, a 405 ignored). @throws HttpError / NetworkError when it fails. */
+  async close(): Promise<void> {
+    await this.#legacy?.close()
   }
 
   /**
@@ -195,6 +218,7 @@ export class Client {
     if (options.logLevel) meta[META.logLevel] = options.logLevel
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+    if (this.#legacy) return this.#legacy.request(method, params, options, progressToken)
     return exchange(this.options.transport, message, options, timeoutMs, progressToken)
   }
 

@@ -13,8 +13,12 @@ import { anySignal, rejectOnAbort } from './abort.ts'
 import { InvalidResultError, RequestTimeoutError } from './errors.ts'
 import type { CallOptions } from './options.ts'
 
-/** Per-request options of {@link exchange}: the call's options, plus extra HTTP headers (`Mcp-Param-*`). */
-export type ExchangeOptions = CallOptions & { headers?: Record<string, string> }
+/**
+ * Per-request options of {@link exchange}: the call's options, plus extra HTTP headers (`Mcp-Param-*`,
+ * a 2025-era session's headers) and the 2025-era hooks of the transport (`SendOptions.onRequest`,
+ * `onResponse`).
+ */
+export type ExchangeOptions = CallOptions & Pick<SendOptions, 'headers' | 'onRequest' | 'onResponse'>
 
 /**
  * Send `message` and return its raw result.
@@ -42,6 +46,8 @@ export async function exchange(
   const signal = options.signal ? anySignal([options.signal, deadline.signal]) : deadline.signal
   const sendOptions: SendOptions & { signal: AbortSignal } = { signal, interactive: deadline.pause }
   if (options.headers) sendOptions.headers = options.headers
+  if (options.onRequest) sendOptions.onRequest = options.onRequest
+  if (options.onResponse) sendOptions.onResponse = options.onResponse
   const onNotification = notificationRouter(options, progressToken)
   if (onNotification) sendOptions.onNotification = onNotification
   let response: Record<string, unknown> | undefined

@@ -53,6 +53,14 @@ export interface ClientOptions {
   /** The protocol version to request. Default `"2026-07-28"`. */
   protocolVersion?: string
   /**
+   * Which protocol era to speak. `'modern'` (default): 2026-07-28, the `_meta` envelope on every request.
+   * `'legacy'`: a 2025-era server — `initialize` at 2025-11-25 (accepting 2025-06-18 or 2025-03-26), a
+   * session (`Mcp-Session-Id`, started again once after a 404, ended by `close()`), and the server's
+   * `elicitation/create`, `sampling/createMessage` and `roots/list` requests answered through the same
+   * callbacks. Automatic detection (`'auto'`) is not yet available.
+   */
+  versionNegotiation?: 'modern' | 'legacy'
+  /**
    * Capabilities to declare on every request. Default: derived from the callbacks — elicitation
    * `{ form: {}, url: {} }`, sampling `{}`, roots `{}` — for each callback given.
    */

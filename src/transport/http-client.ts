@@ -4,7 +4,7 @@
  */
 import { HEADER, META, targetParamOf } from '../protocol/constants.ts'
 import { encodeHeaderValue } from '../protocol/headers.ts'
-import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
+import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../protocol/schemas/index.ts'
 import { bearerParams } from './oauth-discovery.ts'
 import type { OAuthClientProvider } from './oauth.ts'
 import { HttpError, InvalidResultError, NetworkError } from './errors.ts'
@@ -23,11 +23,27 @@ export interface SendOptions {
    * abort still applies.
    */
   interactive?: <T>(step: () => Promise<T>) => Promise<T>
+  /**
+   * Called for each server-to-client request (a 2025-era server's `elicitation/create`,
+   * `sampling/createMessage`, `roots/list`, `ping`) on the request's SSE stream; the stream goes on
+   * being read meanwhile. The answer is the caller's to send (a response message, through `send`).
+   */
+  onRequest?: (request: JSONRPCRequest) => void
+  /** Called with the HTTP response before its body is read (a 2025-era client reads `Mcp-Session-Id`). */
+  onResponse?: (response: Response) => void
 }
+
+/** What a transport sends: a request, a notification, or (2025-era) the answer to a server's request. */
+export type OutboundMessage = JSONRPCRequest | JSONRPCNotification | JSONRPCResponse
 
 /** Moves one JSON-RPC message to the server and brings back its response (undefined for notifications). */
 export interface ClientTransport {
-  send(message: JSONRPCRequest | JSONRPCNotification, options?: SendOptions): Promise<unknown>
+  send(message: OutboundMessage, options?: SendOptions): Promise<unknown>
+  /**
+   * End a 2025-era session: `DELETE` with these headers (`Mcp-Session-Id`); a 405 (the server does not
+   * let clients end sessions) is no failure. Optional: transports without sessions leave it out.
+   */
+  endSession?(headers: Record<string, string>): Promise<void>
 }
 
 /** Options of {@link StreamableHttpClientTransport}. */
@@ -69,7 +85,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
    * @throws HttpError for 401/403 (after the OAuth retries, when `auth` is set) and non-MCP HTTP failures;
    *   OAuthError when authorization itself fails.
    */
-  async send(message: JSONRPCRequest | JSONRPCNotification, options: SendOptions = {}): Promise<unknown> {
+  async send(message: OutboundMessage, options: SendOptions = {}): Promise<unknown> {
     const auth = this.#auth
     let response = await this.#post(message, options)
     let reauthorized = false
@@ -91,32 +107,55 @@ export class StreamableHttpClientTransport implements ClientTransport {
     return this.#read(message, response, options)
   }
 
-  async #post(message: JSONRPCRequest | JSONRPCNotification, options: SendOptions): Promise<Response> {
+  /**
+   * `DELETE` the session named in `headers` (spec 2025-11-25: transports.mdx "Session Management").
+   * @throws HttpError for a failure other than 404 (already gone) or 405 (not supported); NetworkError.
+   */
+  async endSession(headers: Record<string, string>): Promise<void> {
+    const all = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
+    for (const [k, val] of Object.entries(headers)) all.set(k, val)
+    const authorization = await this.#auth?.authorizationHeader(this.url)
+    if (authorization) all.set('authorization', authorization)
+    let response: Response
+    try {
+      response = await this.#fetch(new Request(this.url, { method: 'DELETE', headers: all }))
+    } catch (error) {
+      throw new NetworkError(this.url, error)
+    }
+    await response.body?.cancel().catch(() => {})
+    if (!response.ok && response.status !== 404 && response.status !== 405)
+      throw new HttpError(response.status, 'DELETE of the session failed')
+  }
+
+  async #post(message: OutboundMessage, options: SendOptions): Promise<Response> {
     const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
     headers.set('content-type', 'application/json')
     headers.set('accept', 'application/json, text/event-stream')
-    const params = message.params ?? {}
+    const params = ('params' in message ? message.params : undefined) ?? {}
     const version = (params._meta as Record<string, unknown> | undefined)?.[META.protocolVersion]
     if (typeof version === 'string') headers.set(HEADER.protocolVersion, version)
-    headers.set(HEADER.method, message.method)
+    if ('method' in message) headers.set(HEADER.method, message.method)
     for (const [k, val] of Object.entries(options.headers ?? {})) headers.set(k, val)
-    const nameParam = targetParamOf(message.method)
+    const nameParam = 'method' in message ? targetParamOf(message.method) : undefined
     const nameValue = nameParam ? params[nameParam] : undefined
     if (typeof nameValue === 'string') headers.set(HEADER.name, encodeHeaderValue(nameValue))
     const authorization = await this.#auth?.authorizationHeader(this.url)
     if (authorization) headers.set('authorization', authorization)
     const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
     if (options.signal) init.signal = options.signal
+    let response: Response
     try {
-      return await this.#fetch(new Request(this.url, init))
+      response = await this.#fetch(new Request(this.url, init))
     } catch (error) {
       if (options.signal?.aborted) throw error // an abort or a timeout: the caller's signal says which
       throw new NetworkError(this.url, error)
     }
+    options.onResponse?.(response)
+    return response
   }
 
   async #read(
-    message: JSONRPCRequest | JSONRPCNotification,
+    message: OutboundMessage,
     response: Response,
     options: SendOptions,
   ): Promise<unknown> {
@@ -127,7 +166,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
         response.headers.get('www-authenticate') ?? undefined,
       )
     }
-    if (response.status === 202 || !('id' in message)) {
+    if (response.status === 202 || !('id' in message) || !('method' in message)) {
       await response.body?.cancel().catch(() => {})
       if (response.ok) return undefined
       throw new HttpError(response.status, await safeText(response))
@@ -188,7 +227,10 @@ async function readSse(
     const isResponse = 'result' in message || 'error' in message
     if (isResponse && (message.id === id || ((!('id' in message) || message.id === null) && 'error' in message)))
       return message
-    if ('method' in message && !('id' in message)) options.onNotification?.(message as JSONRPCNotification)
+    if (typeof message.method === 'string') {
+      if (!('id' in message)) options.onNotification?.(message as JSONRPCNotification)
+      else options.onRequest?.(message as unknown as JSONRPCRequest)
+    }
     return undefined
   }
   try {

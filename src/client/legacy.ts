@@ -1,0 +1,259 @@
+/**
+ * Talking to a 2025-era server (spec 2025-11-25: basic/lifecycle.mdx, basic/transports.mdx): `initialize`
+ * once (2025-11-25, accepting a 2025-06-18 or 2025-03-26 counter-offer), `notifications/initialized`, then
+ * every request without the 2026 envelope and with `MCP-Protocol-Version` and `Mcp-Session-Id`; a session
+ * the server no longer knows (404) is started again once. Server-to-client requests arriving on a
+ * request's stream go to the same callbacks as 2026 input requests, and their answers are POSTed back.
+ * @module
+ */
+import { HEADER } from '../protocol/constants.ts'
+import { ErrorCode, McpError } from '../protocol/errors.ts'
+import type {
+  ClientCapabilities,
+  InputRequest,
+  JSONRPCRequest,
+  JSONRPCResponse,
+  RequestId,
+} from '../protocol/schemas/index.ts'
+import type { ClientTransport } from '../transport/http-client.ts'
+import { HttpError } from '../transport/errors.ts'
+import { answerInput } from './carrier.ts'
+import { MissingInputHandlerError } from './errors.ts'
+import { exchange, type ExchangeOptions } from './exchange.ts'
+import type { ClientOptions } from './options.ts'
+
+/** The 2025-era revisions this client speaks, newest first. */
+export const LEGACY_VERSIONS: readonly string[] = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26'])
+
+/** What `initialize` told about the server. */
+export interface LegacyServer {
+  protocolVersion: string
+  capabilities: Record<string, unknown>
+  serverInfo: Record<string, unknown>
+  instructions?: string
+}
+
+/** What the connection needs of the client. */
+export interface LegacyDeps {
+  options: ClientOptions
+  capabilities: ClientCapabilities
+  nextId(): number
+  timeoutMs: number
+}
+
+/** One client's 2025-era session with one server. */
+export class LegacyConnection {
+  readonly #deps: LegacyDeps
+  #sessionId: string | undefined
+  #server: LegacyServer | undefined
+  #starting: Promise<LegacyServer> | undefined
+
+  constructor(deps: LegacyDeps) {
+    this.#deps = deps
+  }
+
+  get #transport(): ClientTransport {
+    return this.#deps.options.transport
+  }
+
+  /** The negotiated version, once initialized. */
+  get protocolVersion(): string | undefined {
+    return this.#server?.protocolVersion
+  }
+
+  /** The `initialize` result, once initialized. */
+  get server(): LegacyServer | undefined {
+    return this.#server
+  }
+
+  /** The session's headers: `MCP-Protocol-Version` and, when the server gave one, `Mcp-Session-Id`. */
+  #headers(): Record<string, string> {
+    const headers: Record<string, string> = {}
+    if (this.#server) headers[HEADER.protocolVersion] = this.#server.protocolVersion
+    if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId
+    return headers
+  }
+
+  /**
+   * Send one request in the session (initializing first), its server-to-client requests answered through
+   * the callbacks. A 404 on the session starts a new one and retries, once.
+   * @throws McpError for a JSON-RPC error; HttpError / NetworkError from the transport.
+   */
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    options: ExchangeOptions,
+    progressToken: string,
+  ): Promise<Record<string, unknown>> {
+    await this.start(options.signal)
+    try {
+      return await this.#send(method, params, options, progressToken)
+    } catch (error) {
+      if (!isSessionGone(error) || this.#sessionId === undefined) throw error
+      this.#server = undefined
+      this.#sessionId = undefined
+      this.#starting = undefined
+      await this.start(options.signal)
+      return this.#send(method, params, options, progressToken)
+    }
+  }
+
+  async #send(
+    method: string,
+    params: Record<string, unknown>,
+    options: ExchangeOptions,
+    progressToken: string,
+  ): Promise<Record<string, unknown>> {
+    const id = this.#deps.nextId()
+    const meta: Record<string, unknown> = { ...(params._meta as Record<string, unknown> | undefined) }
+    if (options.onProgress) meta.progressToken = progressToken
+    const body: Record<string, unknown> = { ...params }
+    delete body._meta
+    if (Object.keys(meta).length > 0) body._meta = meta
+    const message: JSONRPCRequest = { jsonrpc: '2.0', id, method, params: body }
+    const named = params.name ?? params.uri
+    const target = typeof named === 'string' ? named : ''
+    const signal = options.signal
+    const result = await exchange(
+      this.#transport,
+      message,
+      {
+        ...options,
+        headers: { ...options.headers, ...this.#headers() },
+        onRequest: (request) => void this.#answer(request, method, target, signal),
+      },
+      this.#deps.timeoutMs,
+      progressToken,
+    )
+    return asModern(method, result)
+  }
+
+  /**
+   * `initialize` (once; concurrent callers share it) and `notifications/initialized`.
+   * @throws McpError when the server answers with an error or a version this client does not speak.
+   */
+  start(signal?: AbortSignal): Promise<LegacyServer> {
+    this.#starting ??= this.#initialize(signal).catch((error: unknown) => {
+      this.#starting = undefined // the next request tries again
+      throw error
+    })
+    return this.#starting
+  }
+
+  async #initialize(signal: AbortSignal | undefined): Promise<LegacyServer> {
+    const { options, capabilities } = this.#deps
+    const message: JSONRPCRequest = {
+      jsonrpc: '2.0',
+      id: this.#deps.nextId(),
+      method: 'initialize',
+      params: {
+        protocolVersion: LEGACY_VERSIONS[0]!,
+        capabilities,
+        clientInfo: options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
+      },
+    }
+    let sessionId: string | undefined
+    const exchangeOptions: ExchangeOptions = {
+      onResponse: (response) => (sessionId = response.headers.get(HEADER.sessionId) ?? undefined),
+    }
+    if (signal) exchangeOptions.signal = signal
+    const result = await exchange(this.#transport, message, exchangeOptions, this.#deps.timeoutMs, '')
+    const version = result.protocolVersion
+    if (typeof version !== 'string' || !LEGACY_VERSIONS.includes(version))
+      throw new McpError(
+        ErrorCode.UnsupportedProtocolVersion,
+        `The server offered protocol version ${JSON.stringify(version)}; this client speaks ${LEGACY_VERSIONS.join(', ')}`,
+      )
+    const server: LegacyServer = {
+      protocolVersion: version,
+      capabilities: isObject(result.capabilities) ? result.capabilities : {},
+      serverInfo: isObject(result.serverInfo) ? result.serverInfo : {},
+    }
+    if (typeof result.instructions === 'string') server.instructions = result.instructions
+    this.#server = server
+    this.#sessionId = sessionId
+    await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: this.#headers() })
+    return server
+  }
+
+  /**
+   * Answer one server-to-client request and POST the answer: `ping` with `{}`; `elicitation/create`,
+   * `sampling/createMessage` and `roots/list` through the callbacks (-32601 when there is none, -32603
+   * when it fails or answers wrongly); anything else -32601. Never throws (a failed POST is a warning).
+   */
+  async #answer(request: JSONRPCRequest, method: string, target: string, signal: AbortSignal | undefined) {
+    let response: JSONRPCResponse
+    try {
+      const result = await this.#resultOf(request, method, target, signal ?? new AbortController().signal)
+      response = { jsonrpc: '2.0', id: request.id, result }
+    } catch (error) {
+      const code =
+        error instanceof MissingInputHandlerError || error instanceof McpError
+          ? ErrorCode.MethodNotFound
+          : ErrorCode.InternalError
+      const message = error instanceof Error ? error.message : String(error)
+      response = { jsonrpc: '2.0', id: request.id, error: { code, message } }
+    }
+    try {
+      await this.#transport.send(response, { headers: this.#headers() })
+    } catch (error) {
+      ;(this.#deps.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(
+        `the answer to the server's ${request.method} could not be sent: ${String(error)}`,
+      )
+    }
+  }
+
+  async #resultOf(
+    request: JSONRPCRequest,
+    method: string,
+    target: string,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    if (request.method === 'ping') return {}
+    if (!['elicitation/create', 'sampling/createMessage', 'roots/list'].includes(request.method))
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`)
+    const input = { method: request.method, params: request.params ?? {} } as InputRequest
+    const key = keyOf(request.id)
+    return await answerInput(this.#deps.options, key, input, { key, method, target, signal })
+  }
+
+  /** End the session (`DELETE`, a 405 ignored) and forget it. */
+  async close(): Promise<void> {
+    const headers = this.#headers()
+    const had = this.#sessionId !== undefined
+    this.#server = undefined
+    this.#sessionId = undefined
+    this.#starting = undefined
+    if (had) await this.#transport.endSession?.(headers)
+  }
+}
+
+/** The methods whose 2026-07-28 results carry cache hints (spec: server/utilities/caching.mdx). */
+const HINTED = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'])
+
+/**
+ * A 2025-era result as the 2026-07-28 result types read it: `resultType: 'complete'` (2025 has no
+ * rounds) and, on the cacheable methods, the hints a 2025 server cannot give set to "do not cache"
+ * (`ttlMs: 0`, `cacheScope: 'private'`). What the server sent is kept.
+ */
+function asModern(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { resultType: 'complete', ...result }
+  if (HINTED.has(method)) {
+    out.ttlMs ??= 0
+    out.cacheScope ??= 'private'
+  }
+  return out
+}
+
+/** A session the server no longer knows: HTTP 404, or its -32001 "Session not found". */
+function isSessionGone(error: unknown): boolean {
+  return (error instanceof HttpError && error.status === 404) || (error instanceof McpError && error.code === -32001)
+}
+
+function keyOf(id: RequestId): string {
+  return `server-request-${String(id)}`
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
