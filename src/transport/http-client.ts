@@ -154,11 +154,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     return response
   }
 
-  async #read(
-    message: OutboundMessage,
-    response: Response,
-    options: SendOptions,
-  ): Promise<unknown> {
+  async #read(message: OutboundMessage, response: Response, options: SendOptions): Promise<unknown> {
     if (response.status === 401 || response.status === 403) {
       throw new HttpError(
         response.status,
