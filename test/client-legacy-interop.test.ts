@@ -38,29 +38,31 @@ async function v1Server() {
   return { fetch, methods }
 }
 
-describe('our Client (legacy) against the official v1 SDK server', () => {
-  it('lists, calls, answers its elicitation through the callback, declines, and ends the session', async () => {
-    const { fetch, methods } = await v1Server()
-    let answer: 'accept' | 'decline' = 'accept'
-    const client = new Client({
-      transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch }),
-      versionNegotiation: 'legacy',
-      elicitation: (params) =>
-        answer === 'accept'
-          ? { action: 'accept', content: { region: params.message.length > 0 ? 'eu-west-1' : '' } }
-          : { action: 'decline' },
+describe('our Client against the official v1 SDK server', () => {
+  for (const versionNegotiation of ['legacy', 'auto'] as const) {
+    it(`${versionNegotiation}: lists, calls, answers its elicitation through the callback, declines, and ends the session`, async () => {
+      const { fetch, methods } = await v1Server()
+      let answer: 'accept' | 'decline' = 'accept'
+      const client = new Client({
+        transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch }),
+        versionNegotiation,
+        elicitation: (params) =>
+          answer === 'accept'
+            ? { action: 'accept', content: { region: params.message.length > 0 ? 'eu-west-1' : '' } }
+            : { action: 'decline' },
+      })
+      expect((await client.listTools()).map((t) => t.name).sort()).toEqual(['echo', 'provision'])
+      expect(client.protocolVersion).toBe('2025-11-25')
+      expect((await client.callTool('echo', { text: 'hi' })).content).toEqual([{ type: 'text', text: 'echo: hi' }])
+      expect((await client.callTool('provision', { name: 'db' })).content).toEqual([
+        { type: 'text', text: 'provisioned db in eu-west-1' },
+      ])
+      answer = 'decline'
+      const declined = await client.callTool('provision', { name: 'db' })
+      expect(declined.isError).toBe(true)
+      expect(declined.content).toEqual([{ type: 'text', text: 'not provisioned: decline' }])
+      await client.close()
+      expect(methods.at(-1)).toBe('DELETE')
     })
-    expect((await client.listTools()).map((t) => t.name).sort()).toEqual(['echo', 'provision'])
-    expect(client.protocolVersion).toBe('2025-11-25')
-    expect((await client.callTool('echo', { text: 'hi' })).content).toEqual([{ type: 'text', text: 'echo: hi' }])
-    expect((await client.callTool('provision', { name: 'db' })).content).toEqual([
-      { type: 'text', text: 'provisioned db in eu-west-1' },
-    ])
-    answer = 'decline'
-    const declined = await client.callTool('provision', { name: 'db' })
-    expect(declined.isError).toBe(true)
-    expect(declined.content).toEqual([{ type: 'text', text: 'not provisioned: decline' }])
-    await client.close()
-    expect(methods.at(-1)).toBe('DELETE')
-  })
+  }
 })

@@ -101,3 +101,113 @@ describe("Client versionNegotiation: 'legacy'", () => {
     expect(server.seen.at(-1)!.method).toBe('DELETE')
   })
 })
+
+describe("Client versionNegotiation: 'auto' (probe with server/discover)", () => {
+  /** A fake server: `answer` decides each response; the requests it saw are kept. */
+  function fake(answer: (body: Record<string, unknown>, n: number) => Response) {
+    const seen: Record<string, unknown>[] = []
+    const fetch = async (request: Request) => {
+      const body = JSON.parse(await request.text()) as Record<string, unknown>
+      seen.push(body)
+      return answer(body, seen.length)
+    }
+    return { transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch }), seen }
+  }
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
+
+  it('a server that answers server/discover is modern: requests carry the envelope', async () => {
+    const { fetch, seen } = demo()
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch }),
+      versionNegotiation: 'auto',
+    })
+    expect((await client.listTools()).length).toBeGreaterThan(0)
+    expect(client.protocolVersion).toBe('2026-07-28')
+    expect(seen.map((s) => s.body.method)).toEqual(['server/discover', 'tools/list'])
+    expect(JSON.stringify(seen[1].body)).toContain('io.modelcontextprotocol/protocolVersion')
+  })
+
+  for (const [what, reply] of [
+    [
+      '-32601 (a stateless 2025 server)',
+      () => json(200, { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } }),
+    ],
+    [
+      '400 with -32000 "no session" (a stateful 2025 server)',
+      () =>
+        json(400, {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: 'Bad Request: No valid session ID provided' },
+        }),
+    ],
+    ['404 with a non-JSON body', () => new Response('Not Found', { status: 404 })],
+    ['405', () => new Response(null, { status: 405 })],
+  ] as const) {
+    it(`a probe answered ${what} is a legacy server: initialize follows`, async () => {
+      const { transport, seen } = fake((body) => {
+        if (body.method === 'server/discover') return reply()
+        if (body.method === 'initialize')
+          return json(200, {
+            jsonrpc: '2.0',
+            id: body.id,
+            result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'old', version: '1' } },
+          })
+        if (!('id' in body)) return new Response(null, { status: 202 })
+        return json(200, { jsonrpc: '2.0', id: body.id, result: { tools: [] } })
+      })
+      const client = new Client({ transport, versionNegotiation: 'auto' })
+      expect(await client.listTools()).toEqual([])
+      expect(client.protocolVersion).toBe('2025-06-18')
+      expect(seen.map((s) => s.method)).toEqual([
+        'server/discover',
+        'initialize',
+        'notifications/initialized',
+        'tools/list',
+      ])
+    })
+  }
+
+  it('no evidence (a 503, then a 401 without auth) is reported and the next request probes again', async () => {
+    const { transport, seen } = fake((body, n) => {
+      if (n === 1) return new Response('down', { status: 503 })
+      if (n === 2) return new Response('no', { status: 401 })
+      if (body.method === 'server/discover')
+        return json(200, {
+          jsonrpc: '2.0',
+          id: body.id,
+          result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: {} },
+        })
+      return json(200, {
+        jsonrpc: '2.0',
+        id: body.id,
+        result: { resultType: 'complete', tools: [], ttlMs: 0, cacheScope: 'private' },
+      })
+    })
+    const client = new Client({ transport, versionNegotiation: 'auto' })
+    await expect(client.listTools()).rejects.toMatchObject({ status: 503 })
+    await expect(client.listTools()).rejects.toMatchObject({ status: 401 })
+    expect(await client.listTools()).toEqual([])
+    expect(seen.map((s) => s.method)).toEqual(['server/discover', 'server/discover', 'server/discover', 'tools/list'])
+  })
+
+  it('a modern error without a version in common (-32022) is not a reason to fall back', async () => {
+    const { transport, seen } = fake((body) =>
+      json(400, {
+        jsonrpc: '2.0',
+        id: body.id,
+        error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2027-01-01'] } },
+      }),
+    )
+    const client = new Client({ transport, versionNegotiation: 'auto' })
+    await expect(client.listTools()).rejects.toMatchObject({ code: -32022 })
+    expect(seen.map((s) => s.method)).toEqual(['server/discover'])
+  })
+
+  it('an invalid versionNegotiation is a RangeError', () => {
+    expect(
+      () => new Client({ transport: fake(() => new Response()).transport, versionNegotiation: 'both' as never }),
+    ).toThrow(RangeError)
+  })
+})

@@ -189,3 +189,21 @@ export class ResponseCache {
     await this.#store.deletePrefix(prefix)
   }
 }
+
+/**
+ * Drop the entries of `cache` a server notification makes stale (see `Client.invalidateCacheFor`).
+ * @returns whether the notification is one that makes entries stale.
+ */
+export async function invalidateFor(
+  cache: ResponseCache | undefined,
+  notification: { method: string; params?: Record<string, unknown> | undefined },
+): Promise<boolean> {
+  const methods = STALE_AFTER.get(notification.method)
+  if (!methods) return false
+  const uri = notification.params?.uri
+  for (const method of cache ? methods : []) {
+    const params = method === 'resources/read' && typeof uri === 'string' ? { uri } : undefined
+    await cache!.deletePrefix(await cache!.prefix(method, params))
+  }
+  return true
+}

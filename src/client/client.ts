@@ -26,13 +26,20 @@ import {
   type SubscriptionFilter,
   type Tool,
 } from '../protocol/schemas/index.ts'
-import { ResponseCache, STALE_AFTER } from './cache.ts'
+import { invalidateFor, ResponseCache } from './cache.ts'
 import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
 import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { driveInputRequired, type DriveOptions } from './input-required.ts'
-import { LegacyConnection } from './legacy.ts'
+import { LegacyConnection, probeEra } from './legacy.ts'
 import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
-import { DEFAULT_REQUEST_TIMEOUT_MS, type CallOptions, type ClientOptions, type ManualCallOptions } from './options.ts'
+import {
+  capabilitiesOf,
+  checkClientOptions,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type CallOptions,
+  type ClientOptions,
+  type ManualCallOptions,
+} from './options.ts'
 import { walkPages } from './pages.ts'
 import { ToolHeaders } from './tool-headers.ts'
 
@@ -55,21 +62,17 @@ export class Client {
   #version: string | undefined
   readonly #legacy: LegacyConnection | undefined
 
-  /** @throws RangeError when `maxRounds` is not a non-negative integer, or `cache.maxEntries` not a positive one. */
+  /** The server's era: fixed by `versionNegotiation`, or (`'auto'`) found by the first request's probe. */
+  #era: 'modern' | 'legacy' | undefined
+  #probing: Promise<void> | undefined
+
+  /** @throws RangeError for an invalid `maxRounds`, `requestTimeoutMs`, `versionNegotiation` or `cache.maxEntries`. */
   constructor(options: ClientOptions) {
-    if (options.maxRounds !== undefined && !(Number.isInteger(options.maxRounds) && options.maxRounds >= 0)) {
-      throw new RangeError(`maxRounds must be a non-negative integer, got ${String(options.maxRounds)}`)
-    }
-    const timeout = options.requestTimeoutMs
-    if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
-      throw new RangeError(`requestTimeoutMs must be a positive integer, got ${String(timeout)}`)
-    }
+    const negotiation = checkClientOptions(options)
     this.options = options
-    const negotiation = options.versionNegotiation ?? 'modern'
-    if (negotiation !== 'modern' && negotiation !== 'legacy')
-      throw new RangeError(`versionNegotiation must be 'modern' or 'legacy', got ${String(negotiation)}`)
+    this.#era = negotiation === 'auto' ? undefined : negotiation
     this.#legacy =
-      negotiation === 'legacy'
+      negotiation !== 'modern'
         ? new LegacyConnection({
             options,
             capabilities: this.capabilities,
@@ -102,18 +105,8 @@ export class Client {
    * `notifications/resources/updated` `{ uri }` → that URI's `resources/read`.
    * @returns whether the notification is one of these.
    */
-  async invalidateCacheFor(notification: {
-    method: string
-    params?: Record<string, unknown> | undefined
-  }): Promise<boolean> {
-    const methods = STALE_AFTER.get(notification.method)
-    if (!methods) return false
-    const uri = notification.params?.uri
-    for (const method of this.#cache ? methods : []) {
-      const params = method === 'resources/read' && typeof uri === 'string' ? { uri } : undefined
-      await this.#cache!.deletePrefix(await this.#cache!.prefix(method, params))
-    }
-    return true
+  invalidateCacheFor(notification: { method: string; params?: Record<string, unknown> | undefined }): Promise<boolean> {
+    return invalidateFor(this.#cache, notification)
   }
 
   /**
@@ -148,12 +141,7 @@ export class Client {
 
   /** The capabilities declared on every request. */
   get capabilities(): ClientCapabilities {
-    if (this.options.capabilities) return this.options.capabilities
-    const caps: ClientCapabilities = {}
-    if (this.options.elicitation) caps.elicitation = { form: {}, url: {} }
-    if (this.options.sampling) caps.sampling = {}
-    if (this.options.roots) caps.roots = {}
-    return caps
+    return capabilitiesOf(this.options)
   }
 
   /**
@@ -161,7 +149,7 @@ export class Client {
    * has run); otherwise `protocolVersion`, or the one a `-32022` answer told us to use.
    */
   get protocolVersion(): string {
-    if (this.#legacy) return this.#legacy.protocolVersion ?? '2025-11-25'
+    if (this.#era === 'legacy') return this.#legacy!.protocolVersion ?? '2025-11-25'
     return this.#version ?? this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION
   }
 
@@ -171,9 +159,9 @@ export class Client {
   }
 
   /**
-   * Send one request with the envelope and return its raw result. A `-32022` answer whose
-   * `data.supported` lists a version this SDK speaks is retried once with that version, which is then
-   * kept for later requests (spec: basic/versioning.mdx, SEP-2575).
+   * Send one request and return its raw result (in `'auto'` mode the first one probes the server's era with
+   * `server/discover`, see `probeEra`). A `-32022` answer whose `data.supported` lists a version this SDK
+   * speaks is retried once with that version, which is then kept (spec: basic/versioning.mdx, SEP-2575).
    * @throws McpError when the server answers with a JSON-RPC error; HttpError for HTTP failures.
    */
   async request(
@@ -181,6 +169,17 @@ export class Client {
     params: Record<string, unknown> = {},
     options: CallOptions & { headers?: Record<string, string> } = {},
   ): Promise<Record<string, unknown>> {
+    if (this.#era === undefined) {
+      const signal = options.signal
+      this.#probing ??= probeEra(() => this.#modern('server/discover', {}, signal ? { signal } : {}))
+        .then((era) => void (this.#era = era))
+        .finally(() => (this.#probing = undefined))
+      await this.#probing
+    }
+    return this.#modern(method, params, options)
+  }
+
+  async #modern(method: string, params: Record<string, unknown>, options: ExchangeOptions) {
     try {
       return await this.#request(method, params, options)
     } catch (error) {
@@ -218,7 +217,7 @@ export class Client {
     if (options.logLevel) meta[META.logLevel] = options.logLevel
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
-    if (this.#legacy) return this.#legacy.request(method, params, options, progressToken)
+    if (this.#era === 'legacy') return this.#legacy!.request(method, params, options, progressToken)
     return exchange(this.options.transport, message, options, timeoutMs, progressToken)
   }
 

@@ -16,7 +16,7 @@ import type {
   RequestId,
 } from '../protocol/schemas/index.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
-import { HttpError } from '../transport/errors.ts'
+import { HttpError, InvalidResultError } from '../transport/errors.ts'
 import { answerInput } from './carrier.ts'
 import { MissingInputHandlerError } from './errors.ts'
 import { exchange, type ExchangeOptions } from './exchange.ts'
@@ -243,6 +243,36 @@ function asModern(method: string, result: Record<string, unknown>): Record<strin
     out.cacheScope ??= 'private'
   }
   return out
+}
+
+/** The errors only a 2026-07-28 server sends: a probe answered with one found a modern server. */
+const MODERN_ERRORS = new Set<number>([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
+])
+
+/**
+ * The era of a server, from how it answered a `server/discover` probe (spec 2026-07-28:
+ * basic/versioning.mdx, transports/streamable-http.mdx "backwards compatibility"): a result, or -32020 /
+ * -32021 / -32022, is a modern server; any other JSON-RPC error (e.g. -32601, a legacy server's -32000 "no
+ * session"), HTTP 400 / 404 / 405 without one, or a body that is no JSON-RPC answer is a legacy one.
+ * @throws what the probe threw when it is no evidence of an era: a modern error (-32022 without a version in
+ *   common), 401 / 403 (authorization), other HTTP failures (5xx), a network failure or a timeout.
+ */
+export async function probeEra(send: () => Promise<unknown>): Promise<'modern' | 'legacy'> {
+  try {
+    await send()
+    return 'modern'
+  } catch (error) {
+    if (error instanceof McpError) {
+      if (MODERN_ERRORS.has(error.code)) throw error
+      return 'legacy'
+    }
+    if (error instanceof HttpError && [400, 404, 405].includes(error.status)) return 'legacy'
+    if (error instanceof InvalidResultError) return 'legacy'
+    throw error
+  }
 }
 
 /** A session the server no longer knows: HTTP 404, or its -32001 "Session not found". */

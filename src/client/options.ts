@@ -57,9 +57,10 @@ export interface ClientOptions {
    * `'legacy'`: a 2025-era server — `initialize` at 2025-11-25 (accepting 2025-06-18 or 2025-03-26), a
    * session (`Mcp-Session-Id`, started again once after a 404, ended by `close()`), and the server's
    * `elicitation/create`, `sampling/createMessage` and `roots/list` requests answered through the same
-   * callbacks. Automatic detection (`'auto'`) is not yet available.
+   * callbacks. `'auto'`: the first request probes with `server/discover` and the answer decides (kept for
+   * the client's life; a probe that gives no evidence, e.g. a network failure, is made again next time).
    */
-  versionNegotiation?: 'modern' | 'legacy'
+  versionNegotiation?: 'modern' | 'legacy' | 'auto'
   /**
    * Capabilities to declare on every request. Default: derived from the callbacks — elicitation
    * `{ form: {}, url: {} }`, sampling `{}`, roots `{}` — for each callback given.
@@ -123,3 +124,31 @@ export interface ManualCallOptions extends CallOptions {
 
 /** Default per-request timeout, in milliseconds. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
+
+/**
+ * Check the options `Client` validates.
+ * @returns the version negotiation (default `'modern'`).
+ * @throws RangeError when `maxRounds` is not a non-negative integer, `requestTimeoutMs` not a positive
+ *   integer, or `versionNegotiation` not one of `'modern'`, `'legacy'`, `'auto'`.
+ */
+export function checkClientOptions(options: ClientOptions): 'modern' | 'legacy' | 'auto' {
+  if (options.maxRounds !== undefined && !(Number.isInteger(options.maxRounds) && options.maxRounds >= 0))
+    throw new RangeError(`maxRounds must be a non-negative integer, got ${String(options.maxRounds)}`)
+  const timeout = options.requestTimeoutMs
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0))
+    throw new RangeError(`requestTimeoutMs must be a positive integer, got ${String(timeout)}`)
+  const negotiation = options.versionNegotiation ?? 'modern'
+  if (negotiation !== 'modern' && negotiation !== 'legacy' && negotiation !== 'auto')
+    throw new RangeError(`versionNegotiation must be 'modern', 'legacy' or 'auto', got ${String(negotiation)}`)
+  return negotiation
+}
+
+/** The capabilities a client declares: `options.capabilities`, else derived from its callbacks. */
+export function capabilitiesOf(options: ClientOptions): ClientCapabilities {
+  if (options.capabilities) return options.capabilities
+  const caps: ClientCapabilities = {}
+  if (options.elicitation) caps.elicitation = { form: {}, url: {} }
+  if (options.sampling) caps.sampling = {}
+  if (options.roots) caps.roots = {}
+  return caps
+}
