@@ -31,6 +31,7 @@ import { promisify } from 'node:util'
 import { Miniflare, type WorkerOptions } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodeBase64Url } from '../src/encoding/base64url.ts'
+import { messages, SSE_ACCEPT } from './legacy-wire.ts'
 import { ROOT } from './workerd.ts'
 
 const CONFIG = join(ROOT, 'test/workers/crossiso.toml')
@@ -102,9 +103,6 @@ afterAll(async () => {
   }
 })
 
-const SSE_ACCEPT = 'application/json, text/event-stream'
-type Message = Record<string, unknown>
-
 function post(worker: Name, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(new URL('mcp', base[worker]), {
     method: 'POST',
@@ -130,44 +128,6 @@ async function initialize(worker: Name): Promise<Record<string, string>> {
   const sid = res.headers.get('mcp-session-id')
   expect(sid).toMatch(/^s1\./)
   return { 'mcp-session-id': sid!, 'mcp-protocol-version': '2025-11-25' }
-}
-
-/** The JSON-RPC messages of a response one at a time: SSE events, or a single JSON body. */
-function messages(res: Response) {
-  const type = res.headers.get('content-type') ?? ''
-  if (!type.startsWith('text/event-stream')) {
-    let read = false
-    return {
-      next: async () =>
-        read ? Promise.reject(new Error('no more messages')) : ((read = true), res.json() as Promise<Message>),
-      close: async () => {},
-    }
-  }
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
-  return {
-    async next(): Promise<Message> {
-      for (;;) {
-        const end = buffer.indexOf('\n\n')
-        if (end >= 0) {
-          const data = buffer
-            .slice(0, end)
-            .split('\n')
-            .filter((l) => l.startsWith('data: '))
-            .map((l) => l.slice(6))
-            .join('\n')
-          buffer = buffer.slice(end + 2)
-          if (data) return JSON.parse(data) as Message
-          continue // a keep-alive comment
-        }
-        const { done, value } = await reader.read()
-        if (done) throw new Error('stream ended')
-        buffer += decoder.decode(value, { stream: true })
-      }
-    },
-    close: () => reader.cancel().catch(() => {}),
-  }
 }
 
 /** The first half of the flow, the same for every Worker: initialize, call `provision`, take the first message. */
@@ -235,7 +195,7 @@ describe('a question asked by one Worker, answered through another (Durable Obje
       expect(final.id).toBe(1)
       expect(final.result).toEqual({ content: [{ type: 'text', text: "Provisioned 'orders' in ap-southeast-2." }] })
     } finally {
-      await stream.close()
+      await stream.cancel()
     }
   })
 
@@ -265,7 +225,7 @@ describe('a question asked by one Worker, answered through another (Durable Obje
         expect(answered.status).toBe(202) // accepted by the mailbox, but nobody waits for it any more
         await answered.body?.cancel()
       } finally {
-        await stream.close()
+        await stream.cancel()
       }
     })
   }
@@ -280,7 +240,7 @@ describe('a question asked by one Worker, answered through another (Durable Obje
       expect(result.content[0].text).toContain('env.MCP_MAILBOX is not bound to a Durable Object namespace')
       expect(ms).toBeLessThan(5000)
     } finally {
-      await stream.close()
+      await stream.cancel()
     }
   })
 })

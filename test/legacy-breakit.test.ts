@@ -23,11 +23,11 @@ import {
 } from '../src/server/index.ts'
 import type { RequestedSchema } from '../src/index.ts'
 import { recordingLogger } from './helpers.ts'
+import { answer, initializeLegacy, legacyPost, sseReader, type Message } from './legacy-wire.ts'
 import { schemaErrors2025 } from './spec-schema.ts'
 
 const KEY = 'k'.repeat(32)
 const CAPS = { elicitation: {}, sampling: {}, roots: {} }
-const SSE_ACCEPT = 'application/json, text/event-stream'
 const nameForm: RequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
 const askName = resolver({}, function askName() {
   return elicit('What is your name?', formSchema({ name: v.string() }))
@@ -55,57 +55,7 @@ function makeServer(legacyQuestions: LegacyQuestionOptions = {}) {
   return { handler: createFetchHandler(mcp), warn, error }
 }
 
-function legacyPost(handler: FetchHandler, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return handler(
-    new Request('http://localhost/mcp', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: SSE_ACCEPT, ...headers },
-      body: JSON.stringify(body),
-    }),
-  )
-}
-
-async function initialize(handler: FetchHandler): Promise<Record<string, string>> {
-  const res = await legacyPost(handler, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: '2025-11-25', capabilities: CAPS, clientInfo: { name: 't', version: '1' } },
-  })
-  return { 'mcp-session-id': res.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' }
-}
-
-type Message = Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown> }
-
-/** Reads the JSON-RPC messages of an SSE body one at a time. */
-function sseReader(res: Response) {
-  expect(res.headers.get('content-type')).toBe('text/event-stream')
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
-  return {
-    async next(): Promise<Message> {
-      for (;;) {
-        const end = buffer.indexOf('\n\n')
-        if (end >= 0) {
-          const event = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const data = event
-            .split('\n')
-            .filter((l) => l.startsWith('data: '))
-            .map((l) => l.slice(6))
-            .join('\n')
-          if (data) return JSON.parse(data) as Message
-          continue
-        }
-        const { done, value } = await reader.read()
-        if (done) throw new Error('stream ended')
-        buffer += decoder.decode(value, { stream: true })
-      }
-    },
-    cancel: () => reader.cancel(),
-  }
-}
+const initialize = (handler: FetchHandler) => initializeLegacy(handler, CAPS)
 
 let id = 1
 const callTool = (name: string, meta?: Record<string, unknown>) => ({
@@ -114,7 +64,6 @@ const callTool = (name: string, meta?: Record<string, unknown>) => ({
   method: 'tools/call',
   params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) },
 })
-const answer = (qid: unknown, result: unknown) => ({ jsonrpc: '2.0', id: qid, result })
 const toolText = (m: Message) => (m.result as { content: { text: string }[] }).content[0].text
 
 describe('malformed answers', () => {

@@ -22,6 +22,7 @@ import {
 } from '../src/server/index.ts'
 import type { RequestedSchema } from '../src/index.ts'
 import { recordingLogger } from './helpers.ts'
+import { answer, initializeLegacy, legacyPost, sseReader } from './legacy-wire.ts'
 import { schemaErrors2025 } from './spec-schema.ts'
 
 const KEY = 'k'.repeat(32)
@@ -71,64 +72,11 @@ function makeServer(legacyQuestions: LegacyQuestionOptions = {}, keys = [KEY]) {
   return { mcp, handler: createFetchHandler(mcp), warn, error, signals }
 }
 
-const SSE_ACCEPT = 'application/json, text/event-stream'
-
-function legacyPost(handler: FetchHandler, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return handler(
-    new Request('http://localhost/mcp', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: SSE_ACCEPT, ...headers },
-      body: JSON.stringify(body),
-    }),
-  )
-}
-
-/** initialize with `capabilities`; the session headers for later requests. */
-async function initialize(handler: FetchHandler, capabilities: Record<string, unknown> = CAPS) {
-  const res = await legacyPost(handler, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 't', version: '1' } },
-  })
-  const sid = res.headers.get('mcp-session-id')
-  expect(sid).toMatch(/^s1\./)
-  return { 'mcp-session-id': sid!, 'mcp-protocol-version': '2025-11-25' }
-}
-
-/** Reads the JSON-RPC messages of an SSE body one at a time. */
-function sseReader(res: Response) {
-  expect(res.headers.get('content-type')).toBe('text/event-stream')
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
-  return {
-    async next(): Promise<Record<string, unknown>> {
-      for (;;) {
-        const end = buffer.indexOf('\n\n')
-        if (end >= 0) {
-          const event = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const data = event
-            .split('\n')
-            .filter((l) => l.startsWith('data: '))
-            .map((l) => l.slice(6))
-            .join('\n')
-          if (data) return JSON.parse(data) as Record<string, unknown>
-          continue
-        }
-        const { done, value } = await reader.read()
-        if (done) throw new Error('stream ended')
-        buffer += decoder.decode(value, { stream: true })
-      }
-    },
-    cancel: () => reader.cancel(),
-  }
-}
+const initialize = (handler: FetchHandler, capabilities: Record<string, unknown> = CAPS) =>
+  initializeLegacy(handler, capabilities)
 
 let id = 1
 const callTool = (name: string) => ({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: {} } })
-const answer = (qid: unknown, result: unknown) => ({ jsonrpc: '2.0', id: qid, result })
 
 describe('questions for a 2025-era client in a session', () => {
   it('a resolver elicitation goes out on the POST stream, the answer POST gets 202, the tool completes', async () => {

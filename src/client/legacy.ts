@@ -6,8 +6,9 @@
  * request's stream go to the same callbacks as 2026 input requests, and their answers are POSTed back.
  * @module
  */
-import { HEADER } from '../protocol/constants.ts'
+import { HEADER, LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
+import { isPlainObject } from '../protocol/jsonrpc.ts'
 import type {
   ClientCapabilities,
   InputRequest,
@@ -21,9 +22,6 @@ import { answerInput } from './carrier.ts'
 import { MissingInputHandlerError } from './errors.ts'
 import { exchange, type ExchangeOptions } from './exchange.ts'
 import type { ClientOptions } from './options.ts'
-
-/** The 2025-era revisions this client speaks, newest first. */
-export const LEGACY_VERSIONS: readonly string[] = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26'])
 
 /** What `initialize` told about the server. */
 export interface LegacyServer {
@@ -147,7 +145,7 @@ export class LegacyConnection {
       id: this.#deps.nextId(),
       method: 'initialize',
       params: {
-        protocolVersion: LEGACY_VERSIONS[0]!,
+        protocolVersion: LEGACY_PROTOCOL_VERSIONS[0]!,
         capabilities,
         clientInfo: options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
       },
@@ -159,15 +157,15 @@ export class LegacyConnection {
     if (signal) exchangeOptions.signal = signal
     const result = await exchange(this.#transport, message, exchangeOptions, this.#deps.timeoutMs, '')
     const version = result.protocolVersion
-    if (typeof version !== 'string' || !LEGACY_VERSIONS.includes(version))
+    if (typeof version !== 'string' || !LEGACY_PROTOCOL_VERSIONS.includes(version))
       throw new McpError(
         ErrorCode.UnsupportedProtocolVersion,
-        `The server offered protocol version ${JSON.stringify(version)}; this client speaks ${LEGACY_VERSIONS.join(', ')}`,
+        `The server offered protocol version ${JSON.stringify(version)}; this client speaks ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
       )
     const server: LegacyServer = {
       protocolVersion: version,
-      capabilities: isObject(result.capabilities) ? result.capabilities : {},
-      serverInfo: isObject(result.serverInfo) ? result.serverInfo : {},
+      capabilities: isPlainObject(result.capabilities) ? result.capabilities : {},
+      serverInfo: isPlainObject(result.serverInfo) ? result.serverInfo : {},
     }
     if (typeof result.instructions === 'string') server.instructions = result.instructions
     this.#server = server
@@ -282,8 +280,4 @@ function isSessionGone(error: unknown): boolean {
 
 function keyOf(id: RequestId): string {
   return `server-request-${String(id)}`
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

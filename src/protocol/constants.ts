@@ -8,6 +8,8 @@ export const LATEST_PROTOCOL_VERSION = '2026-07-28'
 
 /** Every modern (envelope-era) revision this SDK can serve, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([LATEST_PROTOCOL_VERSION])
+/** The 2025-era revisions (`initialize`, sessions) both sides speak for compatibility, newest first. */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26'])
 
 /** The reserved `_meta` keys of the per-request envelope and of results (spec §Lifecycle, `RequestMetaObject`). */
 export const META = Object.freeze({

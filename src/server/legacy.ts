@@ -7,18 +7,21 @@
  * session are `legacy-questions.ts`.
  * @module
  */
-import { HEADER } from '../protocol/constants.ts'
+import { HEADER, LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import type { Implementation, JSONRPCRequest, ServerCapabilities } from '../protocol/schemas/index.ts'
+import { isPlainObject } from '../protocol/jsonrpc.ts'
+import {
+  LoggingLevel,
+  type Implementation,
+  type JSONRPCRequest,
+  type ServerCapabilities,
+} from '../protocol/schemas/index.ts'
 import type { LegacySession } from '../request-state/security.ts'
 import type { RequestInfo, ResultObject } from './context.ts'
 
 /** Whether the server answers 2025-era clients (`'serve'`) or only 2026-07-28 ones (`'reject'`). */
 export type LegacyMode = 'serve' | 'reject'
-
-/** The 2025-era revisions the legacy lane speaks, newest first. */
-export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26'])
 
 /** The version a legacy request without `MCP-Protocol-Version` is taken to speak (spec 2025-11-25: transports.mdx). */
 const HEADERLESS_VERSION = '2025-03-26'
@@ -31,16 +34,7 @@ export const ACKNOWLEDGED_METHODS: ReadonlySet<string> = new Set([
   'resources/unsubscribe',
 ])
 
-const LOG_LEVELS: ReadonlySet<string> = new Set([
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-])
+const LOG_LEVELS: ReadonlySet<string> = new Set(LoggingLevel.options)
 
 /**
  * Check the params of an acknowledged method (its answer is `{}`).
@@ -170,9 +164,9 @@ export function sessionNotFound(): McpError {
 export function sessionOf(params: Record<string, unknown>, result: ResultObject): Omit<LegacySession, 'sid'> {
   const session: Omit<LegacySession, 'sid'> = {
     protocolVersion: result.protocolVersion as string,
-    clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
+    clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
   }
-  if (isObject(params.clientInfo)) session.clientInfo = params.clientInfo
+  if (isPlainObject(params.clientInfo)) session.clientInfo = params.clientInfo
   return session
 }
 
@@ -190,8 +184,4 @@ export function sessionEnvelope(envelope: RequestEnvelope, session: LegacySessio
   }
   if (session.clientInfo !== undefined) out.clientInfo = session.clientInfo as unknown as Implementation
   return out
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -216,9 +216,7 @@ export class RequestStateSealing {
       const principal = this.#principal(sealer.policy, info, 'a session request')
       return await sealer.policy.openSession(token, principal, sealer.audience)
     } catch (error) {
-      const reason = error instanceof InvalidRequestStateError ? error.reason || 'no reason given' : 'codec error'
-      this.#logger.warn(`session id rejected: ${reason}`)
-      throw error instanceof InvalidRequestStateError ? error : new InvalidRequestStateError(reason)
+      throw this.#rejected('session id', error)
     }
   }
 
@@ -247,10 +245,19 @@ export class RequestStateSealing {
       const principal = this.#principal(sealer.policy, info, 'an answer')
       return await sealer.policy.openQuestion(token, principal, sealer.audience)
     } catch (error) {
-      const reason = error instanceof InvalidRequestStateError ? error.reason || 'no reason given' : 'codec error'
-      this.#logger.warn(`answer id rejected: ${reason}`)
-      throw error instanceof InvalidRequestStateError ? error : new InvalidRequestStateError(reason)
+      throw this.#rejected('answer id', error)
     }
+  }
+
+  /**
+   * A token (`what`: `session id`, `answer id`) that did not open, its reason logged: the codec's
+   * `InvalidRequestStateError`, or one for any other failure (fail closed: a codec's rejection without a
+   * reason is still a rejection).
+   */
+  #rejected(what: string, error: unknown): InvalidRequestStateError {
+    const reason = reasonOf(error)
+    this.#logger.warn(`${what} rejected: ${reason}`)
+    return error instanceof InvalidRequestStateError ? error : new InvalidRequestStateError(reason)
   }
 
   /** Open an inbound token against this request's binding; every failure is the frozen error. */
@@ -268,8 +275,7 @@ export class RequestStateSealing {
       return { binding, plaintext: await sealer.policy.open(token, binding, sealer.audience) }
     } catch (error) {
       // fail closed: a codec's rejection without a reason is still a rejection
-      const reason = error instanceof InvalidRequestStateError ? error.reason || 'no reason given' : 'codec error'
-      this.#logger.warn(`requestState rejected on ${method}: ${reason}`)
+      this.#logger.warn(`requestState rejected on ${method}: ${reasonOf(error)}`)
       throw invalidRequestStateError()
     }
   }
@@ -323,4 +329,9 @@ function canonicalArgumentsOf(method: string, params: RequestParams): string {
     const why = error instanceof Error ? error.message.replace(/^canonicalJson: /, '') : 'not JSON'
     throw new McpError(ErrorCode.InvalidParams, `Invalid params: arguments cannot be bound (${why})`)
   }
+}
+
+/** The log-only reason of a token that did not open. */
+function reasonOf(error: unknown): string {
+  return error instanceof InvalidRequestStateError ? error.reason || 'no reason given' : 'codec error'
 }
