@@ -218,7 +218,7 @@ function counted(
       return handler(r)
     },
   })
-  return { client: new Client({ transport, ...options }), counts }
+  return { client: new Client({ transport, versionNegotiation: 'modern', ...options }), counts }
 }
 
 function clock(start = 1_000_000) {
@@ -331,7 +331,7 @@ describe('client: response cache', () => {
         : { resultType: 'input_required', requestState: 'round-1', ttlMs: 60_000, cacheScope: 'public' } // a misbehaving server
       return { jsonrpc: '2.0', id: m.id, result }
     })
-    const client = new Client({ transport, cache: true, sleep: async () => {} })
+    const client = new Client({ transport, versionNegotiation: 'modern', cache: true, sleep: async () => {} })
     expect((await client.readResource('x://y')).contents).toEqual([{ uri: 'x://y', text: 'done' }])
     await client.readResource('x://y')
     expect(sent).toBe(4)
@@ -467,7 +467,7 @@ describe('client: response cache', () => {
         result: { resultType: 'complete', tools: [tool('b')], ttlMs: 1000, cacheScope: 'public' },
       }
     })
-    const client = new Client({ transport, cache: { now: c.now } })
+    const client = new Client({ transport, versionNegotiation: 'modern', cache: { now: c.now } })
     expect((await client.listTools()).map((t) => t.name)).toEqual(['a', 'b'])
     expect((await client.listTools()).map((t) => t.name)).toEqual(['a', 'b'])
     expect(requests).toEqual([undefined, 'p2'])
@@ -508,7 +508,7 @@ describe('client: response cache', () => {
         result: { resultType: 'complete', content: [{ type: 'text', text: 'deployed' }] },
       }
     })
-    const client = new Client({ transport, cache: true })
+    const client = new Client({ transport, versionNegotiation: 'modern', cache: true })
     await client.listTools()
     expect((await client.callTool('deploy', { region: 'eu' })).content).toEqual([{ type: 'text', text: 'deployed' }])
     expect(lists).toBe(2)

@@ -56,9 +56,12 @@ describe('Client over the demo server', () => {
       'Which region should the database live in?',
       '"Neuromancer" is out of stock (2-3 weeks). Order anyway?',
     ])
+    // the default ('auto') probes once with server/discover, then speaks 2026-07-28 to this server
+    expect(requests.map((r) => r.body.method)).toEqual(['server/discover', ...Array<string>(4).fill('tools/call')])
+    expect(client.protocolVersion).toBe('2026-07-28')
+    const calls = requests.slice(1)
     // every request carries the envelope and the standard headers; every retry has a new id
-    expect(requests).toHaveLength(4)
-    for (const { headers, body } of requests) {
+    for (const { headers, body } of calls) {
       expect(body.params._meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28')
       expect(body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({
         elicitation: { form: {}, url: {} },
@@ -69,14 +72,14 @@ describe('Client over the demo server', () => {
       expect(headers.get('mcp-name')).toBe(body.params.name)
       expect(headers.get('accept')).toBe('application/json, text/event-stream')
     }
-    expect(new Set(requests.map((r) => r.body.id)).size).toBe(4)
+    expect(new Set(calls.map((r) => r.body.id)).size).toBe(4)
     // the retry carries the same name/arguments plus the answers and the byte-exact state
-    expect(requests[1].body.params).toMatchObject({
+    expect(calls[1].body.params).toMatchObject({
       name: 'provision',
       arguments: { name: 'orders' },
       inputResponses: { region: { action: 'accept', content: { region: 'eu-west-1' } } },
     })
-    expect(requests[1].body.params.requestState).toMatch(/^v1\./)
+    expect(calls[1].body.params.requestState).toMatch(/^v1\./)
   })
 
   it('decline ends order_book with a tool error', async () => {
@@ -433,6 +436,7 @@ describe('client error mapping', () => {
         calls++
         return Response.json({ jsonrpc: '2.0', id: b.id, result: { resultType: 'input_required', inputRequests: {} } })
       }),
+      versionNegotiation: 'modern',
     })
     await expect(client.callTool('x')).rejects.toBeInstanceOf(InvalidResultError)
     expect(calls).toBe(1)
@@ -440,16 +444,18 @@ describe('client error mapping', () => {
   it('a callback answer of the wrong shape is a local error naming the key; nothing is sent', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.tool('ask', {}, () => inputRequired({ q: elicitForm('?', ASK) }, 's'))
-    let sent = 0
+    const sent: string[] = []
     const handler = createFetchHandler(mcp)
     const client = new Client({
-      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: (r) => (sent++, handler(r)) }),
+      transport: new StreamableHttpClientTransport('http://x/mcp', {
+        fetch: (r) => (sent.push(r.headers.get('mcp-method')!), handler(r)),
+      }),
       elicitation: () => ({ action: 'yes' }) as never,
     })
     const error = await client.callTool('ask').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(InvalidInputResponseError)
     expect((error as InvalidInputResponseError).key).toBe('q')
-    expect(sent).toBe(1)
+    expect(sent).toEqual(['server/discover', 'tools/call']) // the era probe, the call; no retry
   })
   it('rejects a maxRounds that is not a non-negative integer', () => {
     const transport = transportFor(() => new Response())
@@ -500,7 +506,7 @@ describe('abort, byte-exact requestState, non-ASCII Mcp-Name', () => {
     })
     const result = await client.callTool('t')
     expect(result.content[0]).toEqual({ type: 'text', text: `state=${state}` })
-    expect((JSON.parse(bodies[1]) as WireRequest).params.requestState).toBe(state)
+    expect((JSON.parse(bodies.at(-1)!) as WireRequest).params.requestState).toBe(state)
   })
   it('an aborted call runs no callback, and an abort mid-round rejects even if a callback ignores it', async () => {
     const handler = lowLevel('s')
@@ -536,6 +542,7 @@ describe('abort, byte-exact requestState, non-ASCII Mcp-Name', () => {
           return Response.json({ jsonrpc: '2.0', id: await requestId(r), result: { content: [] } })
         },
       }),
+      versionNegotiation: 'modern',
     })
     await client.callTool('réserver')
     expect(headers).toEqual(['=?base64?csOpc2VydmVy?='])

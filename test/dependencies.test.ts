@@ -34,11 +34,12 @@ import * as t3 from '../examples/dependencies/tutorial003.ts'
 import * as t4 from '../examples/dependencies/tutorial004.ts'
 import { json, recordingLogger, wireResponse, type WireClaims, type WireRequest } from './helpers.ts'
 
-/** A Client over an in-process server; records every request body it sends. */
+/** A Client over an in-process server (2026-07-28, no era probe); records every request body it sends. */
 function connect(mcp: McpServer, options: Omit<ClientOptions, 'transport'> = {}) {
   const handler = createFetchHandler(mcp)
   const sent: WireRequest[] = []
   const client = new Client({
+    versionNegotiation: 'modern',
     ...options,
     transport: new StreamableHttpClientTransport('http://x/mcp', {
       fetch: async (r) => (sent.push(await json<WireRequest>(r.clone())), handler(r)),

@@ -503,6 +503,7 @@ describe('Client: -32022 UnsupportedProtocolVersion', () => {
       client: (version?: string) =>
         new Client({
           transport: new StreamableHttpClientTransport(MCP, { fetch }),
+          versionNegotiation: 'modern', // the 2026-07-28 version retry, without the era probe
           ...(version ? { protocolVersion: version } : {}),
         }),
     }

@@ -184,6 +184,30 @@ export class ResponseCache {
     return true
   }
 
+  /**
+   * Answer a request through the cache: a fresh entry answers without `send`; otherwise the result is
+   * parsed, then stored if its hints allow. Errors are never stored; a store that fails counts as a miss
+   * (reported to `warn`).
+   * @throws what `send` or `parse` throw, or the signal's reason once aborted.
+   */
+  async through<T>(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    send: () => Promise<Record<string, unknown>>,
+    parse: (result: Record<string, unknown>) => T,
+    warn: (message: string) => void,
+  ): Promise<T> {
+    signal?.throwIfAborted()
+    const keys = await this.keys(method, params)
+    const hit = await this.get(keys).catch((error: unknown) => warn(`response cache: get failed: ${String(error)}`))
+    if (hit) return parse(hit)
+    const result = await send()
+    const parsed = parse(result)
+    await this.put(keys, result).catch((error: unknown) => warn(`response cache: set failed: ${String(error)}`))
+    return parsed
+  }
+
   /** Delete every entry with this prefix. */
   async deletePrefix(prefix: string): Promise<void> {
     await this.#store.deletePrefix(prefix)

@@ -1,6 +1,8 @@
 /**
- * The MCP client (2026-07-28): every request carries the `_meta` envelope; `callTool` answers
- * input-required rounds through your callbacks and retries until the result is complete.
+ * The MCP client, for both protocol eras: it finds the server's era (`versionNegotiation: 'auto'`, see
+ * era.ts), then speaks 2026-07-28 (the `_meta` envelope on every request; `callTool` answers input-required
+ * rounds through your callbacks and retries until the result is complete) or 2025-11-25 (a session, the
+ * server's own requests answered through the same callbacks; see legacy.ts).
  * @module
  */
 import type * as v from 'valibot'
@@ -30,7 +32,8 @@ import { invalidateFor, ResponseCache } from './cache.ts'
 import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
 import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { driveInputRequired, type DriveOptions } from './input-required.ts'
-import { LegacyConnection, probeEra } from './legacy.ts'
+import { EraNegotiator } from './era.ts'
+import { LegacyConnection } from './legacy.ts'
 import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
 import {
   capabilitiesOf,
@@ -63,14 +66,18 @@ export class Client {
   readonly #legacy: LegacyConnection | undefined
 
   /** The server's era: fixed by `versionNegotiation`, or (`'auto'`) found by the first request's probe. */
-  #era: 'modern' | 'legacy' | undefined
-  #probing: Promise<void> | undefined
+  readonly #eras: EraNegotiator
 
   /** @throws RangeError for an invalid `maxRounds`, `requestTimeoutMs`, `versionNegotiation` or `cache.maxEntries`. */
   constructor(options: ClientOptions) {
     const negotiation = checkClientOptions(options)
     this.options = options
-    this.#era = negotiation === 'auto' ? undefined : negotiation
+    const url = (options.transport as { url?: unknown }).url
+    this.#eras = new EraNegotiator(negotiation === 'auto' ? undefined : negotiation, {
+      url: typeof url === 'string' ? url : undefined,
+      store: options.eraStore,
+      warn: (message) => this.#warn(message),
+    })
     this.#legacy =
       negotiation !== 'modern'
         ? new LegacyConnection({
@@ -81,7 +88,6 @@ export class Client {
           })
         : undefined
     if (options.cache) {
-      const url = (options.transport as { url?: unknown }).url
       this.#cache = new ResponseCache(options.cache === true ? {} : options.cache, {
         url: typeof url === 'string' ? url : undefined,
         protocolVersion: options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
@@ -109,29 +115,16 @@ export class Client {
     return invalidateFor(this.#cache, notification)
   }
 
-  /**
-   * Send a cacheable request through the cache (when it is on): a fresh entry answers without a request;
-   * otherwise the result is parsed, then stored if its hints allow. Errors are never stored; a store
-   * that fails counts as a miss (with a warning).
-   */
+  /** Send a cacheable request through the cache (when it is on; see {@link ResponseCache.through}). */
   async #cached<T>(
     method: string,
     params: Record<string, unknown>,
     options: CallOptions,
     parse: (result: Record<string, unknown>) => T,
   ): Promise<T> {
-    const cache = this.#cache
-    if (!cache) return parse(await this.request(method, params, options))
-    options.signal?.throwIfAborted()
-    const keys = await cache.keys(method, params)
-    const hit = await cache
-      .get(keys)
-      .catch((error: unknown) => this.#warn(`response cache: get failed: ${String(error)}`))
-    if (hit !== undefined) return parse(hit)
-    const result = await this.request(method, params, options)
-    const parsed = parse(result)
-    await cache.put(keys, result).catch((error: unknown) => this.#warn(`response cache: set failed: ${String(error)}`))
-    return parsed
+    const send = () => this.request(method, params, options)
+    if (!this.#cache) return parse(await send())
+    return this.#cache.through(method, params, options.signal, send, parse, (m) => this.#warn(m))
   }
 
   #warn(message: string): undefined {
@@ -145,11 +138,12 @@ export class Client {
   }
 
   /**
-   * The protocol version in use: in `'legacy'` mode the one `initialize` negotiated (2025-11-25 until it
-   * has run); otherwise `protocolVersion`, or the one a `-32022` answer told us to use.
+   * The protocol version in use: with a 2025-era server the one `initialize` negotiated (2025-11-25 until
+   * it has run); otherwise `protocolVersion`, or the one a `-32022` answer told us to use. In `'auto'` mode
+   * it is only settled once the first request has found the era.
    */
   get protocolVersion(): string {
-    if (this.#era === 'legacy') return this.#legacy!.protocolVersion ?? '2025-11-25'
+    if (this.#eras.era === 'legacy') return this.#legacy!.protocolVersion ?? '2025-11-25'
     return this.#version ?? this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION
   }
 
@@ -169,21 +163,27 @@ export class Client {
     params: Record<string, unknown> = {},
     options: CallOptions & { headers?: Record<string, string> } = {},
   ): Promise<Record<string, unknown>> {
-    if (this.#era === undefined) {
-      const signal = options.signal
-      this.#probing ??= probeEra(() => this.#modern('server/discover', {}, signal ? { signal } : {}))
-        .then((era) => void (this.#era = era))
-        .finally(() => (this.#probing = undefined))
-      await this.#probing
+    let probed: Record<string, unknown> | undefined
+    const signal = options.signal
+    await this.#eras.resolve(async () => {
+      probed = await this.#modern('server/discover', {}, signal ? { signal } : {})
+    })
+    // the probe was this very request: its answer is the answer
+    if (probed && method === 'server/discover' && Object.keys(params).length === 0) return probed
+    try {
+      return this.#eras.confirm(await this.#modern(method, params, options))
+    } catch (error) {
+      if (!(await this.#eras.forgetIfStale(error))) throw error
+      return this.request(method, params, options) // a remembered era that no longer holds: probe again
     }
-    return this.#modern(method, params, options)
   }
 
   async #modern(method: string, params: Record<string, unknown>, options: ExchangeOptions) {
     try {
       return await this.#request(method, params, options)
     } catch (error) {
-      if (!(error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion)) throw error
+      const modernRefusal = error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion
+      if (!modernRefusal || this.#eras.era === 'legacy') throw error
       const supported = (error.data as { supported?: unknown } | undefined)?.supported
       const version = Array.isArray(supported)
         ? supported.find((s): s is string => typeof s === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(s))
@@ -217,7 +217,7 @@ export class Client {
     if (options.logLevel) meta[META.logLevel] = options.logLevel
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
-    if (this.#era === 'legacy') return this.#legacy!.request(method, params, options, progressToken)
+    if (this.#eras.era === 'legacy') return this.#legacy!.request(method, params, options, progressToken)
     return exchange(this.options.transport, message, options, timeoutMs, progressToken)
   }
 

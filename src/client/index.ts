@@ -17,6 +17,7 @@ export type {
   SamplingCallback,
 } from './options.ts'
 export type { RoundInfo } from './input-required.ts'
+export { ERA_VERDICT_MAX_AGE_MS, type Era, type EraStore, type EraVerdict } from './era.ts'
 export type { ListenOptions, Subscription, SubscriptionEnd } from './listen.ts'
 export { MemoryCacheStore, type CacheEntry, type ResponseCacheOptions, type ResponseCacheStore } from './cache.ts'
 

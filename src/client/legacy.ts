@@ -6,7 +6,7 @@
  * request's stream go to the same callbacks as 2026 input requests, and their answers are POSTed back.
  * @module
  */
-import { HEADER, LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { HEADER, LEGACY_PROTOCOL_VERSIONS, META } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
 import type {
@@ -17,7 +17,7 @@ import type {
   RequestId,
 } from '../protocol/schemas/index.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
-import { HttpError, InvalidResultError } from '../transport/errors.ts'
+import { HttpError } from '../transport/errors.ts'
 import { answerInput } from './carrier.ts'
 import { MissingInputHandlerError } from './errors.ts'
 import { exchange, type ExchangeOptions } from './exchange.ts'
@@ -74,7 +74,8 @@ export class LegacyConnection {
 
   /**
    * Send one request in the session (initializing first), its server-to-client requests answered through
-   * the callbacks. A 404 on the session starts a new one and retries, once.
+   * the callbacks. A 404 on the session starts a new one and retries, once. `server/discover` (no such
+   * method in 2025) is answered from the `initialize` result.
    * @throws McpError for a JSON-RPC error; HttpError / NetworkError from the transport.
    */
   async request(
@@ -83,7 +84,8 @@ export class LegacyConnection {
     options: ExchangeOptions,
     progressToken: string,
   ): Promise<Record<string, unknown>> {
-    await this.start(options.signal)
+    const server = await this.start(options.signal)
+    if (method === 'server/discover') return discoverResult(server)
     try {
       return await this.#send(method, params, options, progressToken)
     } catch (error) {
@@ -243,34 +245,21 @@ function asModern(method: string, result: Record<string, unknown>): Record<strin
   return out
 }
 
-/** The errors only a 2026-07-28 server sends: a probe answered with one found a modern server. */
-const MODERN_ERRORS = new Set<number>([
-  ErrorCode.HeaderMismatch,
-  ErrorCode.MissingRequiredClientCapability,
-  ErrorCode.UnsupportedProtocolVersion,
-])
-
 /**
- * The era of a server, from how it answered a `server/discover` probe (spec 2026-07-28:
- * basic/versioning.mdx, transports/streamable-http.mdx "backwards compatibility"): a result, or -32020 /
- * -32021 / -32022, is a modern server; any other JSON-RPC error (e.g. -32601, a legacy server's -32000 "no
- * session"), HTTP 400 / 404 / 405 without one, or a body that is no JSON-RPC answer is a legacy one.
- * @throws what the probe threw when it is no evidence of an era: a modern error (-32022 without a version in
- *   common), 401 / 403 (authorization), other HTTP failures (5xx), a network failure or a timeout.
+ * What `server/discover` would have said, from the `initialize` result: the negotiated version as the one
+ * supported, the capabilities, instructions, serverInfo in `_meta`, and "do not cache" hints.
  */
-export async function probeEra(send: () => Promise<unknown>): Promise<'modern' | 'legacy'> {
-  try {
-    await send()
-    return 'modern'
-  } catch (error) {
-    if (error instanceof McpError) {
-      if (MODERN_ERRORS.has(error.code)) throw error
-      return 'legacy'
-    }
-    if (error instanceof HttpError && [400, 404, 405].includes(error.status)) return 'legacy'
-    if (error instanceof InvalidResultError) return 'legacy'
-    throw error
+function discoverResult(server: LegacyServer): Record<string, unknown> {
+  const result: Record<string, unknown> = {
+    resultType: 'complete',
+    supportedVersions: [server.protocolVersion],
+    capabilities: server.capabilities,
+    ttlMs: 0,
+    cacheScope: 'private',
+    _meta: { [META.serverInfo]: server.serverInfo },
   }
+  if (server.instructions !== undefined) result.instructions = server.instructions
+  return result
 }
 
 /** A session the server no longer knows: HTTP 404, or its -32001 "Session not found". */

@@ -17,6 +17,7 @@ import type {
 } from '../protocol/schemas/index.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
 import type { ResponseCacheOptions } from './cache.ts'
+import type { EraStore } from './era.ts'
 import type { RoundInfo } from './input-required.ts'
 
 /** What an input callback knows about the request it answers. */
@@ -53,14 +54,22 @@ export interface ClientOptions {
   /** The protocol version to request. Default `"2026-07-28"`. */
   protocolVersion?: string
   /**
-   * Which protocol era to speak. `'modern'` (default): 2026-07-28, the `_meta` envelope on every request.
-   * `'legacy'`: a 2025-era server — `initialize` at 2025-11-25 (accepting 2025-06-18 or 2025-03-26), a
-   * session (`Mcp-Session-Id`, started again once after a 404, ended by `close()`), and the server's
-   * `elicitation/create`, `sampling/createMessage` and `roots/list` requests answered through the same
-   * callbacks. `'auto'`: the first request probes with `server/discover` and the answer decides (kept for
-   * the client's life; a probe that gives no evidence, e.g. a network failure, is made again next time).
+   * Which protocol era to speak. `'auto'` (default): the first request probes with `server/discover` and
+   * the answer decides (spec 2026-07-28: basic/versioning.mdx) — kept for the client's life (and in
+   * `eraStore` when given); a probe that gives no evidence (a network failure, 5xx, 401/403 the transport
+   * could not authorize) is thrown to that request and made again by the next. `'modern'`: 2026-07-28
+   * only, the `_meta` envelope on every request. `'legacy'`: a 2025-era server — `initialize` at
+   * 2025-11-25 (accepting 2025-06-18 or 2025-03-26), a session (`Mcp-Session-Id`, started again once after
+   * a 404, ended by `close()`), and the server's `elicitation/create`, `sampling/createMessage` and
+   * `roots/list` requests answered through the same callbacks.
    */
   versionNegotiation?: 'modern' | 'legacy' | 'auto'
+  /**
+   * Where `'auto'` remembers each server's era (by URL) between clients, e.g. over `localStorage`; a
+   * verdict is trusted for 24 hours, and forgotten when a request fails the way a server of the other era
+   * fails it. Default: none (each client probes once).
+   */
+  eraStore?: EraStore
   /**
    * Capabilities to declare on every request. Default: derived from the callbacks — elicitation
    * `{ form: {}, url: {} }`, sampling `{}`, roots `{}` — for each callback given.
@@ -127,7 +136,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 
 /**
  * Check the options `Client` validates.
- * @returns the version negotiation (default `'modern'`).
+ * @returns the version negotiation (default `'auto'`).
  * @throws RangeError when `maxRounds` is not a non-negative integer, `requestTimeoutMs` not a positive
  *   integer, or `versionNegotiation` not one of `'modern'`, `'legacy'`, `'auto'`.
  */
@@ -137,7 +146,7 @@ export function checkClientOptions(options: ClientOptions): 'modern' | 'legacy' 
   const timeout = options.requestTimeoutMs
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0))
     throw new RangeError(`requestTimeoutMs must be a positive integer, got ${String(timeout)}`)
-  const negotiation = options.versionNegotiation ?? 'modern'
+  const negotiation = options.versionNegotiation ?? 'auto'
   if (negotiation !== 'modern' && negotiation !== 'legacy' && negotiation !== 'auto')
     throw new RangeError(`versionNegotiation must be 'modern', 'legacy' or 'auto', got ${String(negotiation)}`)
   return negotiation
