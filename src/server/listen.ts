@@ -7,7 +7,8 @@ import { META } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import type { JSONRPCNotification, ServerCapabilities, SubscriptionFilter } from '../protocol/schemas/index.ts'
 import type { Logger, RequestContext, RequestParams, ResultObject } from './context.ts'
-import { honouredFilter, notificationMatcher, parseListenFilter, type NotificationBus } from './notifications.ts'
+import { honouredFilter } from '../protocol/subscription-filter.ts'
+import { notificationMatcher, parseListenFilter, type NotificationBus } from './notifications.ts'
 
 /** What a listen stream needs from its server. */
 export interface ListenDeps {

@@ -23,7 +23,6 @@ import {
   SubscriptionFilter,
   type JSONRPCNotification,
   type RequestId,
-  type ServerCapabilities,
 } from '../protocol/schemas/index.ts'
 
 /**
@@ -124,23 +123,6 @@ export function parseListenFilter(params: Record<string, unknown>): Subscription
 export const MAX_RESOURCE_SUBSCRIPTIONS = 1000
 /** Longest URI a listen stream may subscribe to, in characters. */
 export const MAX_SUBSCRIBED_URI_LENGTH = 4096
-
-/**
- * The subset of `requested` the server honours (sent back in the acknowledgement): list changes of the
- * kinds whose capability advertises `listChanged`, resource subscriptions when `resources.subscribe`.
- * Unknown or false kinds are left out.
- */
-export function honouredFilter(requested: SubscriptionFilter, capabilities: ServerCapabilities): SubscriptionFilter {
-  const out: SubscriptionFilter = {}
-  if (requested.toolsListChanged === true && capabilities.tools?.listChanged === true) out.toolsListChanged = true
-  if (requested.promptsListChanged === true && capabilities.prompts?.listChanged === true) out.promptsListChanged = true
-  if (requested.resourcesListChanged === true && capabilities.resources?.listChanged === true)
-    out.resourcesListChanged = true
-  if (requested.resourceSubscriptions !== undefined && capabilities.resources?.subscribe === true) {
-    out.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)]
-  }
-  return out
-}
 
 const LIST_CHANGED: Readonly<Record<Exclude<ServerEvent['kind'], 'resourceUpdated'>, string>> = {
   toolsListChanged: 'notifications/tools/list_changed',
