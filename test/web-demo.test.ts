@@ -67,7 +67,9 @@ describe('the web demo served by the Worker', () => {
     const page = await openDemo(origin(worker))
     await expect
       .poll(() => page.locator('#status').innerText())
-      .toMatch(/^Connected to edge-mcp-demo 0\.1\.0 at http:\/\/127\.0\.0\.1:\d+\/mcp \(versions: 2026-07-28\)$/)
+      .toMatch(
+        /^Connected to edge-mcp-demo 0\.1\.0 at http:\/\/127\.0\.0\.1:\d+\/mcp \(versions: 2026-07-28\) · MCP 2026-07-28$/,
+      )
     await expect
       .poll(() => page.locator('#tools code').allInnerTexts())
       .toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account'])
@@ -110,6 +112,9 @@ describe('the web demo served by the Worker', () => {
     expect(round).toContain('Round 1')
     expect(round).toContain(`confirmBackorder: elicitation (form): ${QUESTION}`)
     expect(round).toContain('→ {"action":"accept","content":{"confirm":true}}')
+    expect(await page.locator('#era').innerText()).toBe(
+      'MCP 2026-07-28: input-required rounds. The server answers with its questions; the client answers them and retries with the opaque requestState.',
+    )
     expect(await page.locator('#rounds .round-state').innerText()).toBe(
       `requestState: ${state.length} chars, ${state.slice(0, 16)}… — opaque to the client, sent back unchanged with the answers.`,
     )
@@ -287,7 +292,7 @@ describe('the web demo against another origin', () => {
     await page.getByRole('button', { name: 'Connect' }).click()
     await expect
       .poll(() => page.locator('#status').innerText())
-      .toBe(`Connected to edge-mcp-demo 0.1.0 at ${other.url} (versions: 2026-07-28)`)
+      .toBe(`Connected to edge-mcp-demo 0.1.0 at ${other.url} (versions: 2026-07-28) · MCP 2026-07-28`)
     await expect.poll(() => page.locator('#tools code').allInnerTexts()).toContain('order_book')
     await callOrderBook(page, 'Neuromancer')
     await page.locator('#questions').getByLabel('Order anyway and wait?').check()
@@ -374,7 +379,7 @@ describe("the arguments form built from a tool's inputSchema", () => {
     await page.goto(`${origin(worker)}/?endpoint=${encodeURIComponent(ENDPOINT)}`)
     await expect
       .poll(() => page.locator('#status').innerText())
-      .toBe(`Connected to typed 1.0.0 at ${ENDPOINT} (versions: 2026-07-28)`)
+      .toBe(`Connected to typed 1.0.0 at ${ENDPOINT} (versions: 2026-07-28) · MCP 2026-07-28`)
     return { page, calls }
   }
 

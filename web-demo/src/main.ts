@@ -2,7 +2,9 @@
  * The web demo: connect to an MCP endpoint, list its tools, prompts and resources, call one with
  * arguments from a form built from its schema, and watch the input-required rounds — the server's
  * questions are rendered by `edge-mcp/browser`, and each round shows the opaque `requestState` that went
- * back. Plain DOM; every server-provided string goes through `textContent`.
+ * back. Against a 2025-era server (the client finds the era itself) there are no rounds: the server asks
+ * on the call's own stream, and the rounds view lists those requests and their answers instead. Plain
+ * DOM; every server-provided string goes through `textContent`.
  * @module
  */
 import { Client, StreamableHttpClientTransport, type RoundInfo } from '../../src/client/index.ts'
@@ -20,6 +22,7 @@ import {
 } from '../../src/index.ts'
 import { DEFAULT_STYLESHEET, createElicitationHandler, createSamplingHandler } from '../../src/browser/index.ts'
 import { argumentsForm, type ObjectSchema } from './args-form.ts'
+import { eraExplanation, eraLabel, isLegacy, recorded, type ServerRequestView } from './eras.ts'
 
 /** How many characters of a `requestState` the rounds view shows. */
 const STATE_PREVIEW_CHARS = 16
@@ -52,6 +55,7 @@ const ui = {
   callDescription: byId<HTMLParagraphElement>('call-description'),
   args: byId<HTMLFormElement>('args'),
   questions: byId<HTMLElement>('questions'),
+  era: byId<HTMLParagraphElement>('era'),
   rounds: byId<HTMLOListElement>('rounds'),
   result: byId<HTMLDivElement>('result'),
 }
@@ -73,6 +77,10 @@ function errorText(error: unknown): string {
 async function connect(endpoint: string): Promise<void> {
   for (const list of [ui.tools, ui.prompts, ui.resources]) list.replaceChildren()
   ui.call.hidden = true
+  ui.rounds.replaceChildren()
+  ui.era.textContent = ''
+  // a 2025-era session ends with DELETE (nothing to do for a 2026-07-28 server)
+  void client?.close().catch(() => {})
   client = undefined
   let url: string
   try {
@@ -82,11 +90,13 @@ async function connect(endpoint: string): Promise<void> {
     return
   }
   setStatus(`Connecting to ${url}…`)
-  const c = new Client({
+  const c: Client = new Client({
     transport: new StreamableHttpClientTransport(url),
     clientInfo: { name: 'edge-mcp-web-demo', version: '0.1.0' },
-    elicitation: createElicitationHandler({ container: ui.questions, serverName: () => serverLabel }),
-    sampling: createSamplingHandler({ container: ui.questions, serverName: () => serverLabel }),
+    ...recorded(() => c, serverRequests, {
+      elicitation: createElicitationHandler({ container: ui.questions, serverName: () => serverLabel }),
+      sampling: createSamplingHandler({ container: ui.questions, serverName: () => serverLabel }),
+    }),
   })
   let offers: { tools?: unknown; prompts?: unknown; resources?: unknown }
   try {
@@ -97,9 +107,10 @@ async function connect(endpoint: string): Promise<void> {
     serverLabel = info?.title || info?.name ? `${info.title ?? info.name} at ${host}` : host
     offers = discovered.capabilities
     client = c
-    setStatus(
-      `Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`,
-    )
+    // a 2025-era server's "versions" are just the one initialize agreed on: the era label says it
+    const versions = isLegacy(c) ? '' : ` (versions: ${discovered.supportedVersions.join(', ')})`
+    setStatus(`Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url}${versions} · ${eraLabel(c)}`)
+    ui.era.textContent = eraExplanation(c)
   } catch (error) {
     setStatus(`Could not connect to ${url}: ${errorText(error)}`, true)
     return
@@ -270,6 +281,26 @@ function roundItem(info: RoundInfo): HTMLLIElement {
     ),
   )
   return li
+}
+
+/**
+ * A 2025-era server's request, answered inside the call (see eras.ts): listed in the rounds view as it
+ * arrives, with the answer once it went back.
+ */
+const serverRequests: ServerRequestView = {
+  asked(ctx, request) {
+    const li = el('li', 'server-request')
+    li.append(el('strong', undefined, `Asked during ${ctx.method} ${ctx.target}`.trim()))
+    const q = el('p', 'asked')
+    const answer = el('span', 'answer', ' → waiting for the answer…')
+    q.append(el('code', undefined, ctx.key), `: ${describeRequest(request)}`, answer)
+    li.append(q)
+    ui.rounds.append(li)
+    return {
+      answered: (result) => (answer.textContent = ` → ${JSON.stringify(result)}`),
+      failed: (error) => (answer.textContent = ` → failed: ${errorText(error)}`),
+    }
+  },
 }
 
 function describeRequest(request: InputRequest): string {
