@@ -6,7 +6,7 @@
  * request's stream go to the same callbacks as 2026 input requests, and their answers are POSTed back.
  * @module
  */
-import { HEADER, LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { HEADER, LEGACY_PROTOCOL_VERSIONS, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
 import type {
@@ -83,7 +83,8 @@ export class LegacyConnection {
     options: ExchangeOptions,
     progressToken: string,
   ): Promise<Record<string, unknown>> {
-    await this.start(options.signal)
+    const server = await this.start(options.signal)
+    if (method === 'server/discover') return discoverResultOf(server) // a 2025 server has no server/discover
     try {
       return await this.#send(method, params, options, progressToken)
     } catch (error) {
@@ -243,6 +244,23 @@ function asModern(method: string, result: Record<string, unknown>): Record<strin
   return out
 }
 
+/**
+ * What `server/discover` tells, from a 2025 server's `initialize` result: the negotiated version as the one
+ * supported, its capabilities and instructions, serverInfo in `_meta`, and "do not cache" hints.
+ */
+function discoverResultOf(server: LegacyServer): Record<string, unknown> {
+  const result: Record<string, unknown> = {
+    resultType: 'complete',
+    supportedVersions: [server.protocolVersion],
+    capabilities: server.capabilities,
+    ttlMs: 0,
+    cacheScope: 'private',
+    _meta: { [META.serverInfo]: server.serverInfo },
+  }
+  if (server.instructions !== undefined) result.instructions = server.instructions
+  return result
+}
+
 /** The errors only a 2026-07-28 server sends: a probe answered with one found a modern server. */
 const MODERN_ERRORS = new Set<number>([
   ErrorCode.HeaderMismatch,
@@ -252,16 +270,20 @@ const MODERN_ERRORS = new Set<number>([
 
 /**
  * The era of a server, from how it answered a `server/discover` probe (spec 2026-07-28:
- * basic/versioning.mdx, transports/streamable-http.mdx "backwards compatibility"): a result, or -32020 /
- * -32021 / -32022, is a modern server; any other JSON-RPC error (e.g. -32601, a legacy server's -32000 "no
- * session"), HTTP 400 / 404 / 405 without one, or a body that is no JSON-RPC answer is a legacy one.
+ * basic/versioning.mdx, transports/streamable-http.mdx "backwards compatibility"): a result whose
+ * `supportedVersions` names a version this client speaks, or -32020 / -32021 / -32022, is a modern server;
+ * any other result (e.g. the `{}` some 2025 servers give every method they do not know), any other JSON-RPC
+ * error (e.g. -32601, a legacy server's -32000 "no session"), HTTP 400 / 404 / 405 without one, or a body
+ * that is no JSON-RPC answer is a legacy one.
  * @throws what the probe threw when it is no evidence of an era: a modern error (-32022 without a version in
  *   common), 401 / 403 (authorization), other HTTP failures (5xx), a network failure or a timeout.
  */
 export async function probeEra(send: () => Promise<unknown>): Promise<'modern' | 'legacy'> {
   try {
-    await send()
-    return 'modern'
+    const result = await send()
+    const versions = isPlainObject(result) ? result.supportedVersions : undefined
+    const modern = Array.isArray(versions) && versions.some((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v as string))
+    return modern ? 'modern' : 'legacy'
   } catch (error) {
     if (error instanceof McpError) {
       if (MODERN_ERRORS.has(error.code)) throw error
