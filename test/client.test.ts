@@ -320,6 +320,7 @@ describe('client result validation', () => {
           fetch: async (r) => Response.json({ jsonrpc: '2.0', id: await requestId(r), result }),
         }),
         elicitation: () => ({ action: 'accept' }),
+        versionNegotiation: 'modern',
       })
     await expect(answer({ resultType: 'task', content: [] }).callTool('x')).rejects.toThrow(/Unknown resultType 'task'/)
     await expect(

@@ -4,12 +4,18 @@
  * demo Worker under `wrangler dev` (local workerd, the `MCP_MAILBOX` Durable Object carrying answers). Each
  * client only declares what a real host would (elicitation, sampling) and registers its own handlers; every
  * demo question reaches it as a server-to-client request on the POST's stream, and its answer completes the call.
+ *
+ * Issue 12: our own Client against the same Worker, in both eras: `versionNegotiation: 'legacy'` (the Worker's
+ * 2025 lane: a session, the question on the POST's stream, the answer POSTed back through the mailbox) and
+ * `'auto'` (the probe finds the Worker modern: 2026-07-28, the question as an input-required round).
  */
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
+import type { ElicitResult } from '../src/index.ts'
 import { startWorker, type RunningWorker } from './workerd.ts'
 
 let worker: RunningWorker
@@ -255,3 +261,63 @@ describe.each([
     expect(read.contents.map((c) => c.text)).toEqual(['Dune\nNeuromancer'])
   })
 })
+
+describe.each([
+  { versionNegotiation: 'legacy', protocolVersion: '2025-11-25' },
+  { versionNegotiation: 'auto', protocolVersion: '2026-07-28' },
+] as const)(
+  'our Client ($versionNegotiation) against the demo Worker in workerd',
+  ({ versionNegotiation, protocolVersion }) => {
+    it(`speaks ${protocolVersion}: lists, calls reserve_book (no question), provision answered through the callback, and declined`, async () => {
+      const asked: Array<{ call: string; message: string; fields: string[] }> = []
+      let answer: ElicitResult = { action: 'accept', content: { region: 'ap-southeast-2' } }
+      const client = new Client({
+        transport: new StreamableHttpClientTransport(worker.url),
+        versionNegotiation,
+        elicitation: (params, ctx) => {
+          const form = params.mode === 'url' ? undefined : params
+          asked.push({
+            call: `${ctx.method} ${ctx.target}`,
+            message: params.message,
+            fields: Object.keys(form?.requestedSchema.properties ?? {}),
+          })
+          return answer
+        },
+      })
+      try {
+        const tools = await client.listTools()
+        expect(client.protocolVersion).toBe(protocolVersion)
+        expect(tools.map((t) => t.name)).toEqual([
+          'provision',
+          'reserve_book',
+          'order_book',
+          'recommend_book',
+          'open_account',
+        ])
+
+        const dune = await client.callTool('reserve_book', { title: 'Dune' })
+        expect(dune.isError).toBeFalsy()
+        expect(text(dune as ToolResult)).toBe("Reserved 'Dune' (6 copies left).")
+        expect(asked).toEqual([])
+
+        const provisioned = await client.callTool('provision', { name: 'db1' })
+        expect(provisioned.isError).toBeFalsy()
+        expect(text(provisioned as ToolResult)).toBe("Provisioned 'db1' in ap-southeast-2.")
+        const question = {
+          call: 'tools/call provision',
+          message: 'Which region should the database live in?',
+          fields: ['region'],
+        }
+        expect(asked).toEqual([question])
+
+        answer = { action: 'decline' }
+        const declined = await client.callTool('provision', { name: 'db1' })
+        expect(declined.isError).toBe(true)
+        expect(text(declined as ToolResult)).toBe('No database provisioned: the region question was declined.')
+        expect(asked).toEqual([question, question])
+      } finally {
+        await client.close()
+      }
+    })
+  },
+)

@@ -182,6 +182,7 @@ function sseTransport(body: string | Uint8Array, chunk: number) {
 describe('client SSE reader: events and errors', () => {
   const sseClient = (chunks: string[]) =>
     new Client({
+      versionNegotiation: 'modern', // a scripted 2026 stream: no era probe
       transport: new StreamableHttpClientTransport('http://x/mcp', {
         fetch: async (r) => {
           const id = await requestId(r)

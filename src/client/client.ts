@@ -165,11 +165,11 @@ export class Client {
   ): Promise<Record<string, unknown>> {
     let probed: Record<string, unknown> | undefined
     const signal = options.signal
-    await this.#eras.resolve(async () => {
-      probed = await this.#modern('server/discover', {}, signal ? { signal } : {})
+    const era = await this.#eras.resolve(async () => {
+      return (probed = await this.#modern('server/discover', {}, signal ? { signal } : {}))
     })
-    // the probe was this very request: its answer is the answer
-    if (probed && method === 'server/discover' && Object.keys(params).length === 0) return probed
+    // the probe was this very request: its answer (from a modern server) is the answer
+    if (probed && era === 'modern' && method === 'server/discover' && Object.keys(params).length === 0) return probed
     try {
       return this.#eras.confirm(await this.#modern(method, params, options))
     } catch (error) {

@@ -5,7 +5,9 @@
  * {@link EraStore} so the next client (page load, process) skips the probe.
  * @module
  */
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
+import { isPlainObject } from '../protocol/jsonrpc.ts'
 import { HttpError, InvalidResultError } from '../transport/errors.ts'
 
 /** The two protocol eras: 2026-07-28 (`'modern'`) and 2025-11-25 / 2025-06-18 / 2025-03-26 (`'legacy'`). */
@@ -36,18 +38,22 @@ export const ERA_VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000
 const MODERN_ERRORS = new Set<number>([ErrorCode.HeaderMismatch, ErrorCode.MissingRequiredClientCapability])
 
 /**
- * The era of a server, from how it answered a `server/discover` probe: a result, or -32020 / -32021, is a
- * modern server; any other JSON-RPC error (e.g. -32601, a legacy server's -32000 "no session"), HTTP 400 /
- * 404 / 405 without one, or a body that is no JSON-RPC answer is a legacy one. (-32022 never reaches here
- * when a version is in common: the sender retried with it.)
+ * The era of a server, from how it answered a `server/discover` probe: a result whose `supportedVersions`
+ * names a version this client speaks (as the official TypeScript and Python SDKs decide), or -32020 /
+ * -32021, is a modern server; any other result (e.g. the `{}` some 2025 servers give every method they do
+ * not know), any other JSON-RPC error (e.g. -32601, a legacy server's -32000 "no session"), HTTP 400 / 404 /
+ * 405 without one, or a body that is no JSON-RPC answer is a legacy one. (-32022 never reaches here when a
+ * version is in common: the sender retried with it.)
  * @throws what the probe threw when it is no evidence of an era: -32022 without a version in common,
  *   401 / 403 (the transport's OAuth could not authorize), other HTTP failures (5xx), a network failure,
  *   a timeout or an abort.
  */
 export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
   try {
-    await send()
-    return 'modern'
+    const result = await send()
+    const versions = isPlainObject(result) ? result.supportedVersions : undefined
+    const spoken = Array.isArray(versions) && versions.some((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v as string))
+    return spoken ? 'modern' : 'legacy'
   } catch (error) {
     if (error instanceof McpError) {
       if (MODERN_ERRORS.has(error.code)) return 'modern'

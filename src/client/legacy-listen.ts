@@ -70,7 +70,7 @@ async function listen(session: LegacyListenSession, message: OutboundMessage, op
       stop()
       signal?.removeEventListener('abort', onAbort)
       unsubscribe()
-      reject(error)
+      reject(error) // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason or the drop error, as given
     }
     const onAbort = () => end(signal!.reason)
     const stop = session.notifications((n) => {
@@ -97,7 +97,9 @@ function matcher(filter: SubscriptionFilter): (n: JSONRPCNotification) => boolea
         return filter.resourcesListChanged === true
       case 'notifications/resources/updated': {
         const uri = (n.params as { uri?: unknown } | undefined)?.uri
-        return typeof uri === 'string' && (uris.has(uri) || [...uris].some((u) => uri.startsWith(u.replace(/\/?$/, '/'))))
+        return (
+          typeof uri === 'string' && (uris.has(uri) || [...uris].some((u) => uri.startsWith(u.replace(/\/?$/, '/'))))
+        )
       }
       default:
         return false

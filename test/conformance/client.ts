@@ -3,6 +3,10 @@
  * scenario server's URL and sets MCP_CONFORMANCE_SCENARIO (and MCP_CONFORMANCE_CONTEXT, JSON, for some
  * scenarios). Exits 0 when the scenario's flow completed, 1 otherwise (some auth scenarios expect that).
  *
+ * The client is in `versionNegotiation: 'auto'` for both requirement sets, and is not told which one runs
+ * (MCP_CONFORMANCE_PROTOCOL_VERSION is not read): the `server/discover` probe finds a 2026-07-28 mock
+ * modern and a 2025-11-25 one legacy (`initialize`, a session, the server's questions on its streams).
+ *
  *   node --import tsx test/conformance/client.ts http://localhost:PORT/mcp
  */
 import {
@@ -11,7 +15,7 @@ import {
   StreamableHttpClientTransport,
   type OAuthClientProviderOptions,
 } from '../../src/client/index.ts'
-import { type Tool } from '../../src/index.ts'
+import { type ElicitRequestParams, type Tool } from '../../src/index.ts'
 
 const url = process.argv[2]
 if (!url) {
@@ -53,6 +57,7 @@ const transport = new StreamableHttpClientTransport(url, scenario.startsWith('au
 const client = new Client({
   transport,
   clientInfo: { name: 'edge-mcp-conformance-client', version: '0.1.0' },
+  versionNegotiation: 'auto',
   elicitation: () => ({ action: 'accept', content: { confirmed: true } }),
   onWarning: (message) => console.error(`[warning] ${message}`),
 })
@@ -75,6 +80,14 @@ function sampleArguments(tool: Tool): Record<string, unknown> {
               : 'sample'
   }
   return args
+}
+
+/** The `default` of each field of a form elicitation's `requestedSchema`, as a form would show them. */
+function formDefaults(params: ElicitRequestParams): Record<string, string | number | boolean | string[]> {
+  const properties = params.mode === 'url' ? {} : params.requestedSchema.properties
+  const content: Record<string, string | number | boolean | string[]> = {}
+  for (const [name, field] of Object.entries(properties)) if (field.default !== undefined) content[name] = field.default
+  return content
 }
 
 async function run(): Promise<void> {
@@ -102,6 +115,24 @@ async function run(): Promise<void> {
       await between.callTool('test_mrtr_echo_state', {})
       await client.callTool('test_mrtr_no_state', {})
       await client.callTool('test_mrtr_no_result_type', {})
+      return
+    }
+    case 'elicitation-sep1034-client-defaults': {
+      // the callback plays a form that shows each field's default (spec: client/elicitation.mdx, "Clients that
+      // support defaults SHOULD pre-populate form fields with these values"), accepted as shown
+      const filling = new Client({
+        transport,
+        versionNegotiation: 'auto',
+        elicitation: (params) => ({ action: 'accept', content: formDefaults(params) }),
+      })
+      await filling.listTools()
+      await filling.callTool('test_client_elicitation_defaults', {})
+      await filling.close()
+      return
+    }
+    case 'sse-retry': {
+      await client.listTools()
+      await client.callTool('test_reconnection', {})
       return
     }
     case 'http-standard-headers': {
@@ -132,6 +163,7 @@ async function run(): Promise<void> {
 
 try {
   await run()
+  await client.close() // a 2025 session ends with DELETE
   process.exit(0)
 } catch (error) {
   console.error(error instanceof Error ? `${error.name}: ${error.message}` : error)

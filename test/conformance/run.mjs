@@ -2,7 +2,7 @@
 /**
  * `npm run conformance`: the official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
  * test/conformance/package.json with the Node 22 it needs) against edge-mcp, for the 2026-07-28
- * requirement set and, on Cloudflare Workers, the 2025-11-25 one.
+ * requirement set and the 2025-11-25 one (our server on Cloudflare Workers, our client in `'auto'` mode).
  *
  * 1. installs test/conformance's dependencies when they are missing (`npm ci --prefix test/conformance`);
  * 2. starts the fixture server (test/conformance/server.ts, Node 20 + tsx) on a free loopback port and
@@ -13,7 +13,10 @@
  *    session, including the scenarios where the server asks them questions (sampling, elicitation); the
  *    Worker's process group is stopped afterwards, and when this script exits early;
  * 4. runs the client suite with test/conformance/client.ts as the client (skipped, saying so, when that
- *    file does not exist);
+ *    file does not exist), for `--requirements 2026-07-28` and then `--requirements 2025-11-25` (2025-era mock
+ *    servers; the fixture client is in `versionNegotiation: 'auto'`, so each scenario starts with a
+ *    `server/discover` probe the mock answers with an error or a result naming no 2026 version, and the
+ *    client falls back to `initialize`);
  * 5. prints one summary line per suite (scored scenarios only; the CLI's own output lists the rest) and
  *    the failing checks, and exits 1 when any scored check failed or a suite could not run.
  *
@@ -72,7 +75,8 @@ function scoredScenarios(revision) {
     const item = /^ {2}- (\S+)$/.exec(line)
     if (leg && item) legs[leg].push(item[1])
   }
-  if (legs.server.length === 0) fail(`no server scenarios found in \`conformance list --requirements ${revision}\``)
+  for (const leg of ['server', 'client'])
+    if (legs[leg].length === 0) fail(`no ${leg} scenarios found in \`conformance list --requirements ${revision}\``)
   return legs
 }
 
@@ -318,16 +322,19 @@ if (worker) {
   }
 }
 
-// 4. the client suite, with our client
+// 4. the client suites (2026-07-28, then 2025-11-25), with our client
 let clientCode
+let legacyClientCode
 const clientDir = join(results, 'client')
+const legacyClientDir = join(results, 'client-2025')
 if (existsSync(clientEntry)) {
   const command = `${process.execPath} ${tsx} ${clientEntry}`
   if (/\s/.test(process.execPath + tsx + clientEntry))
     fail('the conformance CLI splits --command on spaces; run from a path without spaces')
-  clientCode = await run(node22, [cli, 'client', '--requirements', REVISION, '--command', command, '-o', clientDir], {
-    cwd: results,
-  })
+  const clientSuite = (revision, dir) =>
+    run(node22, [cli, 'client', '--requirements', revision, '--command', command, '-o', dir], { cwd: results })
+  clientCode = await clientSuite(REVISION, clientDir)
+  legacyClientCode = await clientSuite(LEGACY_REVISION, legacyClientDir)
 }
 
 // 5. summary lines and the exit code
@@ -341,11 +348,14 @@ if (legacyFailed > 0 && worker) {
 }
 failed += legacyFailed
 if (clientCode === undefined) {
-  console.log(
-    `conformance client suite (requirements ${REVISION}): SKIPPED: test/conformance/client.ts does not exist yet`,
-  )
+  for (const revision of [REVISION, LEGACY_REVISION])
+    console.log(
+      `conformance client suite (requirements ${revision}): SKIPPED: test/conformance/client.ts does not exist yet`,
+    )
 } else {
   failed += summarize('client', scored.client, clientDir, clientCode)
+  const legacyClientLabel = `requirements ${LEGACY_REVISION}, versionNegotiation 'auto'`
+  failed += summarize('client', scoredLegacy.client, legacyClientDir, legacyClientCode, legacyClientLabel)
 }
 if (failed > 0) {
   console.log(`conformance: results kept in ${results}`)
