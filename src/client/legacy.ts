@@ -3,7 +3,8 @@
  * once (2025-11-25, accepting a 2025-06-18 or 2025-03-26 counter-offer), `notifications/initialized`, then
  * every request without the 2026 envelope and with `MCP-Protocol-Version` and `Mcp-Session-Id`; a session
  * the server no longer knows (404) is started again once. Server-to-client requests arriving on a
- * request's stream go to the same callbacks as 2026 input requests, and their answers are POSTed back.
+ * request's stream or on the session's standalone `GET` stream go to the same callbacks as 2026 input
+ * requests, and their answers are POSTed back. Streams that close early are resumed (`Last-Event-ID`).
  * @module
  */
 import { HEADER, LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
@@ -12,6 +13,7 @@ import { isPlainObject } from '../protocol/jsonrpc.ts'
 import type {
   ClientCapabilities,
   InputRequest,
+  JSONRPCNotification,
   JSONRPCRequest,
   JSONRPCResponse,
   RequestId,
@@ -21,6 +23,7 @@ import { HttpError, InvalidResultError } from '../transport/errors.ts'
 import { answerInput } from './carrier.ts'
 import { MissingInputHandlerError } from './errors.ts'
 import { exchange, type ExchangeOptions } from './exchange.ts'
+import { StandaloneStream } from './legacy-stream.ts'
 import type { ClientOptions } from './options.ts'
 
 /** What `initialize` told about the server. */
@@ -45,9 +48,49 @@ export class LegacyConnection {
   #sessionId: string | undefined
   #server: LegacyServer | undefined
   #starting: Promise<LegacyServer> | undefined
+  #stream: StandaloneStream | undefined
+  readonly #listeners = new Set<(notification: JSONRPCNotification) => void>()
 
   constructor(deps: LegacyDeps) {
     this.#deps = deps
+  }
+
+  /**
+   * Receive the notifications the server sends on the session's standalone `GET` stream (list changes,
+   * log messages, `notifications/elicitation/complete`; the latter from request streams too).
+   * @returns a function that removes the listener.
+   */
+  onStreamNotification(listener: (notification: JSONRPCNotification) => void): () => void {
+    this.#listeners.add(listener)
+    return () => void this.#listeners.delete(listener)
+  }
+
+  /** Whether the standalone `GET` stream is open (or opening): server messages outside requests can arrive. */
+  get streaming(): boolean {
+    return this.#stream !== undefined && this.#stream.state !== 'none'
+  }
+
+  #emit(notification: JSONRPCNotification): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(notification)
+      } catch (error) {
+        this.#warn(`a stream notification listener threw: ${String(error)}`)
+      }
+    }
+  }
+
+  #warn(message: string): void {
+    ;(this.#deps.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(message)
+  }
+
+  /** Forget the session: its streams are closed, the next request initializes again. */
+  #forget(): void {
+    this.#stream?.close()
+    this.#stream = undefined
+    this.#server = undefined
+    this.#sessionId = undefined
+    this.#starting = undefined
   }
 
   get #transport(): ClientTransport {
@@ -88,9 +131,7 @@ export class LegacyConnection {
       return await this.#send(method, params, options, progressToken)
     } catch (error) {
       if (!isSessionGone(error) || this.#sessionId === undefined) throw error
-      this.#server = undefined
-      this.#sessionId = undefined
-      this.#starting = undefined
+      this.#forget()
       await this.start(options.signal)
       return this.#send(method, params, options, progressToken)
     }
@@ -119,6 +160,11 @@ export class LegacyConnection {
         ...options,
         headers: { ...options.headers, ...this.#headers() },
         onRequest: (request) => void this.#answer(request, method, target, signal),
+        onNotification: (notification) => {
+          options.onNotification?.(notification)
+          if (notification.method === 'notifications/elicitation/complete') this.#emit(notification)
+        },
+        resume: true,
       },
       this.#deps.timeoutMs,
       progressToken,
@@ -171,6 +217,17 @@ export class LegacyConnection {
     this.#server = server
     this.#sessionId = sessionId
     await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: this.#headers() })
+    if (this.#server !== server) return server // closed meanwhile: no stream for a session that is gone
+    this.#stream?.close()
+    this.#stream = new StandaloneStream({
+      transport: this.#transport,
+      headers: this.#headers(),
+      onRequest: (request, streamSignal) => void this.#answer(request, '', '', streamSignal),
+      onNotification: (notification) => this.#emit(notification),
+      warn: (m) => this.#warn(m),
+    })
+    // a request sent at once may make the server ask on this stream: give it a moment to open (bounded)
+    await this.#stream.waitOpened()
     return server
   }
 
@@ -195,9 +252,7 @@ export class LegacyConnection {
     try {
       await this.#transport.send(response, { headers: this.#headers() })
     } catch (error) {
-      ;(this.#deps.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(
-        `the answer to the server's ${request.method} could not be sent: ${String(error)}`,
-      )
+      this.#warn(`the answer to the server's ${request.method} could not be sent: ${String(error)}`)
     }
   }
 
@@ -215,13 +270,11 @@ export class LegacyConnection {
     return await answerInput(this.#deps.options, key, input, { key, method, target, signal })
   }
 
-  /** End the session (`DELETE`, a 405 ignored) and forget it. */
+  /** Close the standalone stream, end the session (`DELETE`, a 405 ignored) and forget it. */
   async close(): Promise<void> {
     const headers = this.#headers()
     const had = this.#sessionId !== undefined
-    this.#server = undefined
-    this.#sessionId = undefined
-    this.#starting = undefined
+    this.#forget()
     if (had) await this.#transport.endSession?.(headers)
   }
 }
