@@ -4,7 +4,8 @@
  * every request without the 2026 envelope and with `MCP-Protocol-Version` and `Mcp-Session-Id`; a session
  * the server no longer knows (404) is started again once. Server-to-client requests arriving on a
  * request's stream or on the session's standalone `GET` stream go to the same callbacks as 2026 input
- * requests, and their answers are POSTed back. Streams that close early are resumed (`Last-Event-ID`).
+ * requests, and their answers are POSTed back. Streams that close early are resumed (`Last-Event-ID`); a
+ * `-32042` is answered through the `elicitation` callback and the request sent again.
  * @module
  */
 import { HEADER, LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
@@ -25,6 +26,7 @@ import { MissingInputHandlerError } from './errors.ts'
 import { exchange, type ExchangeOptions } from './exchange.ts'
 import { StandaloneStream } from './legacy-stream.ts'
 import type { ClientOptions } from './options.ts'
+import { withUrlElicitation } from './url-elicitation.ts'
 
 /** What `initialize` told about the server. */
 export interface LegacyServer {
@@ -117,10 +119,30 @@ export class LegacyConnection {
 
   /**
    * Send one request in the session (initializing first), its server-to-client requests answered through
-   * the callbacks. A 404 on the session starts a new one and retries, once.
-   * @throws McpError for a JSON-RPC error; HttpError / NetworkError from the transport.
+   * the callbacks. A 404 on the session starts a new one and retries, once. A `-32042` (URL elicitation
+   * required, spec 2025-11-25 client/elicitation.mdx) goes to the `elicitation` callback and, once accepted
+   * (and completed, when the standalone stream can say so), the request is sent again (see `withUrlElicitation`).
+   * @throws McpError for a JSON-RPC error (-32042 when declined, cancelled or repeated); HttpError /
+   *   NetworkError from the transport.
    */
   async request(
+    method: string,
+    params: Record<string, unknown>,
+    options: ExchangeOptions,
+    progressToken: string,
+  ): Promise<Record<string, unknown>> {
+    const named = params.name ?? params.uri
+    return withUrlElicitation(() => this.#inSession(method, params, options, progressToken), {
+      callbacks: this.#deps.options,
+      method,
+      target: typeof named === 'string' ? named : '',
+      signal: options.signal,
+      watchCompletions: (ids) => (this.streaming ? this.#watchCompletions(ids) : undefined),
+      waitMs: options.timeoutMs ?? this.#deps.timeoutMs,
+    })
+  }
+
+  async #inSession(
     method: string,
     params: Record<string, unknown>,
     options: ExchangeOptions,
@@ -135,6 +157,20 @@ export class LegacyConnection {
       await this.start(options.signal)
       return this.#send(method, params, options, progressToken)
     }
+  }
+
+  /** Resolves once `notifications/elicitation/complete` arrived for each id (spec 2025-11-25: client/elicitation.mdx). */
+  #watchCompletions(ids: string[]): { done: Promise<void>; stop(): void } {
+    const pending = new Set(ids)
+    let stop = () => {}
+    const done = new Promise<void>((resolve) => {
+      stop = this.onStreamNotification((n) => {
+        if (n.method !== 'notifications/elicitation/complete') return
+        pending.delete((n.params as { elicitationId?: unknown } | undefined)?.elicitationId as string)
+        if (pending.size === 0) resolve()
+      })
+    })
+    return { done, stop }
   }
 
   async #send(
