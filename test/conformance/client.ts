@@ -49,9 +49,14 @@ function oauth(): OAuthClientProvider {
   return new OAuthClientProvider(options)
 }
 
+/** The era the runner asks for (it sets MCP_CONFORMANCE_PROTOCOL_VERSION; 2025-11-25 when the scenario names none). */
+const legacy = (process.env.MCP_CONFORMANCE_PROTOCOL_VERSION ?? '').startsWith('2025')
+
 const transport = new StreamableHttpClientTransport(url, scenario.startsWith('auth/') ? { auth: oauth() } : {})
 const client = new Client({
   transport,
+  // a 2025-11-25 scenario's mock server answers server/discover with a result, so 'auto' would take it for modern
+  versionNegotiation: legacy ? 'legacy' : 'modern',
   clientInfo: { name: 'edge-mcp-conformance-client', version: '0.1.0' },
   elicitation: () => ({ action: 'accept', content: { confirmed: true } }),
   onWarning: (message) => console.error(`[warning] ${message}`),
@@ -102,6 +107,12 @@ async function run(): Promise<void> {
       await between.callTool('test_mrtr_echo_state', {})
       await client.callTool('test_mrtr_no_state', {})
       await client.callTool('test_mrtr_no_result_type', {})
+      return
+    }
+    case 'sse-retry': {
+      // the tool's SSE stream closes after a priming event (id, retry: 500): the result comes on the GET that resumes it
+      for (const tool of await client.listTools()) await client.callTool(tool.name, sampleArguments(tool))
+      await client.close()
       return
     }
     case 'http-standard-headers': {
