@@ -182,7 +182,7 @@ describe('legacy standalone GET stream', () => {
       onWarning: (m) => warnings.push(m),
     })
     expect(await client.listTools()).toEqual([])
-    expect(warnings).toEqual([expect.stringMatching(/GET stream could not be opened: HttpError: HTTP 500/)])
+    expect(warnings).toEqual([expect.stringMatching(/GET stream not opened: HttpError: HTTP 500/)])
   })
 })
 

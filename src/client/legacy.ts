@@ -24,9 +24,11 @@ import { HttpError, InvalidResultError } from '../transport/errors.ts'
 import { answerInput } from './carrier.ts'
 import { MissingInputHandlerError } from './errors.ts'
 import { exchange, type ExchangeOptions } from './exchange.ts'
-import { StandaloneStream } from './legacy-stream.ts'
 import type { ClientOptions } from './options.ts'
 import { withUrlElicitation } from './url-elicitation.ts'
+
+/** How long opening the standalone `GET` stream may hold up the first request, in milliseconds. */
+export const STREAM_OPEN_WAIT_MS = 1_000
 
 /** What `initialize` told about the server. */
 export interface LegacyServer {
@@ -50,7 +52,8 @@ export class LegacyConnection {
   #sessionId: string | undefined
   #server: LegacyServer | undefined
   #starting: Promise<LegacyServer> | undefined
-  #stream: StandaloneStream | undefined
+  /** Aborts the standalone `GET` stream; set while it is opening or open. */
+  #stream: AbortController | undefined
   readonly #listeners = new Set<(notification: JSONRPCNotification) => void>()
 
   constructor(deps: LegacyDeps) {
@@ -69,7 +72,7 @@ export class LegacyConnection {
 
   /** Whether the standalone `GET` stream is open (or opening): server messages outside requests can arrive. */
   get streaming(): boolean {
-    return this.#stream !== undefined && this.#stream.state !== 'none'
+    return this.#stream !== undefined
   }
 
   #emit(notification: JSONRPCNotification): void {
@@ -88,7 +91,7 @@ export class LegacyConnection {
 
   /** Forget the session: its streams are closed, the next request initializes again. */
   #forget(): void {
-    this.#stream?.close()
+    this.#stream?.abort()
     this.#stream = undefined
     this.#server = undefined
     this.#sessionId = undefined
@@ -137,8 +140,8 @@ export class LegacyConnection {
       method,
       target: typeof named === 'string' ? named : '',
       signal: options.signal,
-      watchCompletions: (ids) => (this.streaming ? this.#watchCompletions(ids) : undefined),
-      waitMs: options.timeoutMs ?? this.#deps.timeoutMs,
+      watchCompletions: (ids) =>
+        this.streaming ? this.#watchCompletions(ids, options.timeoutMs ?? this.#deps.timeoutMs) : undefined,
     })
   }
 
@@ -159,16 +162,24 @@ export class LegacyConnection {
     }
   }
 
-  /** Resolves once `notifications/elicitation/complete` arrived for each id (spec 2025-11-25: client/elicitation.mdx). */
-  #watchCompletions(ids: string[]): { done: Promise<void>; stop(): void } {
+  /**
+   * Resolves once `notifications/elicitation/complete` arrived for each id (spec 2025-11-25:
+   * client/elicitation.mdx), or after `ms` milliseconds (the request is then retried anyway).
+   */
+  #watchCompletions(ids: string[], ms: number): { done: Promise<void>; stop(): void } {
     const pending = new Set(ids)
     let stop = () => {}
     const done = new Promise<void>((resolve) => {
-      stop = this.onStreamNotification((n) => {
-        if (n.method !== 'notifications/elicitation/complete') return
-        pending.delete((n.params as { elicitationId?: unknown } | undefined)?.elicitationId as string)
+      const timer = setTimeout(resolve, ms)
+      const remove = this.onStreamNotification((n) => {
+        if (n.method === 'notifications/elicitation/complete')
+          pending.delete((n.params as { elicitationId?: unknown } | undefined)?.elicitationId as string)
         if (pending.size === 0) resolve()
       })
+      stop = () => {
+        clearTimeout(timer)
+        remove()
+      }
     })
     return { done, stop }
   }
@@ -253,18 +264,45 @@ export class LegacyConnection {
     this.#server = server
     this.#sessionId = sessionId
     await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: this.#headers() })
-    if (this.#server !== server) return server // closed meanwhile: no stream for a session that is gone
-    this.#stream?.close()
-    this.#stream = new StandaloneStream({
-      transport: this.#transport,
-      headers: this.#headers(),
-      onRequest: (request, streamSignal) => void this.#answer(request, '', '', streamSignal),
-      onNotification: (notification) => this.#emit(notification),
-      warn: (m) => this.#warn(m),
-    })
-    // a request sent at once may make the server ask on this stream: give it a moment to open (bounded)
-    await this.#stream.waitOpened()
+    if (this.#server === server) await this.#listen() // unless closed meanwhile
     return server
+  }
+
+  /**
+   * Open the session's standalone `GET` stream (spec 2025-11-25: transports.mdx "Listening for Messages from
+   * the Server") for the server's requests and notifications not tied to a request of ours (e.g. the v1 SDK's
+   * `elicitInput` without `relatedRequestId`): its requests are answered like those on a request's stream
+   * (`ctx.method` and `ctx.target` empty), its notifications go to the `onStreamNotification` listeners. A
+   * 405 is "no stream"; another failure a warning. Waits for the server's answer at most
+   * {@link STREAM_OPEN_WAIT_MS}, so that a request sent at once is not asked on a stream not yet there.
+   */
+  async #listen(): Promise<void> {
+    const abort = new AbortController()
+    const signal = abort.signal
+    this.#stream = abort
+    const ended = () => void (this.#stream === abort && (this.#stream = undefined))
+    const opened = this.#transport.openStream
+      ? this.#transport
+          .openStream({
+            headers: this.#headers(),
+            signal,
+            onRequest: (request) => void this.#answer(request, '', '', signal),
+            onNotification: (notification) => this.#emit(notification),
+          })
+          .then(
+            (stream) => {
+              if (!stream) return ended() // 405
+              stream.closed.catch((error: unknown) => this.#warn(`GET stream: ${String(error)}`)).finally(ended)
+            },
+            (error: unknown) => {
+              ended()
+              if (!signal.aborted) this.#warn(`GET stream not opened: ${String(error)}`)
+            },
+          )
+      : ended()
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([opened, new Promise((resolve) => (timer = setTimeout(resolve, STREAM_OPEN_WAIT_MS)))])
+    clearTimeout(timer)
   }
 
   /**

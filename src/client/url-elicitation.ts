@@ -10,7 +10,7 @@
 import * as v from 'valibot'
 import { McpError } from '../protocol/errors.ts'
 import { ElicitRequestURLParams, type ElicitResult } from '../protocol/schemas/index.ts'
-import { sleep } from '../transport/http-client-sse.ts'
+import { rejectOnAbort } from './abort.ts'
 import { answerInput } from './carrier.ts'
 import type { ClientOptions } from './options.ts'
 
@@ -34,11 +34,10 @@ export interface UrlElicitationDeps {
   signal?: AbortSignal | undefined
   /**
    * Start watching for `notifications/elicitation/complete` of these ids: `done` resolves once each has
-   * arrived, `stop` ends the watch. Undefined when no stream can bring the notification (no standalone stream).
+   * arrived, or when the connection stops waiting (its request timeout); `stop` ends the watch. Undefined
+   * when no stream can bring the notification (no standalone stream).
    */
   watchCompletions(ids: string[]): { done: Promise<void>; stop(): void } | undefined
-  /** The longest wait for the completions after the user accepted, in milliseconds; then the request is retried anyway. */
-  waitMs: number
 }
 
 /**
@@ -59,7 +58,7 @@ export function requiredUrlElicitations(error: unknown): RequiredUrlElicitation[
 /**
  * Send a request with `send`; when it fails with `-32042`, ask the `elicitation` callback about each listed
  * URL-mode elicitation, one after the other (`ctx.key` is `url-elicitation-<elicitationId>`). When all were
- * accepted, wait (at most `waitMs`) for their completion notifications if a stream can bring them, then send
+ * accepted, wait (bounded) for their completion notifications if a stream can bring them, then send
  * again. Bounded: an elicitation id seen before, or more than {@link MAX_URL_ELICITATION_ROUNDS} rounds, and
  * the `-32042` is thrown.
  * @throws the McpError -32042 as the server sent it when there is no `elicitation` callback, when the user
@@ -108,17 +107,8 @@ async function consent(
       })) as ElicitResult
       if (answer.action !== 'accept') throw refusal
     }
-    if (!watch) return // nothing can tell when the user is done: the acceptance is the go-ahead
-    const timeout = new AbortController()
-    const abort = () => timeout.abort(deps.signal?.reason)
-    deps.signal?.addEventListener('abort', abort, { once: true })
-    try {
-      await Promise.race([watch.done, sleep(deps.waitMs, timeout.signal)])
-    } finally {
-      deps.signal?.removeEventListener('abort', abort)
-      timeout.abort()
-    }
-    deps.signal?.throwIfAborted()
+    // without a watch nothing can tell when the user is done: the acceptance is the go-ahead
+    if (watch) await Promise.race(deps.signal ? [watch.done, rejectOnAbort(deps.signal)] : [watch.done])
   } finally {
     watch?.stop()
   }

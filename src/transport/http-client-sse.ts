@@ -112,16 +112,11 @@ export async function readSseEvents(
   }
 }
 
-/** How a stream is followed across reconnections (2025-11-25 only; 2026-07-28 streams are not resumable). */
-export interface Resumption {
-  /**
-   * Open the stream again: `GET` with `Last-Event-ID: lastEventId` (none when undefined: a fresh standalone
-   * stream). @throws as `fetch` (NetworkError) or HttpError for a status that is no SSE stream.
-   */
-  reconnect(lastEventId: string | undefined, signal: AbortSignal | undefined): Promise<ReadableStream<Uint8Array>>
-  /** Whether a stream that closed without a `Last-Event-ID` may still be opened again (the standalone stream, after a `retry`). */
-  fresh?: boolean
-}
+/**
+ * Open a stream again (2025-11-25 only; 2026-07-28 streams are not resumable): `GET` with
+ * `Last-Event-ID: lastEventId`. @throws NetworkError, or HttpError for an answer that is no SSE stream.
+ */
+export type Reconnect = (lastEventId: string, signal: AbortSignal | undefined) => Promise<ReadableStream<Uint8Array>>
 
 /** Consecutive reconnections that bring no event (or fail: network, 5xx) before the stream is given up. */
 export const MAX_FRUITLESS_RECONNECTS = 5
@@ -131,18 +126,18 @@ export const DEFAULT_RETRY_MS = 1_000
 const MAX_BACKOFF_MS = 30_000
 
 /**
- * Read a stream and, when it closes before `handlers.onResponse` accepted a response, reconnect (see
- * {@link Resumption}) after the server's `retry` (else {@link DEFAULT_RETRY_MS}; doubled per reconnection that
+ * Read a stream and, when it closes before `handlers.onResponse` accepted a response after an event id,
+ * `reconnect` after the server's `retry` (else {@link DEFAULT_RETRY_MS}; doubled per reconnection that
  * brought no event, capped at 30 s) and read on, until a response (returned), an end the server gave no
  * means to resume (undefined), or {@link MAX_FRUITLESS_RECONNECTS} reconnections in a row without an event.
- * @throws the last reconnection's error (NetworkError, HttpError 5xx / 408 / 429) or HttpError "kept closing"
- *   after the fruitless tries; any other reconnection error at once (HttpError 404: the session is gone;
- *   405: no GET stream; InvalidResultError); the abort reason.
+ * @throws the last reconnection's error (NetworkError, HttpError 5xx / 408 / 429) or HttpError "resumed N
+ *   times in a row without an event" after the fruitless tries; any other reconnection error at once (HttpError 404: the session is gone;
+ *   405: no GET stream; 200 without an SSE stream); the abort reason.
  */
 export async function followSse(
   stream: ReadableStream<Uint8Array>,
   handlers: SseHandlers,
-  resumption: Resumption | undefined,
+  reconnect: Reconnect | undefined,
   signal?: AbortSignal,
 ): Promise<Record<string, unknown> | undefined> {
   const cursor: SseCursor = { events: 0 }
@@ -155,15 +150,15 @@ export async function followSse(
       const found = await readSseEvents(current, handlers, cursor, signal)
       if (found !== undefined) return found
     }
-    if (!resumption || (cursor.lastEventId === undefined && !(resumption.fresh && cursor.retryMs !== undefined)))
-      return undefined
+    const lastEventId = cursor.lastEventId
+    if (!reconnect || lastEventId === undefined) return undefined
     fruitless = cursor.events > before ? 0 : fruitless + 1
     if (fruitless >= MAX_FRUITLESS_RECONNECTS)
       throw failure ?? new HttpError(200, `The SSE stream was resumed ${fruitless} times in a row without an event`)
     const base = cursor.retryMs ?? DEFAULT_RETRY_MS
     await sleep(Math.max(base, Math.min(MAX_BACKOFF_MS, base * 2 ** Math.max(0, fruitless - 1))), signal)
     try {
-      current = await resumption.reconnect(cursor.lastEventId, signal)
+      current = await reconnect(lastEventId, signal)
       failure = undefined
     } catch (error) {
       signal?.throwIfAborted()
@@ -174,7 +169,7 @@ export async function followSse(
   }
 }
 
-/** A reconnection failure worth another try: the network, a 5xx, 408 or 429. */
+/** A reconnection failure worth another try: the network (NetworkError), a 5xx, 408 or 429. */
 function isTransient(error: unknown): boolean {
   if (error instanceof NetworkError) return true
   return error instanceof HttpError && (error.status >= 500 || error.status === 408 || error.status === 429)
@@ -182,25 +177,18 @@ function isTransient(error: unknown): boolean {
 
 /**
  * A `GET`'s answer as an SSE stream: its body, or undefined for 405 (the server offers no GET stream).
- * @throws HttpError for another failure status; InvalidResultError for a success that is not `text/event-stream`.
+ * @throws HttpError for any other answer (a success that is not `text/event-stream` included).
  */
-export async function sseBodyOf(response: Response, what: string): Promise<ReadableStream<Uint8Array> | undefined> {
-  const type = (response.headers.get('content-type') ?? '').toLowerCase()
-  if (response.ok && type.startsWith('text/event-stream') && response.body) return response.body
-  let text = ''
-  try {
-    text = await response.text()
-  } catch {
-    // the body could not be read: the status says enough
-  }
+export async function sseBodyOf(response: Response): Promise<ReadableStream<Uint8Array> | undefined> {
+  const type = response.headers.get('content-type') ?? ''
+  if (response.ok && /^text\/event-stream/i.test(type) && response.body) return response.body
+  const text = await response.text().catch(() => '')
   if (response.status === 405) return undefined
-  if (response.ok)
-    throw new InvalidResultError(`${what} was answered with ${type || 'no content type'}, not an SSE stream`)
-  throw new HttpError(response.status, `${what} failed${text ? `: ${text.slice(0, 200)}` : ''}`)
+  throw new HttpError(response.status, `GET: ${text || `no SSE stream (${type})`}`)
 }
 
 /** Wait `ms` milliseconds; rejects with the abort reason when `signal` aborts (the timer is cleared). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason as given

@@ -8,7 +8,7 @@ import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../pr
 import { bearerParams } from './oauth-discovery.ts'
 import type { OAuthClientProvider } from './oauth.ts'
 import { HttpError, NetworkError } from './errors.ts'
-import { followSse, sseBodyOf, type Resumption } from './http-client-sse.ts'
+import { followSse, sseBodyOf, type Reconnect } from './http-client-sse.ts'
 
 /** Options for one message sent by a {@link ClientTransport}. */
 export interface SendOptions {
@@ -70,8 +70,7 @@ export interface ClientTransport {
    * @returns undefined when the server answers 405 (it offers no stream); else, once the stream is open,
    *   `{ closed }`: settles when the stream ended for good — resolved when the server closed it without a
    *   way to resume or `signal` aborted, rejected when reconnecting failed (as {@link SendOptions.resume}).
-   * @throws HttpError for another failure status; InvalidResultError for a success that is no SSE stream;
-   *   NetworkError.
+   * @throws HttpError for another answer (a success that is no SSE stream included); NetworkError.
    */
   openStream?(options: StreamOptions): Promise<{ closed: Promise<void> } | undefined>
 }
@@ -144,16 +143,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
    * @throws HttpError for a failure other than 404 (already gone) or 405 (not supported); NetworkError.
    */
   async endSession(headers: Record<string, string>): Promise<void> {
-    const all = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
-    for (const [k, val] of Object.entries(headers)) all.set(k, val)
-    const authorization = await this.#auth?.authorizationHeader(this.url)
-    if (authorization) all.set('authorization', authorization)
-    let response: Response
-    try {
-      response = await this.#fetch(new Request(this.url, { method: 'DELETE', headers: all }))
-    } catch (error) {
-      throw new NetworkError(this.url, error)
-    }
+    const response = await this.#bare('DELETE', headers)
     await response.body?.cancel().catch(() => {})
     if (!response.ok && response.status !== 404 && response.status !== 405)
       throw new HttpError(response.status, 'DELETE of the session failed')
@@ -161,19 +151,13 @@ export class StreamableHttpClientTransport implements ClientTransport {
 
   /**
    * Open a 2025-era session's standalone SSE stream (see {@link ClientTransport.openStream}); when the server
-   * closes it after an event id or a `retry`, it is polled again (with `Last-Event-ID` when known), at most 5
-   * times in a row without an event.
-   * @throws HttpError (not 405), InvalidResultError, NetworkError, as the interface says.
+   * closes it after an event id it is resumed with `Last-Event-ID` after `retry`, as {@link SendOptions.resume}.
+   * @throws HttpError (not for 405), NetworkError, as the interface says.
    */
   async openStream(options: StreamOptions): Promise<{ closed: Promise<void> } | undefined> {
-    const body = await sseBodyOf(await this.#get(options.headers, undefined, options.signal), 'GET of the stream')
+    const body = await sseBodyOf(await this.#bare('GET', options.headers, options.signal))
     if (!body) return undefined
-    const resumption: Resumption = {
-      fresh: true, // a standalone stream the server closed after a `retry` is polled again, even without ids
-      reconnect: (lastEventId, signal) => this.#resumed(options.headers, lastEventId, signal),
-    }
-    const handlers = { onRequest: options.onRequest, onNotification: options.onNotification }
-    const closed = followSse(body, handlers, resumption, options.signal).then(
+    const closed = followSse(body, options, this.#reconnect(options.headers), options.signal).then(
       () => undefined,
       (error: unknown) => {
         if (!options.signal.aborted) throw error
@@ -182,30 +166,24 @@ export class StreamableHttpClientTransport implements ClientTransport {
     return { closed }
   }
 
-  /** A `GET` that resumes (or re-opens) an SSE stream. @throws HttpError (405 included), InvalidResultError, NetworkError. */
-  async #resumed(
-    headers: Record<string, string> | undefined,
-    lastEventId: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<ReadableStream<Uint8Array>> {
-    const body = await sseBodyOf(await this.#get(headers, lastEventId, signal), 'GET resuming the stream')
-    if (!body) throw new HttpError(405, 'GET resuming the stream: the server offers no GET stream')
-    return body
+  /** Reconnections for a stream of a session with these headers: `GET` with `Last-Event-ID` (405 is an error here). */
+  #reconnect(headers: Record<string, string> | undefined): Reconnect {
+    return async (lastEventId, signal) => {
+      const response = await this.#bare('GET', { ...headers, 'last-event-id': lastEventId }, signal)
+      const body = await sseBodyOf(response)
+      if (!body) throw new HttpError(405, 'GET: the server offers no stream to resume')
+      return body
+    }
   }
 
-  /** `GET` the endpoint for an SSE stream, with `Last-Event-ID` when resuming. @throws NetworkError. */
-  async #get(
-    extra: Record<string, string> | undefined,
-    lastEventId: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Response> {
+  /** A `GET` (`Accept: text/event-stream`) or `DELETE` with the session's `extra` headers. @throws NetworkError. */
+  async #bare(method: 'GET' | 'DELETE', extra: Record<string, string> | undefined, signal?: AbortSignal) {
     const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
-    headers.set('accept', 'text/event-stream')
+    if (method === 'GET') headers.set('accept', 'text/event-stream')
     for (const [k, val] of Object.entries(extra ?? {})) headers.set(k, val)
-    if (lastEventId !== undefined) headers.set('last-event-id', lastEventId)
     const authorization = await this.#auth?.authorizationHeader(this.url)
     if (authorization) headers.set('authorization', authorization)
-    const init: RequestInit = { method: 'GET', headers }
+    const init: RequestInit = { method, headers }
     if (signal) init.signal = signal
     try {
       return await this.#fetch(new Request(this.url, init))
@@ -259,15 +237,12 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (type.startsWith('text/event-stream') && response.body) {
       const id = message.id
       const handlers = {
+        ...options,
         // an error without id answers a request the server could not read
         onResponse: (m: Record<string, unknown>) => m.id === id || ((!('id' in m) || m.id === null) && 'error' in m),
-        onRequest: options.onRequest,
-        onNotification: options.onNotification,
       }
-      const resumption: Resumption | undefined = options.resume
-        ? { reconnect: (lastEventId, signal) => this.#resumed(options.headers, lastEventId, signal) }
-        : undefined
-      const found = await followSse(response.body, handlers, resumption, options.signal)
+      const reconnect = options.resume ? this.#reconnect(options.headers) : undefined
+      const found = await followSse(response.body, handlers, reconnect, options.signal)
       if (found === undefined) throw new HttpError(200, 'The SSE stream ended before the response arrived')
       return found
     }
