@@ -130,6 +130,7 @@ describe('our Client against the official v2 server (@modelcontextprotocol/serve
       'POST server/discover', // refused (no session): a 2025 server
       'POST initialize',
       'POST notifications/initialized',
+      'GET', // the standalone stream, for requests and notifications outside a call
       'POST tools/list',
       'POST tools/call',
       'POST tools/call',

@@ -16,9 +16,9 @@ import type { CallOptions } from './options.ts'
 /**
  * Per-request options of {@link exchange}: the call's options, plus extra HTTP headers (`Mcp-Param-*`,
  * a 2025-era session's headers) and the 2025-era hooks of the transport (`SendOptions.onRequest`,
- * `onResponse`).
+ * `onResponse`, `resume`).
  */
-export type ExchangeOptions = CallOptions & Pick<SendOptions, 'headers' | 'onRequest' | 'onResponse'>
+export type ExchangeOptions = CallOptions & Pick<SendOptions, 'headers' | 'onRequest' | 'onResponse' | 'resume'>
 
 /**
  * Send `message` and return its raw result.
@@ -48,6 +48,7 @@ export async function exchange(
   if (options.headers) sendOptions.headers = options.headers
   if (options.onRequest) sendOptions.onRequest = options.onRequest
   if (options.onResponse) sendOptions.onResponse = options.onResponse
+  if (options.resume) sendOptions.resume = true
   const onNotification = notificationRouter(options, progressToken)
   if (onNotification) sendOptions.onNotification = onNotification
   let response: Record<string, unknown> | undefined

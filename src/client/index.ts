@@ -26,6 +26,7 @@ export {
   StreamableHttpClientTransport,
   type ClientTransport,
   type SendOptions,
+  type StreamOptions,
   type StreamableHttpClientTransportOptions,
 } from '../transport/http-client.ts'
 

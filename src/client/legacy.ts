@@ -3,7 +3,9 @@
  * once (2025-11-25, accepting a 2025-06-18 or 2025-03-26 counter-offer), `notifications/initialized`, then
  * every request without the 2026 envelope and with `MCP-Protocol-Version` and `Mcp-Session-Id`; a session
  * the server no longer knows (404) is started again once. Server-to-client requests arriving on a
- * request's stream go to the same callbacks as 2026 input requests, and their answers are POSTed back.
+ * request's stream or on the session's standalone `GET` stream go to the same callbacks as 2026 input
+ * requests, and their answers are POSTed back. Streams that close early are resumed (`Last-Event-ID`); a
+ * `-32042` is answered through the `elicitation` callback and the request sent again.
  * @module
  */
 import { HEADER, LEGACY_PROTOCOL_VERSIONS, META } from '../protocol/constants.ts'
@@ -12,6 +14,7 @@ import { isPlainObject } from '../protocol/jsonrpc.ts'
 import type {
   ClientCapabilities,
   InputRequest,
+  JSONRPCNotification,
   JSONRPCRequest,
   JSONRPCResponse,
   RequestId,
@@ -22,6 +25,10 @@ import { answerInput } from './carrier.ts'
 import { MissingInputHandlerError } from './errors.ts'
 import { exchange, type ExchangeOptions } from './exchange.ts'
 import type { ClientOptions } from './options.ts'
+import { withUrlElicitation } from './url-elicitation.ts'
+
+/** How long opening the standalone `GET` stream may hold up the first request, in milliseconds. */
+export const STREAM_OPEN_WAIT_MS = 1_000
 
 /** What `initialize` told about the server. */
 export interface LegacyServer {
@@ -45,9 +52,50 @@ export class LegacyConnection {
   #sessionId: string | undefined
   #server: LegacyServer | undefined
   #starting: Promise<LegacyServer> | undefined
+  /** Aborts the standalone `GET` stream; set while it is opening or open. */
+  #stream: AbortController | undefined
+  readonly #listeners = new Set<(notification: JSONRPCNotification) => void>()
 
   constructor(deps: LegacyDeps) {
     this.#deps = deps
+  }
+
+  /**
+   * Receive the notifications the server sends on the session's standalone `GET` stream (list changes,
+   * log messages, `notifications/elicitation/complete`; the latter from request streams too).
+   * @returns a function that removes the listener.
+   */
+  onStreamNotification(listener: (notification: JSONRPCNotification) => void): () => void {
+    this.#listeners.add(listener)
+    return () => void this.#listeners.delete(listener)
+  }
+
+  /** Whether the standalone `GET` stream is open (or opening): server messages outside requests can arrive. */
+  get streaming(): boolean {
+    return this.#stream !== undefined
+  }
+
+  #emit(notification: JSONRPCNotification): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(notification)
+      } catch (error) {
+        this.#warn(`a stream notification listener threw: ${String(error)}`)
+      }
+    }
+  }
+
+  #warn(message: string): void {
+    ;(this.#deps.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(message)
+  }
+
+  /** Forget the session: its streams are closed, the next request initializes again. */
+  #forget(): void {
+    this.#stream?.abort()
+    this.#stream = undefined
+    this.#server = undefined
+    this.#sessionId = undefined
+    this.#starting = undefined
   }
 
   get #transport(): ClientTransport {
@@ -75,10 +123,30 @@ export class LegacyConnection {
   /**
    * Send one request in the session (initializing first), its server-to-client requests answered through
    * the callbacks. A 404 on the session starts a new one and retries, once. `server/discover` (no such
-   * method in 2025) is answered from the `initialize` result.
-   * @throws McpError for a JSON-RPC error; HttpError / NetworkError from the transport.
+   * method in 2025) is answered from the `initialize` result. A `-32042` (URL elicitation
+   * required, spec 2025-11-25 client/elicitation.mdx) goes to the `elicitation` callback and, once accepted
+   * (and completed, when the standalone stream can say so), the request is sent again (see `withUrlElicitation`).
+   * @throws McpError for a JSON-RPC error (-32042 when declined, cancelled or repeated); HttpError /
+   *   NetworkError from the transport.
    */
   async request(
+    method: string,
+    params: Record<string, unknown>,
+    options: ExchangeOptions,
+    progressToken: string,
+  ): Promise<Record<string, unknown>> {
+    const named = params.name ?? params.uri
+    return withUrlElicitation(() => this.#inSession(method, params, options, progressToken), {
+      callbacks: this.#deps.options,
+      method,
+      target: typeof named === 'string' ? named : '',
+      signal: options.signal,
+      watchCompletions: (ids) =>
+        this.streaming ? this.#watchCompletions(ids, options.timeoutMs ?? this.#deps.timeoutMs) : undefined,
+    })
+  }
+
+  async #inSession(
     method: string,
     params: Record<string, unknown>,
     options: ExchangeOptions,
@@ -90,12 +158,32 @@ export class LegacyConnection {
       return await this.#send(method, params, options, progressToken)
     } catch (error) {
       if (!isSessionGone(error) || this.#sessionId === undefined) throw error
-      this.#server = undefined
-      this.#sessionId = undefined
-      this.#starting = undefined
+      this.#forget()
       await this.start(options.signal)
       return this.#send(method, params, options, progressToken)
     }
+  }
+
+  /**
+   * Resolves once `notifications/elicitation/complete` arrived for each id (spec 2025-11-25:
+   * client/elicitation.mdx), or after `ms` milliseconds (the request is then retried anyway).
+   */
+  #watchCompletions(ids: string[], ms: number): { done: Promise<void>; stop(): void } {
+    const pending = new Set(ids)
+    let stop = () => {}
+    const done = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      const remove = this.onStreamNotification((n) => {
+        if (n.method === 'notifications/elicitation/complete')
+          pending.delete((n.params as { elicitationId?: unknown } | undefined)?.elicitationId as string)
+        if (pending.size === 0) resolve()
+      })
+      stop = () => {
+        clearTimeout(timer)
+        remove()
+      }
+    })
+    return { done, stop }
   }
 
   async #send(
@@ -121,6 +209,11 @@ export class LegacyConnection {
         ...options,
         headers: { ...options.headers, ...this.#headers() },
         onRequest: (request) => void this.#answer(request, method, target, signal),
+        onNotification: (notification) => {
+          options.onNotification?.(notification)
+          if (notification.method === 'notifications/elicitation/complete') this.#emit(notification)
+        },
+        resume: true,
       },
       this.#deps.timeoutMs,
       progressToken,
@@ -173,7 +266,45 @@ export class LegacyConnection {
     this.#server = server
     this.#sessionId = sessionId
     await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: this.#headers() })
+    if (this.#server === server) await this.#listen() // unless closed meanwhile
     return server
+  }
+
+  /**
+   * Open the session's standalone `GET` stream (spec 2025-11-25: transports.mdx "Listening for Messages from
+   * the Server") for the server's requests and notifications not tied to a request of ours (e.g. the v1 SDK's
+   * `elicitInput` without `relatedRequestId`): its requests are answered like those on a request's stream
+   * (`ctx.method` and `ctx.target` empty), its notifications go to the `onStreamNotification` listeners. A
+   * 405 is "no stream"; another failure a warning. Waits for the server's answer at most
+   * {@link STREAM_OPEN_WAIT_MS}, so that a request sent at once is not asked on a stream not yet there.
+   */
+  async #listen(): Promise<void> {
+    const abort = new AbortController()
+    const signal = abort.signal
+    this.#stream = abort
+    const ended = () => void (this.#stream === abort && (this.#stream = undefined))
+    const opened = this.#transport.openStream
+      ? this.#transport
+          .openStream({
+            headers: this.#headers(),
+            signal,
+            onRequest: (request) => void this.#answer(request, '', '', signal),
+            onNotification: (notification) => this.#emit(notification),
+          })
+          .then(
+            (stream) => {
+              if (!stream) return ended() // 405
+              stream.closed.catch((error: unknown) => this.#warn(`GET stream: ${String(error)}`)).finally(ended)
+            },
+            (error: unknown) => {
+              ended()
+              if (!signal.aborted) this.#warn(`GET stream not opened: ${String(error)}`)
+            },
+          )
+      : ended()
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([opened, new Promise((resolve) => (timer = setTimeout(resolve, STREAM_OPEN_WAIT_MS)))])
+    clearTimeout(timer)
   }
 
   /**
@@ -197,9 +328,7 @@ export class LegacyConnection {
     try {
       await this.#transport.send(response, { headers: this.#headers() })
     } catch (error) {
-      ;(this.#deps.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(
-        `the answer to the server's ${request.method} could not be sent: ${String(error)}`,
-      )
+      this.#warn(`the answer to the server's ${request.method} could not be sent: ${String(error)}`)
     }
   }
 
@@ -217,13 +346,11 @@ export class LegacyConnection {
     return await answerInput(this.#deps.options, key, input, { key, method, target, signal })
   }
 
-  /** End the session (`DELETE`, a 405 ignored) and forget it. */
+  /** Close the standalone stream, end the session (`DELETE`, a 405 ignored) and forget it. */
   async close(): Promise<void> {
     const headers = this.#headers()
     const had = this.#sessionId !== undefined
-    this.#server = undefined
-    this.#sessionId = undefined
-    this.#starting = undefined
+    this.#forget()
     if (had) await this.#transport.endSession?.(headers)
   }
 }

@@ -19,11 +19,7 @@ import { META } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
-import {
-  SubscriptionFilter,
-  type JSONRPCNotification,
-  type RequestId,
-} from '../protocol/schemas/index.ts'
+import { SubscriptionFilter, type JSONRPCNotification, type RequestId } from '../protocol/schemas/index.ts'
 
 /**
  * One server event, plain JSON so that any bus can carry it: a list changed, or a resource was updated

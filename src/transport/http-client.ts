@@ -7,7 +7,8 @@ import { encodeHeaderValue } from '../protocol/headers.ts'
 import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../protocol/schemas/index.ts'
 import { bearerParams } from './oauth-discovery.ts'
 import type { OAuthClientProvider } from './oauth.ts'
-import { HttpError, InvalidResultError, NetworkError } from './errors.ts'
+import { HttpError, NetworkError } from './errors.ts'
+import { followSse, sseBodyOf, type Reconnect } from './http-client-sse.ts'
 
 /** Options for one message sent by a {@link ClientTransport}. */
 export interface SendOptions {
@@ -31,6 +32,25 @@ export interface SendOptions {
   onRequest?: (request: JSONRPCRequest) => void
   /** Called with the HTTP response before its body is read (a 2025-era client reads `Mcp-Session-Id`). */
   onResponse?: (response: Response) => void
+  /**
+   * 2025-era only (spec 2025-11-25: transports.mdx "Resumability and Redelivery", SEP-1699): when the
+   * request's SSE stream closes before its response after the server gave event ids, `GET` it again with
+   * `Last-Event-ID` (and `headers`) once the server's `retry` (milliseconds) has passed, and read on; at
+   * most 5 reconnections in a row that bring no event. Off by default: 2026-07-28 streams are not resumable.
+   */
+  resume?: boolean
+}
+
+/** Options of {@link ClientTransport.openStream}. */
+export interface StreamOptions {
+  /** The session's headers (`Mcp-Session-Id`, `MCP-Protocol-Version`). */
+  headers?: Record<string, string>
+  /** Closes the stream, and stops reconnecting, when it aborts. */
+  signal: AbortSignal
+  /** Each server-to-client request on the stream (the answer is the caller's to send). */
+  onRequest?: (request: JSONRPCRequest) => void
+  /** Each notification on the stream. */
+  onNotification?: (notification: JSONRPCNotification) => void
 }
 
 /** What a transport sends: a request, a notification, or (2025-era) the answer to a server's request. */
@@ -44,6 +64,15 @@ export interface ClientTransport {
    * let clients end sessions) is no failure. Optional: transports without sessions leave it out.
    */
   endSession?(headers: Record<string, string>): Promise<void>
+  /**
+   * Open a 2025-era session's standalone SSE stream (spec 2025-11-25: transports.mdx "Listening for
+   * Messages from the Server"): `GET` with `Accept: text/event-stream`. Optional, like {@link endSession}.
+   * @returns undefined when the server answers 405 (it offers no stream); else, once the stream is open,
+   *   `{ closed }`: settles when the stream ended for good — resolved when the server closed it without a
+   *   way to resume or `signal` aborted, rejected when reconnecting failed (as {@link SendOptions.resume}).
+   * @throws HttpError for another answer (a success that is no SSE stream included); NetworkError.
+   */
+  openStream?(options: StreamOptions): Promise<{ closed: Promise<void> } | undefined>
 }
 
 /** Options of {@link StreamableHttpClientTransport}. */
@@ -61,7 +90,9 @@ export interface StreamableHttpClientTransportOptions {
 
 /**
  * POSTs each message with the standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) and
- * reads a JSON or SSE answer.
+ * reads a JSON or SSE answer. For 2025-era sessions it also `GET`s: the standalone stream
+ * ({@link StreamableHttpClientTransport.openStream}) and the resumption of a stream that closed early
+ * ({@link SendOptions.resume}).
  *
  * @throws HttpError for an HTTP failure whose body is not a JSON-RPC message (status, body text kept).
  * @example
@@ -112,19 +143,54 @@ export class StreamableHttpClientTransport implements ClientTransport {
    * @throws HttpError for a failure other than 404 (already gone) or 405 (not supported); NetworkError.
    */
   async endSession(headers: Record<string, string>): Promise<void> {
-    const all = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
-    for (const [k, val] of Object.entries(headers)) all.set(k, val)
-    const authorization = await this.#auth?.authorizationHeader(this.url)
-    if (authorization) all.set('authorization', authorization)
-    let response: Response
-    try {
-      response = await this.#fetch(new Request(this.url, { method: 'DELETE', headers: all }))
-    } catch (error) {
-      throw new NetworkError(this.url, error)
-    }
+    const response = await this.#bare('DELETE', headers)
     await response.body?.cancel().catch(() => {})
     if (!response.ok && response.status !== 404 && response.status !== 405)
       throw new HttpError(response.status, 'DELETE of the session failed')
+  }
+
+  /**
+   * Open a 2025-era session's standalone SSE stream (see {@link ClientTransport.openStream}); when the server
+   * closes it after an event id it is resumed with `Last-Event-ID` after `retry`, as {@link SendOptions.resume}.
+   * @throws HttpError (not for 405), NetworkError, as the interface says.
+   */
+  async openStream(options: StreamOptions): Promise<{ closed: Promise<void> } | undefined> {
+    const body = await sseBodyOf(await this.#bare('GET', options.headers, options.signal))
+    if (!body) return undefined
+    const closed = followSse(body, options, this.#reconnect(options.headers), options.signal).then(
+      () => undefined,
+      (error: unknown) => {
+        if (!options.signal.aborted) throw error
+      },
+    )
+    return { closed }
+  }
+
+  /** Reconnections for a stream of a session with these headers: `GET` with `Last-Event-ID` (405 is an error here). */
+  #reconnect(headers: Record<string, string> | undefined): Reconnect {
+    return async (lastEventId, signal) => {
+      const response = await this.#bare('GET', { ...headers, 'last-event-id': lastEventId }, signal)
+      const body = await sseBodyOf(response)
+      if (!body) throw new HttpError(405, 'GET: the server offers no stream to resume')
+      return body
+    }
+  }
+
+  /** A `GET` (`Accept: text/event-stream`) or `DELETE` with the session's `extra` headers. @throws NetworkError. */
+  async #bare(method: 'GET' | 'DELETE', extra: Record<string, string> | undefined, signal?: AbortSignal) {
+    const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
+    if (method === 'GET') headers.set('accept', 'text/event-stream')
+    for (const [k, val] of Object.entries(extra ?? {})) headers.set(k, val)
+    const authorization = await this.#auth?.authorizationHeader(this.url)
+    if (authorization) headers.set('authorization', authorization)
+    const init: RequestInit = { method, headers }
+    if (signal) init.signal = signal
+    try {
+      return await this.#fetch(new Request(this.url, init))
+    } catch (error) {
+      if (signal?.aborted) throw error
+      throw new NetworkError(this.url, error)
+    }
   }
 
   async #post(message: OutboundMessage, options: SendOptions): Promise<Response> {
@@ -169,7 +235,16 @@ export class StreamableHttpClientTransport implements ClientTransport {
     }
     const type = (response.headers.get('content-type') ?? '').toLowerCase()
     if (type.startsWith('text/event-stream') && response.body) {
-      return readSse(response.body, message.id, options)
+      const id = message.id
+      const handlers = {
+        ...options,
+        // an error without id answers a request the server could not read
+        onResponse: (m: Record<string, unknown>) => m.id === id || ((!('id' in m) || m.id === null) && 'error' in m),
+      }
+      const reconnect = options.resume ? this.#reconnect(options.headers) : undefined
+      const found = await followSse(response.body, handlers, reconnect, options.signal)
+      if (found === undefined) throw new HttpError(200, 'The SSE stream ended before the response arrived')
+      return found
     }
     const text = await safeText(response)
     let body: unknown
@@ -191,79 +266,4 @@ async function safeText(response: Response): Promise<string> {
   } catch {
     return ''
   }
-}
-
-/**
- * Read SSE events until the response carrying `id` (or an error without id) arrives; notifications go
- * to `onNotification`; comment lines (keep-alives) are ignored.
- * @throws InvalidResultError for an event whose data is not JSON; HttpError when the stream ends first.
- */
-async function readSse(
-  stream: ReadableStream<Uint8Array>,
-  id: string | number,
-  options: SendOptions,
-): Promise<unknown> {
-  const reader = stream.getReader()
-  const decoder = new TextDecoder()
-  const terminator = /\r\n|\r|\n/g
-  let partial: string[] = [] // the current line's text so far (only new text is scanned: linear in the stream)
-  let afterCr = false // the last chunk ended in CR: an LF opening the next one belongs to it
-  let data: string[] = []
-  const dispatch = (): unknown => {
-    if (data.length === 0) return undefined
-    const text = data.join('\n')
-    data = []
-    let message: Record<string, unknown>
-    try {
-      message = JSON.parse(text) as Record<string, unknown>
-    } catch {
-      throw new InvalidResultError('An SSE event carried data that is not JSON')
-    }
-    if (typeof message !== 'object' || message === null) return undefined
-    const isResponse = 'result' in message || 'error' in message
-    if (isResponse && (message.id === id || ((!('id' in message) || message.id === null) && 'error' in message)))
-      return message
-    if (typeof message.method === 'string') {
-      if (!('id' in message)) options.onNotification?.(message as JSONRPCNotification)
-      else options.onRequest?.(message as unknown as JSONRPCRequest)
-    }
-    return undefined
-  }
-  try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      const text = decoder.decode(value, { stream: true })
-      if (text === '') continue
-      let start: number = afterCr && text[0] === '\n' ? 1 : 0
-      afterCr = false
-      for (;;) {
-        terminator.lastIndex = start
-        const found = terminator.exec(text)
-        if (!found) {
-          partial.push(text.slice(start))
-          break
-        }
-        const line = partial.join('') + text.slice(start, found.index)
-        partial = []
-        start = found.index + found[0].length
-        afterCr = found[0] === '\r' && start === text.length
-        if (line === '') {
-          const message = dispatch()
-          if (message !== undefined) return message
-          continue
-        }
-        if (line.startsWith(':')) continue
-        const colon = line.indexOf(':')
-        const field = colon < 0 ? line : line.slice(0, colon)
-        const val = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
-        if (field === 'data') data.push(val)
-      }
-    }
-    const last = dispatch() // a final event without the trailing blank line
-    if (last !== undefined) return last
-  } finally {
-    reader.cancel().catch(() => {})
-  }
-  throw new HttpError(200, 'The SSE stream ended before the response arrived')
 }

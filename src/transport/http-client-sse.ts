@@ -1,0 +1,209 @@
+/**
+ * Reading a Streamable HTTP SSE stream on the client side: the events' JSON-RPC messages routed by kind,
+ * and (2025-11-25 transports.mdx "Resumability and Redelivery", SEP-1699 polling) the stream followed
+ * across reconnections: when it closes early, wait the server's `retry` and `GET` it again with
+ * `Last-Event-ID`.
+ * @module
+ */
+import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
+import { HttpError, InvalidResultError, NetworkError } from './errors.ts'
+
+/** Where a stream stands: the SSE "last event ID" and reconnection time it set, and how many events it brought. */
+export interface SseCursor {
+  /** The last `id:` field seen (the `Last-Event-ID` of a reconnection); undefined until the server sends one. */
+  lastEventId?: string
+  /** The last `retry:` field, in milliseconds. */
+  retryMs?: number
+  /** Events dispatched so far, priming events (an id and empty data) included. */
+  events: number
+}
+
+/** What to do with each JSON-RPC message of a stream. */
+export interface SseHandlers {
+  /** A response (result or error): return true when it is the awaited one, which ends the read. */
+  onResponse?: (response: Record<string, unknown>) => boolean
+  onRequest?: ((request: JSONRPCRequest) => void) | undefined
+  onNotification?: ((notification: JSONRPCNotification) => void) | undefined
+}
+
+/**
+ * Read SSE events until `handlers.onResponse` accepts one (returned) or the stream ends (undefined).
+ * Comment lines (keep-alives) and events without data (priming events) are skipped; `id` and `retry`
+ * update `cursor` (HTML "event stream interpretation"). Aborting `signal` cancels the stream.
+ * @throws InvalidResultError for an event whose data is not JSON; the abort reason when `signal` aborts.
+ */
+export async function readSseEvents(
+  stream: ReadableStream<Uint8Array>,
+  handlers: SseHandlers,
+  cursor: SseCursor,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown> | undefined> {
+  const reader = stream.getReader()
+  const cancel = () => void reader.cancel(signal?.reason).catch(() => {})
+  signal?.addEventListener('abort', cancel, { once: true })
+  const decoder = new TextDecoder()
+  const terminator = /\r\n|\r|\n/g
+  let partial: string[] = [] // the current line's text so far (only new text is scanned: linear in the stream)
+  let afterCr = false // the last chunk ended in CR: an LF opening the next one belongs to it
+  let data: string[] = []
+  let idBuffer = cursor.lastEventId
+  const dispatch = (): Record<string, unknown> | undefined => {
+    if (idBuffer === '')
+      delete cursor.lastEventId // an empty id resets it
+    else if (idBuffer !== undefined) cursor.lastEventId = idBuffer
+    if (data.length === 0) return undefined
+    const text = data.join('\n')
+    data = []
+    cursor.events++
+    if (text.trim() === '') return undefined // a priming event: an id to resume from, no message
+    let message: Record<string, unknown>
+    try {
+      message = JSON.parse(text) as Record<string, unknown>
+    } catch {
+      throw new InvalidResultError('An SSE event carried data that is not JSON')
+    }
+    if (typeof message !== 'object' || message === null) return undefined
+    if ('result' in message || 'error' in message) return handlers.onResponse?.(message) ? message : undefined
+    if (typeof message.method === 'string') {
+      if (!('id' in message)) handlers.onNotification?.(message as JSONRPCNotification)
+      else handlers.onRequest?.(message as unknown as JSONRPCRequest)
+    }
+    return undefined
+  }
+  try {
+    signal?.throwIfAborted()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      const text = decoder.decode(value, { stream: true })
+      if (text === '') continue
+      let start: number = afterCr && text[0] === '\n' ? 1 : 0
+      afterCr = false
+      for (;;) {
+        terminator.lastIndex = start
+        const found = terminator.exec(text)
+        if (!found) {
+          partial.push(text.slice(start))
+          break
+        }
+        const line = partial.join('') + text.slice(start, found.index)
+        partial = []
+        start = found.index + found[0].length
+        afterCr = found[0] === '\r' && start === text.length
+        if (line === '') {
+          const message = dispatch()
+          if (message !== undefined) return message
+          continue
+        }
+        if (line.startsWith(':')) continue
+        const colon = line.indexOf(':')
+        const field = colon < 0 ? line : line.slice(0, colon)
+        const val = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
+        if (field === 'data') data.push(val)
+        else if (field === 'id' && !val.includes('\0')) idBuffer = val
+        else if (field === 'retry' && /^\d+$/.test(val)) cursor.retryMs = Number(val)
+      }
+    }
+    signal?.throwIfAborted() // a cancelled reader reads as done
+    return dispatch() // a final event without the trailing blank line
+  } finally {
+    signal?.removeEventListener('abort', cancel)
+    reader.cancel().catch(() => {})
+  }
+}
+
+/**
+ * Open a stream again (2025-11-25 only; 2026-07-28 streams are not resumable): `GET` with
+ * `Last-Event-ID: lastEventId`. @throws NetworkError, or HttpError for an answer that is no SSE stream.
+ */
+export type Reconnect = (lastEventId: string, signal: AbortSignal | undefined) => Promise<ReadableStream<Uint8Array>>
+
+/** Consecutive reconnections that bring no event (or fail: network, 5xx) before the stream is given up. */
+export const MAX_FRUITLESS_RECONNECTS = 5
+/** The wait before a reconnection when the server gave no `retry`, in milliseconds; doubled per fruitless try. */
+export const DEFAULT_RETRY_MS = 1_000
+/** The longest backoff between reconnections, in milliseconds (a server's larger `retry` is still honoured). */
+const MAX_BACKOFF_MS = 30_000
+
+/**
+ * Read a stream and, when it closes before `handlers.onResponse` accepted a response after an event id,
+ * `reconnect` after the server's `retry` (else {@link DEFAULT_RETRY_MS}; doubled per reconnection that
+ * brought no event, capped at 30 s) and read on, until a response (returned), an end the server gave no
+ * means to resume (undefined), or {@link MAX_FRUITLESS_RECONNECTS} reconnections in a row without an event.
+ * @throws the last reconnection's error (NetworkError, HttpError 5xx / 408 / 429) or HttpError "resumed N
+ *   times in a row without an event" after the fruitless tries; any other reconnection error at once (HttpError 404: the session is gone;
+ *   405: no GET stream; 200 without an SSE stream); the abort reason.
+ */
+export async function followSse(
+  stream: ReadableStream<Uint8Array>,
+  handlers: SseHandlers,
+  reconnect: Reconnect | undefined,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown> | undefined> {
+  const cursor: SseCursor = { events: 0 }
+  let fruitless = 0
+  let failure: Error | undefined
+  let current: ReadableStream<Uint8Array> | undefined = stream
+  for (;;) {
+    const before = cursor.events
+    if (current) {
+      const found = await readSseEvents(current, handlers, cursor, signal)
+      if (found !== undefined) return found
+    }
+    const lastEventId = cursor.lastEventId
+    if (!reconnect || lastEventId === undefined) return undefined
+    fruitless = cursor.events > before ? 0 : fruitless + 1
+    if (fruitless >= MAX_FRUITLESS_RECONNECTS)
+      throw failure ?? new HttpError(200, `The SSE stream was resumed ${fruitless} times in a row without an event`)
+    const base = cursor.retryMs ?? DEFAULT_RETRY_MS
+    await sleep(Math.max(base, Math.min(MAX_BACKOFF_MS, base * 2 ** Math.max(0, fruitless - 1))), signal)
+    try {
+      current = await reconnect(lastEventId, signal)
+      failure = undefined
+    } catch (error) {
+      signal?.throwIfAborted()
+      if (!isTransient(error)) throw error
+      current = undefined // counted as fruitless; tried again after the backoff
+      failure = error as Error
+    }
+  }
+}
+
+/** A reconnection failure worth another try: the network (NetworkError), a 5xx, 408 or 429. */
+function isTransient(error: unknown): boolean {
+  if (error instanceof NetworkError) return true
+  return error instanceof HttpError && (error.status >= 500 || error.status === 408 || error.status === 429)
+}
+
+/**
+ * A `GET`'s answer as an SSE stream: its body, or undefined for 405 (the server offers no GET stream).
+ * @throws HttpError for any other answer (a success that is not `text/event-stream` included).
+ */
+export async function sseBodyOf(response: Response): Promise<ReadableStream<Uint8Array> | undefined> {
+  const type = response.headers.get('content-type') ?? ''
+  if (response.ok && /^text\/event-stream/i.test(type) && response.body) return response.body
+  const text = await response.text().catch(() => '')
+  if (response.status === 405) return undefined
+  throw new HttpError(response.status, `GET: ${text || `no SSE stream (${type})`}`)
+}
+
+/** Wait `ms` milliseconds; rejects with the abort reason when `signal` aborts (the timer is cleared). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason as given
+      reject(signal.reason)
+      return
+    }
+    const onAbort = () => {
+      clearTimeout(timer)
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason as given
+      reject(signal!.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
