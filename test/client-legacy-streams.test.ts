@@ -377,6 +377,29 @@ describe('legacy SSE resumption (retry, Last-Event-ID)', () => {
       }
     }
   })
+
+  it('a 404 when resuming a stream the server already took is thrown: the request is not sent again', async () => {
+    const posts: string[] = []
+    const fetch = async (request: Request) => {
+      if (request.method === 'GET')
+        return request.headers.get('last-event-id') === null
+          ? new Response(null, { status: 405 })
+          : new Response('session gone', { status: 404 })
+      posts.push(((await request.clone().json()) as { method?: string }).method ?? '(answer)')
+      return fakeAnswer(request, () => 'id: e-1\nretry: 1\ndata: \n\n')
+    }
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch }),
+      versionNegotiation: 'legacy',
+    })
+    const error: unknown = await client.callTool('charge_card', { amount: 5 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(HttpError)
+    expect((error as HttpError).status).toBe(404)
+    expect(posts).toEqual(['initialize', 'notifications/initialized', 'tools/call'])
+    // the session is forgotten: the next request starts a new one
+    await client.listTools().catch(() => undefined)
+    expect(posts.slice(3, 5)).toEqual(['initialize', 'notifications/initialized'])
+  })
 })
 
 function sseResponse(text: string): Response {

@@ -31,12 +31,13 @@ import {
 import { invalidateFor, ResponseCache } from './cache.ts'
 import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
 import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
-import { driveInputRequired, type DriveOptions } from './input-required.ts'
-import { EraNegotiator } from './era.ts'
+import { driveInputRequired } from './input-required.ts'
+import { EraNegotiator, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
 import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
 import {
   capabilitiesOf,
+  defined,
   checkClientOptions,
   DEFAULT_REQUEST_TIMEOUT_MS,
   type CallOptions,
@@ -147,6 +148,11 @@ export class Client {
     return this.#version ?? this.options.protocolVersion ?? LATEST_PROTOCOL_VERSION
   }
 
+  /** The server's era: `'modern'` (2026-07-28) or `'legacy'` (2025); undefined until `'auto'` has probed. */
+  get era(): Era | undefined {
+    return this.#eras.era
+  }
+
   /** End a `'legacy'` session (`DELETE`, a 405 ignored). @throws HttpError / NetworkError when it fails. */
   async close(): Promise<void> {
     await this.#legacy?.close()
@@ -164,10 +170,7 @@ export class Client {
     options: CallOptions & { headers?: Record<string, string> } = {},
   ): Promise<Record<string, unknown>> {
     let probed: Record<string, unknown> | undefined
-    const signal = options.signal
-    const era = await this.#eras.resolve(async () => {
-      return (probed = await this.#modern('server/discover', {}, signal ? { signal } : {}))
-    })
+    const era = await this.#eras.resolve(async () => (probed = await this.#probe(options.signal)))
     // the probe was this very request: its answer (from a modern server) is the answer
     if (probed && era === 'modern' && method === 'server/discover' && Object.keys(params).length === 0) return probed
     try {
@@ -176,6 +179,11 @@ export class Client {
       if (!(await this.#eras.forgetIfStale(error))) throw error
       return this.request(method, params, options) // a remembered era that no longer holds: probe again
     }
+  }
+
+  /** The era probe (see era.ts): `server/discover` as a 2026-07-28 request. */
+  #probe(signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+    return this.#modern('server/discover', {}, signal ? { signal } : {})
   }
 
   async #modern(method: string, params: Record<string, unknown>, options: ExchangeOptions) {
@@ -346,7 +354,8 @@ export class Client {
    * `subscriptions/listen`: open a long-lived stream of the notifications `filter` opts in to, and
    * resolve once the server acknowledged it (`requestTimeoutMs` applies to that wait only). Then
    * notifications reach the callbacks and the returned async iterable, until you abort `signal` (or
-   * call `close()`), or the server ends the subscription.
+   * call `close()`), or the server ends the subscription. With a 2025-era server the filter is honoured
+   * from its `initialize` capabilities over the session's GET stream (see legacy-listen.ts).
    *
    * @example
    * const sub = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] }, { signal })
@@ -357,22 +366,16 @@ export class Client {
    */
   async listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
     options.signal?.throwIfAborted()
-    const id = this.#nextId++
-    const request = {
-      jsonrpc: '2.0' as const,
-      id,
-      method: 'subscriptions/listen',
-      params: { notifications: filter, _meta: this.#envelope() },
-    }
-    const warn = this.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`))
+    const era = await this.#eras.resolve(() => this.#probe(options.signal))
+    const params = { notifications: filter, _meta: this.#envelope() }
     // list changes and resource updates drop the cache entries they make stale before the app hears of them
     const before = this.#cache ? (n: JSONRPCNotification) => this.invalidateCacheFor(n) : undefined
     return openSubscription(
-      this.options.transport,
-      request,
+      era === 'legacy' ? this.#legacy!.listenTransport() : this.options.transport,
+      { jsonrpc: '2.0', id: this.#nextId++, method: 'subscriptions/listen', params },
       options,
       this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      warn,
+      (m) => this.#warn(m),
       before,
     )
   }
@@ -434,15 +437,12 @@ export class Client {
       ? await this.#cached(method, base, options, (result) => parseCarrierResult(method, result, complete))
       : await send(options.inputResponses, options.requestState)
     if (options.manual) return first
-    const driveOptions: DriveOptions<R> = {
+    const { maxRounds, sleep } = this.options
+    return driveInputRequired(first, {
       dispatch: (key, request, signal) => answerInput(this.options, key, request, { key, method, target, signal }),
       retry: send,
       isInputRequired: isInputRequiredResult,
-    }
-    if (this.options.maxRounds !== undefined) driveOptions.maxRounds = this.options.maxRounds
-    if (this.options.sleep) driveOptions.sleep = this.options.sleep
-    if (options.signal) driveOptions.signal = options.signal
-    if (options.onRound) driveOptions.onRound = options.onRound
-    return driveInputRequired(first, driveOptions)
+      ...defined({ maxRounds, sleep, signal: options.signal, onRound: options.onRound }),
+    })
   }
 }

@@ -23,6 +23,7 @@ import type { ClientTransport } from '../transport/http-client.ts'
 import { HttpError } from '../transport/errors.ts'
 import { answerInput } from './carrier.ts'
 import { MissingInputHandlerError } from './errors.ts'
+import { legacyListenTransport } from './legacy-listen.ts'
 import { exchange, type ExchangeOptions } from './exchange.ts'
 import type { ClientOptions } from './options.ts'
 import { withUrlElicitation } from './url-elicitation.ts'
@@ -55,6 +56,8 @@ export class LegacyConnection {
   /** Aborts the standalone `GET` stream; set while it is opening or open. */
   #stream: AbortController | undefined
   readonly #listeners = new Set<(notification: JSONRPCNotification) => void>()
+  /** Called (and forgotten) when the standalone stream is lost: the session ended, or the stream closed for good. */
+  readonly #droppers = new Set<(error: unknown) => void>()
 
   constructor(deps: LegacyDeps) {
     this.#deps = deps
@@ -68,6 +71,31 @@ export class LegacyConnection {
   onStreamNotification(listener: (notification: JSONRPCNotification) => void): () => void {
     this.#listeners.add(listener)
     return () => void this.#listeners.delete(listener)
+  }
+
+  /**
+   * `Client.listen` over this session (see legacy-listen.ts): the filter honoured from the `initialize`
+   * capabilities — nothing when the server offers no standalone stream to send on — and the matching
+   * notifications, until the signal aborts or the stream is lost.
+   */
+  listenTransport(): ClientTransport {
+    return legacyListenTransport({
+      capabilities: async (signal) => ((await this.start(signal)) && this.streaming ? this.#server!.capabilities : {}),
+      request: (method, params, signal) => this.request(method, params, signal ? { signal } : {}, ''),
+      notifications: (listener, dropped) => {
+        const remove = this.onStreamNotification(listener)
+        const drop = (error: unknown) => (remove(), dropped(error))
+        this.#droppers.add(drop)
+        return () => (remove(), this.#droppers.delete(drop))
+      },
+    })
+  }
+
+  /** The standalone stream is lost: tell the subscriptions over it, once. */
+  #drop(error: unknown): void {
+    const droppers = [...this.#droppers]
+    this.#droppers.clear()
+    for (const drop of droppers) drop(error)
   }
 
   /** Whether the standalone `GET` stream is open (or opening): server messages outside requests can arrive. */
@@ -91,6 +119,7 @@ export class LegacyConnection {
 
   /** Forget the session: its streams are closed, the next request initializes again. */
   #forget(): void {
+    this.#drop(new Error('The 2025-era session ended'))
     this.#stream?.abort()
     this.#stream = undefined
     this.#server = undefined
@@ -122,7 +151,8 @@ export class LegacyConnection {
 
   /**
    * Send one request in the session (initializing first), its server-to-client requests answered through
-   * the callbacks. A 404 on the session starts a new one and retries, once. `server/discover` (no such
+   * the callbacks. A 404 on the session starts a new one and retries, once (not when the server had taken
+   * the request and its stream's resumption got the 404: that is thrown). `server/discover` (no such
    * method in 2025) is answered from the `initialize` result. A `-32042` (URL elicitation
    * required, spec 2025-11-25 client/elicitation.mdx) goes to the `elicitation` callback and, once accepted
    * (and completed, when the standalone stream can say so), the request is sent again (see `withUrlElicitation`).
@@ -154,11 +184,13 @@ export class LegacyConnection {
   ): Promise<Record<string, unknown>> {
     const server = await this.start(options.signal)
     if (method === 'server/discover') return discoverResult(server)
+    let delivered = false // the server took the request: a 404 now (on resuming its stream) must not send it twice
     try {
-      return await this.#send(method, params, options, progressToken)
+      return await this.#send(method, params, { ...options, onResponse: (r) => (delivered ||= r.ok) }, progressToken)
     } catch (error) {
       if (!isSessionGone(error) || this.#sessionId === undefined) throw error
       this.#forget()
+      if (delivered) throw error
       await this.start(options.signal)
       return this.#send(method, params, options, progressToken)
     }
@@ -211,7 +243,7 @@ export class LegacyConnection {
         onRequest: (request) => void this.#answer(request, method, target, signal),
         onNotification: (notification) => {
           options.onNotification?.(notification)
-          if (notification.method === 'notifications/elicitation/complete') this.#emit(notification)
+          if (SESSION_WIDE.has(notification.method)) this.#emit(notification)
         },
         resume: true,
       },
@@ -294,7 +326,12 @@ export class LegacyConnection {
           .then(
             (stream) => {
               if (!stream) return ended() // 405
-              stream.closed.catch((error: unknown) => this.#warn(`GET stream: ${String(error)}`)).finally(ended)
+              stream.closed
+                .catch((error: unknown) => this.#warn(`GET stream: ${String(error)}`))
+                .finally(() => {
+                  if (!signal.aborted) this.#drop(new Error("The 2025-era session's GET stream closed"))
+                  ended()
+                })
             },
             (error: unknown) => {
               ended()
@@ -354,6 +391,15 @@ export class LegacyConnection {
     if (had) await this.#transport.endSession?.(headers)
   }
 }
+
+/** Notifications about the session, not the request whose stream brought them: they go to the stream listeners too. */
+const SESSION_WIDE = new Set([
+  'notifications/elicitation/complete',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+])
 
 /** The methods whose 2026-07-28 results carry cache hints (spec: server/utilities/caching.mdx). */
 const HINTED = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'])

@@ -161,3 +161,8 @@ export function capabilitiesOf(options: ClientOptions): ClientCapabilities {
   if (options.roots) caps.roots = {}
   return caps
 }
+
+/** `o` without its undefined properties (for `exactOptionalPropertyTypes`). */
+export function defined<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, value]) => value !== undefined)) as never
+}

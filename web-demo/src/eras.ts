@@ -5,11 +5,11 @@
  * @module
  */
 import type { Client, ElicitationCallback, InputContext, SamplingCallback } from '../../src/client/index.ts'
-import { SUPPORTED_PROTOCOL_VERSIONS, type InputRequest } from '../../src/index.ts'
+import type { InputRequest } from '../../src/index.ts'
 
 /** Whether `client` (after its first request) speaks to a 2025-era server, in a session. */
 export function isLegacy(client: Client): boolean {
-  return !SUPPORTED_PROTOCOL_VERSIONS.includes(client.protocolVersion)
+  return client.era === 'legacy'
 }
 
 /** The era in a few words, for the status line: `MCP 2026-07-28` or `MCP 2025-11-25 (session)`. */
