@@ -65,6 +65,7 @@ function statefulAnswer(body: Record<string, unknown>, headers: Headers): Respon
 function fake(answer: (body: Record<string, unknown>, headers: Headers) => Response) {
   const seen: string[] = []
   const fetch = async (request: Request) => {
+    if (request.method !== 'POST') return new Response(null, { status: 405 }) // no standalone stream
     const body = JSON.parse(await request.text()) as Record<string, unknown>
     seen.push(typeof body.method === 'string' ? body.method : 'response')
     return answer(body, request.headers)

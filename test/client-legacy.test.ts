@@ -109,6 +109,7 @@ describe("Client versionNegotiation: 'auto' (probe with server/discover)", () =>
   function fake(answer: (body: Record<string, unknown>, n: number) => Response) {
     const seen: Record<string, unknown>[] = []
     const fetch = async (request: Request) => {
+      if (request.method !== 'POST') return new Response(null, { status: 405 }) // no standalone stream
       const body = JSON.parse(await request.text()) as Record<string, unknown>
       seen.push(body)
       return answer(body, seen.length)

@@ -11,6 +11,7 @@ import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 function fake(answer: (body: Record<string, unknown>) => Response | undefined) {
   const seen: string[] = []
   const fetch = async (request: Request) => {
+    if (request.method !== 'POST') return new Response(null, { status: 405 }) // no standalone stream
     const body = JSON.parse(await request.text()) as Record<string, unknown>
     seen.push(typeof body.method === 'string' ? body.method : '(answer)')
     return answer(body) ?? legacy(body)

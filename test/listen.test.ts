@@ -557,8 +557,9 @@ describe('Client.listen', () => {
       },
     )
     expect(sub.acknowledged).toEqual({ toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] })
-    expect(validate('SubscriptionsListenRequest', seen[0])).toEqual([])
-    expect(seen[0].id).toBe(sub.id)
+    expect(seen.map((r) => r.method)).toEqual(['server/discover', 'subscriptions/listen']) // the era probe first
+    expect(validate('SubscriptionsListenRequest', seen[1])).toEqual([])
+    expect(seen[1].id).toBe(sub.id)
     mcp.tool('b', {}, () => 'b')
     mcp.prompt('q', {}, () => 'q')
     await mcp.resourceUpdated('file:///config.json')
@@ -617,7 +618,9 @@ describe('Client.listen', () => {
     // no acknowledgement in time
     const silent: ClientTransport = { send: () => new Promise(() => {}) }
     await expect(
-      new Client({ transport: silent, requestTimeoutMs: 20 }).listen({ toolsListChanged: true }),
+      new Client({ transport: silent, requestTimeoutMs: 20, versionNegotiation: 'modern' }).listen({
+        toolsListChanged: true,
+      }),
     ).rejects.toBeInstanceOf(RequestTimeoutError)
     // something other than the acknowledgement first
     const rude: ClientTransport = {
@@ -630,9 +633,9 @@ describe('Client.listen', () => {
         return new Promise(() => {})
       },
     }
-    await expect(new Client({ transport: rude }).listen({ toolsListChanged: true })).rejects.toBeInstanceOf(
-      InvalidResultError,
-    )
+    await expect(
+      new Client({ transport: rude, versionNegotiation: 'modern' }).listen({ toolsListChanged: true }),
+    ).rejects.toBeInstanceOf(InvalidResultError)
     // an already-aborted signal sends nothing
     const controller = new AbortController()
     controller.abort()

@@ -218,11 +218,13 @@ describe('the web demo against a legacy-only (2025-11-25) server', () => {
     await expect.poll(() => page.locator('#tools code').allInnerTexts()).toEqual(['order_book'])
     expect(await page.locator('#prompts').innerText()).toBe('None.') // not declared by this server
     expect(await page.locator('#era').innerText()).toBe(LEGACY_ERA)
-    // the wire: the probe (no session: the v1 SDK's 400 -32000, read through CORS), then a session
-    expect(legacy.seen.slice(before, before + 4)).toEqual([
+    // the wire: the probe (no session: the v1 SDK's 400 -32000, read through CORS), then a session,
+    // and the session's standalone GET stream (open: no status yet)
+    expect(legacy.seen.slice(before, before + 5)).toEqual([
       { http: 'POST', rpc: 'server/discover', status: 400 },
       { http: 'POST', rpc: 'initialize', status: 200 },
       { http: 'POST', rpc: 'notifications/initialized', status: 202 },
+      { http: 'GET' },
       { http: 'POST', rpc: 'tools/list', status: 200 },
     ])
     await page.close()
