@@ -56,6 +56,10 @@ describe("Client versionNegotiation: 'legacy'", () => {
       'tools/call',
       'answer',
     ])
+    // capabilities at initialize are derived from the callbacks, as in the 2026 envelope
+    expect((seen[0].body.params as { capabilities: unknown }).capabilities).toEqual({
+      elicitation: { form: {}, url: {} },
+    })
     const sid = seen[1].headers.get('mcp-session-id')
     expect(sid).toMatch(/^s1\./)
     for (const s of seen.slice(1)) {
