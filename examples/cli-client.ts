@@ -231,7 +231,7 @@ async function main(): Promise<number> {
     const info = discovered._meta?.['io.modelcontextprotocol/serverInfo'] as
       { name?: string; version?: string } | undefined
     console.log(
-      `Connected to ${info?.name ?? 'server'} ${info?.version ?? ''} at ${url} (versions: ${discovered.supportedVersions.join(', ')})`,
+      `Connected to ${info?.name ?? 'server'} ${info?.version ?? ''} at ${url} (MCP ${client.protocolVersion}${client.era === 'legacy' ? ', a 2025-era session' : ''})`,
     )
     if (positional.length > 0) {
       const [tool, json] = positional as [string, string | undefined]
@@ -250,6 +250,8 @@ async function main(): Promise<number> {
     ok = false
   } finally {
     rl?.close()
+    // a 2025-era server's session holds a GET stream open: close() ends it (DELETE), so the process can exit
+    await client.close().catch(() => {})
   }
   return ok ? 0 : 1
 }

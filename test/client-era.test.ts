@@ -169,7 +169,8 @@ describe('eraStore', () => {
       const client = new Client({ transport, eraStore: store })
       expect(await client.listTools()).toEqual([])
       expect(seen).toEqual(['tools/list', 'server/discover', 'initialize', 'notifications/initialized', 'tools/list'])
-      expect(store.log).toEqual([`get ${URL_}`, `delete ${URL_}`, `get ${URL_}`, `set ${URL_} legacy`])
+      // the store is not read again once a verdict from it proved wrong (a delete may not take effect at once)
+      expect(store.log).toEqual([`get ${URL_}`, `delete ${URL_}`, `set ${URL_} legacy`])
       expect(client.protocolVersion).toBe('2025-11-25')
     })
 

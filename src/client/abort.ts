@@ -29,3 +29,19 @@ export function rejectOnAbort(signal: AbortSignal): Promise<never> {
     signal.addEventListener('abort', fail, { once: true })
   })
 }
+
+/**
+ * `work`, or a rejection with `signal`'s reason as soon as it aborts — whichever comes first. The
+ * listener is removed once `work` settles, so a long-lived signal does not collect them. `work` itself
+ * goes on (others may share it).
+ */
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work
+  if (signal.aborted) return Promise.reject(signal.reason as unknown) // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors -- the caller's reason, unchanged
+  return new Promise<T>((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the caller's reason, unchanged
+    const fail = () => reject(signal.reason)
+    signal.addEventListener('abort', fail, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', fail))
+  })
+}

@@ -160,7 +160,7 @@ export class Client {
 
   /**
    * Send one request and return its raw result (in `'auto'` mode the first one probes the server's era with
-   * `server/discover`, see `probeEra`). A `-32022` answer whose `data.supported` lists a version this SDK
+   * `server/discover`, see `EraNegotiator.send`). A `-32022` answer whose `data.supported` lists a version this SDK
    * speaks is retried once with that version, which is then kept (spec: basic/versioning.mdx, SEP-2575).
    * @throws McpError when the server answers with a JSON-RPC error; HttpError for HTTP failures.
    */
@@ -169,21 +169,19 @@ export class Client {
     params: Record<string, unknown> = {},
     options: CallOptions & { headers?: Record<string, string> } = {},
   ): Promise<Record<string, unknown>> {
-    let probed: Record<string, unknown> | undefined
-    const era = await this.#eras.resolve(async () => (probed = await this.#probe(options.signal)))
-    // the probe was this very request: its answer (from a modern server) is the answer
-    if (probed && era === 'modern' && method === 'server/discover' && Object.keys(params).length === 0) return probed
-    try {
-      return this.#eras.confirm(await this.#modern(method, params, options))
-    } catch (error) {
-      if (!(await this.#eras.forgetIfStale(error))) throw error
-      return this.request(method, params, options) // a remembered era that no longer holds: probe again
-    }
+    return this.#eras.send(
+      method,
+      params,
+      () => this.#probe(),
+      () => this.#modern(method, params, options),
+      options.signal,
+      () => this.#legacy?.server !== undefined,
+    )
   }
 
-  /** The era probe (see era.ts): `server/discover` as a 2026-07-28 request. */
-  #probe(signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
-    return this.#modern('server/discover', {}, signal ? { signal } : {})
+  /** The era probe (see era.ts): `server/discover` as a 2026-07-28 request (shared: no caller's signal). */
+  #probe(): Promise<Record<string, unknown>> {
+    return this.#modern('server/discover', {}, {})
   }
 
   async #modern(method: string, params: Record<string, unknown>, options: ExchangeOptions) {
@@ -366,7 +364,7 @@ export class Client {
    */
   async listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
     options.signal?.throwIfAborted()
-    const era = await this.#eras.resolve(() => this.#probe(options.signal))
+    const era = await this.#eras.resolve(() => this.#probe(), options.signal)
     const params = { notifications: filter, _meta: this.#envelope() }
     // list changes and resource updates drop the cache entries they make stale before the app hears of them
     const before = this.#cache ? (n: JSONRPCNotification) => this.invalidateCacheFor(n) : undefined

@@ -5,10 +5,11 @@
  * {@link EraStore} so the next client (page load, process) skips the probe.
  * @module
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
-import { HttpError, InvalidResultError } from '../transport/errors.ts'
+import { HttpError, InvalidResultError, NetworkError } from '../transport/errors.ts'
+import { raceAbort } from './abort.ts'
 
 /** The two protocol eras: 2026-07-28 (`'modern'`) and 2025-11-25 / 2025-06-18 / 2025-03-26 (`'legacy'`). */
 export type Era = 'modern' | 'legacy'
@@ -39,14 +40,15 @@ const MODERN_ERRORS = new Set<number>([ErrorCode.HeaderMismatch, ErrorCode.Missi
 
 /**
  * The era of a server, from how it answered a `server/discover` probe: a result whose `supportedVersions`
- * names a version this client speaks (as the official TypeScript and Python SDKs decide), or -32020 /
- * -32021, is a modern server; any other result (e.g. the `{}` some 2025 servers give every method they do
- * not know), any other JSON-RPC error (e.g. -32601, a legacy server's -32000 "no session"), HTTP 400 / 404 /
- * 405 without one, or a body that is no JSON-RPC answer is a legacy one. (-32022 never reaches here when a
- * version is in common: the sender retried with it.)
- * @throws what the probe threw when it is no evidence of an era: -32022 without a version in common,
- *   401 / 403 (the transport's OAuth could not authorize), other HTTP failures (5xx), a network failure,
- *   a timeout or an abort.
+ * names a version this client speaks (the official TypeScript and Python SDKs' rule for results), or
+ * -32020 / -32021 (the spec's reading; the TypeScript SDK counts them as legacy), is a modern server; any
+ * other result (e.g. the `{}` some 2025 servers give every method they do not know), any other JSON-RPC
+ * error (e.g. -32601, a legacy server's -32000 "no session"), -32022 naming only 2025 versions, HTTP 400 /
+ * 404 / 405 without a JSON-RPC body, or a JSON-RPC body that cannot be read (InvalidResultError) is a
+ * legacy one. (-32022 naming a 2026 version in common never reaches here: the sender retried with it.)
+ * @throws what the probe threw when it is no evidence of an era: -32022 naming no version this client
+ *   speaks, 401 / 403 (the transport's OAuth could not authorize), other HTTP failures (5xx, or a 2xx whose
+ *   body is not JSON-RPC), a network failure, a timeout or an abort.
  */
 export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
   try {
@@ -57,7 +59,13 @@ export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
   } catch (error) {
     if (error instanceof McpError) {
       if (MODERN_ERRORS.has(error.code)) return 'modern'
-      if (error.code === ErrorCode.UnsupportedProtocolVersion) throw error
+      if (error.code === ErrorCode.UnsupportedProtocolVersion) {
+        // no 2026 version in common (else the sender had retried with it): a 2025 one means a 2025 session
+        const supported = (error.data as { supported?: unknown } | undefined)?.supported
+        if (Array.isArray(supported) && supported.some((v) => LEGACY_PROTOCOL_VERSIONS.includes(v as string)))
+          return 'legacy'
+        throw error
+      }
       return 'legacy'
     }
     if (error instanceof HttpError && [400, 404, 405].includes(error.status)) return 'legacy'
@@ -69,13 +77,19 @@ export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
 /**
  * One client's knowledge of its server's era: fixed (`'modern'`, `'legacy'`), or (`'auto'`) probed once —
  * concurrent first requests share the probe — and remembered. A probe that gives no verdict is reported
- * (thrown to the request that needed it) and made again by the next request.
+ * (thrown to the request that needed it) and made again by the next request. A probe that cannot reach the
+ * server at all (a `NetworkError`: in a browser, also a CORS refusal of the 2026 headers) gives a tentative
+ * legacy verdict: the request is tried in a 2025 session, whose own network failure takes the verdict back.
  */
 export class EraNegotiator {
   #era: Era | undefined
   #probing: Promise<Era> | undefined
-  /** Whether the era came from the store (not from a probe made by this client). */
+  /** Whether the era came from the store (not from a probe made by this client) and no request confirmed it yet. */
   #stored = false
+  /** Whether the era is the tentative legacy verdict of a probe that could not reach the server. */
+  #tentative = false
+  /** Set once a remembered verdict proved wrong: the store is not read again by this client. */
+  #distrustStore = false
   readonly #url: string | undefined
   readonly #store: EraStore | undefined
   readonly #now: () => number
@@ -97,26 +111,91 @@ export class EraNegotiator {
     return this.#era
   }
 
-  /** The era, probing with `probe` (a `server/discover`) first when it is not known yet. */
-  async resolve(probe: () => Promise<unknown>): Promise<Era> {
+  /**
+   * The era, probing with `probe` (a `server/discover`) first when it is not known yet. The probe is shared
+   * by concurrent callers and runs without their signals: `signal` ends only this caller's wait.
+   */
+  async resolve(probe: () => Promise<unknown>, signal?: AbortSignal): Promise<Era> {
     if (this.#era !== undefined) return this.#era
     this.#probing ??= this.#find(probe).finally(() => (this.#probing = undefined))
-    return this.#probing
+    return raceAbort(this.#probing, signal)
+  }
+
+  /**
+   * Send one request in the server's era (probing first when needed), and check a remembered verdict
+   * against the answer: a verdict the server no longer fits is forgotten, the server probed again and the
+   * request sent again — once, and never a `tools/call` the server answered (it ran: its result is
+   * returned as it is). `server/discover` on a modern server is answered by the probe itself.
+   * @param sessionStarted - whether the 2025 session had been initialized when `send` failed (a remembered
+   *   legacy verdict is doubted only when `initialize` itself failed).
+   * @throws what `send` or the probe threw.
+   */
+  async send(
+    method: string,
+    params: Record<string, unknown>,
+    probe: () => Promise<Record<string, unknown>>,
+    send: () => Promise<Record<string, unknown>>,
+    signal: AbortSignal | undefined,
+    sessionStarted: () => boolean,
+  ): Promise<Record<string, unknown>> {
+    let probed: Record<string, unknown> | undefined
+    const era = await this.resolve(async () => (probed = await probe()), signal)
+    if (probed && era === 'modern' && method === 'server/discover' && Object.keys(params).length === 0) return probed
+    for (let again = false; ; again = true) {
+      try {
+        const result = await send()
+        if (!(this.#stored && this.#era === 'modern' && typeof result.resultType !== 'string'))
+          return this.#confirm(result)
+        await this.#forget() // a 2025 server answered: a remembered modern verdict that no longer holds
+        if (method === 'tools/call' || again) return { resultType: 'complete', ...result }
+      } catch (error) {
+        if (this.#tentative && error instanceof NetworkError) {
+          this.#era = undefined // unreachable in either era: no verdict
+          this.#tentative = false
+          throw error
+        }
+        const doubted = this.#era === 'modern' ? isEraMismatch(error) : !sessionStarted() && isEraMismatch(error)
+        if (again || !this.#stored || !doubted) throw error
+        await this.#forget()
+      }
+      await this.resolve(probe, signal)
+    }
+  }
+
+  /** A request was answered in this era: a remembered or tentative verdict is confirmed (and a tentative one stored). */
+  #confirm(result: Record<string, unknown>): Record<string, unknown> {
+    this.#stored = false
+    if (this.#tentative) {
+      this.#tentative = false
+      void this.#remember(this.#era!)
+    }
+    return result
   }
 
   async #find(probe: () => Promise<unknown>): Promise<Era> {
-    const stored = await this.#recall()
+    const stored = this.#distrustStore ? undefined : await this.#recall()
     if (stored !== undefined) {
       this.#stored = true
       return (this.#era = stored)
     }
-    const era = await probeEra(probe)
+    let era: Era
+    try {
+      era = await probeEra(probe)
+    } catch (error) {
+      if (!(error instanceof NetworkError)) throw error
+      this.#tentative = true
+      return (this.#era = 'legacy')
+    }
     this.#era = era
-    if (this.#store)
-      await Promise.resolve()
-        .then(() => this.#store!.set(this.#url!, { era, checkedAt: this.#now() }))
-        .catch((error: unknown) => this.#warn(`era store: set failed: ${String(error)}`))
+    await this.#remember(era)
     return era
+  }
+
+  async #remember(era: Era): Promise<void> {
+    if (!this.#store) return
+    await Promise.resolve()
+      .then(() => this.#store!.set(this.#url!, { era, checkedAt: this.#now() }))
+      .catch((error: unknown) => this.#warn(`era store: set failed: ${String(error)}`))
   }
 
   async #recall(): Promise<Era | undefined> {
@@ -132,40 +211,21 @@ export class EraNegotiator {
     }
   }
 
-  /**
-   * A request was answered: under a remembered modern verdict the answer must be a 2026-07-28 result
-   * (`resultType`), else the verdict no longer holds (a stateless 2025 server answered). Then the era is
-   * confirmed: a later failure is just a failure.
-   * @returns the result.
-   * @throws InvalidResultError when a remembered modern verdict got a 2025-era result (see {@link forgetIfStale}).
-   */
-  confirm(result: Record<string, unknown>): Record<string, unknown> {
-    if (this.#stored && this.#era === 'modern' && typeof result.resultType !== 'string')
-      throw new InvalidResultError('The server answered without resultType: it is no 2026-07-28 server')
-    this.#stored = false
-    return result
-  }
-
-  /**
-   * A request failed under a remembered verdict the way a server of the other era would fail it (see
-   * {@link probeEra}): forget the verdict (here and in the store) so that the caller can probe again.
-   * @returns whether it was forgotten — only a verdict from the store, and only once.
-   */
-  async forgetIfStale(error: unknown): Promise<boolean> {
-    if (!this.#stored || !isEraMismatch(error)) return false
+  /** Forget a remembered verdict that proved wrong, here and in the store; this client will not read the store again. */
+  async #forget(): Promise<void> {
     this.#stored = false
     this.#era = undefined
+    this.#distrustStore = true
     await Promise.resolve()
       .then(() => this.#store!.delete(this.#url!))
       .catch((e: unknown) => this.#warn(`era store: delete failed: ${String(e)}`))
-    return true
   }
 }
 
 /**
- * An error a server of the other era answers with: -32601 (a legacy server asked for a 2026 method),
- * -32000 (a legacy server's "no session"), -32022 (a modern-only server asked to `initialize`), HTTP 400 /
- * 404 / 405, or no JSON-RPC at all.
+ * An error that shows the request reached a server of the other era and was not run: -32601 (a 2025
+ * server asked for a 2026 method, or the reverse), -32000 (a 2025 server's "no session"), -32022 (a
+ * modern-only server asked to `initialize`), HTTP 400 / 404 / 405, or no JSON-RPC at all.
  */
 function isEraMismatch(error: unknown): boolean {
   if (error instanceof McpError)

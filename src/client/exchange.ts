@@ -18,7 +18,36 @@ import type { CallOptions } from './options.ts'
  * a 2025-era session's headers) and the 2025-era hooks of the transport (`SendOptions.onRequest`,
  * `onResponse`, `resume`).
  */
-export type ExchangeOptions = CallOptions & Pick<SendOptions, 'headers' | 'onRequest' | 'onResponse' | 'resume'>
+export type ExchangeOptions = CallOptions &
+  Pick<SendOptions, 'headers' | 'onResponse' | 'resume'> & {
+    /**
+     * A server-to-client request on this request's stream (2025 era). `interactive` runs the step that
+     * answers it with the request timeout paused (the user's time does not count); `signal` aborts with the
+     * request (the caller's abort, or the timeout).
+     */
+    onRequest?: (request: JSONRPCRequest, during: { interactive: Interactive; signal: AbortSignal }) => void
+    /** While in flight, this request's timeout is paused by `pauses.run` (a 2025 session's GET-stream questions). */
+    pauses?: PauseGroup
+  }
+
+/** The request timeouts of the requests in flight, paused together while a step runs (e.g. a user answers). */
+export class PauseGroup {
+  readonly #members = new Set<Interactive>()
+
+  /** Add one request's pause; @returns its removal. */
+  add(pause: Interactive): () => void {
+    this.#members.add(pause)
+    return () => void this.#members.delete(pause)
+  }
+
+  /** Run `step` with the timeout of every request now in flight paused. */
+  run<T>(step: () => Promise<T>): Promise<T> {
+    return [...this.#members].reduce<() => Promise<T>>((inner, pause) => () => pause(inner), step)()
+  }
+}
+
+/** Runs a step with the request timeout paused (see {@link SendOptions.interactive}). */
+type Interactive = <T>(step: () => Promise<T>) => Promise<T>
 
 /**
  * Send `message` and return its raw result.
@@ -46,9 +75,11 @@ export async function exchange(
   const signal = options.signal ? anySignal([options.signal, deadline.signal]) : deadline.signal
   const sendOptions: SendOptions & { signal: AbortSignal } = { signal, interactive: deadline.pause }
   if (options.headers) sendOptions.headers = options.headers
-  if (options.onRequest) sendOptions.onRequest = options.onRequest
+  const onRequest = options.onRequest
+  if (onRequest) sendOptions.onRequest = (request) => onRequest(request, { interactive: deadline.pause, signal })
   if (options.onResponse) sendOptions.onResponse = options.onResponse
   if (options.resume) sendOptions.resume = true
+  const unpaused = options.pauses?.add(deadline.pause)
   const onNotification = notificationRouter(options, progressToken)
   if (onNotification) sendOptions.onNotification = onNotification
   let response: Record<string, unknown> | undefined
@@ -60,6 +91,7 @@ export async function exchange(
     throw error
   } finally {
     deadline.clear()
+    unpaused?.()
   }
   return resultOf(response, id, method)
 }
@@ -75,8 +107,9 @@ export function parseResult<S extends v.GenericSchema>(schema: S, value: unknown
 
 /**
  * A request timeout of `timeoutMs` milliseconds as an abort signal (aborting with `error`). `pause` runs
- * a step with the clock stopped: the user's time (an OAuth login) does not count against the request
- * timeout. `clear` stops it for good.
+ * a step with the clock stopped: the user's time (an OAuth login, a 2025 server's question) does not count
+ * against the request timeout; steps may overlap (the clock runs again when the last one ends). `clear`
+ * stops it for good.
  */
 function pausableDeadline(method: string, timeoutMs: number) {
   const timer = new AbortController()
@@ -84,8 +117,10 @@ function pausableDeadline(method: string, timeoutMs: number) {
   let handle: ReturnType<typeof setTimeout> | undefined = setTimeout(() => timer.abort(error), timeoutMs)
   let left = timeoutMs
   let since = Date.now()
+  let paused = 0
+  let cleared = false
   const pause = async <T>(step: () => Promise<T>): Promise<T> => {
-    if (handle !== undefined) {
+    if (paused++ === 0 && handle !== undefined) {
       clearTimeout(handle)
       handle = undefined
       left = Math.max(0, left - (Date.now() - since))
@@ -93,13 +128,17 @@ function pausableDeadline(method: string, timeoutMs: number) {
     try {
       return await step()
     } finally {
-      if (!timer.signal.aborted) {
+      if (--paused === 0 && !timer.signal.aborted && !cleared) {
         since = Date.now()
         handle = setTimeout(() => timer.abort(error), left)
       }
     }
   }
-  return { signal: timer.signal, error, pause, clear: () => clearTimeout(handle) }
+  const clear = () => {
+    cleared = true
+    clearTimeout(handle)
+  }
+  return { signal: timer.signal, error, pause, clear }
 }
 
 /** The transport's `onNotification`: progress for this request to `onProgress`, everything to `onNotification`. */

@@ -23,6 +23,8 @@ import type { ClientTransport, OutboundMessage, SendOptions } from '../transport
 export interface LegacyListenSession {
   /** The server's capabilities, from `initialize` (initializing first when needed). */
   capabilities(signal?: AbortSignal): Promise<ServerCapabilities>
+  /** The session's id now (undefined without a session): an unsubscribe goes only to the session that subscribed. */
+  sessionId(): string | undefined
   /** Send a request in the session (`resources/subscribe`, `resources/unsubscribe`). */
   request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>
   /**
@@ -50,14 +52,18 @@ async function listen(session: LegacyListenSession, message: OutboundMessage, op
   const filter = honouredFilter(requested, await session.capabilities(signal))
   const uris = filter.resourceSubscriptions ?? []
   const subscribed: string[] = []
+  let subscribedIn: string | undefined
   const unsubscribe = () => {
-    // best effort, after the subscription ended: a failure changes nothing for the caller
+    // best effort, after the subscription ended: a failure changes nothing for the caller; a session that
+    // ended (or was replaced) holds no subscription, and a request now would start a new one for nothing
+    if (subscribedIn === undefined || session.sessionId() !== subscribedIn) return
     for (const uri of subscribed) session.request('resources/unsubscribe', { uri }).catch(() => {})
   }
   try {
     for (const uri of uris) {
       await session.request('resources/subscribe', { uri }, signal)
       subscribed.push(uri)
+      subscribedIn = session.sessionId()
     }
   } catch (error) {
     unsubscribe()

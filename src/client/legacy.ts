@@ -8,36 +8,20 @@
  * `-32042` is answered through the `elicitation` callback and the request sent again.
  * @module
  */
-import { HEADER, LEGACY_PROTOCOL_VERSIONS, META } from '../protocol/constants.ts'
+import { HEADER, LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
-import type {
-  ClientCapabilities,
-  InputRequest,
-  JSONRPCNotification,
-  JSONRPCRequest,
-  JSONRPCResponse,
-  RequestId,
-} from '../protocol/schemas/index.ts'
+import type { ClientCapabilities, JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
-import { HttpError } from '../transport/errors.ts'
-import { answerInput } from './carrier.ts'
-import { MissingInputHandlerError } from './errors.ts'
+import { raceAbort } from './abort.ts'
+import { exchange, PauseGroup, type ExchangeOptions } from './exchange.ts'
 import { legacyListenTransport } from './legacy-listen.ts'
-import { exchange, type ExchangeOptions } from './exchange.ts'
+import { answerServerRequest, asModern, discoverResult, isSessionGone, type LegacyServer } from './legacy-requests.ts'
 import type { ClientOptions } from './options.ts'
 import { withUrlElicitation } from './url-elicitation.ts'
 
 /** How long opening the standalone `GET` stream may hold up the first request, in milliseconds. */
 export const STREAM_OPEN_WAIT_MS = 1_000
-
-/** What `initialize` told about the server. */
-export interface LegacyServer {
-  protocolVersion: string
-  capabilities: Record<string, unknown>
-  serverInfo: Record<string, unknown>
-  instructions?: string
-}
 
 /** What the connection needs of the client. */
 export interface LegacyDeps {
@@ -53,6 +37,12 @@ export class LegacyConnection {
   #sessionId: string | undefined
   #server: LegacyServer | undefined
   #starting: Promise<LegacyServer> | undefined
+  /** The timeouts of the requests in flight: paused while a question from the GET stream is being answered. */
+  readonly #pauses = new PauseGroup()
+  /** Bumped by `close()`: work begun in an earlier epoch (an `initialize` in flight) must not revive the session. */
+  #epoch = 0
+  /** Whether the server answered the standalone `GET` with 405 (it offers none: never ask again in this session). */
+  #noStream = false
   /** Aborts the standalone `GET` stream; set while it is opening or open. */
   #stream: AbortController | undefined
   readonly #listeners = new Set<(notification: JSONRPCNotification) => void>()
@@ -80,8 +70,13 @@ export class LegacyConnection {
    */
   listenTransport(): ClientTransport {
     return legacyListenTransport({
-      capabilities: async (signal) => ((await this.start(signal)) && this.streaming ? this.#server!.capabilities : {}),
+      capabilities: async (signal) => {
+        const server = await this.start(signal)
+        if (!this.streaming && !this.#noStream) await this.#listen() // it ended: open it again
+        return this.streaming ? server.capabilities : {}
+      },
       request: (method, params, signal) => this.request(method, params, signal ? { signal } : {}, ''),
+      sessionId: () => this.#sessionId,
       notifications: (listener, dropped) => {
         const remove = this.onStreamNotification(listener)
         const drop = (error: unknown) => (remove(), dropped(error))
@@ -119,12 +114,13 @@ export class LegacyConnection {
 
   /** Forget the session: its streams are closed, the next request initializes again. */
   #forget(): void {
-    this.#drop(new Error('The 2025-era session ended'))
     this.#stream?.abort()
     this.#stream = undefined
     this.#server = undefined
     this.#sessionId = undefined
     this.#starting = undefined
+    this.#noStream = false
+    this.#drop(new Error('The 2025-era session ended')) // last: its subscriptions see no session to unsubscribe from
   }
 
   get #transport(): ClientTransport {
@@ -182,18 +178,27 @@ export class LegacyConnection {
     options: ExchangeOptions,
     progressToken: string,
   ): Promise<Record<string, unknown>> {
+    const epoch = this.#epoch
     const server = await this.start(options.signal)
     if (method === 'server/discover') return discoverResult(server)
+    this.#checkOpen(epoch)
+    const sentWith = this.#sessionId
     let delivered = false // the server took the request: a 404 now (on resuming its stream) must not send it twice
     try {
       return await this.#send(method, params, { ...options, onResponse: (r) => (delivered ||= r.ok) }, progressToken)
     } catch (error) {
-      if (!isSessionGone(error) || this.#sessionId === undefined) throw error
-      this.#forget()
+      if (!isSessionGone(error) || sentWith === undefined) throw error
+      if (this.#sessionId === sentWith) this.#forget() // unless a concurrent request already replaced it
       if (delivered) throw error
       await this.start(options.signal)
+      this.#checkOpen(epoch)
       return this.#send(method, params, options, progressToken)
     }
+  }
+
+  /** @throws an `AbortError` DOMException when `close()` ran since `epoch`. */
+  #checkOpen(epoch: number): void {
+    if (this.#epoch !== epoch) throw new DOMException('The client was closed', 'AbortError')
   }
 
   /**
@@ -233,19 +238,19 @@ export class LegacyConnection {
     const message: JSONRPCRequest = { jsonrpc: '2.0', id, method, params: body }
     const named = params.name ?? params.uri
     const target = typeof named === 'string' ? named : ''
-    const signal = options.signal
     const result = await exchange(
       this.#transport,
       message,
       {
         ...options,
         headers: { ...options.headers, ...this.#headers() },
-        onRequest: (request) => void this.#answer(request, method, target, signal),
+        onRequest: (request, during) => void this.#answer(request, method, target, during.signal, during.interactive),
         onNotification: (notification) => {
           options.onNotification?.(notification)
           if (SESSION_WIDE.has(notification.method)) this.#emit(notification)
         },
         resume: true,
+        pauses: this.#pauses,
       },
       this.#deps.timeoutMs,
       progressToken,
@@ -258,14 +263,15 @@ export class LegacyConnection {
    * @throws McpError when the server answers with an error or a version this client does not speak.
    */
   start(signal?: AbortSignal): Promise<LegacyServer> {
-    this.#starting ??= this.#initialize(signal).catch((error: unknown) => {
-      this.#starting = undefined // the next request tries again
+    const starting = (this.#starting ??= this.#initialize().catch((error: unknown) => {
+      if (this.#starting === starting) this.#starting = undefined // the next request tries again
       throw error
-    })
-    return this.#starting
+    }))
+    return raceAbort(starting, signal) // shared: one caller's abort ends only its own wait
   }
 
-  async #initialize(signal: AbortSignal | undefined): Promise<LegacyServer> {
+  async #initialize(): Promise<LegacyServer> {
+    const epoch = this.#epoch
     const { options, capabilities } = this.#deps
     const message: JSONRPCRequest = {
       jsonrpc: '2.0',
@@ -281,8 +287,12 @@ export class LegacyConnection {
     const exchangeOptions: ExchangeOptions = {
       onResponse: (response) => (sessionId = response.headers.get(HEADER.sessionId) ?? undefined),
     }
-    if (signal) exchangeOptions.signal = signal
     const result = await exchange(this.#transport, message, exchangeOptions, this.#deps.timeoutMs, '')
+    if (this.#epoch !== epoch) {
+      // closed while initializing: end the session the server just made, and revive nothing
+      if (sessionId !== undefined) await this.#endSession({ [HEADER.sessionId]: sessionId })
+      this.#checkOpen(epoch)
+    }
     const version = result.protocolVersion
     if (typeof version !== 'string' || !LEGACY_PROTOCOL_VERSIONS.includes(version))
       throw new McpError(
@@ -298,7 +308,8 @@ export class LegacyConnection {
     this.#server = server
     this.#sessionId = sessionId
     await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: this.#headers() })
-    if (this.#server === server) await this.#listen() // unless closed meanwhile
+    this.#checkOpen(epoch) // close() meanwhile ended the session
+    await this.#listen()
     return server
   }
 
@@ -320,12 +331,13 @@ export class LegacyConnection {
           .openStream({
             headers: this.#headers(),
             signal,
-            onRequest: (request) => void this.#answer(request, '', '', signal),
+            // a question not tied to a request: the user's time counts against none of those in flight
+            onRequest: (request) => void this.#answer(request, '', '', signal, (step) => this.#pauses.run(step)),
             onNotification: (notification) => this.#emit(notification),
           })
           .then(
             (stream) => {
-              if (!stream) return ended() // 405
+              if (!stream) return ((this.#noStream = true), ended()) // 405
               stream.closed
                 .catch((error: unknown) => this.#warn(`GET stream: ${String(error)}`))
                 .finally(() => {
@@ -345,50 +357,38 @@ export class LegacyConnection {
   }
 
   /**
-   * Answer one server-to-client request and POST the answer: `ping` with `{}`; `elicitation/create`,
-   * `sampling/createMessage` and `roots/list` through the callbacks (-32601 when there is none, -32603
-   * when it fails or answers wrongly); anything else -32601. Never throws (a failed POST is a warning).
+   * Answer one server-to-client request (see {@link answerServerRequest}) and POST the answer in the session
+   * it came from (its headers taken when it arrived). On a request's stream the callback runs `interactive`
+   * (that request's timeout paused) with `signal` aborting when that request ends by abort or timeout.
+   * Never throws (a failed POST is a warning).
    */
-  async #answer(request: JSONRPCRequest, method: string, target: string, signal: AbortSignal | undefined) {
-    let response: JSONRPCResponse
+  async #answer(
+    request: JSONRPCRequest,
+    method: string,
+    target: string,
+    signal: AbortSignal | undefined,
+    interactive: <T>(step: () => Promise<T>) => Promise<T> = (step) => step(),
+  ) {
+    const headers = this.#headers()
+    const response = await interactive(() => answerServerRequest(this.#deps.options, request, method, target, signal))
     try {
-      const result = await this.#resultOf(request, method, target, signal ?? new AbortController().signal)
-      response = { jsonrpc: '2.0', id: request.id, result }
-    } catch (error) {
-      const code =
-        error instanceof MissingInputHandlerError || error instanceof McpError
-          ? ErrorCode.MethodNotFound
-          : ErrorCode.InternalError
-      const message = error instanceof Error ? error.message : String(error)
-      response = { jsonrpc: '2.0', id: request.id, error: { code, message } }
-    }
-    try {
-      await this.#transport.send(response, { headers: this.#headers() })
+      await this.#transport.send(response, { headers })
     } catch (error) {
       this.#warn(`the answer to the server's ${request.method} could not be sent: ${String(error)}`)
     }
   }
 
-  async #resultOf(
-    request: JSONRPCRequest,
-    method: string,
-    target: string,
-    signal: AbortSignal,
-  ): Promise<Record<string, unknown>> {
-    if (request.method === 'ping') return {}
-    if (!['elicitation/create', 'sampling/createMessage', 'roots/list'].includes(request.method))
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`)
-    const input = { method: request.method, params: request.params ?? {} } as InputRequest
-    const key = keyOf(request.id)
-    return await answerInput(this.#deps.options, key, input, { key, method, target, signal })
-  }
-
   /** Close the standalone stream, end the session (`DELETE`, a 405 ignored) and forget it. */
   async close(): Promise<void> {
+    this.#epoch++
     const headers = this.#headers()
     const had = this.#sessionId !== undefined
     this.#forget()
-    if (had) await this.#transport.endSession?.(headers)
+    if (had) await this.#endSession(headers)
+  }
+
+  async #endSession(headers: Record<string, string>): Promise<void> {
+    await this.#transport.endSession?.(headers)
   }
 }
 
@@ -400,46 +400,3 @@ const SESSION_WIDE = new Set([
   'notifications/resources/list_changed',
   'notifications/resources/updated',
 ])
-
-/** The methods whose 2026-07-28 results carry cache hints (spec: server/utilities/caching.mdx). */
-const HINTED = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'])
-
-/**
- * A 2025-era result as the 2026-07-28 result types read it: `resultType: 'complete'` (2025 has no
- * rounds) and, on the cacheable methods, the hints a 2025 server cannot give set to "do not cache"
- * (`ttlMs: 0`, `cacheScope: 'private'`). What the server sent is kept.
- */
-function asModern(method: string, result: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { resultType: 'complete', ...result }
-  if (HINTED.has(method)) {
-    out.ttlMs ??= 0
-    out.cacheScope ??= 'private'
-  }
-  return out
-}
-
-/**
- * What `server/discover` would have said, from the `initialize` result: the negotiated version as the one
- * supported, the capabilities, instructions, serverInfo in `_meta`, and "do not cache" hints.
- */
-function discoverResult(server: LegacyServer): Record<string, unknown> {
-  const result: Record<string, unknown> = {
-    resultType: 'complete',
-    supportedVersions: [server.protocolVersion],
-    capabilities: server.capabilities,
-    ttlMs: 0,
-    cacheScope: 'private',
-    _meta: { [META.serverInfo]: server.serverInfo },
-  }
-  if (server.instructions !== undefined) result.instructions = server.instructions
-  return result
-}
-
-/** A session the server no longer knows: HTTP 404, or its -32001 "Session not found". */
-function isSessionGone(error: unknown): boolean {
-  return (error instanceof HttpError && error.status === 404) || (error instanceof McpError && error.code === -32001)
-}
-
-function keyOf(id: RequestId): string {
-  return `server-request-${String(id)}`
-}

@@ -1,0 +1,114 @@
+/**
+ * What a 2025-era session needs besides the connection itself (legacy.ts): its results read as 2026 results,
+ * `server/discover` answered from `initialize`, and the server's own requests answered through the
+ * client's callbacks.
+ * @module
+ */
+import * as v from 'valibot'
+import { META } from '../protocol/constants.ts'
+import { ClientError, ErrorCode, McpError } from '../protocol/errors.ts'
+import { describeIssue } from '../protocol/issues.ts'
+import { InputRequest, type JSONRPCRequest, type JSONRPCResponse, type RequestId } from '../protocol/schemas/index.ts'
+import { HttpError } from '../transport/errors.ts'
+import { answerInput } from './carrier.ts'
+import { MissingInputHandlerError } from './errors.ts'
+import type { ClientOptions } from './options.ts'
+
+/** What `initialize` told about the server. */
+export interface LegacyServer {
+  protocolVersion: string
+  capabilities: Record<string, unknown>
+  serverInfo: Record<string, unknown>
+  instructions?: string
+}
+
+/**
+ * The response to one server-to-client request: `ping` → `{}`; `elicitation/create`,
+ * `sampling/createMessage` and `roots/list` through the callbacks (-32602 for params that do not fit the
+ * schema, -32601 when there is no callback, the code of an McpError the callback threw, -32603 when it
+ * fails otherwise or answers wrongly — with a generic message, so that nothing private leaks); anything
+ * else -32601. `method` and `target` name the call whose stream brought it (empty on the GET stream).
+ */
+export async function answerServerRequest(
+  options: ClientOptions,
+  request: JSONRPCRequest,
+  method: string,
+  target: string,
+  signal: AbortSignal | undefined,
+): Promise<JSONRPCResponse> {
+  try {
+    const result = await resultOf(options, request, method, target, signal ?? new AbortController().signal)
+    return { jsonrpc: '2.0', id: request.id, result }
+  } catch (error) {
+    const code =
+      error instanceof McpError
+        ? error.code
+        : error instanceof MissingInputHandlerError
+          ? ErrorCode.MethodNotFound
+          : ErrorCode.InternalError
+    const message =
+      error instanceof McpError || error instanceof ClientError
+        ? error.message
+        : `Internal error: the client could not answer ${request.method}`
+    return { jsonrpc: '2.0', id: request.id, error: { code, message } }
+  }
+}
+
+async function resultOf(
+  options: ClientOptions,
+  request: JSONRPCRequest,
+  method: string,
+  target: string,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  if (request.method === 'ping') return {}
+  if (!['elicitation/create', 'sampling/createMessage', 'roots/list'].includes(request.method))
+    throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`)
+  const parsed = v.safeParse(InputRequest, { method: request.method, params: request.params })
+  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
+  const key = keyOf(request.id)
+  return await answerInput(options, key, parsed.output, { key, method, target, signal })
+}
+
+/** The methods whose 2026-07-28 results carry cache hints (spec: server/utilities/caching.mdx). */
+const HINTED = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'])
+
+/**
+ * A 2025-era result as the 2026-07-28 result types read it: `resultType: 'complete'` (2025 has no
+ * rounds) and, on the cacheable methods, the hints a 2025 server cannot give set to "do not cache"
+ * (`ttlMs: 0`, `cacheScope: 'private'`). What the server sent is kept.
+ */
+export function asModern(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { resultType: 'complete', ...result }
+  if (HINTED.has(method)) {
+    out.ttlMs ??= 0
+    out.cacheScope ??= 'private'
+  }
+  return out
+}
+
+/**
+ * What `server/discover` would have said, from the `initialize` result: the negotiated version as the one
+ * supported, the capabilities, instructions, serverInfo in `_meta`, and "do not cache" hints.
+ */
+export function discoverResult(server: LegacyServer): Record<string, unknown> {
+  const result: Record<string, unknown> = {
+    resultType: 'complete',
+    supportedVersions: [server.protocolVersion],
+    capabilities: server.capabilities,
+    ttlMs: 0,
+    cacheScope: 'private',
+    _meta: { [META.serverInfo]: server.serverInfo },
+  }
+  if (server.instructions !== undefined) result.instructions = server.instructions
+  return result
+}
+
+/** A session the server no longer knows: HTTP 404, or its -32001 "Session not found". */
+export function isSessionGone(error: unknown): boolean {
+  return (error instanceof HttpError && error.status === 404) || (error instanceof McpError && error.code === -32001)
+}
+
+function keyOf(id: RequestId): string {
+  return `server-request-${String(id)}`
+}
