@@ -76,7 +76,7 @@ export class SubscriptionDroppedError extends ClientError {
     super(
       'SubscriptionDroppedError',
       'ERR_SUBSCRIPTION_DROPPED',
-      `Subscription ${JSON.stringify(subscriptionId)} dropped: the stream closed without the server's closing result`,
+      `Subscription ${JSON.stringify(subscriptionId)} dropped: ${cause instanceof Error && cause.name === 'SessionEnded' ? cause.message : "the stream closed without the server's closing result"}`,
       { cause },
     )
     this.subscriptionId = subscriptionId

@@ -120,7 +120,7 @@ export class LegacyConnection {
     this.#sessionId = undefined
     this.#starting = undefined
     this.#noStream = false
-    this.#drop(new Error('The 2025-era session ended')) // last: its subscriptions see no session to unsubscribe from
+    this.#drop(sessionEnded('the 2025-era session ended')) // last: its subscriptions see no session to unsubscribe from
   }
 
   get #transport(): ClientTransport {
@@ -341,7 +341,7 @@ export class LegacyConnection {
               stream.closed
                 .catch((error: unknown) => this.#warn(`GET stream: ${String(error)}`))
                 .finally(() => {
-                  if (!signal.aborted) this.#drop(new Error("The 2025-era session's GET stream closed"))
+                  if (!signal.aborted) this.#drop(sessionEnded("the 2025-era session's GET stream ended"))
                   ended()
                 })
             },
@@ -400,3 +400,10 @@ const SESSION_WIDE = new Set([
   'notifications/resources/list_changed',
   'notifications/resources/updated',
 ])
+
+/** Why subscriptions over a 2025 session dropped (named for SubscriptionDroppedError's message). */
+function sessionEnded(message: string): Error {
+  const error = new Error(message)
+  error.name = 'SessionEnded'
+  return error
+}
