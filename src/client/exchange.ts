@@ -16,9 +16,9 @@ import type { CallOptions } from './options.ts'
 /**
  * Per-request options of {@link exchange}: the call's options, plus extra HTTP headers (`Mcp-Param-*`,
  * a 2025-era session's headers) and the 2025-era hooks of the transport (`SendOptions.onRequest`,
- * `onResponse`, `resume`).
+ * `onResponse`, `resume`, `era`).
  */
-export type ExchangeOptions = CallOptions & Pick<SendOptions, 'headers' | 'onRequest' | 'onResponse' | 'resume'>
+export type ExchangeOptions = CallOptions & Pick<SendOptions, 'headers' | 'onRequest' | 'onResponse' | 'resume' | 'era'>
 
 /**
  * Send `message` and return its raw result.
@@ -49,6 +49,7 @@ export async function exchange(
   if (options.onRequest) sendOptions.onRequest = options.onRequest
   if (options.onResponse) sendOptions.onResponse = options.onResponse
   if (options.resume) sendOptions.resume = true
+  if (options.era) sendOptions.era = options.era
   const onNotification = notificationRouter(options, progressToken)
   if (onNotification) sendOptions.onNotification = onNotification
   let response: Record<string, unknown> | undefined

@@ -246,6 +246,7 @@ export class LegacyConnection {
           if (SESSION_WIDE.has(notification.method)) this.#emit(notification)
         },
         resume: true,
+        era: 'legacy',
       },
       this.#deps.timeoutMs,
       progressToken,
@@ -279,6 +280,7 @@ export class LegacyConnection {
     }
     let sessionId: string | undefined
     const exchangeOptions: ExchangeOptions = {
+      era: 'legacy',
       onResponse: (response) => (sessionId = response.headers.get(HEADER.sessionId) ?? undefined),
     }
     if (signal) exchangeOptions.signal = signal
@@ -297,7 +299,10 @@ export class LegacyConnection {
     if (typeof result.instructions === 'string') server.instructions = result.instructions
     this.#server = server
     this.#sessionId = sessionId
-    await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: this.#headers() })
+    await this.#transport.send(
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { headers: this.#headers(), era: 'legacy' },
+    )
     if (this.#server === server) await this.#listen() // unless closed meanwhile
     return server
   }
@@ -363,7 +368,7 @@ export class LegacyConnection {
       response = { jsonrpc: '2.0', id: request.id, error: { code, message } }
     }
     try {
-      await this.#transport.send(response, { headers: this.#headers() })
+      await this.#transport.send(response, { headers: this.#headers(), era: 'legacy' })
     } catch (error) {
       this.#warn(`the answer to the server's ${request.method} could not be sent: ${String(error)}`)
     }
