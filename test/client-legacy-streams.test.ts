@@ -345,7 +345,7 @@ describe('legacy SSE resumption (retry, Last-Event-ID)', () => {
       transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch }),
       versionNegotiation: 'legacy',
     })
-    await expect(client.listTools()).rejects.toThrow(/resumed 5 times in a row without an event/)
+    await expect(client.listTools()).rejects.toThrow(/resumed 5 times in a row without a message/)
     expect(gets).toEqual([null, 'e-1', 'e-1', 'e-1', 'e-1', 'e-1'])
   })
 

@@ -16,10 +16,10 @@ import type { CallOptions } from './options.ts'
 /**
  * Per-request options of {@link exchange}: the call's options, plus extra HTTP headers (`Mcp-Param-*`,
  * a 2025-era session's headers) and the 2025-era hooks of the transport (`SendOptions.onRequest`,
- * `onResponse`, `resume`).
+ * `onResponse`, `resume`, `era`).
  */
 export type ExchangeOptions = CallOptions &
-  Pick<SendOptions, 'headers' | 'onResponse' | 'resume'> & {
+  Pick<SendOptions, 'headers' | 'onResponse' | 'resume' | 'era'> & {
     /**
      * A server-to-client request on this request's stream (2025 era). `interactive` runs the step that
      * answers it with the request timeout paused (the user's time does not count); `signal` aborts with the
@@ -80,6 +80,7 @@ export async function exchange(
   if (options.onResponse) sendOptions.onResponse = options.onResponse
   if (options.resume) sendOptions.resume = true
   const unpaused = options.pauses?.add(deadline.pause)
+  if (options.era) sendOptions.era = options.era
   const onNotification = notificationRouter(options, progressToken)
   if (onNotification) sendOptions.onNotification = onNotification
   let response: Record<string, unknown> | undefined

@@ -251,6 +251,7 @@ export class LegacyConnection {
         },
         resume: true,
         pauses: this.#pauses,
+        era: 'legacy',
       },
       this.#deps.timeoutMs,
       progressToken,
@@ -285,6 +286,7 @@ export class LegacyConnection {
     }
     let sessionId: string | undefined
     const exchangeOptions: ExchangeOptions = {
+      era: 'legacy',
       onResponse: (response) => (sessionId = response.headers.get(HEADER.sessionId) ?? undefined),
     }
     const result = await exchange(this.#transport, message, exchangeOptions, this.#deps.timeoutMs, '')
@@ -307,7 +309,10 @@ export class LegacyConnection {
     if (typeof result.instructions === 'string') server.instructions = result.instructions
     this.#server = server
     this.#sessionId = sessionId
-    await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { headers: this.#headers() })
+    await this.#transport.send(
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { headers: this.#headers(), era: 'legacy' },
+    )
     this.#checkOpen(epoch) // close() meanwhile ended the session
     await this.#listen()
     return server
@@ -372,7 +377,7 @@ export class LegacyConnection {
     const headers = this.#headers()
     const response = await interactive(() => answerServerRequest(this.#deps.options, request, method, target, signal))
     try {
-      await this.#transport.send(response, { headers })
+      await this.#transport.send(response, { headers, era: 'legacy' })
     } catch (error) {
       this.#warn(`the answer to the server's ${request.method} could not be sent: ${String(error)}`)
     }

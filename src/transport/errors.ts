@@ -32,8 +32,8 @@ export class InvalidResultError extends ClientError {
 
 /**
  * The request never got an HTTP response: DNS, connection refused or reset, TLS, CORS refusal in a
- * browser. `cause` is what `fetch` threw (usually a `TypeError`). Nothing reached the server, or nothing
- * came back; the server sent no error.
+ * browser; or its SSE stream broke off while being read (connection reset) with no way to resume it.
+ * `cause` is what `fetch` or the body's reader threw (usually a `TypeError`). The server sent no error.
  */
 export class NetworkError extends ClientError {
   /** The endpoint that could not be reached. */

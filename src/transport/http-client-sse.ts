@@ -2,20 +2,21 @@
  * Reading a Streamable HTTP SSE stream on the client side: the events' JSON-RPC messages routed by kind,
  * and (2025-11-25 transports.mdx "Resumability and Redelivery", SEP-1699 polling) the stream followed
  * across reconnections: when it closes early, wait the server's `retry` and `GET` it again with
- * `Last-Event-ID`.
+ * `Last-Event-ID` (also when the connection breaks off), within bounds: a shortest wait, a count of
+ * reconnections, a longest event ({@link MAX_SSE_EVENT_LENGTH}).
  * @module
  */
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
 import { HttpError, InvalidResultError, NetworkError } from './errors.ts'
 
-/** Where a stream stands: the SSE "last event ID" and reconnection time it set, and how many events it brought. */
+/** Where a stream stands: the SSE "last event ID" and reconnection time it set, and how many messages it brought. */
 export interface SseCursor {
   /** The last `id:` field seen (the `Last-Event-ID` of a reconnection); undefined until the server sends one. */
   lastEventId?: string
   /** The last `retry:` field, in milliseconds. */
   retryMs?: number
-  /** Events dispatched so far, priming events (an id and empty data) included. */
-  events: number
+  /** Events dispatched so far that carried a message (priming events, an id with empty data, not counted). */
+  messages: number
 }
 
 /** What to do with each JSON-RPC message of a stream. */
@@ -27,15 +28,26 @@ export interface SseHandlers {
 }
 
 /**
+ * The most one SSE event may hold, in characters (UTF-16 code units) of its decoded text: its `data` lines
+ * together with the line being read. 16 Mi, i.e. 16 MiB of ASCII JSON. An event that grows past it fails
+ * the stream (InvalidResultError), so that a server cannot make the client hold an endless event in memory.
+ */
+export const MAX_SSE_EVENT_LENGTH = 16 * 1024 * 1024
+
+/**
  * Read SSE events until `handlers.onResponse` accepts one (returned) or the stream ends (undefined).
  * Comment lines (keep-alives) and events without data (priming events) are skipped; `id` and `retry`
  * update `cursor` (HTML "event stream interpretation"). Aborting `signal` cancels the stream.
- * @throws InvalidResultError for an event whose data is not JSON; the abort reason when `signal` aborts.
+ * @param url - the endpoint the stream comes from (named in a NetworkError).
+ * @throws InvalidResultError for an event whose data is not JSON, or one longer than
+ *   {@link MAX_SSE_EVENT_LENGTH}; NetworkError when reading the body fails (the connection broke off);
+ *   the abort reason when `signal` aborts.
  */
 export async function readSseEvents(
   stream: ReadableStream<Uint8Array>,
   handlers: SseHandlers,
   cursor: SseCursor,
+  url: string,
   signal?: AbortSignal,
 ): Promise<Record<string, unknown> | undefined> {
   const reader = stream.getReader()
@@ -44,9 +56,17 @@ export async function readSseEvents(
   const decoder = new TextDecoder()
   const terminator = /\r\n|\r|\n/g
   let partial: string[] = [] // the current line's text so far (only new text is scanned: linear in the stream)
+  let partialLength = 0
   let afterCr = false // the last chunk ended in CR: an LF opening the next one belongs to it
   let data: string[] = []
+  let dataLength = 0 // of the current event's data lines, a line feed each
   let idBuffer = cursor.lastEventId
+  const checkLength = () => {
+    if (dataLength + partialLength > MAX_SSE_EVENT_LENGTH)
+      throw new InvalidResultError(
+        `An SSE event exceeded the client's limit of ${MAX_SSE_EVENT_LENGTH} characters (MAX_SSE_EVENT_LENGTH)`,
+      )
+  }
   const dispatch = (): Record<string, unknown> | undefined => {
     if (idBuffer === '')
       delete cursor.lastEventId // an empty id resets it
@@ -54,8 +74,9 @@ export async function readSseEvents(
     if (data.length === 0) return undefined
     const text = data.join('\n')
     data = []
-    cursor.events++
+    dataLength = 0
     if (text.trim() === '') return undefined // a priming event: an id to resume from, no message
+    cursor.messages++
     let message: Record<string, unknown>
     try {
       message = JSON.parse(text) as Record<string, unknown>
@@ -73,9 +94,15 @@ export async function readSseEvents(
   try {
     signal?.throwIfAborted()
     for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      const text = decoder.decode(value, { stream: true })
+      let chunk: ReadableStreamReadResult<Uint8Array>
+      try {
+        chunk = await reader.read()
+      } catch (error) {
+        signal?.throwIfAborted()
+        throw new NetworkError(url, error) // e.g. a connection reset mid-stream (Node: "TypeError: terminated")
+      }
+      if (chunk.done) break
+      const text = decoder.decode(chunk.value, { stream: true })
       if (text === '') continue
       let start: number = afterCr && text[0] === '\n' ? 1 : 0
       afterCr = false
@@ -84,10 +111,13 @@ export async function readSseEvents(
         const found = terminator.exec(text)
         if (!found) {
           partial.push(text.slice(start))
+          partialLength += text.length - start
+          checkLength()
           break
         }
         const line = partial.join('') + text.slice(start, found.index)
         partial = []
+        partialLength = 0
         start = found.index + found[0].length
         afterCr = found[0] === '\r' && start === text.length
         if (line === '') {
@@ -99,8 +129,11 @@ export async function readSseEvents(
         const colon = line.indexOf(':')
         const field = colon < 0 ? line : line.slice(0, colon)
         const val = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
-        if (field === 'data') data.push(val)
-        else if (field === 'id' && !val.includes('\0')) idBuffer = val
+        if (field === 'data') {
+          data.push(val)
+          dataLength += val.length + 1
+          checkLength()
+        } else if (field === 'id' && !val.includes('\0')) idBuffer = val
         else if (field === 'retry' && /^\d+$/.test(val)) cursor.retryMs = Number(val)
       }
     }
@@ -118,45 +151,74 @@ export async function readSseEvents(
  */
 export type Reconnect = (lastEventId: string, signal: AbortSignal | undefined) => Promise<ReadableStream<Uint8Array>>
 
-/** Consecutive reconnections that bring no event (or fail: network, 5xx) before the stream is given up. */
+/** Consecutive reconnections that bring no message (or fail: network, 5xx) before the stream is given up. */
 export const MAX_FRUITLESS_RECONNECTS = 5
+/** Reconnections of one stream in all (fruitful or not) before it is given up. */
+export const MAX_RECONNECTS = 100
 /** The wait before a reconnection when the server gave no `retry`, in milliseconds; doubled per fruitless try. */
 export const DEFAULT_RETRY_MS = 1_000
+/** The shortest wait before a reconnection, in milliseconds: a smaller `retry` (e.g. 0) is raised to it. */
+export const MIN_RETRY_MS = 100
 /** The longest backoff between reconnections, in milliseconds (a server's larger `retry` is still honoured). */
 const MAX_BACKOFF_MS = 30_000
 
+/** Where a followed stream comes from and how it is resumed. */
+export interface FollowOptions {
+  /** The endpoint (named in a NetworkError). */
+  url: string
+  /** How to open the stream again; without it the stream is read once. */
+  reconnect?: Reconnect | undefined
+  /** Cancels the stream and any wait or reconnection. */
+  signal?: AbortSignal | undefined
+}
+
 /**
- * Read a stream and, when it closes before `handlers.onResponse` accepted a response after an event id,
- * `reconnect` after the server's `retry` (else {@link DEFAULT_RETRY_MS}; doubled per reconnection that
- * brought no event, capped at 30 s) and read on, until a response (returned), an end the server gave no
- * means to resume (undefined), or {@link MAX_FRUITLESS_RECONNECTS} reconnections in a row without an event.
+ * Read a stream and, when it closes (or its connection breaks off: a read error) before
+ * `handlers.onResponse` accepted a response after an event id, `reconnect` after the server's `retry`
+ * (else {@link DEFAULT_RETRY_MS}; at least {@link MIN_RETRY_MS}; doubled per reconnection that brought no
+ * message, capped at 30 s unless `retry` is larger) and read on, until a response (returned), an end the
+ * server gave no means to resume (undefined), {@link MAX_FRUITLESS_RECONNECTS} reconnections in a row
+ * without a message (priming events do not count), or {@link MAX_RECONNECTS} in all.
  * @throws the last reconnection's error (NetworkError, HttpError 5xx / 408 / 429) or HttpError "resumed N
- *   times in a row without an event" after the fruitless tries; any other reconnection error at once (HttpError 404: the session is gone;
- *   405: no GET stream; 200 without an SSE stream); the abort reason.
+ *   times in a row without a message" after the fruitless tries; HttpError "resumed N times" after
+ *   {@link MAX_RECONNECTS}; any other reconnection error at once (HttpError 404: the session is gone; 405:
+ *   no GET stream; 200 without an SSE stream); NetworkError for a read error on a stream that cannot be
+ *   resumed (no `reconnect`, or no event id yet); InvalidResultError from {@link readSseEvents}; the abort
+ *   reason.
  */
 export async function followSse(
   stream: ReadableStream<Uint8Array>,
   handlers: SseHandlers,
-  reconnect: Reconnect | undefined,
-  signal?: AbortSignal,
+  options: FollowOptions,
 ): Promise<Record<string, unknown> | undefined> {
-  const cursor: SseCursor = { events: 0 }
+  const { url, reconnect, signal } = options
+  const cursor: SseCursor = { messages: 0 }
   let fruitless = 0
+  let reconnects = 0
   let failure: Error | undefined
   let current: ReadableStream<Uint8Array> | undefined = stream
   for (;;) {
-    const before = cursor.events
+    const before = cursor.messages
     if (current) {
-      const found = await readSseEvents(current, handlers, cursor, signal)
-      if (found !== undefined) return found
+      try {
+        const found = await readSseEvents(current, handlers, cursor, url, signal)
+        if (found !== undefined) return found
+      } catch (error) {
+        // a broken connection is a close like any other when the stream can be resumed
+        if (!(error instanceof NetworkError) || !reconnect || cursor.lastEventId === undefined) throw error
+        failure = error
+      }
     }
     const lastEventId = cursor.lastEventId
     if (!reconnect || lastEventId === undefined) return undefined
-    fruitless = cursor.events > before ? 0 : fruitless + 1
+    if (reconnects > 0) fruitless = cursor.messages > before ? 0 : fruitless + 1 // the first stream is no reconnection
     if (fruitless >= MAX_FRUITLESS_RECONNECTS)
-      throw failure ?? new HttpError(200, `The SSE stream was resumed ${fruitless} times in a row without an event`)
-    const base = cursor.retryMs ?? DEFAULT_RETRY_MS
+      throw failure ?? new HttpError(200, `The SSE stream was resumed ${fruitless} times in a row without a message`)
+    if (reconnects >= MAX_RECONNECTS)
+      throw new HttpError(200, `The SSE stream was resumed ${reconnects} times, the most for one stream`)
+    const base = Math.max(MIN_RETRY_MS, cursor.retryMs ?? DEFAULT_RETRY_MS)
     await sleep(Math.max(base, Math.min(MAX_BACKOFF_MS, base * 2 ** Math.max(0, fruitless - 1))), signal)
+    reconnects++
     try {
       current = await reconnect(lastEventId, signal)
       failure = undefined

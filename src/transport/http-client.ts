@@ -34,16 +34,29 @@ export interface SendOptions {
   onResponse?: (response: Response) => void
   /**
    * 2025-era only (spec 2025-11-25: transports.mdx "Resumability and Redelivery", SEP-1699): when the
-   * request's SSE stream closes before its response after the server gave event ids, `GET` it again with
-   * `Last-Event-ID` (and `headers`) once the server's `retry` (milliseconds) has passed, and read on; at
-   * most 5 reconnections in a row that bring no event. Off by default: 2026-07-28 streams are not resumable.
+   * request's SSE stream closes, or its connection breaks off, before its response after the server gave
+   * event ids, `GET` it again with `Last-Event-ID` (and `headers`) once the server's `retry` has passed (in
+   * milliseconds, at least 100; doubled per reconnection without a message), and read on; at most 5
+   * reconnections in a row that bring no message (a priming event is none) and 100 in all. Off by default:
+   * 2026-07-28 streams are not resumable.
    */
   resume?: boolean
+  /**
+   * The era of the session the message belongs to (default `'modern'`). `'legacy'` (a 2025-era session):
+   * the POST carries only the headers a 2025 server knows — `Content-Type`, `Accept`, the `headers` given
+   * (`MCP-Protocol-Version`, `Mcp-Session-Id`) but any `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` among them
+   * dropped, the transport's own headers and `Authorization` — and no `Mcp-Method` / `Mcp-Name` of its own:
+   * a browser preflights every other header, and a 2025 server's CORS allow-list refuses it.
+   */
+  era?: 'modern' | 'legacy'
 }
 
 /** Options of {@link ClientTransport.openStream}. */
 export interface StreamOptions {
-  /** The session's headers (`Mcp-Session-Id`, `MCP-Protocol-Version`). */
+  /**
+   * The session's headers (`Mcp-Session-Id`, `MCP-Protocol-Version`); 2026-only ones (`Mcp-Method`,
+   * `Mcp-Name`, `Mcp-Param-*`) are not sent, as with {@link SendOptions.era} `'legacy'`.
+   */
   headers?: Record<string, string>
   /** Closes the stream, and stops reconnecting, when it aborts. */
   signal: AbortSignal
@@ -69,7 +82,9 @@ export interface ClientTransport {
    * Messages from the Server"): `GET` with `Accept: text/event-stream`. Optional, like {@link endSession}.
    * @returns undefined when the server answers 405 (it offers no stream); else, once the stream is open,
    *   `{ closed }`: settles when the stream ended for good — resolved when the server closed it without a
-   *   way to resume or `signal` aborted, rejected when reconnecting failed (as {@link SendOptions.resume}).
+   *   way to resume or `signal` aborted; rejected when reconnecting failed or was given up (as
+   *   {@link SendOptions.resume}), the connection broke off with no way to resume (NetworkError), or an
+   *   event was not JSON or too long (InvalidResultError).
    * @throws HttpError for another answer (a success that is no SSE stream included); NetworkError.
    */
   openStream?(options: StreamOptions): Promise<{ closed: Promise<void> } | undefined>
@@ -89,10 +104,12 @@ export interface StreamableHttpClientTransportOptions {
 }
 
 /**
- * POSTs each message with the standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) and
- * reads a JSON or SSE answer. For 2025-era sessions it also `GET`s: the standalone stream
- * ({@link StreamableHttpClientTransport.openStream}) and the resumption of a stream that closed early
- * ({@link SendOptions.resume}).
+ * POSTs each message with the standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`; in a
+ * 2025-era session only the 2025 ones, see {@link SendOptions.era}) and reads a JSON or SSE answer. For
+ * 2025-era sessions it also `GET`s — the standalone stream ({@link StreamableHttpClientTransport.openStream})
+ * and the resumption of a stream that closed early ({@link SendOptions.resume}) — and `DELETE`s; those
+ * carry only 2025 headers. An SSE event longer than `MAX_SSE_EVENT_LENGTH` (16 Mi characters) fails its
+ * stream with an InvalidResultError.
  *
  * @throws HttpError for an HTTP failure whose body is not a JSON-RPC message (status, body text kept).
  * @example
@@ -114,7 +131,9 @@ export class StreamableHttpClientTransport implements ClientTransport {
   /**
    * Send one message and read its answer.
    * @throws HttpError for 401/403 (after the OAuth retries, when `auth` is set) and non-MCP HTTP failures;
-   *   OAuthError when authorization itself fails.
+   *   OAuthError when authorization itself fails; NetworkError when the request or the reading of its SSE
+   *   stream fails (a stream being resumed is reconnected instead); InvalidResultError for an SSE event that
+   *   is not JSON or too long.
    */
   async send(message: OutboundMessage, options: SendOptions = {}): Promise<unknown> {
     const auth = this.#auth
@@ -151,13 +170,15 @@ export class StreamableHttpClientTransport implements ClientTransport {
 
   /**
    * Open a 2025-era session's standalone SSE stream (see {@link ClientTransport.openStream}); when the server
-   * closes it after an event id it is resumed with `Last-Event-ID` after `retry`, as {@link SendOptions.resume}.
+   * closes it, or the connection breaks off, after an event id it is resumed with `Last-Event-ID` after
+   * `retry`, within the bounds of {@link SendOptions.resume}.
    * @throws HttpError (not for 405), NetworkError, as the interface says.
    */
   async openStream(options: StreamOptions): Promise<{ closed: Promise<void> } | undefined> {
     const body = await sseBodyOf(await this.#bare('GET', options.headers, options.signal))
     if (!body) return undefined
-    const closed = followSse(body, options, this.#reconnect(options.headers), options.signal).then(
+    const follow = { url: this.url, reconnect: this.#reconnect(options.headers), signal: options.signal }
+    const closed = followSse(body, options, follow).then(
       () => undefined,
       (error: unknown) => {
         if (!options.signal.aborted) throw error
@@ -176,11 +197,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
     }
   }
 
-  /** A `GET` (`Accept: text/event-stream`) or `DELETE` with the session's `extra` headers. @throws NetworkError. */
+  /**
+   * A `GET` (`Accept: text/event-stream`) or `DELETE` with the session's `extra` headers, 2026-only ones left
+   * out (both exist only in 2025-era sessions). @throws NetworkError.
+   */
   async #bare(method: 'GET' | 'DELETE', extra: Record<string, string> | undefined, signal?: AbortSignal) {
     const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
     if (method === 'GET') headers.set('accept', 'text/event-stream')
-    for (const [k, val] of Object.entries(extra ?? {})) headers.set(k, val)
+    for (const [k, val] of Object.entries(extra ?? {})) if (!isModernOnly(k)) headers.set(k, val)
     const authorization = await this.#auth?.authorizationHeader(this.url)
     if (authorization) headers.set('authorization', authorization)
     const init: RequestInit = { method, headers }
@@ -197,12 +221,13 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
     headers.set('content-type', 'application/json')
     headers.set('accept', 'application/json, text/event-stream')
+    const legacy = options.era === 'legacy'
     const params = ('params' in message ? message.params : undefined) ?? {}
     const version = (params._meta as Record<string, unknown> | undefined)?.[META.protocolVersion]
-    if (typeof version === 'string') headers.set(HEADER.protocolVersion, version)
-    if ('method' in message) headers.set(HEADER.method, message.method)
-    for (const [k, val] of Object.entries(options.headers ?? {})) headers.set(k, val)
-    const nameParam = 'method' in message ? targetParamOf(message.method) : undefined
+    if (typeof version === 'string' && !legacy) headers.set(HEADER.protocolVersion, version)
+    if ('method' in message && !legacy) headers.set(HEADER.method, message.method)
+    for (const [k, val] of Object.entries(options.headers ?? {})) if (!legacy || !isModernOnly(k)) headers.set(k, val)
+    const nameParam = 'method' in message && !legacy ? targetParamOf(message.method) : undefined
     const nameValue = nameParam ? params[nameParam] : undefined
     if (typeof nameValue === 'string') headers.set(HEADER.name, encodeHeaderValue(nameValue))
     const authorization = await this.#auth?.authorizationHeader(this.url)
@@ -242,7 +267,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
         onResponse: (m: Record<string, unknown>) => m.id === id || ((!('id' in m) || m.id === null) && 'error' in m),
       }
       const reconnect = options.resume ? this.#reconnect(options.headers) : undefined
-      const found = await followSse(response.body, handlers, reconnect, options.signal)
+      const found = await followSse(response.body, handlers, { url: this.url, reconnect, signal: options.signal })
       if (found === undefined) throw new HttpError(200, 'The SSE stream ended before the response arrived')
       return found
     }
@@ -257,6 +282,12 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (!response.ok && !('error' in body)) throw new HttpError(response.status, text) // a "result" with a failure status
     return body
   }
+}
+
+/** A header only 2026-07-28 defines (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`): a 2025 server's CORS allow-list lacks it. */
+function isModernOnly(name: string): boolean {
+  const lower = name.toLowerCase()
+  return lower === HEADER.method || lower === HEADER.name || lower.startsWith('mcp-param-')
 }
 
 /** The body as text; empty when it cannot be read. */
