@@ -1,5 +1,5 @@
 /**
- * Our Client (default options, plus `versionNegotiation: 'auto'` until that is the default) against the
+ * Our Client at its default options (`versionNegotiation: 'auto'`) against the
  * official v2 server, `@modelcontextprotocol/server` 2.4.0, in-process, in its two configurations:
  * - legacy: an `McpServer` on a sessionful `WebStandardStreamableHTTPServerTransport` (2025-11-25 only; the
  *   `server/discover` probe is refused for want of a session, so the client falls back to `initialize`), its
@@ -75,13 +75,12 @@ function dualEra() {
   return recording((request) => handler.fetch(request))
 }
 
-/** Our Client at its defaults (and 'auto'), recording the elicitation params its callback got. */
+/** Our Client at its default options, recording the elicitation params its callback got. */
 function ourClient(fetch: (request: Request) => Promise<Response>) {
   const asked: ElicitRequestParams[] = []
   let answer: ElicitResult = { action: 'accept', content: { region: 'eu-west-1' } }
   const client = new Client({
     transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch }),
-    versionNegotiation: 'auto',
     elicitation: (params) => (asked.push(params), answer),
   })
   return { client, asked, answerWith: (next: ElicitResult) => (answer = next) }

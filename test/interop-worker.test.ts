@@ -264,16 +264,16 @@ describe.each([
 
 describe.each([
   { versionNegotiation: 'legacy', protocolVersion: '2025-11-25' },
-  { versionNegotiation: 'auto', protocolVersion: '2026-07-28' },
+  { versionNegotiation: undefined, protocolVersion: '2026-07-28' }, // the default: 'auto'
 ] as const)(
-  'our Client ($versionNegotiation) against the demo Worker in workerd',
+  'our Client (versionNegotiation $versionNegotiation) against the demo Worker in workerd',
   ({ versionNegotiation, protocolVersion }) => {
     it(`speaks ${protocolVersion}: lists, calls reserve_book (no question), provision answered through the callback, and declined`, async () => {
       const asked: Array<{ call: string; message: string; fields: string[] }> = []
       let answer: ElicitResult = { action: 'accept', content: { region: 'ap-southeast-2' } }
       const client = new Client({
         transport: new StreamableHttpClientTransport(worker.url),
-        versionNegotiation,
+        ...(versionNegotiation ? { versionNegotiation } : {}),
         elicitation: (params, ctx) => {
           const form = params.mode === 'url' ? undefined : params
           asked.push({
