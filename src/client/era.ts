@@ -88,6 +88,8 @@ export class EraNegotiator {
   #stored = false
   /** Whether the era is the tentative legacy verdict of a probe that could not reach the server. */
   #tentative = false
+  /** Bumped whenever the verdict is dropped: an answer to a request sent under an older verdict judges nothing. */
+  #generation = 0
   /** Set once a remembered verdict proved wrong: the store is not read again by this client. */
   #distrustStore = false
   readonly #url: string | undefined
@@ -142,34 +144,44 @@ export class EraNegotiator {
     const era = await this.resolve(async () => (probed = await probe()), signal)
     if (probed && era === 'modern' && method === 'server/discover' && Object.keys(params).length === 0) return probed
     for (let again = false; ; again = true) {
+      // what this attempt was sent under: a concurrent request may change the verdict meanwhile
+      const sentUnder = { era: this.#era, stored: this.#stored, tentative: this.#tentative, generation: this.#generation }
+      const current = () => this.#generation === sentUnder.generation
       try {
         const result = await send()
-        if (!(this.#stored && this.#era === 'modern' && typeof result.resultType !== 'string'))
-          return this.#confirm(result)
-        await this.#forget() // a 2025 server answered: a remembered modern verdict that no longer holds
+        if (!(sentUnder.stored && sentUnder.era === 'modern' && typeof result.resultType !== 'string'))
+          return current() ? this.#confirm(result) : result
+        if (current()) await this.#forget() // a 2025 server answered: a remembered modern verdict that no longer holds
         if (method === 'tools/call' || again) return { resultType: 'complete', ...result }
       } catch (error) {
-        if (this.#tentative && error instanceof NetworkError) {
-          this.#era = undefined // unreachable in either era: no verdict
-          this.#tentative = false
-          throw error
-        }
-        const doubted = this.#era === 'modern' ? isEraMismatch(error) : !sessionStarted() && isEraMismatch(error)
-        if (again || !this.#stored || !doubted) throw error
-        await this.#forget()
+        const mismatch =
+          isEraMismatch(error) && (sentUnder.era === 'modern' || !sessionStarted()) && !(error instanceof NetworkError)
+        if (sentUnder.tentative) {
+          // the 2025 try after an unreachable probe failed too: no verdict (probed again below on a mismatch)
+          if (current()) this.#drop()
+          if (again || !mismatch) throw error
+        } else if (sentUnder.stored) {
+          if (again || !mismatch) throw error
+          if (current()) await this.#forget()
+        } else if (current() || again || !mismatch) throw error
       }
       await this.resolve(probe, signal)
     }
   }
 
-  /** A request was answered in this era: a remembered or tentative verdict is confirmed (and a tentative one stored). */
+  /** A request was answered in this era: a remembered or tentative verdict is confirmed (a tentative one is not stored). */
   #confirm(result: Record<string, unknown>): Record<string, unknown> {
     this.#stored = false
-    if (this.#tentative) {
-      this.#tentative = false
-      void this.#remember(this.#era!)
-    }
+    this.#tentative = false
     return result
+  }
+
+  /** Drop the verdict (no era until the next probe). */
+  #drop(): void {
+    this.#era = undefined
+    this.#stored = false
+    this.#tentative = false
+    this.#generation++
   }
 
   async #find(probe: () => Promise<unknown>): Promise<Era> {
@@ -213,8 +225,7 @@ export class EraNegotiator {
 
   /** Forget a remembered verdict that proved wrong, here and in the store; this client will not read the store again. */
   async #forget(): Promise<void> {
-    this.#stored = false
-    this.#era = undefined
+    this.#drop()
     this.#distrustStore = true
     await Promise.resolve()
       .then(() => this.#store!.delete(this.#url!))

@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot'
 import { META } from '../protocol/constants.ts'
-import { ClientError, ErrorCode, McpError } from '../protocol/errors.ts'
+import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import { InputRequest, type JSONRPCRequest, type JSONRPCResponse, type RequestId } from '../protocol/schemas/index.ts'
 import { HttpError } from '../transport/errors.ts'
@@ -25,8 +25,8 @@ export interface LegacyServer {
 /**
  * The response to one server-to-client request: `ping` → `{}`; `elicitation/create`,
  * `sampling/createMessage` and `roots/list` through the callbacks (-32602 for params that do not fit the
- * schema, -32601 when there is no callback, the code of an McpError the callback threw, -32603 when it
- * fails otherwise or answers wrongly — with a generic message, so that nothing private leaks); anything
+ * schema, -32601 when there is no callback, the code and message of an McpError the callback threw, -32603
+ * when it fails otherwise or answers wrongly — with a generic message, so that nothing private leaks); anything
  * else -32601. `method` and `target` name the call whose stream brought it (empty on the GET stream).
  */
 export async function answerServerRequest(
@@ -46,8 +46,10 @@ export async function answerServerRequest(
         : error instanceof MissingInputHandlerError
           ? ErrorCode.MethodNotFound
           : ErrorCode.InternalError
+    // only what is meant for the server: an McpError, or that no callback answers this; never the text of
+    // another error or of a wrong answer (it may quote private data)
     const message =
-      error instanceof McpError || error instanceof ClientError
+      error instanceof McpError || error instanceof MissingInputHandlerError
         ? error.message
         : `Internal error: the client could not answer ${request.method}`
     return { jsonrpc: '2.0', id: request.id, error: { code, message } }

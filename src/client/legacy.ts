@@ -190,6 +190,7 @@ export class LegacyConnection {
       if (!isSessionGone(error) || sentWith === undefined) throw error
       if (this.#sessionId === sentWith) this.#forget() // unless a concurrent request already replaced it
       if (delivered) throw error
+      this.#checkOpen(epoch) // closed meanwhile: no new session
       await this.start(options.signal)
       this.#checkOpen(epoch)
       return this.#send(method, params, options, progressToken)

@@ -178,7 +178,9 @@ export interface FollowOptions {
  * (else {@link DEFAULT_RETRY_MS}; at least {@link MIN_RETRY_MS}; doubled per reconnection that brought no
  * message, capped at 30 s unless `retry` is larger) and read on, until a response (returned), an end the
  * server gave no means to resume (undefined), {@link MAX_FRUITLESS_RECONNECTS} reconnections in a row
- * without a message (priming events do not count), or {@link MAX_RECONNECTS} in all.
+ * without a message (priming events do not count), or {@link MAX_RECONNECTS} in all. A resumed stream the
+ * server held open at least as long as the wait before it is a poll and counts towards neither bound (a
+ * request stream is still bounded by its request's timeout).
  * @throws the last reconnection's error (NetworkError, HttpError 5xx / 408 / 429) or HttpError "resumed N
  *   times in a row without a message" after the fruitless tries; HttpError "resumed N times" after
  *   {@link MAX_RECONNECTS}; any other reconnection error at once (HttpError 404: the session is gone; 405:
@@ -195,6 +197,10 @@ export async function followSse(
   const cursor: SseCursor = { messages: 0 }
   let fruitless = 0
   let reconnects = 0
+  /** Reconnections that were no poll (see below): what {@link MAX_RECONNECTS} bounds. */
+  let counted = 0
+  let openedAt = Date.now()
+  let waited = 0
   let failure: Error | undefined
   let current: ReadableStream<Uint8Array> | undefined = stream
   for (;;) {
@@ -211,16 +217,22 @@ export async function followSse(
     }
     const lastEventId = cursor.lastEventId
     if (!reconnect || lastEventId === undefined) return undefined
-    if (reconnects > 0) fruitless = cursor.messages > before ? 0 : fruitless + 1 // the first stream is no reconnection
+    // a resumed stream the server held open at least as long as the wait before it is a poll (SEP-1699: a
+    // long request polled with its stream closed now and then), not a loop: it counts towards neither bound
+    const polled = reconnects > 0 && current !== undefined && Date.now() - openedAt >= waited
+    if (reconnects > 0 && !polled) fruitless = cursor.messages > before ? 0 : fruitless + 1 // the first stream is none
+    if (reconnects > 0 && !polled) counted++
     if (fruitless >= MAX_FRUITLESS_RECONNECTS)
       throw failure ?? new HttpError(200, `The SSE stream was resumed ${fruitless} times in a row without a message`)
-    if (reconnects >= MAX_RECONNECTS)
-      throw new HttpError(200, `The SSE stream was resumed ${reconnects} times, the most for one stream`)
+    if (counted >= MAX_RECONNECTS)
+      throw new HttpError(200, `The SSE stream was resumed ${counted} times, the most for one stream`)
     const base = Math.max(MIN_RETRY_MS, cursor.retryMs ?? DEFAULT_RETRY_MS)
-    await sleep(Math.max(base, Math.min(MAX_BACKOFF_MS, base * 2 ** Math.max(0, fruitless - 1))), signal)
+    waited = Math.max(base, Math.min(MAX_BACKOFF_MS, base * 2 ** Math.max(0, fruitless - 1)))
+    await sleep(waited, signal)
     reconnects++
     try {
       current = await reconnect(lastEventId, signal)
+      openedAt = Date.now()
       failure = undefined
     } catch (error) {
       signal?.throwIfAborted()
