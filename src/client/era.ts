@@ -145,7 +145,12 @@ export class EraNegotiator {
     if (probed && era === 'modern' && method === 'server/discover' && Object.keys(params).length === 0) return probed
     for (let again = false; ; again = true) {
       // what this attempt was sent under: a concurrent request may change the verdict meanwhile
-      const sentUnder = { era: this.#era, stored: this.#stored, tentative: this.#tentative, generation: this.#generation }
+      const sentUnder = {
+        era: this.#era,
+        stored: this.#stored,
+        tentative: this.#tentative,
+        generation: this.#generation,
+      }
       const current = () => this.#generation === sentUnder.generation
       try {
         const result = await send()
