@@ -31,6 +31,7 @@ import type { Logger, RequestContext, RequestInfo, ResultObject } from './contex
 import { inputRequiredResult } from './finish.ts'
 import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 import { isInputRequired } from './results.ts'
+import { onWorkers } from './runtime.ts'
 
 /** Options of the questions a server asks 2025-era clients (`ServerOptions.legacyQuestions`). */
 export interface LegacyQuestionOptions {
@@ -353,9 +354,4 @@ function failed(method: string, why: string): ResultObject {
   const text = `This ${method} needed input from the client, which could not be had: ${why}.`
   if (method !== 'tools/call') throw new McpError(ErrorCode.InternalError, text)
   return { content: [{ type: 'text', text }], isError: true }
-}
-
-/** True on Cloudflare Workers (workerd), where isolates share no memory. */
-function onWorkers(): boolean {
-  return (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers'
 }

@@ -17,6 +17,18 @@ import type { LegacySession, RequestBinding, RequestStateSecurity, SealedQuestio
 import { encodeBase64Url } from '../encoding/base64url.ts'
 import type { Logger, RequestInfo, RequestParams, ResultObject } from './context.ts'
 import { withProp } from './finish.ts'
+import { onWorkers } from './runtime.ts'
+
+/** The warning an isolate logs once when it seals with the ephemeral key on Workers. */
+export const EPHEMERAL_ON_WORKERS =
+  'requestState and session ids are sealed with an ephemeral key, one per isolate: on Workers a retry or a ' +
+  "2025 client's next request that lands on another isolate (or after a deploy) is refused, and the call " +
+  'fails. Share keys across isolates: `npx wrangler secret put REQUEST_STATE_KEYS` (comma-separated ' +
+  'base64url keys of 32 bytes, newest first) and pass `requestStateSecurity: new RequestStateSecurity({ keys: ' +
+  'parseRequestStateKeys(env.REQUEST_STATE_KEYS) })`.'
+
+/** Whether this isolate has warned about its ephemeral key (once per isolate). */
+let warnedEphemeral = false
 
 /** The longest `Mcp-Session-Id` minted, in characters; past it the client is served statelessly. */
 export const MAX_SESSION_ID_LENGTH = 4096
@@ -168,6 +180,7 @@ export class RequestStateSealing {
     try {
       // a checked InputRequiredResult: its requestState is a string
       token = await sealer.policy.seal(result.requestState as string, binding, sealer.audience)
+      this.#warnIfEphemeralOnWorkers(sealer.policy)
       if (token.length > sealer.policy.maxTokenLength) {
         throw new Error(
           `the sealed requestState is ${token.length} characters, over maxTokenLength (${sealer.policy.maxTokenLength}); keep handler state small`,
@@ -177,6 +190,16 @@ export class RequestStateSealing {
       this.#refuseToSeal(method, error)
     }
     return withProp(result, 'requestState', token)
+  }
+
+  /**
+   * On Workers, the first token an isolate seals with the default ephemeral key gets one warning: a retry
+   * (or a 2025 session's next request) that lands on another isolate fails, intermittently and silently.
+   */
+  #warnIfEphemeralOnWorkers(policy: RequestStateSecurity): void {
+    if (warnedEphemeral || !policy.isEphemeral || !onWorkers()) return
+    warnedEphemeral = true
+    this.#logger.warn(EPHEMERAL_ON_WORKERS)
   }
 
   /**
@@ -193,6 +216,7 @@ export class RequestStateSealing {
       const principal = sealer.policy.principalOf(info)
       const sid = encodeBase64Url(crypto.getRandomValues(new Uint8Array(16)))
       const id = await sealer.policy.sealSession({ sid, ...session }, principal, sealer.audience)
+      this.#warnIfEphemeralOnWorkers(sealer.policy)
       if (id.length <= MAX_SESSION_ID_LENGTH) return id
       // a header this long would not come back through common HTTP stacks (8-16 KiB header limits)
       this.#logger.warn(`no session id: it would be ${id.length} characters (over ${MAX_SESSION_ID_LENGTH})`)
