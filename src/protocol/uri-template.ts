@@ -5,7 +5,11 @@
  *
  * **Matching rule.** Expansion loses information (`{a}{b}`, `{x,y}` with a comma in a value, …), so
  * `match` is the inverse only for the forms below, and it says `undefined` rather than guess:
- * - Literals match exactly, as they expand (non-ASCII literals percent-encoded).
+ * - Literals match after URI normalisation (RFC 3986 section 6.2.2): percent-encoding case is ignored
+ *   (`%c3%a9` is `%C3%A9`), an unreserved character matches its percent-encoding and back (`%7E` is
+ *   `~`), and a non-ASCII literal matches its UTF-8 percent-encoding or the raw character (an IRI, RFC
+ *   3987 section 3.1). Reserved characters match only themselves (`/` is not `%2F`). No Unicode
+ *   normalisation (NFC and NFD forms differ).
  * - A value holds unreserved characters, percent-encoded triplets, raw non-ASCII characters and
  *   `: @ ! $ ' ( ) * +`; never `/ ? # [ ] , ; & =`, which delimit. `{+x}` values may also hold
  *   `/ [ ] , ; & =` and `{#x}` values `?` too (so `{+x}` stops at the query, and neither spans `#`).
@@ -43,6 +47,7 @@ import {
   type UriTemplateOperator,
   type UriTemplateVarspec,
 } from './uri-template-syntax.ts'
+import { escapeRegExp, literalPattern } from './uri-literal.ts'
 
 export {
   UriTemplateError,
@@ -151,12 +156,12 @@ export class UriTemplate<const T extends string = string> {
     if (uri.length > MAX_MATCH_LENGTH) return undefined
     const m = this.#matcher.exec(uri)
     if (!m) return undefined
-    const out: Record<string, string | string[]> = {}
+    const out = new Map<string, string | string[]>() // a Map: a variable named `__proto__` is a name like any other
     const prefixes = new Map<string, number | undefined>() // the prefix each variable in `out` was matched with
     for (const [i, expression] of this.expressions.entries()) {
       if (!matchExpression(expression, m.groups![`e${i}`]!, out, prefixes)) return undefined
     }
-    return out as TemplateArgs<T>
+    return Object.fromEntries(out) as TemplateArgs<T>
   }
 
   toString(): string {
@@ -235,10 +240,6 @@ function charClass(chars: string): string {
   return `(?:[${chars.replace(/[\\\][^-]/g, '\\$&')}\\u0080-\\uffff]|%[0-9A-Fa-f]{2})`
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
-}
-
 /** The first character the template puts right after part `i`, when it is fixed (a literal, or an operator). */
 function follower(parts: readonly (string | UriTemplateExpression)[], i: number): string | undefined {
   const next = parts[i + 1]
@@ -262,7 +263,7 @@ function compile(parts: readonly (string | UriTemplateExpression)[]): RegExp {
   let index = 0
   parts.forEach((part, i) => {
     if (typeof part === 'string') {
-      source += escapeRegExp(part)
+      source += literalPattern(part)
       return
     }
     const name = `e${index++}`
@@ -310,7 +311,7 @@ function decode(text: string): string | undefined {
 function matchExpression(
   expression: UriTemplateExpression,
   text: string,
-  out: Record<string, string | string[]>,
+  out: Map<string, string | string[]>,
   prefixes: Map<string, number | undefined>,
 ): boolean {
   const op = OPERATORS[expression.operator]
@@ -350,9 +351,9 @@ function matchExpression(
   }
   for (const [spec, value] of values) {
     if (spec.prefix !== undefined && typeof value === 'string' && [...value].length > spec.prefix) return false
-    const seen = out[spec.name]
+    const seen = out.get(spec.name)
     if (seen === undefined) {
-      out[spec.name] = value
+      out.set(spec.name, value)
       prefixes.set(spec.name, spec.prefix)
       continue
     }
@@ -361,7 +362,7 @@ function matchExpression(
     if (typeof seen === 'string' && typeof value === 'string') {
       if (cut(seen, spec.prefix) !== cut(value, was)) return false
       if (was !== undefined && (spec.prefix === undefined || spec.prefix > was)) {
-        out[spec.name] = value
+        out.set(spec.name, value)
         prefixes.set(spec.name, spec.prefix)
       }
     } else if (JSON.stringify(seen) !== JSON.stringify(value)) {

@@ -15,6 +15,7 @@ export type {
   PromptReturn,
   ResourceReturn,
   ResourceTemplateConfig,
+  StructuredToolResult,
   ToolArgs,
   ToolConfig,
   ToolContext,

@@ -16,7 +16,7 @@ import type {
 import type { TemplateArgs } from '../protocol/uri-template.ts'
 import { RequestStateSecurity } from '../request-state/security.ts'
 import type { RequestParams } from './context.ts'
-import { promptEntry, resourceEntry, templateEntry, toolEntry } from './mcp/definitions.ts'
+import { checkToolName, promptEntry, resourceEntry, templateEntry, toolEntry } from './mcp/definitions.ts'
 import { DEFAULT_PAGE_SIZE, listPage } from './mcp/lists.ts'
 import { callTool, complete, getPrompt, readResource } from './mcp/requests.ts'
 import type {
@@ -28,6 +28,7 @@ import type {
   Registry,
   ResourceReturn,
   ResourceTemplateConfig,
+  StructuredToolResult,
   ToolArgs,
   ToolConfig,
   ToolContext,
@@ -76,14 +77,20 @@ export class McpServer {
   /**
    * Register a tool. Tools are listed in registration order. Once the server is serving, listen streams
    * that asked for `toolsListChanged` are told (likewise for prompts, resources and templates).
-   * @throws Error when a tool with this name is already registered.
+   * A name outside the spec's guidance (1–128 characters of `A–Z a–z 0–9 _ - .`; server/tools.mdx
+   * "Tool Names") registers with one warning through the server's logger.
+   * @throws Error when a tool with this name is already registered, or the name is empty.
    * @throws InvalidSignatureError when its resolver graph cannot work (unknown argument, cycle, collision).
    */
   tool<I extends ToolInput | undefined = undefined, U extends Uses = Record<never, never>>(
     name: string,
     config: ToolConfig<I, U>,
-    handler: ToolHandler<ToolArgs<I> & NeedValues<U>, [keyof U] extends [never] ? ToolReturn : CallToolResult | string>,
+    handler: ToolHandler<
+      ToolArgs<I> & NeedValues<U>,
+      [keyof U] extends [never] ? ToolReturn : CallToolResult | StructuredToolResult | string
+    >,
   ): this {
+    checkToolName(name, this.#note)
     if (this.#registry.tools.has(name)) throw new Error(`Tool '${name}' is already registered`)
     this.#registry.tools.set(name, toolEntry(name, config, handler as Registered['handler']))
     this.#changed('toolsListChanged')

@@ -24,6 +24,21 @@ import type {
   ToolInput,
 } from './types.ts'
 
+/** A tool name within the spec's guidance: 1–128 characters of `A–Z a–z 0–9 _ - .` (server/tools.mdx "Tool Names"). */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+
+/**
+ * Check a tool name against the spec's guidance (server/tools.mdx "Tool Names": SHOULD be 1–128
+ * characters of `A–Z a–z 0–9 _ - .`). A name outside it is allowed, with one warning to `warn`.
+ * @throws Error for the empty name (no client could call it).
+ */
+export function checkToolName(name: string, warn: (message: string) => void): void {
+  if (typeof name !== 'string' || name === '') throw new Error('A tool name must be a non-empty string')
+  if (TOOL_NAME.test(name)) return
+  const why = name.length > 128 ? `${name.length} characters, over 128` : 'characters outside A-Z a-z 0-9 _ - .'
+  warn(`tool name ${JSON.stringify(name)} is outside the spec's guidance (${why}); some clients may reject it`)
+}
+
 /**
  * A tool's entry: `inputSchema` from its input (resolved parameters left out), `outputSchema`,
  * `x-mcp-header` marks, and the optional fields of `Tool`.

@@ -92,15 +92,17 @@ export async function invokeOrFail(
   }
 }
 
-/** Values a client sends under resolved names are dropped before validation: resolvers alone fill them. */
+/**
+ * Values a client sends under resolved names are dropped before validation: resolvers alone fill them.
+ * Own properties only, each copied as an own property (`Object.fromEntries` defines, never assigns): a
+ * `__proto__` key stays a key and never becomes the copy's prototype.
+ */
 export function withoutResolved(
   args: Record<string, unknown>,
   plan: ResolverPlan | undefined,
 ): Record<string, unknown> {
   if (!plan) return args
-  const out: Record<string, unknown> = {}
-  for (const [k, val] of Object.entries(args)) if (!plan.resolvedNames.has(k)) out[k] = val
-  return out
+  return Object.fromEntries(Object.entries(args).filter(([k]) => !plan.resolvedNames.has(k)))
 }
 
 /**

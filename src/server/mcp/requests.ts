@@ -19,7 +19,8 @@ type Note = (message: string) => void
 
 /**
  * `tools/call` (spec: server/tools.mdx): invalid arguments and handler failures are `isError` results
- * the model can read; a result that breaks the tool's contract is a server bug.
+ * the model can read; a result that breaks the tool's contract is a server bug. A result with only
+ * `structuredContent` gets one text block of its JSON as `content`.
  * @throws McpError -32602 for a bad name or non-object arguments; -32020 (HTTP 400) for an
  *   `Mcp-Param-*` header mismatch; any McpError the handler or a resolver throws.
  * @throws Error (-32603, logged) for an invalid `CallToolResult` or `structuredContent` that does not
@@ -46,7 +47,8 @@ export async function callTool(
   }
   if (typeof out === 'string') return toolResult(false, out)
   if (isInputRequired(out)) return out
-  const checked = v.safeParse(CallToolResult, out)
+  const result = withTextOfStructured(out)
+  const checked = v.safeParse(CallToolResult, result)
   if (!checked.success)
     throw new Error(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
   if (tool.output && !checked.output.isError) {
@@ -56,7 +58,17 @@ export async function callTool(
         `tool ${name} returned structuredContent that does not match its outputSchema: ${describeIssue(structured.issues[0])}`,
       )
   }
-  return out as ResultObject
+  return result as ResultObject
+}
+
+/**
+ * A result with `structuredContent` and no `content` gets one text block with its JSON (spec:
+ * server/tools.mdx "Structured Content": a tool that returns structured content SHOULD also return it
+ * as text). Anything else is returned as it is.
+ */
+function withTextOfStructured(out: unknown): unknown {
+  if (!isPlainObject(out) || Object.hasOwn(out, 'content') || out.structuredContent === undefined) return out
+  return { ...out, content: [{ type: 'text', text: JSON.stringify(out.structuredContent) }] }
 }
 
 /**

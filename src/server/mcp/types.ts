@@ -32,8 +32,18 @@ export type ToolArgs<I extends ToolInput | undefined> = I extends v.GenericSchem
     ? v.InferOutput<v.ObjectSchema<I, undefined>>
     : Record<never, never>
 
-/** What a tool handler may return: a result, an `InputRequiredResult`, or a string (one text block). */
-export type ToolReturn = CallToolResult | InputRequiredResult | string
+/**
+ * A tool result with `structuredContent` and no `content`: the SDK adds one text block holding the JSON
+ * of the structured content (spec: server/tools.mdx "Structured Content": such tools SHOULD also return
+ * it as text).
+ */
+export type StructuredToolResult = Omit<CallToolResult, 'content'> & { content?: undefined; structuredContent: unknown }
+
+/**
+ * What a tool handler may return: a result, a result with only `structuredContent` (see
+ * {@link StructuredToolResult}), an `InputRequiredResult`, or a string (one text block).
+ */
+export type ToolReturn = CallToolResult | StructuredToolResult | InputRequiredResult | string
 
 /** The context of a tool, prompt or resource call: the request context plus this round's answers and state. */
 export interface ToolContext extends RequestContext {

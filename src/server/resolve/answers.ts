@@ -112,19 +112,21 @@ export function readState(plaintext: string | undefined): ResolverState {
       !parsed.asked
     )
       return empty
-    const outcomes: Record<string, Recorded> = {}
-    for (const [k, rec] of Object.entries(parsed.outcomes)) {
-      if (
-        rec &&
-        typeof rec.q === 'string' &&
-        (rec.action === 'accept' || rec.action === 'decline' || rec.action === 'cancel')
-      )
-        outcomes[k] = rec
-    }
-    const asked: Record<string, string> = {}
-    for (const [k, q] of Object.entries(parsed.asked)) if (typeof q === 'string') asked[k] = q
-    const reasked: Record<string, number> = {}
-    for (const [k, n] of Object.entries(parsed.reasked ?? {})) if (Number.isInteger(n) && n > 0) reasked[k] = n
+    // Object.fromEntries defines own properties: a `__proto__` key in the state never sets a prototype
+    const outcomes: Record<string, Recorded> = Object.fromEntries(
+      Object.entries(parsed.outcomes).filter(
+        ([, rec]) =>
+          rec &&
+          typeof rec.q === 'string' &&
+          (rec.action === 'accept' || rec.action === 'decline' || rec.action === 'cancel'),
+      ),
+    )
+    const asked: Record<string, string> = Object.fromEntries(
+      Object.entries(parsed.asked).filter(([, q]) => typeof q === 'string'),
+    )
+    const reasked: Record<string, number> = Object.fromEntries(
+      Object.entries(parsed.reasked ?? {}).filter(([, n]) => Number.isInteger(n) && n > 0),
+    )
     return { v: 1, outcomes, asked, reasked }
   } catch {
     return empty // tolerant: a state from another deploy means "no progress", not an error

@@ -162,7 +162,7 @@ class Round {
 
   /** A recorded answer to this exact question (only consulted because the resolver asked), kept for the next round. */
   #recalled(key: string, q: string, question: Question): ResolverResult | undefined {
-    const recorded = this.#state.outcomes[key]
+    const recorded = own(this.#state.outcomes, key)
     if (!recorded || recorded.q !== q) return undefined
     const restored = restore(question, recorded)
     if (restored) this.#next.outcomes[key] = recorded
@@ -175,12 +175,12 @@ class Round {
    * @throws ResolutionError after {@link MAX_REASKS} re-asks, or for an answer of the wrong kind.
    */
   #answered(key: string, q: string, question: Question): ResolverResult | undefined {
-    const answer = this.#input.inputResponses?.[key]
+    const answer = own(this.#input.inputResponses, key)
     if (answer === undefined) return undefined
     const state = this.#state
-    if (state.asked[key] !== q) {
+    if (own(state.asked, key) !== q) {
       const why =
-        state.asked[key] === undefined
+        own(state.asked, key) === undefined
           ? 'it was never asked in a round this request carries the requestState of'
           : 'the question changed since it was asked'
       this.#input.note?.(`Discarding the answer for resolver '${key}': ${why}`)
@@ -191,7 +191,7 @@ class Round {
       this.#next.outcomes[key] = { ...taken.recorded, q }
       return taken.result
     }
-    const reasked = (state.reasked?.[key] ?? 0) + 1
+    const reasked = (own(state.reasked, key) ?? 0) + 1
     if (reasked > MAX_REASKS)
       throw new ResolutionError(
         `Resolver '${key}' received an accepted elicitation whose content does not match the requested schema`,
@@ -221,4 +221,9 @@ const CAP_LABEL: Record<RequiredCapability, string> = {
   'sampling.tools': 'sampling.tools',
   'sampling.context': 'sampling.context',
   roots: 'roots',
+}
+
+/** `obj[key]` when `key` is an own property of `obj` (never a value inherited from `Object.prototype`). */
+function own<V>(obj: Readonly<Record<string, V>> | undefined, key: string): V | undefined {
+  return obj !== undefined && Object.hasOwn(obj, key) ? obj[key] : undefined
 }
