@@ -7,7 +7,8 @@
  */
 import { Hono } from 'hono'
 import * as v from 'valibot'
-import { describe, expect, it } from 'vitest'
+import { request as httpRequest } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mcpHandler } from '../src/hono/index.ts'
 import { encodeHeaderValue, isVisibleAscii, quoteValue } from '../src/protocol/headers.ts'
 import {
@@ -25,6 +26,7 @@ import {
 import type { RequestedSchema } from '../src/index.ts'
 import { adapters, call, env, post, req, std, type Posted } from './helpers.ts'
 import { answer, initializeLegacy, legacyPost, sseReader } from './legacy-wire.ts'
+import { startWorker, type RunningWorker } from './workerd.ts'
 
 const KEY = 'k'.repeat(32)
 const nameForm: RequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
@@ -298,4 +300,33 @@ describe('R8 / R9: content null is no content; a decline or cancel ignores its c
     expect(next.method).toBe('elicitation/create') // asked again, as for a missing required field
     await again.cancel()
   })
+})
+
+describe('R7 on workerd (the demo Worker under wrangler dev): raw UTF-8 bytes in Mcp-Name', () => {
+  let worker: RunningWorker
+  beforeAll(async () => {
+    worker = await startWorker()
+  }, 120_000)
+  afterAll(async () => worker?.stop())
+
+  /** POST with `Mcp-Name` as raw UTF-8 bytes on the wire (node:http writes a Latin-1 string byte for byte). */
+  const rawPost = (name: string) =>
+    new Promise<{ status: number; body: { error: { code: number; message: string } } }>((resolve, reject) => {
+      const body = JSON.stringify(req('tools/call', { name, arguments: {} }, CAPS))
+      const headers = { ...std('tools/call'), 'mcp-name': String.fromCharCode(...new TextEncoder().encode(name)) }
+      const r = httpRequest(worker.url, { method: 'POST', headers }, (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (d: string) => (text += d))
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) as never }))
+      })
+      r.on('error', reject)
+      r.end(body)
+    })
+
+  it('a name sent as raw UTF-8 is refused by the ASCII check first (400, -32020), not compared or looked up', async () => {
+    const res = await rawPost('zażółć')
+    expect([res.status, res.body.error.code]).toEqual([400, -32020])
+    expect(res.body.error.message).toMatch(/is not visible ASCII/)
+  }, 30_000)
 })
