@@ -11,6 +11,10 @@ import { createFetchHandler, type FetchHandlerOptions } from '../transport/http-
  * A Hono handler serving MCP Streamable HTTP (same behaviour as `createFetchHandler`). The Worker's
  * `env` and `executionCtx` are passed to MCP handlers.
  *
+ * A middleware before it may read the body (`await c.req.json()`, `c.req.text()`, …): Hono keeps what it
+ * read, and the request is answered from that copy, its bytes counted against `maxBodyBytes` as usual
+ * (413 over the cap; a declared `Content-Length` over it is refused before anything is read).
+ *
  * @example
  * const app = new Hono()
  * app.all('/mcp', mcpHandler(mcp))
@@ -18,13 +22,29 @@ import { createFetchHandler, type FetchHandlerOptions } from '../transport/http-
  */
 export function mcpHandler(server: Server | McpServer, options: FetchHandlerOptions = {}): Handler {
   const fetchHandler = createFetchHandler(server, options)
-  return (c: Context) => {
+  return async (c: Context) => {
     let executionCtx: unknown
     try {
       executionCtx = c.executionCtx
     } catch {
       executionCtx = undefined // not on Workers: Hono throws when there is no execution context
     }
-    return fetchHandler(c.req.raw, c.env, executionCtx)
+    return fetchHandler(await unreadRequest(c), c.env, executionCtx)
   }
+}
+
+/**
+ * The request with a readable body: `c.req.raw` itself, or, when a middleware has already read it, a
+ * copy whose body is what Hono cached (its `bodyCache`: the JSON is serialised again, other forms as read).
+ */
+async function unreadRequest(c: Context): Promise<Request> {
+  const raw = c.req.raw
+  if (!raw.bodyUsed) return raw
+  let body: ArrayBuffer
+  try {
+    body = await c.req.arrayBuffer() // from Hono's cache of whatever form was read
+  } catch {
+    return raw // nothing cached (read outside Hono): the fetch handler answers as for any unreadable body
+  }
+  return new Request(raw, { body })
 }

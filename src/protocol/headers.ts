@@ -30,6 +30,38 @@ export function encodeHeaderValue(value: string): string {
 }
 
 /**
+ * True when a received header value is all tab or visible ASCII (0x20–0x7E): the only form a standard
+ * header value may arrive in (non-ASCII travels as `=?base64?…?=`). Checked on the raw value before any
+ * decoding: a Latin-1 byte (a char 0x80–0xFF from a Fetch `Headers`) or raw UTF-8 decoded by the runtime
+ * is a header mismatch even when it spells the body's value (spec: streamable-http.mdx "Value encoding").
+ */
+export function isVisibleAscii(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c !== 0x09 && (c < 0x20 || c > 0x7e)) return false
+  }
+  return true
+}
+
+/**
+ * A value quoted for an error message so that two different values never look alike: in single quotes
+ * (as the spec's examples show them), with `\` and `'` backslash-escaped and every char outside
+ * 0x20–0x7E written `\uXXXX` (lone surrogates included). Visible ASCII shows as it is.
+ * @example quoteValue('caf\u00e9') // "'caf\\u00e9'"
+ */
+export function quoteValue(value: string): string {
+  let out = "'"
+  for (let i = 0; i < value.length; i++) {
+    const ch = value[i]!
+    const c = value.charCodeAt(i)
+    if (ch === '\\' || ch === "'") out += `\\${ch}`
+    else if (c < 0x20 || c > 0x7e) out += `\\u${c.toString(16).padStart(4, '0')}`
+    else out += ch
+  }
+  return `${out}'`
+}
+
+/**
  * Decode a header value written by {@link encodeHeaderValue}.
  * @returns the decoded string, or undefined when the sentinel form carries non-canonical base64 or invalid UTF-8.
  */

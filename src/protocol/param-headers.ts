@@ -3,7 +3,7 @@
  * (spec: basic/transports/streamable-http.mdx "Custom headers").
  * @module
  */
-import { decodeHeaderValue, encodeHeaderValue } from './headers.ts'
+import { decodeHeaderValue, encodeHeaderValue, isVisibleAscii } from './headers.ts'
 
 /** One argument mirrored into a header: where it lives in the arguments and the header's name part. */
 export interface HeaderParam {
@@ -78,8 +78,12 @@ export function formatParamValue(value: unknown): string | undefined {
   return undefined
 }
 
-/** True when a received header value matches the argument (decoded; integers compared numerically). */
+/**
+ * True when a received header value matches the argument (decoded; integers compared numerically). A raw
+ * value with a char outside tab and visible ASCII never matches, whatever it would decode to.
+ */
 export function paramMatches(header: string, value: unknown, type: HeaderParam['type']): boolean {
+  if (!isVisibleAscii(header)) return false
   const decoded = decodeHeaderValue(header)
   if (decoded === undefined) return false
   switch (type) {

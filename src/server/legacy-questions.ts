@@ -301,7 +301,8 @@ const RESULT_SCHEMAS: Record<InputRequest['method'], v.GenericSchema> = {
 
 /**
  * The result of an answer, checked against its method's result schema (the handler gets only valid
- * `inputResponses`, as on the 2026 lane).
+ * `inputResponses`, as on the 2026 lane): an `elicitation/create` decline or cancel is one whatever
+ * `content` it carries (ignored), and `content: null` is no content.
  * @throws Error naming the question when the client answered with an error or an invalid result.
  */
 function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Record<string, unknown> {
@@ -310,7 +311,7 @@ function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Recor
   const parsed = v.safeParse(RESULT_SCHEMAS[method], answer.result)
   if (!parsed.success)
     throw new Error(`the client sent an invalid answer to ${method}: ${describeIssue(parsed.issues[0])}`)
-  return answer.result
+  return parsed.output as Record<string, unknown> // as parsed: a decline's or cancel's content is dropped, not checked
 }
 
 /** The client went away mid-request: nobody reads the response, and it is no failure of the handler (not logged). */

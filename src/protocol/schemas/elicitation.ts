@@ -83,10 +83,29 @@ export type ElicitRequestURLParams = v.InferOutput<typeof ElicitRequestURLParams
 export const ElicitRequestParams = v.union([ElicitRequestURLParams, ElicitRequestFormParams])
 export type ElicitRequestParams = v.InferOutput<typeof ElicitRequestParams>
 
-/** `ElicitResult`: the user's answer. `content` only with `accept` in form mode. */
-export const ElicitResult = v.looseObject({
+/** The answer's shape once content it does not carry is gone (see {@link ElicitResult}). */
+const ElicitAnswer = v.looseObject({
   action: v.picklist(['accept', 'decline', 'cancel']),
   content: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.array(v.string())]))),
   _meta: v.optional(MetaObject),
 })
-export interface ElicitResult extends v.InferOutput<typeof ElicitResult> {}
+
+/**
+ * `ElicitResult`: the user's answer (spec: client/elicitation.mdx "Response Actions"). `content` only
+ * with `accept` in form mode: on `decline` and `cancel` it is ignored, never validated, and dropped from
+ * the output; `content: null` is no content (an `accept` without it is an answer with no fields filled).
+ * The output is a copy of the answer's own properties; the input is left as it is.
+ */
+export const ElicitResult = v.pipe(v.unknown(), v.transform(withoutIgnoredContent), ElicitAnswer)
+export interface ElicitResult extends v.InferOutput<typeof ElicitAnswer> {}
+
+/** The answer without a `content` that means nothing: `null`, or any content of a decline or cancel. */
+function withoutIgnoredContent(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, 'content'))
+    return value
+  const answer = value as Record<string, unknown>
+  if (answer.content !== null && answer.action !== 'decline' && answer.action !== 'cancel') return value
+  const rest = { ...answer } // own properties only (a `__proto__` key stays a plain property)
+  delete rest.content
+  return rest
+}

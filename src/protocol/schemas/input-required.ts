@@ -34,7 +34,7 @@ export type InputRequests = v.InferOutput<typeof InputRequests>
 /** `InputResponse`: the bare result answering one `InputRequest` (no `resultType`). */
 export const InputResponse = v.union([ElicitResult, CreateMessageResult, ListRootsResult])
 export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult
-const InputResponseSchema: v.GenericSchema<InputResponse> = InputResponse
+const InputResponseSchema: v.GenericSchema<unknown, InputResponse> = InputResponse
 export const InputResponses = v.record(v.string(), InputResponseSchema)
 export type InputResponses = v.InferOutput<typeof InputResponses>
 

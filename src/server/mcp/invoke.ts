@@ -7,7 +7,7 @@ import * as v from 'valibot'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
 import { describeIssue } from '../../protocol/issues.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
-import { InputResponses } from '../../protocol/schemas/index.ts'
+import { CreateMessageResult, ElicitResult, InputResponses, ListRootsResult } from '../../protocol/schemas/index.ts'
 import type { RequestContext, RequestParams } from '../context.ts'
 import { ResolutionError } from '../resolve/errors.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
@@ -117,6 +117,27 @@ function inputResponsesOf(params: RequestParams): InputResponses | undefined {
   }
   const parsed = v.safeParse(InputResponses, raw)
   if (!parsed.success)
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${describeIssue(parsed.issues[0])}`)
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${answerIssue(raw, parsed.issues[0])}`)
   return parsed.output
+}
+
+/**
+ * Why an answer is not an `InputResponse`, told by the kind it looks like (one with `action` is an
+ * elicitation answer, one with `roots` a roots list, any other a sampling result), so that a malformed
+ * sampling answer is not reported as a missing `action`.
+ */
+function answerIssue(raw: Record<string, unknown>, fallback: v.BaseIssue<unknown>): string {
+  for (const [key, answer] of Object.entries(raw)) {
+    const shape = answer as Record<string, unknown>
+    const schema = Object.hasOwn(shape, 'action')
+      ? ElicitResult
+      : Object.hasOwn(shape, 'roots')
+        ? ListRootsResult
+        : CreateMessageResult
+    const parsed = v.safeParse(schema, answer)
+    if (parsed.success) continue
+    const why = describeIssue(parsed.issues[0]) // "field 'a.b': …" or the message alone
+    return why.startsWith("field '") ? `field '${key}.${why.slice(7)}` : `field '${key}': ${why}`
+  }
+  return describeIssue(fallback)
 }

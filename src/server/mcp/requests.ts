@@ -7,6 +7,7 @@ import * as v from 'valibot'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
 import { describeIssue } from '../../protocol/issues.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
+import { isVisibleAscii, quoteValue } from '../../protocol/headers.ts'
 import { paramMatches, valueAt, type HeaderParam } from '../../protocol/param-headers.ts'
 import { CallToolResult, CompleteRequestParams } from '../../protocol/schemas/index.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
@@ -188,9 +189,13 @@ function checkParamHeaders(headers: Headers, params: readonly HeaderParam[], arg
     if (header === null)
       throw new McpError(ErrorCode.HeaderMismatch, `Header mismatch: missing Mcp-Param-${param.name} header`)
     if (!paramMatches(header, value, param.type)) {
+      const shown = typeof value === 'string' ? quoteValue(value) : JSON.stringify(value)
+      const why = isVisibleAscii(header)
+        ? 'does not match'
+        : 'is not visible ASCII (non-ASCII values must be sent as =?base64?…?=), so it does not match'
       throw new McpError(
         ErrorCode.HeaderMismatch,
-        `Header mismatch: Mcp-Param-${param.name} header does not match arguments.${param.path.join('.')}`,
+        `Header mismatch: Mcp-Param-${param.name} header value ${quoteValue(header)} ${why} arguments.${param.path.join('.')} ${shown}`,
       )
     }
   }
