@@ -28,7 +28,7 @@ import {
   type SubscriptionFilter,
   type Tool,
 } from '../protocol/schemas/index.ts'
-import { invalidateFor, ResponseCache } from './cache.ts'
+import { invalidateFor, ResponseCache, withUsableHints } from './cache.ts'
 import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
 import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { driveInputRequired } from './input-required.ts'
@@ -40,6 +40,7 @@ import {
   defined,
   checkClientOptions,
   DEFAULT_REQUEST_TIMEOUT_MS,
+  wantsProgress,
   type CallOptions,
   type ClientOptions,
   type ManualCallOptions,
@@ -219,12 +220,15 @@ export class Client {
     const id = this.#nextId++
     const meta = this.#envelope(params._meta as Record<string, unknown> | undefined)
     const progressToken = `progress-${id}`
-    if (options.onProgress) meta.progressToken = progressToken
+    if (wantsProgress(method, options)) meta.progressToken = progressToken
     if (options.logLevel) meta[META.logLevel] = options.logLevel
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
-    if (this.#eras.era === 'legacy') return this.#legacy!.request(method, params, options, progressToken)
-    return exchange(this.options.transport, message, options, timeoutMs, progressToken)
+    const result =
+      this.#eras.era === 'legacy'
+        ? await this.#legacy!.request(method, params, options, progressToken)
+        : await exchange(this.options.transport, message, options, timeoutMs, progressToken)
+    return withUsableHints(method, result) // odd hints mean "do not cache", never a failed call
   }
 
   /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */

@@ -109,6 +109,18 @@ export interface CallOptions {
    * then `RequestTimeoutError`. Time spent in your input callbacks is not counted.
    */
   timeoutMs?: number
+  /**
+   * Start the timeout (`timeoutMs`) of a request again on each `notifications/progress` for it, so that a
+   * long call that reports progress is not cut off (as the official SDKs' `resetTimeoutOnProgress`).
+   * While it is on, a `tools/call` sends a `progressToken` even without `onProgress`. Default `true`.
+   */
+  resetTimeoutOnProgress?: boolean
+  /**
+   * With `resetTimeoutOnProgress`, the most time one request may take however much progress it reports, in
+   * **milliseconds** (time in your input callbacks not counted); then `RequestTimeoutError` naming this
+   * limit. Default: no cap. @throws RangeError (from the call) when not a positive integer.
+   */
+  maxTotalTimeoutMs?: number
   /** Seed the first request with answers (resume a flow from stored state). */
   inputResponses?: InputResponses
   /** Seed the first request with a `requestState` from an earlier `InputRequiredResult` (byte-exact). */
@@ -129,6 +141,15 @@ export interface CallOptions {
 /** Per-call options of manual mode: the first `InputRequiredResult` is returned, not answered. */
 export interface ManualCallOptions extends CallOptions {
   manual: true
+}
+
+/**
+ * Whether a request sends a `progressToken` (spec: basic/utilities/progress.mdx): when the caller listens
+ * (`onProgress`), or when progress resets the timeout (`resetTimeoutOnProgress`, on by default) of a
+ * `tools/call`.
+ */
+export function wantsProgress(method: string, options: CallOptions): boolean {
+  return options.onProgress !== undefined || (method === 'tools/call' && options.resetTimeoutOnProgress !== false)
 }
 
 /** Default per-request timeout, in milliseconds. */
