@@ -178,6 +178,26 @@ describe('R11: progress keeps a long call alive', () => {
     expect(Date.now() - started).toBeLessThan(2400)
   })
 
+  it('the Client-wide defaults: resetTimeoutOnProgress false, maxTotalTimeoutMs; a call may override them', async () => {
+    const off = new Client({
+      transport: slowServer(2500, 200).transport,
+      versionNegotiation: 'modern',
+      requestTimeoutMs: 1000,
+      resetTimeoutOnProgress: false,
+    })
+    await expect(off.callTool('slow', {})).rejects.toMatchObject({ name: 'RequestTimeoutError', timeoutMs: 1000 })
+    const capped = new Client({
+      transport: slowServer(1000, 100).transport,
+      versionNegotiation: 'modern',
+      requestTimeoutMs: 300,
+      maxTotalTimeoutMs: 500,
+    })
+    await expect(capped.callTool('slow', {})).rejects.toMatchObject({ name: 'RequestTimeoutError', timeoutMs: 500 })
+    const result = await capped.callTool('slow', {}, { maxTotalTimeoutMs: 5000 })
+    expect(result.content).toEqual([{ type: 'text', text: 'done' }])
+    expect(() => new Client({ transport: off.options.transport, maxTotalTimeoutMs: -1 })).toThrow(RangeError)
+  })
+
   it('a maxTotalTimeoutMs that is no positive integer is a RangeError', async () => {
     const { transport } = slowServer(0, 1)
     const client = new Client({ transport, versionNegotiation: 'modern' })

@@ -41,6 +41,7 @@ import {
   checkClientOptions,
   DEFAULT_REQUEST_TIMEOUT_MS,
   wantsProgress,
+  withClientDefaults,
   type CallOptions,
   type ClientOptions,
   type ManualCallOptions,
@@ -110,8 +111,7 @@ export class Client {
    * Drop the cached results a server notification makes stale (spec: caching.mdx "Interaction with
    * Notifications"): `notifications/tools/list_changed` → `tools/list`, `…/prompts/list_changed` →
    * `prompts/list`, `…/resources/list_changed` → `resources/list` and `resources/templates/list`,
-   * `notifications/resources/updated` `{ uri }` → that URI's `resources/read`.
-   * @returns whether the notification is one of these.
+   * `notifications/resources/updated` `{ uri }` → that URI's `resources/read`. @returns whether it is one of these.
    */
   invalidateCacheFor(notification: { method: string; params?: Record<string, unknown> | undefined }): Promise<boolean> {
     return invalidateFor(this.#cache, notification)
@@ -215,8 +215,9 @@ export class Client {
   async #request(
     method: string,
     params: Record<string, unknown>,
-    options: ExchangeOptions,
+    call: ExchangeOptions,
   ): Promise<Record<string, unknown>> {
+    const options = withClientDefaults(this.options, call)
     const id = this.#nextId++
     const meta = this.#envelope(params._meta as Record<string, unknown> | undefined)
     const progressToken = `progress-${id}`
@@ -293,8 +294,7 @@ export class Client {
 
   /**
    * `prompts/get`, driving the same input-required loop as {@link Client.callTool} (or returning the
-   * first `InputRequiredResult` with `{ manual: true }`).
-   * @throws as {@link Client.callTool}.
+   * first `InputRequiredResult` with `{ manual: true }`). @throws as {@link Client.callTool}.
    */
   getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>
   getPrompt(

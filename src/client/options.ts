@@ -88,6 +88,13 @@ export interface ClientOptions {
    * **milliseconds**; then `RequestTimeoutError`. Default 60,000. Time spent in your callbacks is not counted.
    */
   requestTimeoutMs?: number
+  /**
+   * The default of every call's {@link CallOptions.resetTimeoutOnProgress}: progress for a request starts
+   * its timeout again. Default `true`.
+   */
+  resetTimeoutOnProgress?: boolean
+  /** The default of every call's {@link CallOptions.maxTotalTimeoutMs}, in **milliseconds**. Default: no cap. */
+  maxTotalTimeoutMs?: number
   /** Receives warnings, e.g. a tool dropped from `listTools` for an invalid `x-mcp-header`. Default `console.warn`. */
   onWarning?: (message: string) => void
   /** Waits between state-only rounds (50 ms doubling to 250 ms); tests inject a fake. */
@@ -152,14 +159,24 @@ export function wantsProgress(method: string, options: CallOptions): boolean {
   return options.onProgress !== undefined || (method === 'tools/call' && options.resetTimeoutOnProgress !== false)
 }
 
+/** A call's options with the client's defaults (`resetTimeoutOnProgress`, `maxTotalTimeoutMs`) where it sets none. */
+export function withClientDefaults<O extends CallOptions>(client: ClientOptions, call: O): O {
+  const out = { ...call }
+  if (out.resetTimeoutOnProgress === undefined && client.resetTimeoutOnProgress !== undefined)
+    out.resetTimeoutOnProgress = client.resetTimeoutOnProgress
+  if (out.maxTotalTimeoutMs === undefined && client.maxTotalTimeoutMs !== undefined)
+    out.maxTotalTimeoutMs = client.maxTotalTimeoutMs
+  return out
+}
+
 /** Default per-request timeout, in milliseconds. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 
 /**
  * Check the options `Client` validates.
  * @returns the version negotiation (default `'auto'`).
- * @throws RangeError when `maxRounds` is not a non-negative integer, `requestTimeoutMs` not a positive
- *   integer, or `versionNegotiation` not one of `'modern'`, `'legacy'`, `'auto'`.
+ * @throws RangeError when `maxRounds` is not a non-negative integer, `requestTimeoutMs` or
+ *   `maxTotalTimeoutMs` not a positive integer, or `versionNegotiation` not one of `'modern'`, `'legacy'`, `'auto'`.
  */
 export function checkClientOptions(options: ClientOptions): 'modern' | 'legacy' | 'auto' {
   if (options.maxRounds !== undefined && !(Number.isInteger(options.maxRounds) && options.maxRounds >= 0))
@@ -167,6 +184,9 @@ export function checkClientOptions(options: ClientOptions): 'modern' | 'legacy' 
   const timeout = options.requestTimeoutMs
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0))
     throw new RangeError(`requestTimeoutMs must be a positive integer, got ${String(timeout)}`)
+  const cap = options.maxTotalTimeoutMs
+  if (cap !== undefined && !(Number.isInteger(cap) && cap > 0))
+    throw new RangeError(`maxTotalTimeoutMs must be a positive integer, got ${String(cap)}`)
   const negotiation = options.versionNegotiation ?? 'auto'
   if (negotiation !== 'modern' && negotiation !== 'legacy' && negotiation !== 'auto')
     throw new RangeError(`versionNegotiation must be 'modern', 'legacy' or 'auto', got ${String(negotiation)}`)
