@@ -28,7 +28,7 @@ import {
   type SubscriptionFilter,
   type Tool,
 } from '../protocol/schemas/index.ts'
-import { invalidateFor, ResponseCache } from './cache.ts'
+import { invalidateFor, ResponseCache, withUsableHints } from './cache.ts'
 import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
 import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { driveInputRequired } from './input-required.ts'
@@ -40,6 +40,8 @@ import {
   defined,
   checkClientOptions,
   DEFAULT_REQUEST_TIMEOUT_MS,
+  wantsProgress,
+  withClientDefaults,
   type CallOptions,
   type ClientOptions,
   type ManualCallOptions,
@@ -109,8 +111,7 @@ export class Client {
    * Drop the cached results a server notification makes stale (spec: caching.mdx "Interaction with
    * Notifications"): `notifications/tools/list_changed` → `tools/list`, `…/prompts/list_changed` →
    * `prompts/list`, `…/resources/list_changed` → `resources/list` and `resources/templates/list`,
-   * `notifications/resources/updated` `{ uri }` → that URI's `resources/read`.
-   * @returns whether the notification is one of these.
+   * `notifications/resources/updated` `{ uri }` → that URI's `resources/read`. @returns whether it is one of these.
    */
   invalidateCacheFor(notification: { method: string; params?: Record<string, unknown> | undefined }): Promise<boolean> {
     return invalidateFor(this.#cache, notification)
@@ -214,17 +215,21 @@ export class Client {
   async #request(
     method: string,
     params: Record<string, unknown>,
-    options: ExchangeOptions,
+    call: ExchangeOptions,
   ): Promise<Record<string, unknown>> {
+    const options = withClientDefaults(this.options, call)
     const id = this.#nextId++
     const meta = this.#envelope(params._meta as Record<string, unknown> | undefined)
     const progressToken = `progress-${id}`
-    if (options.onProgress) meta.progressToken = progressToken
+    if (wantsProgress(method, options)) meta.progressToken = progressToken
     if (options.logLevel) meta[META.logLevel] = options.logLevel
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
-    if (this.#eras.era === 'legacy') return this.#legacy!.request(method, params, options, progressToken)
-    return exchange(this.options.transport, message, options, timeoutMs, progressToken)
+    const result =
+      this.#eras.era === 'legacy'
+        ? await this.#legacy!.request(method, params, options, progressToken)
+        : await exchange(this.options.transport, message, options, timeoutMs, progressToken)
+    return withUsableHints(method, result) // odd hints mean "do not cache", never a failed call
   }
 
   /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */
@@ -289,8 +294,7 @@ export class Client {
 
   /**
    * `prompts/get`, driving the same input-required loop as {@link Client.callTool} (or returning the
-   * first `InputRequiredResult` with `{ manual: true }`).
-   * @throws as {@link Client.callTool}.
+   * first `InputRequiredResult` with `{ manual: true }`). @throws as {@link Client.callTool}.
    */
   getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>
   getPrompt(

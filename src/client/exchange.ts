@@ -52,9 +52,10 @@ type Interactive = <T>(step: () => Promise<T>) => Promise<T>
 /**
  * Send `message` and return its raw result.
  * @param defaultTimeoutMs - the limit when `options.timeoutMs` is not given, in milliseconds.
- * @param progressToken - the `progressToken` the message's `_meta` carries when `onProgress` is set.
+ * @param progressToken - the `progressToken` the message's `_meta` carries (see `wantsProgress`): its progress
+ *   goes to `onProgress` and, unless `resetTimeoutOnProgress` is false, starts the timeout again.
  * @throws the caller's abort reason when `options.signal` aborts.
- * @throws RangeError when `options.timeoutMs` is not a positive integer.
+ * @throws RangeError when `options.timeoutMs` or `options.maxTotalTimeoutMs` is not a positive integer.
  * @throws RequestTimeoutError when no answer comes within the limit.
  * @throws McpError when the server answers with a JSON-RPC error; InvalidResultError for a missing,
  *   mismatched or malformed response; HttpError / NetworkError from the transport.
@@ -71,7 +72,10 @@ export async function exchange(
   if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) {
     throw new RangeError(`timeoutMs must be a positive integer, got ${String(options.timeoutMs)}`)
   }
-  const deadline = pausableDeadline(method, options.timeoutMs ?? defaultTimeoutMs)
+  const cap = options.maxTotalTimeoutMs
+  if (cap !== undefined && !(Number.isInteger(cap) && cap > 0))
+    throw new RangeError(`maxTotalTimeoutMs must be a positive integer, got ${String(cap)}`)
+  const deadline = pausableDeadline(method, options.timeoutMs ?? defaultTimeoutMs, options.maxTotalTimeoutMs)
   const signal = options.signal ? anySignal([options.signal, deadline.signal]) : deadline.signal
   const sendOptions: SendOptions & { signal: AbortSignal } = { signal, interactive: deadline.pause }
   if (options.headers) sendOptions.headers = options.headers
@@ -81,16 +85,19 @@ export async function exchange(
   if (options.resume) sendOptions.resume = true
   const unpaused = options.pauses?.add(deadline.pause)
   if (options.era) sendOptions.era = options.era
-  const onNotification = notificationRouter(options, progressToken)
-  if (onNotification) sendOptions.onNotification = onNotification
+  const reset = options.resetTimeoutOnProgress === false ? undefined : deadline.reset
+  let settled = false // nothing reaches the caller's callbacks once the call has settled
+  const route = notificationRouter(options, progressToken, reset)
+  if (route) sendOptions.onNotification = (n) => void (settled || route(n))
   let response: Record<string, unknown> | undefined
   try {
     response = (await raceAbort(signal, () => transport.send(message, sendOptions))) as
       Record<string, unknown> | undefined
   } catch (error) {
-    if (deadline.signal.aborted && !options.signal?.aborted) throw deadline.error
+    if (deadline.signal.aborted && !options.signal?.aborted) throw deadline.signal.reason
     throw error
   } finally {
+    settled = true
     deadline.clear()
     unpaused?.()
   }
@@ -107,51 +114,74 @@ export function parseResult<S extends v.GenericSchema>(schema: S, value: unknown
 }
 
 /**
- * A request timeout of `timeoutMs` milliseconds as an abort signal (aborting with `error`). `pause` runs
- * a step with the clock stopped: the user's time (an OAuth login, a 2025 server's question) does not count
- * against the request timeout; steps may overlap (the clock runs again when the last one ends). `clear`
- * stops it for good.
+ * A request timeout of `timeoutMs` milliseconds as an abort signal (aborting with a RequestTimeoutError).
+ * `pause` runs a step with the clock stopped: the user's time (an OAuth login, a 2025 server's question)
+ * does not count against the request timeout; steps may overlap (the clock runs again when the last one
+ * ends). `reset` starts the `timeoutMs` again (progress came), but never beyond `maxTotalMs` of counted time
+ * in all (then the error names `maxTotalMs`). `clear` stops it for good.
  */
-function pausableDeadline(method: string, timeoutMs: number) {
+function pausableDeadline(method: string, timeoutMs: number, maxTotalMs?: number) {
   const timer = new AbortController()
-  const error = new RequestTimeoutError(method, timeoutMs)
-  let handle: ReturnType<typeof setTimeout> | undefined = setTimeout(() => timer.abort(error), timeoutMs)
-  let left = timeoutMs
+  let limit = maxTotalMs !== undefined && maxTotalMs < timeoutMs ? maxTotalMs : timeoutMs // what `left` is bounded by
+  const expire = () => timer.abort(new RequestTimeoutError(method, limit))
+  let left = Math.min(timeoutMs, maxTotalMs ?? timeoutMs)
+  let handle: ReturnType<typeof setTimeout> | undefined = setTimeout(expire, left)
   let since = Date.now()
+  let counted = 0 // time the clock ran before `since`, in milliseconds
   let paused = 0
   let cleared = false
+  const stop = () => {
+    clearTimeout(handle)
+    handle = undefined
+    const ran = Date.now() - since
+    counted += ran
+    left = Math.max(0, left - ran)
+  }
   const pause = async <T>(step: () => Promise<T>): Promise<T> => {
-    if (paused++ === 0 && handle !== undefined) {
-      clearTimeout(handle)
-      handle = undefined
-      left = Math.max(0, left - (Date.now() - since))
-    }
+    if (paused++ === 0 && handle !== undefined) stop()
     try {
       return await step()
     } finally {
       if (--paused === 0 && !timer.signal.aborted && !cleared) {
         since = Date.now()
-        handle = setTimeout(() => timer.abort(error), left)
+        handle = setTimeout(expire, left)
       }
+    }
+  }
+  const reset = () => {
+    if (cleared || timer.signal.aborted) return
+    const running = handle !== undefined
+    if (running) stop()
+    const total = maxTotalMs === undefined ? Infinity : maxTotalMs - counted
+    left = Math.max(0, Math.min(timeoutMs, total))
+    limit = total < timeoutMs ? maxTotalMs! : timeoutMs
+    if (running) {
+      since = Date.now()
+      handle = setTimeout(expire, left)
     }
   }
   const clear = () => {
     cleared = true
     clearTimeout(handle)
   }
-  return { signal: timer.signal, error, pause, clear }
+  return { signal: timer.signal, pause, reset, clear }
 }
 
-/** The transport's `onNotification`: progress for this request to `onProgress`, everything to `onNotification`. */
+/**
+ * The transport's `onNotification`: progress for this request to `onAnyProgress` (the timeout reset) and
+ * `onProgress`, everything to `onNotification`.
+ */
 function notificationRouter(
   options: CallOptions,
   progressToken: string,
+  onAnyProgress: (() => void) | undefined,
 ): ((notification: JSONRPCNotification) => void) | undefined {
-  if (!options.onNotification && !options.onProgress) return undefined
+  if (!options.onNotification && !options.onProgress && !onAnyProgress) return undefined
   return (n) => {
     const p = n.params as
       { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined
     if (n.method === 'notifications/progress' && p?.progressToken === progressToken && typeof p.progress === 'number') {
+      onAnyProgress?.()
       const event: { progress: number; total?: number; message?: string } = { progress: p.progress }
       if (typeof p.total === 'number') event.total = p.total
       if (typeof p.message === 'string') event.message = p.message

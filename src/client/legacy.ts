@@ -17,7 +17,7 @@ import { raceAbort } from './abort.ts'
 import { exchange, PauseGroup, type ExchangeOptions } from './exchange.ts'
 import { legacyListenTransport } from './legacy-listen.ts'
 import { answerServerRequest, asModern, discoverResult, isSessionGone, type LegacyServer } from './legacy-requests.ts'
-import type { ClientOptions } from './options.ts'
+import { wantsProgress, type ClientOptions } from './options.ts'
 import { withUrlElicitation } from './url-elicitation.ts'
 
 /** How long opening the standalone `GET` stream may hold up the first request, in milliseconds. */
@@ -232,7 +232,7 @@ export class LegacyConnection {
   ): Promise<Record<string, unknown>> {
     const id = this.#deps.nextId()
     const meta: Record<string, unknown> = { ...(params._meta as Record<string, unknown> | undefined) }
-    if (options.onProgress) meta.progressToken = progressToken
+    if (wantsProgress(method, options)) meta.progressToken = progressToken
     const body: Record<string, unknown> = { ...params }
     delete body._meta
     if (Object.keys(meta).length > 0) body._meta = meta

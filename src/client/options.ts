@@ -88,6 +88,13 @@ export interface ClientOptions {
    * **milliseconds**; then `RequestTimeoutError`. Default 60,000. Time spent in your callbacks is not counted.
    */
   requestTimeoutMs?: number
+  /**
+   * The default of every call's {@link CallOptions.resetTimeoutOnProgress}: progress for a request starts
+   * its timeout again. Default `true`.
+   */
+  resetTimeoutOnProgress?: boolean
+  /** The default of every call's {@link CallOptions.maxTotalTimeoutMs}, in **milliseconds**. Default: no cap. */
+  maxTotalTimeoutMs?: number
   /** Receives warnings, e.g. a tool dropped from `listTools` for an invalid `x-mcp-header`. Default `console.warn`. */
   onWarning?: (message: string) => void
   /** Waits between state-only rounds (50 ms doubling to 250 ms); tests inject a fake. */
@@ -109,6 +116,18 @@ export interface CallOptions {
    * then `RequestTimeoutError`. Time spent in your input callbacks is not counted.
    */
   timeoutMs?: number
+  /**
+   * Start the timeout (`timeoutMs`) of a request again on each `notifications/progress` for it, so that a
+   * long call that reports progress is not cut off (as the official SDKs' `resetTimeoutOnProgress`).
+   * While it is on, a `tools/call` sends a `progressToken` even without `onProgress`. Default `true`.
+   */
+  resetTimeoutOnProgress?: boolean
+  /**
+   * With `resetTimeoutOnProgress`, the most time one request may take however much progress it reports, in
+   * **milliseconds** (time in your input callbacks not counted); then `RequestTimeoutError` naming this
+   * limit. Default: no cap. @throws RangeError (from the call) when not a positive integer.
+   */
+  maxTotalTimeoutMs?: number
   /** Seed the first request with answers (resume a flow from stored state). */
   inputResponses?: InputResponses
   /** Seed the first request with a `requestState` from an earlier `InputRequiredResult` (byte-exact). */
@@ -131,14 +150,33 @@ export interface ManualCallOptions extends CallOptions {
   manual: true
 }
 
+/**
+ * Whether a request sends a `progressToken` (spec: basic/utilities/progress.mdx): when the caller listens
+ * (`onProgress`), or when progress resets the timeout (`resetTimeoutOnProgress`, on by default) of a
+ * `tools/call`.
+ */
+export function wantsProgress(method: string, options: CallOptions): boolean {
+  return options.onProgress !== undefined || (method === 'tools/call' && options.resetTimeoutOnProgress !== false)
+}
+
+/** A call's options with the client's defaults (`resetTimeoutOnProgress`, `maxTotalTimeoutMs`) where it sets none. */
+export function withClientDefaults<O extends CallOptions>(client: ClientOptions, call: O): O {
+  const out = { ...call }
+  if (out.resetTimeoutOnProgress === undefined && client.resetTimeoutOnProgress !== undefined)
+    out.resetTimeoutOnProgress = client.resetTimeoutOnProgress
+  if (out.maxTotalTimeoutMs === undefined && client.maxTotalTimeoutMs !== undefined)
+    out.maxTotalTimeoutMs = client.maxTotalTimeoutMs
+  return out
+}
+
 /** Default per-request timeout, in milliseconds. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
 
 /**
  * Check the options `Client` validates.
  * @returns the version negotiation (default `'auto'`).
- * @throws RangeError when `maxRounds` is not a non-negative integer, `requestTimeoutMs` not a positive
- *   integer, or `versionNegotiation` not one of `'modern'`, `'legacy'`, `'auto'`.
+ * @throws RangeError when `maxRounds` is not a non-negative integer, `requestTimeoutMs` or
+ *   `maxTotalTimeoutMs` not a positive integer, or `versionNegotiation` not one of `'modern'`, `'legacy'`, `'auto'`.
  */
 export function checkClientOptions(options: ClientOptions): 'modern' | 'legacy' | 'auto' {
   if (options.maxRounds !== undefined && !(Number.isInteger(options.maxRounds) && options.maxRounds >= 0))
@@ -146,6 +184,9 @@ export function checkClientOptions(options: ClientOptions): 'modern' | 'legacy' 
   const timeout = options.requestTimeoutMs
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0))
     throw new RangeError(`requestTimeoutMs must be a positive integer, got ${String(timeout)}`)
+  const cap = options.maxTotalTimeoutMs
+  if (cap !== undefined && !(Number.isInteger(cap) && cap > 0))
+    throw new RangeError(`maxTotalTimeoutMs must be a positive integer, got ${String(cap)}`)
   const negotiation = options.versionNegotiation ?? 'auto'
   if (negotiation !== 'modern' && negotiation !== 'legacy' && negotiation !== 'auto')
     throw new RangeError(`versionNegotiation must be 'modern', 'legacy' or 'auto', got ${String(negotiation)}`)

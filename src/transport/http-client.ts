@@ -136,8 +136,17 @@ export class StreamableHttpClientTransport implements ClientTransport {
    *   is not JSON or too long.
    */
   async send(message: OutboundMessage, options: SendOptions = {}): Promise<unknown> {
+    const releases: Array<() => void> = []
+    try {
+      return await this.#send(message, options, releases)
+    } finally {
+      for (const release of releases) release()
+    }
+  }
+
+  async #send(message: OutboundMessage, options: SendOptions, releases: Array<() => void>): Promise<unknown> {
     const auth = this.#auth
-    let response = await this.#post(message, options)
+    let response = await this.#post(message, options, releases)
     let reauthorized = false
     let stepUps = 0
     while (auth && (response.status === 401 || response.status === 403)) {
@@ -152,7 +161,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
       else stepUps++
       await response.body?.cancel().catch(() => {})
       await auth.authorize(this.url, challenge, options.signal, options.interactive)
-      response = await this.#post(message, options)
+      response = await this.#post(message, options, releases)
     }
     return this.#read(message, response, options)
   }
@@ -217,7 +226,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     }
   }
 
-  async #post(message: OutboundMessage, options: SendOptions): Promise<Response> {
+  async #post(message: OutboundMessage, options: SendOptions, releases: Array<() => void>): Promise<Response> {
     const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
     headers.set('content-type', 'application/json')
     headers.set('accept', 'application/json, text/event-stream')
@@ -235,12 +244,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
     if (options.signal) init.signal = options.signal
     let response: Response
+    const request = new Request(this.url, init)
     try {
-      response = await this.#fetch(new Request(this.url, init))
+      response = await this.#fetch(request)
     } catch (error) {
       if (options.signal?.aborted) throw error // an abort or a timeout: the caller's signal says which
       throw new NetworkError(this.url, error)
     }
+    releases.push(cancelOnAbort(options.signal, request, response))
     options.onResponse?.(response)
     return response
   }
@@ -288,6 +299,22 @@ export class StreamableHttpClientTransport implements ClientTransport {
 function isModernOnly(name: string): boolean {
   const lower = name.toLowerCase()
   return lower === HEADER.method || lower === HEADER.name || lower.startsWith('mcp-param-')
+}
+
+/**
+ * Cancel `response`'s body when `signal` aborts, until the returned release runs. Node 20's `fetch` stops
+ * following the signal of a `Request` once that object is garbage-collected, so the transport keeps
+ * `request` reachable here and cancels the body itself: an abort or a timeout really closes the connection.
+ */
+function cancelOnAbort(signal: AbortSignal | undefined, request: Request, response: Response): () => void {
+  if (!signal) return () => {}
+  const cancel = () => void response.body?.cancel(signal.reason).catch(() => {})
+  if (signal.aborted) cancel()
+  else signal.addEventListener('abort', cancel, { once: true })
+  return () => {
+    signal.removeEventListener('abort', cancel)
+    void request // held until the exchange ends (see above)
+  }
 }
 
 /** The body as text; empty when it cannot be read. */
