@@ -4,6 +4,7 @@
  * @module
  */
 import { encodeBase64Url } from '../encoding/base64url.ts'
+import { CACHEABLE_METHODS } from '../protocol/constants.ts'
 import { canonicalJson, digest16 } from '../encoding/canonical.ts'
 
 /** The cached methods each server notification makes stale (spec: caching.mdx "Interaction with Notifications"). */
@@ -14,16 +15,6 @@ export const STALE_AFTER: ReadonlyMap<string, readonly string[]> = new Map([
   ['notifications/resources/updated', ['resources/read']],
 ])
 
-/** The methods whose complete results carry cache hints (spec: server/utilities/caching.mdx). */
-const HINTED_METHODS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-])
-
 /**
  * A result of a cacheable method with its cache hints made usable (spec: caching.mdx): a missing `ttlMs`
  * is 0, a negative one 0, one that is no integer (1.5, NaN, a string) 0 (not cached); a `cacheScope` other
@@ -31,7 +22,7 @@ const HINTED_METHODS: ReadonlySet<string> = new Set([
  * returned as they are; hints that are already right return the same object.
  */
 export function withUsableHints(method: string, result: Record<string, unknown>): Record<string, unknown> {
-  if (!HINTED_METHODS.has(method) || result.resultType === 'input_required') return result
+  if (!CACHEABLE_METHODS.has(method) || result.resultType === 'input_required') return result
   const { ttlMs, cacheScope } = result
   const ttlOk = typeof ttlMs === 'number' && Number.isSafeInteger(ttlMs) && ttlMs >= 0
   const scopeOk = cacheScope === 'public' || cacheScope === 'private'

@@ -72,21 +72,13 @@ async function resultOf(
   return await answerInput(options, key, parsed.output, { key, method, target, signal })
 }
 
-/** The methods whose 2026-07-28 results carry cache hints (spec: server/utilities/caching.mdx). */
-const HINTED = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'])
-
 /**
  * A 2025-era result as the 2026-07-28 result types read it: `resultType: 'complete'` (2025 has no
- * rounds) and, on the cacheable methods, the hints a 2025 server cannot give set to "do not cache"
- * (`ttlMs: 0`, `cacheScope: 'private'`). What the server sent is kept.
+ * rounds); the cache hints a 2025 server cannot give read as "do not cache" (`withUsableHints`, for both
+ * eras). What the server sent is kept.
  */
-export function asModern(method: string, result: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { resultType: 'complete', ...result }
-  if (HINTED.has(method)) {
-    out.ttlMs ??= 0
-    out.cacheScope ??= 'private'
-  }
-  return out
+export function asModern(result: Record<string, unknown>): Record<string, unknown> {
+  return { resultType: 'complete', ...result }
 }
 
 /**

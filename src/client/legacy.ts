@@ -257,7 +257,7 @@ export class LegacyConnection {
       this.#deps.timeoutMs,
       progressToken,
     )
-    return asModern(method, result)
+    return asModern(result)
   }
 
   /**

@@ -48,3 +48,17 @@ export const HEADER = Object.freeze({
   /** The 2025-era session id (spec 2025-11-25: basic/transports.mdx "Session Management"); the 2026 era has none. */
   sessionId: 'mcp-session-id',
 } as const)
+
+/** The methods whose complete results carry cache hints (spec 2026-07-28: server/utilities/caching.mdx). */
+export type CacheableMethod =
+  'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read'
+
+/** The methods whose complete results carry cache hints (spec 2026-07-28: server/utilities/caching.mdx). */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set<CacheableMethod>([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+])

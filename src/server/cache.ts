@@ -13,19 +13,9 @@ export interface CacheHints {
   cacheScope: 'public' | 'private'
 }
 
-/** The methods whose complete results carry cache hints. */
-export type CacheableMethod =
-  'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read'
+import { CACHEABLE_METHODS, type CacheableMethod } from '../protocol/constants.ts'
 
-/** The methods whose complete results carry cache hints (spec: server/utilities/caching.mdx). */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set<CacheableMethod>([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-])
+export { CACHEABLE_METHODS, type CacheableMethod }
 
 /**
  * The server's cache settings: a default for every cacheable method (`ttlMs`, `cacheScope`) and, under
