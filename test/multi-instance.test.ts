@@ -110,10 +110,13 @@ async function proxyOver(instances: Record<string, Record<string, string>>): Pro
   return proxy
 }
 
+// These tests count the frozen errors a fleet produces, so the client does not start calls over by itself
+// (restart-recovery.test.ts covers that).
 const clientFor = (url: string) =>
   new Client({
     transport: new StreamableHttpClientTransport(url),
     clientInfo: { name: 'fleet', version: '1' },
+    restartOnInvalidRequestState: false,
     elicitation: () => ({ action: 'accept', content: { region: 'eu-west-1' } }),
   })
 

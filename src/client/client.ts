@@ -173,7 +173,7 @@ export class Client {
     return this.#eras.send(
       method,
       params,
-      () => this.#probe(),
+      this.#probe,
       () => this.#modern(method, params, options),
       options.signal,
       () => this.#legacy?.server !== undefined,
@@ -181,9 +181,7 @@ export class Client {
   }
 
   /** The era probe (see era.ts): `server/discover` as a 2026-07-28 request (shared: no caller's signal). */
-  #probe(): Promise<Record<string, unknown>> {
-    return this.#modern('server/discover', {}, {})
-  }
+  readonly #probe = () => this.#modern('server/discover', {}, {})
 
   async #modern(method: string, params: Record<string, unknown>, options: ExchangeOptions) {
     try {
@@ -254,8 +252,9 @@ export class Client {
    * With `{ manual: true }` the first `InputRequiredResult` is returned instead, for you to answer and
    * resume later with `{ inputResponses, requestState }` (possibly from another process).
    *
-   * @throws McpError when the server answers with a JSON-RPC error (e.g. -32602 for an unknown tool or
-   *   a rejected requestState, -32021 for a missing capability).
+   * @throws McpError when the server answers with a JSON-RPC error (e.g. -32602 for an unknown tool or a
+   *   requestState still rejected after the one restart of `restartOnInvalidRequestState`, -32021 for a
+   *   missing capability).
    * @throws InputRequiredRoundsExceededError after `maxRounds` retries.
    * @throws MissingInputHandlerError when the server asks for input this client has no callback for.
    */
@@ -368,7 +367,7 @@ export class Client {
    */
   async listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
     options.signal?.throwIfAborted()
-    const era = await this.#eras.resolve(() => this.#probe(), options.signal)
+    const era = await this.#eras.resolve(this.#probe, options.signal)
     const params = { notifications: filter, _meta: this.#envelope() }
     // list changes and resource updates drop the cache entries they make stale before the app hears of them
     const before = this.#cache ? (n: JSONRPCNotification) => this.invalidateCacheFor(n) : undefined
@@ -427,9 +426,7 @@ export class Client {
     options: ExchangeOptions & { manual?: boolean },
   ): Promise<R | InputRequiredResult> {
     const send = async (inputResponses: InputResponses | undefined, requestState: string | undefined) => {
-      const params: Record<string, unknown> = { ...base }
-      if (inputResponses !== undefined) params.inputResponses = inputResponses
-      if (requestState !== undefined) params.requestState = requestState
+      const params = { ...base, ...defined({ inputResponses, requestState }) }
       return parseCarrierResult(method, await this.request(method, params, options), complete)
     }
     // only a first request without answers or state may be cached (spec: caching.mdx "Cache Key")
@@ -439,12 +436,14 @@ export class Client {
       ? await this.#cached(method, base, options, (result) => parseCarrierResult(method, result, complete))
       : await send(options.inputResponses, options.requestState)
     if (options.manual) return first
-    const { maxRounds, sleep } = this.options
+    const { maxRounds, sleep, restartOnInvalidRequestState: restarts } = this.options
+    const restart =
+      (options.restartOnInvalidRequestState ?? restarts) !== false ? () => send(undefined, undefined) : undefined
     return driveInputRequired(first, {
       dispatch: (key, request, signal) => answerInput(this.options, key, request, { key, method, target, signal }),
       retry: send,
       isInputRequired: isInputRequiredResult,
-      ...defined({ maxRounds, sleep, signal: options.signal, onRound: options.onRound }),
+      ...defined({ maxRounds, sleep, signal: options.signal, onRound: options.onRound, restart }),
     })
   }
 }

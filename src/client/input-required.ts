@@ -1,9 +1,13 @@
 /**
  * The input-required driver shared by `callTool`, `getPrompt` and `readResource`: answer each
  * round's `inputRequests` concurrently, retry with `inputResponses` and the byte-exact `requestState`,
- * within a round limit; state-only rounds back off (spec: basic/patterns/mrtr.mdx).
+ * within a round limit; state-only rounds back off (spec: basic/patterns/mrtr.mdx). A retry refused with
+ * the frozen requestState error starts the call over once, answering the questions already answered from
+ * the memo of this call's answers (see {@link DriveOptions.restart}).
  * @module
  */
+import { canonicalJson } from '../encoding/canonical.ts'
+import { ErrorCode, INVALID_REQUEST_STATE_MESSAGE, McpError } from '../protocol/errors.ts'
 import type { InputRequest, InputRequiredResult, InputResponse, InputResponses } from '../protocol/schemas/index.ts'
 import { rejectOnAbort } from './abort.ts'
 import { InputRequiredRoundsExceededError } from './errors.ts'
@@ -20,8 +24,18 @@ export type Dispatch = (key: string, request: InputRequest, signal: AbortSignal)
 
 /** One round as seen by an `onRound` observer. */
 export interface RoundInfo {
-  /** 1 for the first `InputRequiredResult`. */
+  /** 1 for the first `InputRequiredResult` of the attempt. */
   round: number
+  /**
+   * 1, or 2 once the call was started over because a retry was refused with the frozen requestState
+   * error (`-32602 "Invalid or expired requestState"`; see `ClientOptions.restartOnInvalidRequestState`).
+   */
+  attempt: number
+  /**
+   * The keys of `inputRequests` answered from an earlier answer of this call (the same question, compared
+   * as rendered: method and params) instead of by your callbacks. Empty on the first attempt.
+   */
+  recalled: string[]
   /** What the server asked this round (empty for a state-only round). */
   inputRequests: Record<string, InputRequest>
   /** Whether an opaque `requestState` travels with the retry. */
@@ -46,6 +60,13 @@ export interface DriveOptions<R> {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>
   signal?: AbortSignal
   onRound?: (info: RoundInfo) => void
+  /**
+   * Sends the call again from the start (no `inputResponses`, no `requestState`). Given, a retry refused
+   * with the frozen requestState error starts the call over once; in that second attempt a question equal
+   * to one already answered in this call (same method and params, compared canonically) is answered with
+   * that answer, each answer used at most once (a re-asked question reaches the callbacks again).
+   */
+  restart?: () => Promise<R | InputRequiredResult>
 }
 
 /** `setTimeout`-based sleep that rejects with the signal's reason on abort. */
@@ -66,11 +87,64 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
+ * Whether `error` is the frozen requestState error (`-32602 "Invalid or expired requestState"`, spec:
+ * basic/patterns/mrtr.mdx; edge-mcp servers also mark it `data.reason: 'invalid_request_state'`).
+ */
+export function isInvalidRequestStateError(error: unknown): boolean {
+  if (!(error instanceof McpError) || error.code !== ErrorCode.InvalidParams) return false
+  const data = error.data as { reason?: unknown } | undefined
+  return error.message === INVALID_REQUEST_STATE_MESSAGE || data?.reason === 'invalid_request_state'
+}
+
+/** What a first attempt returns when a retry was refused with the frozen requestState error: start over. */
+const START_OVER = Symbol('start over')
+
+/** The answers given in this call, by question as rendered (canonical JSON of method and params). */
+class AnswerMemo {
+  readonly #answers = new Map<string, InputResponse>()
+  /** Questions already answered from the memo in the second attempt. */
+  readonly #used = new Set<string>()
+
+  /** Answer from the memo (second attempt, first time this question comes back) or through `dispatch`. */
+  dispatch(attempt: number, dispatch: Dispatch, recalled: string[]): Dispatch {
+    return async (key, request, signal) => {
+      const question = canonicalJson({ method: request.method, params: request.params })
+      const known = this.#answers.get(question)
+      if (attempt > 1 && known !== undefined && !this.#used.has(question)) {
+        this.#used.add(question)
+        recalled.push(key)
+        return known
+      }
+      const answer = await dispatch(key, request, signal)
+      this.#answers.set(question, answer)
+      return answer
+    }
+  }
+}
+
+/**
  * Drive an input-required exchange to its terminal result.
- * @throws InputRequiredRoundsExceededError after `maxRounds` retries (checked before dispatching).
+ * @throws InputRequiredRoundsExceededError after `maxRounds` retries of one attempt (checked before dispatching).
  * @throws whatever a dispatch throws first; the other dispatches of that round are aborted.
+ * @throws McpError the frozen requestState error when there is no `restart`, or when the restarted call
+ *   is refused again (a call starts over at most once).
  */
 export async function driveInputRequired<R>(first: R | InputRequiredResult, options: DriveOptions<R>): Promise<R> {
+  const memo = options.restart ? new AnswerMemo() : undefined
+  const result = await attempt(first, options, 1, memo)
+  if (result !== START_OVER) return result
+  options.signal?.throwIfAborted()
+  const again = await attempt(await options.restart!(), options, 2, memo)
+  return again as R // the second attempt never starts over
+}
+
+/** One attempt of a call: rounds until a terminal result. */
+async function attempt<R>(
+  first: R | InputRequiredResult,
+  options: DriveOptions<R>,
+  attemptNo: number,
+  memo: AnswerMemo | undefined,
+): Promise<R | typeof START_OVER> {
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
   const wait = options.sleep ?? sleep
   let current = first
@@ -81,23 +155,32 @@ export async function driveInputRequired<R>(first: R | InputRequiredResult, opti
     rounds++
     if (rounds > maxRounds) throw new InputRequiredRoundsExceededError(maxRounds)
     const requests = current.inputRequests ?? {}
+    const recalled: string[] = []
     let responses: InputResponses | undefined
     if (Object.keys(requests).length > 0) {
       delay = STATE_ONLY_BACKOFF_INITIAL_MS
-      responses = await dispatchAll(requests, options.dispatch, options.signal)
+      const dispatch = memo ? memo.dispatch(attemptNo, options.dispatch, recalled) : options.dispatch
+      responses = await dispatchAll(requests, dispatch, options.signal)
     } else {
       await wait(delay, options.signal)
       delay = Math.min(delay * 2, STATE_ONLY_BACKOFF_CAP_MS)
     }
     const info: RoundInfo = {
       round: rounds,
+      attempt: attemptNo,
+      recalled,
       inputRequests: requests,
       hasRequestState: current.requestState !== undefined,
     }
     if (current.requestState !== undefined) info.requestState = current.requestState
     if (responses) info.inputResponses = responses
     options.onRound?.(info)
-    current = await options.retry(responses, current.requestState)
+    try {
+      current = await options.retry(responses, current.requestState)
+    } catch (error) {
+      if (attemptNo === 1 && options.restart && isInvalidRequestStateError(error)) return START_OVER
+      throw error
+    }
   }
   return current
 }

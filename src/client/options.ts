@@ -81,8 +81,17 @@ export interface ClientOptions {
   sampling?: SamplingCallback
   /** Answers `roots/list` input requests; declares `roots`. */
   roots?: RootsCallback
-  /** Retries allowed per call before `InputRequiredRoundsExceededError`. Default 10. */
+  /** Retries allowed per call (per attempt, see `restartOnInvalidRequestState`) before `InputRequiredRoundsExceededError`. Default 10. */
   maxRounds?: number
+  /**
+   * When a retry is refused with the frozen requestState error (`-32602 "Invalid or expired requestState"`:
+   * the state expired, or the retry reached a server instance that cannot open it, e.g. another Worker
+   * isolate without `REQUEST_STATE_KEYS`), start the call over once, answering every question already
+   * answered in this call (same method and params) from those answers, so your callbacks are asked only
+   * new questions. `RoundInfo.attempt` and `recalled` show it. Default `true`; `false` throws the error.
+   * Manual mode (`{ manual: true }`) never restarts.
+   */
+  restartOnInvalidRequestState?: boolean
   /**
    * Longest wait for the answer to one request (each round of a call is its own request), in
    * **milliseconds**; then `RequestTimeoutError`. Default 60,000. Time spent in your callbacks is not counted.
@@ -134,6 +143,8 @@ export interface CallOptions {
   requestState?: string
   /** Observe each input-required round (what was asked, what was answered). */
   onRound?: (info: RoundInfo) => void
+  /** This call's {@link ClientOptions.restartOnInvalidRequestState} (the client's when unset). */
+  restartOnInvalidRequestState?: boolean
   /** Receives notifications sent on this request's stream. */
   onNotification?: (notification: JSONRPCNotification) => void
   /**
