@@ -37,6 +37,29 @@ describe('R1: resource-template literals compare after URI normalisation (RFC 39
     expect(read.contents).toEqual([{ uri, text }])
   })
 
+  it('static resources too: every equivalent form reads it (one resource, one registration), others do not', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.resource('menu', 'file:///docs/café/menu.txt', {}, () => 'menu')
+    mcp.resource('home', 'x://h/%7Euser/home', {}, () => 'home')
+    mcp.resourceTemplate('any', 'file:///{+path}', {}, ({ path }) => `any:${path}`)
+    const client = clientOf(mcp)
+    for (const uri of [
+      'file:///docs/café/menu.txt',
+      'file:///docs/caf%C3%A9/menu.txt',
+      'file:///docs/caf%c3%a9/menu.txt',
+    ])
+      expect((await client.readResource(uri)).contents).toEqual([{ uri, text: 'menu' }])
+    for (const uri of ['x://h/~user/home', 'x://h/%7euser/home'])
+      expect((await client.readResource(uri)).contents).toEqual([{ uri, text: 'home' }])
+    // a reserved character encoded is another URI (RFC 3986 2.2): the template answers, not the static resource
+    const slash = 'file:///docs%2Fcafé/menu.txt'
+    expect((await client.readResource(slash)).contents).toEqual([{ uri: slash, text: 'any:docs/café/menu.txt' }])
+    expect(() => mcp.resource('again', 'file:///docs/caf%c3%a9/menu.txt', {}, () => 'x')).toThrow(/already registered/)
+    expect(mcp.removeResource('x://h/~user/home')).toBe(true)
+    const gone = await client.readResource('x://h/%7Euser/home').catch((e: unknown) => e)
+    expect((gone as McpError).message).toBe('Resource not found')
+  })
+
   it('without a catch-all, a URI that matches no literal is "Resource not found"', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.resourceTemplate('tilde', 'x://h/%7Euser/{id}', {}, ({ id }) => `tilde:${id}`)

@@ -85,3 +85,22 @@ function utf8Char(octets: readonly number[]): string | undefined {
   if (octets.length > 1) return char
   return /[A-Za-z0-9\-._~]/.test(char) ? char : ''
 }
+
+/**
+ * A URI in the normal form of RFC 3986 section 6.2.2 (percent-encoding normalisation): non-ASCII characters
+ * (an IRI's) UTF-8 percent-encoded, every triplet's hex digits upper case, and triplets of unreserved
+ * characters decoded. Two URIs equivalent in those respects get the same string; nothing else changes
+ * (no case folding of scheme or host, no dot segments). A URI with a lone surrogate is returned unchanged.
+ */
+export function normalizeUri(uri: string): string {
+  let ascii: string
+  try {
+    ascii = uri.replace(/[^\p{ASCII}]+/gu, (run) => encodeURIComponent(run))
+  } catch {
+    return uri // a lone surrogate: no UTF-8 form, compared as it is
+  }
+  return ascii.replace(/%[0-9A-Fa-f]{2}/g, (triplet) => {
+    const c = String.fromCharCode(parseInt(triplet.slice(1), 16))
+    return /[A-Za-z0-9\-._~]/.test(c) ? c : triplet.toUpperCase()
+  })
+}

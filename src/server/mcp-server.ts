@@ -14,6 +14,7 @@ import type {
   ReadResourceResult,
 } from '../protocol/schemas/index.ts'
 import type { TemplateArgs } from '../protocol/uri-template.ts'
+import { normalizeUri } from '../protocol/uri-literal.ts'
 import { RequestStateSecurity } from '../request-state/security.ts'
 import type { RequestParams } from './context.ts'
 import { checkToolName, promptEntry, resourceEntry, templateEntry, toolEntry } from './mcp/definitions.ts'
@@ -163,10 +164,10 @@ export class McpServer {
     config: Omit<ResourceTemplateConfig, 'use'>,
     handler: (ctx: ToolContext) => ReadResourceResult | string | Promise<ReadResourceResult | string>,
   ): this {
-    if (this.#registry.resources.has(uri)) throw new Error(`Resource '${uri}' is already registered`)
+    if (this.#registry.resources.has(normalizeUri(uri))) throw new Error(`Resource '${uri}' is already registered`)
     const entry = resourceEntry(name, uri, config, (_args: never, ctx: ToolContext) => handler(ctx))
     this.#enableResources()
-    this.#registry.resources.set(uri, entry)
+    this.#registry.resources.set(normalizeUri(uri), entry) // keyed by normal form: equivalent URIs are one resource
     this.#changed('resourcesListChanged')
     return this
   }
@@ -186,7 +187,7 @@ export class McpServer {
 
   /** Remove a static resource by URI (announced as `resourcesListChanged`). @returns whether it was registered. */
   removeResource(uri: string): boolean {
-    return this.#remove(this.#registry.resources, uri, 'resourcesListChanged')
+    return this.#remove(this.#registry.resources, normalizeUri(uri), 'resourcesListChanged')
   }
 
   /** Remove a resource template by name (announced as `resourcesListChanged`). @returns whether it was registered. */

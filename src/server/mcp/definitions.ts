@@ -8,6 +8,7 @@ import * as v from 'valibot'
 import { toJsonSchema } from '@valibot/to-json-schema'
 import { headerParamsOf } from '../../protocol/param-headers.ts'
 import type { Tool } from '../../protocol/schemas/index.ts'
+import { normalizeUri } from '../../protocol/uri-literal.ts'
 import { UriTemplate } from '../../protocol/uri-template.ts'
 import { checkCacheHints } from '../cache.ts'
 import { planResolvers } from '../resolve/plan.ts'
@@ -138,7 +139,8 @@ export function templateEntry<T extends string, U extends Uses>(
 }
 
 /**
- * A static resource's entry: its `resources/list` definition; it matches exactly its URI.
+ * A static resource's entry: its `resources/list` definition; it matches its URI and every equivalent form
+ * of it (RFC 3986 section 6.2.2 percent-encoding normalisation, see `normalizeUri`).
  * @throws RangeError for invalid `cache` hints.
  */
 export function resourceEntry(
@@ -148,6 +150,7 @@ export function resourceEntry(
   handler: Registered['handler'],
 ): RegisteredTemplate {
   checkCacheHints(`Resource '${uri}': cache`, config.cache)
+  const normal = normalizeUri(uri)
   const definition: Record<string, unknown> = { uri, name }
   if (config.title !== undefined) definition.title = config.title
   if (config.description !== undefined) definition.description = config.description
@@ -157,7 +160,7 @@ export function resourceEntry(
     definition,
     plan: undefined,
     handler,
-    match: (candidate) => (candidate === uri ? {} : undefined),
+    match: (candidate) => (normalizeUri(candidate) === normal ? {} : undefined),
     cache: config.cache,
   }
 }

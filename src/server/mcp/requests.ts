@@ -10,6 +10,7 @@ import { isPlainObject } from '../../protocol/jsonrpc.ts'
 import { isVisibleAscii, quoteValue } from '../../protocol/headers.ts'
 import { paramMatches, valueAt, type HeaderParam } from '../../protocol/param-headers.ts'
 import { CallToolResult, CompleteRequestParams } from '../../protocol/schemas/index.ts'
+import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
 import { isInputRequired } from '../results.ts'
 import { invoke, invokeOrFail, withoutResolved } from './invoke.ts'
@@ -97,7 +98,7 @@ export async function getPrompt(
 }
 
 /**
- * `resources/read` (spec: server/resources.mdx): an exact static resource first, then the templates in
+ * `resources/read` (spec: server/resources.mdx): a static resource (its URI in any equivalent form) first, then the templates in
  * registration order. A string is the text of the URI; the item's cache hints fill what the handler left
  * unset (`Server` fills the rest, and handles retries).
  * @throws McpError -32602 for a non-string URI, "Resource not found" (`data.uri`), or a question that
@@ -111,7 +112,7 @@ export async function readResource(
 ): Promise<ResultObject> {
   const uri = params.uri
   if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "uri" must be a string')
-  const exact = registry.resources.get(uri)
+  const exact = registry.resources.get(normalizeUri(uri)) // equivalent forms of a static URI (RFC 3986 6.2.2)
   for (const template of exact ? [exact] : registry.templates.values()) {
     const vars = template.match(uri)
     if (!vars) continue

@@ -183,7 +183,7 @@ export interface RegisteredTemplate extends Registered {
   complete?: Record<string, Completer | undefined> | undefined
 }
 
-/** Everything registered on one `McpServer`, by name (static resources: by URI). Lists are in registration order. */
+/** Everything registered on one `McpServer`, by name (static resources: by `normalizeUri` of their URI). Lists are in registration order. */
 export interface Registry {
   readonly tools: Map<string, RegisteredTool>
   readonly prompts: Map<string, RegisteredPrompt>
