@@ -24,7 +24,7 @@ import {
   type FetchHandler,
 } from '../src/server/index.ts'
 import type { RequestedSchema } from '../src/index.ts'
-import { adapters, call, env, post, req, std, type Posted } from './helpers.ts'
+import { adapters, call, env, post, recordingLogger, req, std, type Posted } from './helpers.ts'
 import { answer, initializeLegacy, legacyPost, sseReader } from './legacy-wire.ts'
 import { startWorker, type RunningWorker } from './workerd.ts'
 
@@ -101,6 +101,25 @@ describe('R4: Hono, a body already read by a middleware', () => {
     hono.all('/mcp', mcpHandler(makeServer()))
     const res = await call((r) => Promise.resolve(hono.fetch(r)), 'tools/call', { name: 'ping', arguments: {} })
     expect([res.status, textOf(res)]).toEqual([200, 'pong'])
+  })
+
+  it('a middleware that consumed the raw Request (no copy kept): 500 -32603, the log names the cause', async () => {
+    const { logger, error } = recordingLogger()
+    const mcp = new McpServer({ name: 'wire', version: '1' }, { logger })
+    mcp.tool('ping', {}, () => 'pong')
+    const hono = new Hono()
+    hono.use('/mcp', async (c, next) => {
+      await c.req.raw.text() // the raw Request: Hono keeps no copy
+      await next()
+    })
+    hono.all('/mcp', mcpHandler(mcp))
+    const res = await post(
+      (r) => Promise.resolve(hono.fetch(r)),
+      req('tools/call', { name: 'ping', arguments: {} }),
+      std('tools/call', 'ping'),
+    )
+    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([500, -32603, 'Internal error'])
+    expect(error.join('\n')).toContain('The request body was already read before the MCP handler')
   })
 
   it('the body cap still holds: 413 over maxBodyBytes, counted or declared', async () => {

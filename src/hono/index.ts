@@ -13,7 +13,9 @@ import { createFetchHandler, type FetchHandlerOptions } from '../transport/http-
  *
  * A middleware before it may read the body (`await c.req.json()`, `c.req.text()`, …): Hono keeps what it
  * read, and the request is answered from that copy, its bytes counted against `maxBodyBytes` as usual
- * (413 over the cap; a declared `Content-Length` over it is refused before anything is read).
+ * (413 over the cap; a declared `Content-Length` over it is refused before anything is read). A middleware
+ * that reads the raw `Request` (`c.req.raw.json()`) leaves no copy: that request gets 500 `-32603`, and the
+ * server's logger names the cause.
  *
  * @example
  * const app = new Hono()
@@ -44,7 +46,7 @@ async function unreadRequest(c: Context): Promise<Request> {
   try {
     body = await c.req.arrayBuffer() // from Hono's cache of whatever form was read
   } catch {
-    return raw // nothing cached (read outside Hono): the fetch handler answers as for any unreadable body
+    return raw // nothing cached (read outside Hono): the fetch handler answers 500 and logs the cause
   }
   return new Request(raw, { body })
 }

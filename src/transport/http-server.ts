@@ -318,11 +318,20 @@ function negotiate(header: string | null): Acceptable | undefined {
   return undefined
 }
 
-/** The body, counted while it streams in; `'too-large'` once it (or its `Content-Length`) exceeds `max` bytes. */
+/**
+ * The body, counted while it streams in; `'too-large'` once it (or its `Content-Length`) exceeds `max` bytes.
+ * @throws Error naming the cause when something before the handler already read the body (a 500: the
+ *   server's own set-up, not the client's mistake).
+ */
 async function readBody(request: Request, max: number): Promise<Uint8Array | 'too-large'> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > max) return 'too-large'
   if (!request.body) return new Uint8Array(0)
+  if (request.bodyUsed || request.body.locked)
+    throw new Error(
+      'The request body was already read before the MCP handler (e.g. a middleware calling request.json() on ' +
+        'the raw Request); with Hono read it through c.req.json() / c.req.text(), which keep a copy, or pass request.clone()',
+    )
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
   let total = 0
