@@ -326,3 +326,45 @@ describe('R12: an abort while the response headers are awaited, after a GC', () 
     expect(progress).toBe(0)
   })
 })
+
+describe('R12: the GET stream (2025 sessions), aborted while its headers are awaited, after a GC', () => {
+  let http: HttpServer | undefined
+  afterEach(() => new Promise<void>((r) => (http ? http.close(() => r()) : r())))
+
+  it('closes the connection (the server sees it) and openStream rejects', async () => {
+    const gc = forceGc()
+    let closed!: () => void
+    const hungUp = new Promise<void>((r) => (closed = r))
+    let received!: () => void
+    const arrived = new Promise<void>((r) => (received = r))
+    http = createServer((_req, res) => {
+      received()
+      res.on('close', () => closed())
+      setTimeout(() => {
+        if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/event-stream' }).write(': hi\n\n')
+      }, 2000)
+    })
+    await new Promise<void>((r) => http!.listen(0, '127.0.0.1', r))
+    const transport = new StreamableHttpClientTransport(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`)
+    const controller = new AbortController()
+    const opened = transport.openStream({ headers: { 'mcp-session-id': 's' }, signal: controller.signal })
+    await arrived
+    gc()
+    await new Promise((r) => setTimeout(r, 20))
+    gc()
+    controller.abort()
+    // within 1 s, long before the headers (2 s): the abort is honoured while they are awaited
+    const late = new Promise((r) => setTimeout(() => r('still pending'), 1000))
+    expect(
+      await Promise.race([
+        opened.then(
+          () => 'opened',
+          () => 'rejected',
+        ),
+        late,
+      ]),
+    ).toBe('rejected')
+    const timer = new Promise((r) => setTimeout(() => r(false), 300))
+    expect(await Promise.race([hungUp.then(() => true), timer])).toBe(true)
+  })
+})

@@ -218,12 +218,18 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (authorization) headers.set('authorization', authorization)
     const init: RequestInit = { method, headers }
     if (signal) init.signal = signal
+    const request = new Request(this.url, init)
+    let response: Response
     try {
-      return await this.#fetch(new Request(this.url, init))
+      response = await this.#fetch(request)
     } catch (error) {
       if (signal?.aborted) throw error
       throw new NetworkError(this.url, error)
     }
+    // the Request is held until here: Node 20's fetch forgets the signal of a collected one (see cancelOnAbort)
+    if (signal?.aborted) await response.body?.cancel(signal.reason).catch(() => {})
+    signal?.throwIfAborted()
+    return response
   }
 
   async #post(message: OutboundMessage, options: SendOptions, releases: Array<() => void>): Promise<Response> {
