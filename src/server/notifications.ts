@@ -40,8 +40,13 @@ export type Unsubscribe = () => void | Promise<void>
 export interface NotificationBus {
   /** Deliver `event` to every subscriber (on every instance, for a shared bus). */
   publish(event: ServerEvent): void | Promise<void>
-  /** Call `listener` for every event from now on, until the returned function is called. */
-  subscribe(listener: ServerEventListener): Unsubscribe | Promise<Unsubscribe>
+  /**
+   * Call `listener` for every event from now on, until the returned function is called. A bus that can
+   * lose a subscription on its own (a dropped connection) calls `dropped` once when it does: the listen
+   * stream then ends with a `-32603` error response, since events may have been missed, and the client
+   * listens again. After `dropped`, `listener` is not called again; unsubscribing is still allowed.
+   */
+  subscribe(listener: ServerEventListener, dropped?: (error: unknown) => void): Unsubscribe | Promise<Unsubscribe>
 }
 
 /**
