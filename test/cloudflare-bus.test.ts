@@ -277,4 +277,29 @@ describe('McpServer on durableObjectNotificationBus', () => {
     await vi.waitFor(() => expect(object.connectionCount).toBe(0))
     expect(b.rec.error.join('\n')).toContain('connection reset')
   })
+
+  it('a bus that drops the subscription before the acknowledgement fails the listen request with -32603', async () => {
+    const rec = recordingLogger()
+    const mcp = new McpServer(
+      { name: 's', version: '1' },
+      {
+        logger: rec.logger,
+        notificationBus: {
+          publish: () => {},
+          subscribe: (_listener, dropped) => {
+            dropped?.(new Error('gone at once'))
+            return () => {}
+          },
+        },
+      },
+    )
+    mcp.tool('t', {}, () => 't')
+    const res = await listen(createFetchHandler(mcp), { toolsListChanged: true })
+    expect(res.headers.get('content-type')).toBe('application/json') // nothing was streamed: a plain error
+    expect(await res.json()).toMatchObject({
+      id: 7,
+      error: { code: -32603, message: expect.stringContaining('listen again') as unknown },
+    })
+    expect(rec.error.join('\n')).toContain('gone at once')
+  })
 })

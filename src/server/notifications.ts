@@ -5,10 +5,10 @@
  * across instances.
  *
  * **Many instances.** A Worker deployment runs many isolates, and a listen stream is held by one of
- * them, so an event published on another isolate must reach it. Implement {@link NotificationBus} over
- * a fan-out you already run — a Durable Object holding WebSockets to each isolate, a queue, Redis
- * pub/sub, a `BroadcastChannel` (Deno Deploy, browsers) — and pass it as `notificationBus` to every
- * instance. `publish` sends the event (plain JSON) to the others *and* to local listeners;
+ * them, so an event published on another isolate must reach it. On Workers, pass
+ * `durableObjectNotificationBus(env)` of `edge-mcp/cloudflare` (a Durable Object); elsewhere implement
+ * {@link NotificationBus} over a fan-out you already run — a queue, Redis pub/sub, a `BroadcastChannel`
+ * (Deno Deploy, browsers) — and pass it as `notificationBus` to every instance. `publish` sends the event (plain JSON) to the others *and* to local listeners;
  * `subscribe` may resolve only once the subscription is live, because the server acknowledges a
  * listen request only after it resolves (so nothing published after the acknowledgement is missed).
  * Both may be async; failures are logged by the server, never thrown at the caller.
