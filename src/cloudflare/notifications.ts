@@ -114,12 +114,16 @@ export class McpNotificationBus {
     if (!event) return new Response('not a server event', { status: 400 })
     const line = encodeLine(event)!
     for (const connection of [...this.#connections]) {
-      if ((connection.desiredSize ?? 0) <= 0) {
-        this.#connections.delete(connection)
+      try {
+        if ((connection.desiredSize ?? 0) > 0) {
+          connection.enqueue(line)
+          continue
+        }
         connection.error(new Error(`the listener fell ${MAX_BUS_BACKLOG} events behind`))
-      } else {
-        connection.enqueue(line)
+      } catch {
+        // a stream that already ended: the others still get the event
       }
+      this.#connections.delete(connection)
     }
     return new Response(null, { status: 202 })
   }
