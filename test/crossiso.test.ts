@@ -3,19 +3,17 @@
  * POSTed to ANOTHER Worker; the Durable Object mailbox (`McpQuestionMailbox` on `env.MCP_MAILBOX`) carries
  * it to the first, and the tool completes. Without the binding the same flow fails at once, naming it.
  *
- * How: the demo Worker (worker/index.ts, wrapped by test/workers/crossiso.ts to add `GET /isolate`) is
- * bundled once by `wrangler deploy --dry-run` (test/workers/crossiso.toml) and run by Miniflare's API as
- * four Workers in one workerd process, each its own isolate and each on its own loopback socket (real
- * HTTP from Node, SSE included):
+ * How (test/crossiso-harness.ts): the demo Worker (worker/index.ts, wrapped by test/workers/crossiso.ts
+ * to add `GET /isolate`) is bundled once by `wrangler deploy --dry-run` (test/workers/crossiso.toml) and run
+ * by Miniflare's API as four Workers in one workerd process, each its own isolate and each on its own
+ * loopback socket (real HTTP from Node, SSE included):
  * - `a` defines the Durable Object class and binds `MCP_MAILBOX` to it;
  * - `b` binds `MCP_MAILBOX` to the SAME namespace (`scriptName: 'a'`), as a second deployment (or a
  *   second isolate of one deployment) does;
  * - `nobox` has no `MCP_MAILBOX` binding;
  * - `own` binds `MCP_MAILBOX` to a namespace of its own (its own copy of the class), not a's.
  * All four share one `REQUEST_STATE_KEYS` key, drawn at random per run, so each opens the others' sealed
- * session ids and question ids. Why Miniflare and not two `wrangler dev` processes bound through the
- * local dev registry: one process and one start-up, no registry shared with other `wrangler dev` runs on
- * the machine (names could clash), no port races; bundling plus start-up take a few seconds.
+ * session ids and question ids. Bundling plus start-up take a few seconds.
  *
  * Why this proves the Durable Object path: isolates share no memory, so `b` can hand the answer to the
  * request waiting in `a` only through a binding, and the only one they share is the namespace. `/isolate`
@@ -23,84 +21,27 @@
  * same code): `nobox` refuses it (400: nowhere to deliver it), and `own` accepts it (202) into its own
  * namespace, from where it never reaches `a`. Only then does `b`, sharing a's namespace, complete the call.
  */
-import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { Miniflare, type WorkerOptions } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { encodeBase64Url } from '../src/encoding/base64url.ts'
+import { startCrossIsolate, type CrossIsolate } from './crossiso-harness.ts'
 import { messages, SSE_ACCEPT } from './legacy-wire.ts'
-import { ROOT } from './workerd.ts'
 
-const CONFIG = join(ROOT, 'test/workers/crossiso.toml')
 type Name = 'a' | 'b' | 'nobox' | 'own'
-/** A Durable Object binding in Miniflare's options: the class, and the Worker defining it if another. */
-type DurableObject = { className: string; scriptName?: string; useSQLite?: boolean }
 
-let mf: Miniflare | undefined
-let outdir: string | undefined
-const base = {} as Record<Name, string>
-
-/** Bundle the Worker with wrangler (the same esbuild step `wrangler dev` and `wrangler deploy` run). */
-async function bundle(dir: string): Promise<string> {
-  await promisify(execFile)(
-    join(ROOT, 'node_modules/.bin/wrangler'),
-    ['deploy', '--dry-run', '--config', CONFIG, '--outdir', dir],
-    {
-      cwd: ROOT,
-      timeout: 90_000,
-      env: {
-        ...process.env,
-        CI: 'true',
-        WRANGLER_LOG: 'warn',
-        WRANGLER_LOG_PATH: dir,
-        WRANGLER_SEND_METRICS: 'false',
-        WRANGLER_SEND_ERROR_REPORTS: 'false',
-      },
-    },
-  )
-  return join(dir, 'crossiso.js')
-}
+let running: CrossIsolate<Name> | undefined
+let base = {} as Record<Name, string>
 
 beforeAll(async () => {
-  const dir = (outdir = await mkdtemp(join(tmpdir(), 'edge-mcp-crossiso-')))
-  const scriptPath = await bundle(dir)
-  const toml = await readFile(CONFIG, 'utf8')
-  const compatibilityDate = /^compatibility_date = "(.+)"$/m.exec(toml)![1]
-  const compatibilityFlags = JSON.parse(/^compatibility_flags = (\[.*\])$/m.exec(toml)![1]) as string[]
-  const keys = encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)))
-  const worker = (name: Name, durableObjects?: Record<string, DurableObject>): WorkerOptions => ({
-    name,
-    modules: true,
-    scriptPath,
-    modulesRoot: dir, // module names are relative to it
-    compatibilityDate,
-    compatibilityFlags,
-    bindings: { REQUEST_STATE_KEYS: keys, ALLOWED_HOSTS: '127.0.0.1', WORKER_NAME: name },
-    ...(durableObjects ? { durableObjects } : {}),
-    unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+  running = await startCrossIsolate<Name>({
+    a: { MCP_MAILBOX: { className: 'McpQuestionMailbox', useSQLite: true } },
+    b: { MCP_MAILBOX: { className: 'McpQuestionMailbox', scriptName: 'a' } },
+    nobox: {},
+    own: { MCP_MAILBOX: { className: 'McpQuestionMailbox', useSQLite: true } },
   })
-  mf = new Miniflare({
-    cf: false,
-    workers: [
-      worker('a', { MCP_MAILBOX: { className: 'McpQuestionMailbox', useSQLite: true } }),
-      worker('b', { MCP_MAILBOX: { className: 'McpQuestionMailbox', scriptName: 'a' } }),
-      worker('nobox'),
-      worker('own', { MCP_MAILBOX: { className: 'McpQuestionMailbox', useSQLite: true } }),
-    ],
-  })
-  await mf.ready
-  for (const name of ['a', 'b', 'nobox', 'own'] as const) base[name] = (await mf.unsafeGetDirectURL(name)).href
+  base = running.base
 })
 
 afterAll(async () => {
-  try {
-    await mf?.dispose() // stops the workerd process (throws if it never started; the bundle goes anyway)
-  } finally {
-    if (outdir) await rm(outdir, { recursive: true, force: true })
-  }
+  await running?.dispose()
 })
 
 function post(worker: Name, body: unknown, headers: Record<string, string> = {}): Promise<Response> {

@@ -3,8 +3,10 @@
  * demo's static assets (`web-demo/dist` through the `ASSETS` binding, see wrangler.toml `[assets]`), so
  * `/` is the SPA.
  *
- * Binds the `MCP_MAILBOX` Durable Object (wrangler.toml): a 2025-era client's answer to a question
- * reaches the isolate waiting for it, whichever isolate receives it. Reads three optional bindings:
+ * Binds two Durable Objects (wrangler.toml): `MCP_MAILBOX`, so that a 2025-era client's answer to a
+ * question reaches the isolate waiting for it, whichever isolate receives it; and `MCP_NOTIFICATIONS`, so
+ * that a server event (a resource updated, a list changed) published on any isolate reaches every
+ * `subscriptions/listen` stream, whichever isolate holds it. Reads three optional bindings:
  * - `REQUEST_STATE_KEYS` (secret): comma-separated keys, newest first, each the unpadded base64url of at
  *   least 32 random bytes — so every instance can open every other instance's requestState; without it
  *   each isolate seals with its own ephemeral key.
@@ -15,10 +17,17 @@
  *   must name its own host: `npx wrangler deploy --var ALLOWED_HOSTS:<name>.<subdomain>.workers.dev`.
  */
 import { Hono } from 'hono'
-import { durableObjectMailbox, McpQuestionMailbox, type MailboxNamespace } from '../src/cloudflare/index.ts'
+import {
+  durableObjectMailbox,
+  durableObjectNotificationBus,
+  McpNotificationBus,
+  McpQuestionMailbox,
+  type MailboxNamespace,
+  type NotificationNamespace,
+} from '../src/cloudflare/index.ts'
 import { mcpHandler } from '../src/hono/index.ts'
 import { parseRequestStateKeys, type FetchHandlerOptions, type McpServer } from '../src/server/index.ts'
-import { createDemoServer } from './server.ts'
+import { createDemoServer, type DemoServerOptions } from './server.ts'
 
 interface Env {
   REQUEST_STATE_KEYS?: string
@@ -26,11 +35,11 @@ interface Env {
   ALLOWED_HOSTS?: string
   /** The question mailbox (wrangler.toml `[[durable_objects.bindings]]`): 2025-era clients' answers meet their questions. */
   MCP_MAILBOX?: MailboxNamespace
+  /** The notification bus (wrangler.toml): server events meet the listen streams of every isolate. */
+  MCP_NOTIFICATIONS?: NotificationNamespace
   /** The static assets (wrangler.toml `[assets] binding`); absent when run without them. */
   ASSETS?: { fetch(request: Request): Promise<Response> }
 }
-
-let cached: { config: string; handler: ReturnType<typeof mcpHandler> } | undefined
 
 const list = (value: string) =>
   value
@@ -38,28 +47,44 @@ const list = (value: string) =>
     .map((o) => o.trim())
     .filter(Boolean)
 
-function handlerFor(env: Env): ReturnType<typeof mcpHandler> {
-  const keys = env.REQUEST_STATE_KEYS?.trim() ?? ''
-  const origins = env.ALLOWED_ORIGINS?.trim() ?? ''
-  const hosts = env.ALLOWED_HOSTS?.trim() ?? '*'
-  const config = JSON.stringify([keys, origins, hosts])
-  if (cached?.config !== config) {
-    const requestStateKeys = keys ? parseRequestStateKeys(keys) : []
-    const server: McpServer = createDemoServer({
-      requestStateKeys,
-      legacyQuestions: { mailbox: durableObjectMailbox() },
-    })
-    const options: FetchHandlerOptions = { allowedOrigins: list(origins) }
-    if (hosts !== '*') options.allowedHosts = list(hosts)
-    cached = { config, handler: mcpHandler(server, options) }
-  }
-  return cached.handler
+/** What a test Worker adds to the demo (test/workers/crossiso.ts): server options, and tools. */
+export interface DemoWorkerHooks {
+  options?: Pick<DemoServerOptions, 'authorizeSubscription'>
+  /** Runs on each server built (once per isolate and configuration). */
+  extend?: (mcp: McpServer) => void
 }
 
-const app = new Hono<{ Bindings: Env }>()
-app.all('/mcp', (c, next) => handlerFor(c.env)(c, next) as Promise<Response>)
-app.all('*', (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()))
+/** The demo Worker's app (the default export is `createDemoWorker()`). */
+export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: Env }> {
+  let cached: { config: string; handler: ReturnType<typeof mcpHandler> } | undefined
 
-export default app
-/** The Durable Object class behind the `MCP_MAILBOX` binding. */
-export { McpQuestionMailbox }
+  function handlerFor(env: Env): ReturnType<typeof mcpHandler> {
+    const keys = env.REQUEST_STATE_KEYS?.trim() ?? ''
+    const origins = env.ALLOWED_ORIGINS?.trim() ?? ''
+    const hosts = env.ALLOWED_HOSTS?.trim() ?? '*'
+    const config = JSON.stringify([keys, origins, hosts])
+    if (cached?.config !== config) {
+      const requestStateKeys = keys ? parseRequestStateKeys(keys) : []
+      const server: McpServer = createDemoServer({
+        ...hooks.options,
+        requestStateKeys,
+        legacyQuestions: { mailbox: durableObjectMailbox() },
+        notificationBus: durableObjectNotificationBus(env),
+      })
+      hooks.extend?.(server)
+      const options: FetchHandlerOptions = { allowedOrigins: list(origins) }
+      if (hosts !== '*') options.allowedHosts = list(hosts)
+      cached = { config, handler: mcpHandler(server, options) }
+    }
+    return cached.handler
+  }
+
+  const app = new Hono<{ Bindings: Env }>()
+  app.all('/mcp', (c, next) => handlerFor(c.env)(c, next) as Promise<Response>)
+  app.all('*', (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()))
+  return app
+}
+
+export default createDemoWorker()
+/** The Durable Object classes behind the `MCP_MAILBOX` and `MCP_NOTIFICATIONS` bindings. */
+export { McpNotificationBus, McpQuestionMailbox }

@@ -17,6 +17,8 @@ import {
   sample,
   toolError,
   type LegacyQuestionOptions,
+  type NotificationBus,
+  type ServerOptions,
 } from '../src/server/index.ts'
 import { type RequestedSchema } from '../src/index.ts'
 
@@ -96,6 +98,10 @@ export interface DemoServerOptions {
   requestStateKeys?: readonly (string | Uint8Array)[]
   /** How 2025-era clients are asked questions (the Worker passes its Durable Object mailbox). */
   legacyQuestions?: LegacyQuestionOptions
+  /** Where `subscriptions/listen` streams get server events (the Worker passes its Durable Object bus). */
+  notificationBus?: NotificationBus
+  /** Which resource URIs a listen stream may subscribe to (default: all). */
+  authorizeSubscription?: ServerOptions['authorizeSubscription']
 }
 
 /** Build the demo server. */
@@ -110,6 +116,8 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       cache: { ttlMs: 60_000, cacheScope: 'public' },
       ...(security ? { requestStateSecurity: security } : {}),
       ...(options.legacyQuestions ? { legacyQuestions: options.legacyQuestions } : {}),
+      ...(options.notificationBus ? { notificationBus: options.notificationBus } : {}),
+      ...(options.authorizeSubscription ? { authorizeSubscription: options.authorizeSubscription } : {}),
     },
   )
 

@@ -27,7 +27,8 @@ export interface ListenDeps {
  * of the filter), then every matching event, each tagged with the request id as `_meta` subscriptionId,
  * until the client goes away (`signal`) or `Server.closeSubscriptions` ends it with a result. Progress
  * and log messages never go here.
- * @throws McpError -32602 for a bad filter; -32600 (HTTP 406) when the transport cannot stream.
+ * @throws McpError -32602 for a bad filter; -32600 (HTTP 406) when the transport cannot stream; -32603
+ *   when the bus dropped the subscription (`subscribe`'s `dropped`), before or after the acknowledgement.
  */
 export async function serveListen(params: RequestParams, ctx: RequestContext, deps: ListenDeps): Promise<ResultObject> {
   const filter = honouredFilter(parseListenFilter(params), deps.capabilities)
@@ -45,27 +46,35 @@ export async function serveListen(params: RequestParams, ctx: RequestContext, de
   }
   const match = notificationMatcher(filter, ctx.requestId)
   let early: JSONRPCNotification[] | undefined = [] // events between subscribing and the acknowledgement
-  const unsubscribe = await deps.bus.subscribe((event) => {
-    const notification = match(event)
-    if (!notification) return
-    if (early) early.push(notification)
-    else notify(notification)
-  })
+  let lost: { error: unknown } | undefined // the bus dropped the subscription (a shared bus's connection)
+  let end: (() => void) | undefined
+  const unsubscribe = await deps.bus.subscribe(
+    (event) => {
+      const notification = lost ? undefined : match(event)
+      if (!notification) return
+      if (early) early.push(notification)
+      else notify(notification)
+    },
+    (error) => {
+      lost ??= { error }
+      end?.()
+    },
+  )
   try {
-    if (!ctx.signal.aborted) {
+    if (!ctx.signal.aborted && !lost) {
       notify(acknowledgement(filter, ctx))
       for (const n of early) notify(n)
       early = undefined
-      // until the client goes away or closeSubscriptions ends the stream (inline: no extra tick before unsubscribing)
-      let end!: () => void
+      // until the client goes away, closeSubscriptions ends the stream or the bus drops it (inline: no
+      // extra tick before unsubscribing)
       const ended = new Promise<void>((resolve) => (end = resolve))
-      ctx.signal.addEventListener('abort', end, { once: true })
-      deps.listens.add(end)
+      ctx.signal.addEventListener('abort', end!, { once: true })
+      deps.listens.add(end!)
       try {
         await ended
       } finally {
-        ctx.signal.removeEventListener('abort', end)
-        deps.listens.delete(end)
+        ctx.signal.removeEventListener('abort', end!)
+        deps.listens.delete(end!)
       }
     }
   } finally {
@@ -74,6 +83,13 @@ export async function serveListen(params: RequestParams, ctx: RequestContext, de
     } catch (error) {
       deps.logger.error('unsubscribing a listen stream from the notification bus failed', error)
     }
+  }
+  if (lost && !ctx.signal.aborted) {
+    deps.logger.error('the notification bus dropped a listen stream', lost.error)
+    throw new McpError(
+      ErrorCode.InternalError,
+      'The notification bus dropped this subscription; notifications may have been missed: listen again',
+    )
   }
   // the graceful-closure result; after a disconnect nobody reads it
   return { _meta: { [META.subscriptionId]: ctx.requestId } }

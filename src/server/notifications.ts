@@ -5,10 +5,10 @@
  * across instances.
  *
  * **Many instances.** A Worker deployment runs many isolates, and a listen stream is held by one of
- * them, so an event published on another isolate must reach it. Implement {@link NotificationBus} over
- * a fan-out you already run — a Durable Object holding WebSockets to each isolate, a queue, Redis
- * pub/sub, a `BroadcastChannel` (Deno Deploy, browsers) — and pass it as `notificationBus` to every
- * instance. `publish` sends the event (plain JSON) to the others *and* to local listeners;
+ * them, so an event published on another isolate must reach it. On Workers, pass
+ * `durableObjectNotificationBus(env)` of `edge-mcp/cloudflare` (a Durable Object); elsewhere implement
+ * {@link NotificationBus} over a fan-out you already run — a queue, Redis pub/sub, a `BroadcastChannel`
+ * (Deno Deploy, browsers) — and pass it as `notificationBus` to every instance. `publish` sends the event (plain JSON) to the others *and* to local listeners;
  * `subscribe` may resolve only once the subscription is live, because the server acknowledges a
  * listen request only after it resolves (so nothing published after the acknowledgement is missed).
  * Both may be async; failures are logged by the server, never thrown at the caller.
@@ -40,8 +40,13 @@ export type Unsubscribe = () => void | Promise<void>
 export interface NotificationBus {
   /** Deliver `event` to every subscriber (on every instance, for a shared bus). */
   publish(event: ServerEvent): void | Promise<void>
-  /** Call `listener` for every event from now on, until the returned function is called. */
-  subscribe(listener: ServerEventListener): Unsubscribe | Promise<Unsubscribe>
+  /**
+   * Call `listener` for every event from now on, until the returned function is called. A bus that can
+   * lose a subscription on its own (a dropped connection) calls `dropped` once when it does: the listen
+   * stream then ends with a `-32603` error response, since events may have been missed, and the client
+   * listens again. After `dropped`, `listener` is not called again; unsubscribing is still allowed.
+   */
+  subscribe(listener: ServerEventListener, dropped?: (error: unknown) => void): Unsubscribe | Promise<Unsubscribe>
 }
 
 /**

@@ -28,7 +28,8 @@ export interface ServerOptions {
   logger?: Logger
   /**
    * Carries server events to `subscriptions/listen` streams. Default: a new `InMemoryNotificationBus`
-   * (this isolate only); share one across instances to fan out (see `notifications.ts`).
+   * (this isolate only); share one across instances to fan out (see `notifications.ts`; on Workers,
+   * `durableObjectNotificationBus` of `edge-mcp/cloudflare`).
    */
   notificationBus?: NotificationBus
   /**

@@ -1,0 +1,264 @@
+/**
+ * The notification bus on Cloudflare Workers: a Durable Object that every isolate publishes server
+ * events to and that holds one streaming connection per open `subscriptions/listen` stream, whichever
+ * isolate holds it (spec: basic/patterns/subscriptions.mdx). One object per namespace (addressed by a
+ * fixed name); it stores nothing, and an event published while a stream is not connected is not kept.
+ *
+ * Each subscription owns its connection: a `POST /listen` to the object made in the listen request's own
+ * context (workerd lets no request use another request's streams), answered with a body that stays open
+ * and carries one event per line (NDJSON). `publish` is a `POST /publish` from the publishing request; the
+ * object writes the event to every open connection, its publisher's included.
+ * @module
+ */
+import {
+  isAbsoluteUri,
+  MAX_SUBSCRIBED_URI_LENGTH,
+  type NotificationBus,
+  type ServerEvent,
+} from '../server/notifications.ts'
+
+/** The binding name the README and the demo use. */
+export const DEFAULT_NOTIFICATIONS_BINDING = 'MCP_NOTIFICATIONS'
+
+/**
+ * Largest event on the wire, in bytes of its JSON (UTF-8): a `resourceUpdated` of a 4096-character URI
+ * (the longest a stream may subscribe to) fits even with every character escaped.
+ */
+export const MAX_BUS_EVENT_BYTES = 32 * 1024
+
+/**
+ * Events a connection may fall behind by before the object cuts it (its listen stream then ends with an
+ * error, see {@link durableObjectNotificationBus}): a reader this far behind is stuck, and the object's
+ * memory stays bounded.
+ */
+export const MAX_BUS_BACKLOG = 1000
+
+/** What the bus needs of a Durable Object namespace binding (`DurableObjectNamespace` fits). */
+export interface NotificationNamespace {
+  idFromName(name: string): unknown
+  get(id: never): { fetch(input: string, init?: RequestInit): Promise<Response> }
+}
+
+/** The internal HTTP exchange with the object (never exposed to clients). */
+const ORIGIN = 'https://notifications.edge-mcp.internal'
+/** The one object of a namespace. */
+const OBJECT_NAME = 'edge-mcp/notifications'
+const LIST_KINDS: ReadonlySet<string> = new Set(['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'])
+const encoder = new TextEncoder()
+
+/**
+ * `value` as a {@link ServerEvent} (a fresh object with only its fields), or undefined when it is not
+ * one: a list kind, or `resourceUpdated` with an absolute `uri` of at most 4096 characters (a longer one
+ * matches no stream). Both ends of the bus check every event with it.
+ */
+export function parseBusEvent(value: unknown): ServerEvent | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { kind, uri } = value as { kind?: unknown; uri?: unknown }
+  if (typeof kind === 'string' && LIST_KINDS.has(kind)) return { kind } as ServerEvent
+  if (kind === 'resourceUpdated' && isAbsoluteUri(uri) && uri.length <= MAX_SUBSCRIBED_URI_LENGTH) {
+    return { kind, uri }
+  }
+  return undefined
+}
+
+/** One line of the wire: the event's JSON and a newline, or undefined when it is too big. */
+function encodeLine(event: ServerEvent): Uint8Array | undefined {
+  const bytes = encoder.encode(JSON.stringify(event) + '\n')
+  return bytes.byteLength <= MAX_BUS_EVENT_BYTES + 1 ? bytes : undefined
+}
+
+/**
+ * The Durable Object class of the notification bus. Export it from your Worker's main module and bind it:
+ *
+ * ```toml
+ * [[durable_objects.bindings]]
+ * name = "MCP_NOTIFICATIONS"
+ * class_name = "McpNotificationBus"
+ *
+ * [[migrations]]
+ * tag = "v2" # the next tag of your migrations
+ * new_sqlite_classes = ["McpNotificationBus"]
+ * ```
+ *
+ * It answers `POST /listen` with 200 and a body that stays open, one event (JSON) per line, until the
+ * caller goes away or falls {@link MAX_BUS_BACKLOG} events behind; and `POST /publish` (one event, at most
+ * {@link MAX_BUS_EVENT_BYTES} bytes) with 202 once the event is queued on every open connection, 400 for
+ * anything that is not an event, 413 for one too big; `GET /connections` with `{ connections }` (how many
+ * are open). Nothing is stored.
+ */
+export class McpNotificationBus {
+  readonly #connections = new Set<ReadableStreamDefaultController<Uint8Array>>()
+
+  /** How many listen connections are open. */
+  get connectionCount(): number {
+    return this.#connections.size
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    const path = new URL(request.url).pathname
+    if (path === '/connections' && request.method === 'GET') return Response.json({ connections: this.connectionCount })
+    if (request.method !== 'POST') return new Response('method not allowed', { status: 405 })
+    if (path === '/listen') return this.#listen(request)
+    if (path !== '/publish') return new Response('not found', { status: 404 })
+    if (Number(request.headers.get('content-length') ?? 0) > MAX_BUS_EVENT_BYTES) {
+      return new Response('event too big', { status: 413 })
+    }
+    const text = await request.text()
+    if (encoder.encode(text).byteLength > MAX_BUS_EVENT_BYTES) return new Response('event too big', { status: 413 })
+    let event: ServerEvent | undefined
+    try {
+      event = parseBusEvent(JSON.parse(text))
+    } catch {
+      event = undefined
+    }
+    if (!event) return new Response('not a server event', { status: 400 })
+    const line = encodeLine(event)!
+    for (const connection of [...this.#connections]) {
+      try {
+        if ((connection.desiredSize ?? 0) > 0) {
+          connection.enqueue(line)
+          continue
+        }
+        connection.error(new Error(`the listener fell ${MAX_BUS_BACKLOG} events behind`))
+      } catch {
+        // a stream that already ended: the others still get the event
+      }
+      this.#connections.delete(connection)
+    }
+    return new Response(null, { status: 202 })
+  }
+
+  #listen(request: Request): Response {
+    let connection!: ReadableStreamDefaultController<Uint8Array>
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          connection = controller
+        },
+        cancel: () => {
+          this.#connections.delete(connection)
+        },
+      },
+      { highWaterMark: MAX_BUS_BACKLOG },
+    )
+    this.#connections.add(connection)
+    request.signal?.addEventListener('abort', () => this.#connections.delete(connection), { once: true })
+    return new Response(body, { headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' } })
+  }
+}
+
+/**
+ * A notification bus on the Durable Object namespace `env[binding]` (of {@link McpNotificationBus}), for
+ * the server option `notificationBus`: every isolate that publishes and every listen stream, on any
+ * isolate, meet in one object.
+ *
+ * - `publish(event)` posts it to the object; it rejects with a `TypeError` for a value that is not a
+ *   `ServerEvent`, and with an `Error` when the object refuses it (the server logs either). A
+ *   `resourceUpdated` of a URI longer than 4096 characters is dropped (no stream can subscribe to it).
+ * - `subscribe(listener, dropped)` resolves once the object holds the connection (so the listen request
+ *   is acknowledged only then) and calls `listener` for each event, in the order the object got them.
+ *   When the connection ends without an unsubscribe (the object restarted, the isolate fell
+ *   {@link MAX_BUS_BACKLOG} events behind, a network error) it calls `dropped`: the listen stream ends with
+ *   a `-32603` error, since events may have been missed, and the client listens again. Unsubscribing
+ *   closes the connection.
+ *
+ * A missing binding fails each `publish` and `subscribe` (the listen request then gets `-32603`) with an
+ * error naming the binding and how to add it.
+ * @param env - the Worker's `env` (its bindings).
+ * @param binding - the binding's name in `env` (default `"MCP_NOTIFICATIONS"`).
+ * @example new McpServer(info, { notificationBus: durableObjectNotificationBus(env) })
+ */
+export function durableObjectNotificationBus(
+  env: object | undefined,
+  binding: string = DEFAULT_NOTIFICATIONS_BINDING,
+): NotificationBus {
+  const stub = () => {
+    const namespace = (env as Record<string, unknown> | undefined)?.[binding] as NotificationNamespace | undefined
+    if (typeof namespace?.idFromName !== 'function' || typeof namespace.get !== 'function') {
+      throw new Error(
+        `env.${binding} is not bound to a Durable Object namespace: bind it in wrangler.toml ` +
+          `([[durable_objects.bindings]] name = "${binding}", class_name = "McpNotificationBus", with a migration) ` +
+          `and export { McpNotificationBus } from 'edge-mcp/cloudflare' in the Worker`,
+      )
+    }
+    return namespace.get(namespace.idFromName(OBJECT_NAME) as never)
+  }
+  return {
+    async publish(value) {
+      const event = parseBusEvent(value)
+      if (!event) {
+        const uri = (value as { uri?: unknown } | null)?.uri
+        if ((value as { kind?: unknown } | null)?.kind === 'resourceUpdated' && isAbsoluteUri(uri)) return // too long to match
+        throw new TypeError(`not a server event: ${JSON.stringify(value)?.slice(0, 200)}`)
+      }
+      const res = await stub().fetch(ORIGIN + '/publish', {
+        method: 'POST',
+        body: JSON.stringify(event),
+        headers: { 'content-type': 'application/json' },
+      })
+      await res.body?.cancel()
+      if (res.status !== 202) throw new Error(`the notification bus answered ${res.status} to a publish`)
+    },
+    async subscribe(listener, dropped) {
+      const abort = new AbortController()
+      const res = await stub().fetch(ORIGIN + '/listen', { method: 'POST', signal: abort.signal })
+      if (res.status !== 200 || !res.body) {
+        await res.body?.cancel()
+        throw new Error(`the notification bus answered ${res.status} to a listen`)
+      }
+      const reader = res.body.getReader()
+      let open = true
+      const lost = (error: unknown) => {
+        if (!open) return
+        open = false
+        dropped?.(error)
+      }
+      void readLines(reader, listener).then(() => lost(new Error('the notification bus closed the connection')), lost)
+      return async () => {
+        if (!open) return
+        open = false
+        abort.abort()
+        await reader.cancel().catch(() => {})
+      }
+    },
+  }
+}
+
+/**
+ * Read NDJSON events until the body ends, handing each valid one to `listener` (one that throws does not
+ * stop the others). A line that is not an event is skipped.
+ * @throws Error when a line grows past {@link MAX_BUS_EVENT_BYTES} characters (the stream is not ours).
+ */
+async function readLines(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  listener: (event: ServerEvent) => void,
+): Promise<void> {
+  const decoder = new TextDecoder()
+  let pending = ''
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return
+    pending += decoder.decode(value, { stream: true })
+    let newline: number
+    while ((newline = pending.indexOf('\n')) !== -1) {
+      const line = pending.slice(0, newline)
+      pending = pending.slice(newline + 1)
+      let event: ServerEvent | undefined
+      try {
+        event = parseBusEvent(JSON.parse(line))
+      } catch {
+        event = undefined
+      }
+      if (!event) continue
+      try {
+        listener(event)
+      } catch {
+        // the listener's own failure (a stream that just closed); the others still get theirs
+      }
+    }
+    if (pending.length > MAX_BUS_EVENT_BYTES) {
+      await reader.cancel().catch(() => {})
+      throw new Error(`the notification bus sent a line longer than ${MAX_BUS_EVENT_BYTES} characters`)
+    }
+  }
+}
