@@ -8,14 +8,18 @@
 import type { AddressInfo } from 'node:net'
 import type { Server as HttpServer } from 'node:http'
 import { serve } from '@hono/node-server'
+import { Hono } from 'hono'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mcpHandler } from '../src/hono/index.ts'
 import { McpServer, createFetchHandler, type FetchHandler } from '../src/server/index.ts'
 import { serveOnNode } from './conformance/server.ts'
 import { env, std } from './helpers.ts'
 import { SSE_ACCEPT } from './legacy-wire.ts'
 
 const KEEP_ALIVE_MS = 200
+/** The Node servers, in the order `beforeAll` starts them. */
+const ADAPTERS = ['node:http bridge', '@hono/node-server', 'edge-mcp/hono on @hono/node-server']
 /** Generous: on Node the close is seen at once; this only guards against a hang. */
 const ABORT_BOUND_MS = 5_000
 
@@ -81,19 +85,21 @@ describe('a quiet handler on Node: the client going away aborts its signal', () 
   beforeAll(async () => {
     const own = await serveOnNode(handler)
     servers.push({ name: 'node:http (test/conformance/server.ts)', url: own.url, close: () => own.server.close() })
-    const hono = serve({ fetch: (request) => handler(request), port: 0, hostname: '127.0.0.1' }) as HttpServer
-    await new Promise((resolve) => hono.once('listening', resolve))
-    const { port } = hono.address() as AddressInfo
-    servers.push({ name: '@hono/node-server', url: `http://127.0.0.1:${port}/mcp`, close: () => hono.close() })
+    const hono = await listen((request) => handler(request))
+    servers.push({ name: '@hono/node-server', ...hono })
+    const app = new Hono()
+    app.all('/mcp', mcpHandler(mcp, { keepAliveMs: KEEP_ALIVE_MS }))
+    const viaHono = await listen(app.fetch)
+    servers.push({ name: 'edge-mcp/hono on @hono/node-server', ...viaHono })
   })
   afterAll(() => servers.forEach((s) => s.close()))
 
-  for (const adapter of [0, 1])
+  for (const adapter of [0, 1, 2])
     for (const lane of ['2026-07-28', '2025-11-25'] as const)
       for (const accept of [SSE_ACCEPT, 'application/json'])
         // before the keep-alive (JSON still pending) and after it (the SSE stream is open)
         for (const abortAfterMs of [0, KEEP_ALIVE_MS * 2])
-          it(`adapter ${adapter}, ${lane}, Accept: ${accept}, client aborts ${abortAfterMs} ms after the handler started`, async () => {
+          it(`${ADAPTERS[adapter]}, ${lane}, Accept: ${accept}, client aborts ${abortAfterMs} ms after the handler started`, async () => {
             const { url } = servers[adapter]
             const call =
               lane === '2026-07-28'
@@ -159,6 +165,28 @@ describe('what a quiet request is answered with', () => {
     expect(await res.json()).toMatchObject({ id: 7, result: { content: [{ text: 'done' }] } })
   })
 
+  it('initialize is never switched to SSE for being slow: its Mcp-Session-Id needs a plain reply', async () => {
+    const { mcp } = quietServer()
+    // 1 ms: sealing the session id (Web Crypto) takes longer than that
+    const h = createFetchHandler(mcp, { keepAliveMs: 1 })
+    for (let i = 0; i < 5; i++) {
+      const res = await h(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: SSE_ACCEPT },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 0,
+            method: 'initialize',
+            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+          }),
+        }),
+      )
+      expect(res.headers.get('content-type')).toBe('application/json')
+      expect(res.headers.get('mcp-session-id')).toMatch(/^s1\./)
+    }
+  })
+
   it("cancelling the quiet stream's body (what workerd does at its next write) aborts the signal", async () => {
     const { mcp, next } = quietServer()
     const h = createFetchHandler(mcp, { keepAliveMs: KEEP_ALIVE_MS })
@@ -171,6 +199,14 @@ describe('what a quiet request is answered with', () => {
     expect(await outcome).toBe('aborted')
   })
 })
+
+/** Serve `fetch` with `@hono/node-server` on a free loopback port. */
+async function listen(fetch: (request: Request) => Response | Promise<Response>) {
+  const server = serve({ fetch, port: 0, hostname: '127.0.0.1' }) as HttpServer
+  await new Promise((resolve) => server.once('listening', resolve))
+  const { port } = server.address() as AddressInfo
+  return { url: `http://127.0.0.1:${port}/mcp`, close: () => server.close() }
+}
 
 function withBody(call: { body: unknown; headers: Record<string, string> }) {
   return { headers: call.headers, body: JSON.stringify(call.body) }

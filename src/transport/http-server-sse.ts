@@ -68,21 +68,20 @@ export async function streamIfNotified(
   info.signal = cancel.signal
   const queued: (JSONRPCNotification | JSONRPCRequest)[] = []
   const sink: NotificationSink = {}
-  let firstNotification!: () => void
-  const notified = new Promise<'notified'>((resolve) => (firstNotification = () => resolve('notified')))
+  // Settles with why the answer becomes a stream: a first notification, or a quiet handler still running.
+  let open!: (why: 'notified' | 'quiet') => void
+  const opened = new Promise<'notified' | 'quiet'>((resolve) => (open = resolve))
   info.notify = (notification) => {
     if (sink.write) sink.write(notification)
     else {
       queued.push(notification)
-      firstNotification()
+      open('notified')
     }
   }
   const work = server.handle(message, info)
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const racers: Promise<Handled | 'notified' | 'quiet'>[] = [work, notified]
-  if (message.kind !== 'request' || message.message.method !== 'initialize')
-    racers.push(new Promise<'quiet'>((resolve) => (timer = setTimeout(() => resolve('quiet'), keepAliveMs))))
-  const first = await Promise.race(racers)
+  const initialize = message.kind === 'request' && message.message.method === 'initialize'
+  const timer = initialize ? undefined : setTimeout(open, keepAliveMs, 'quiet')
+  const first = await Promise.race([work, opened])
   clearTimeout(timer)
   if (typeof first !== 'string') {
     if (!first.response) return new Response(null, { status: first.status })
@@ -98,9 +97,10 @@ interface NotificationSink {
 }
 
 /**
- * The SSE body of a streamed response: a keep-alive when `keepAliveFirst`, the `queued` notifications, each later one as `sink.write` gets
- * it, keep-alive comments every `keepAliveMs` ms, then the response of `work`, then the end. Cancelling
- * the body, or a reader more than {@link MAX_UNREAD_BYTES} behind, aborts `cancel` (the handler's signal).
+ * The SSE body of a streamed response: a keep-alive when `keepAliveFirst`, the `queued` notifications,
+ * each later one as `sink.write` gets it, keep-alive comments every `keepAliveMs` ms, then the response
+ * of `work`, then the end. Cancelling the body, or a reader more than {@link MAX_UNREAD_BYTES} behind,
+ * aborts `cancel` (the handler's signal).
  */
 function notificationStream(
   server: Server,
