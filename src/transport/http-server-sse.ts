@@ -17,6 +17,9 @@ export type Representation = 'json' | 'sse'
 
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' }
 
+/** An SSE comment: keeps idle connections open, and lets workerd notice a client that went away. */
+const KEEP_ALIVE = ': keep-alive\n\n'
+
 /** One SSE `message` event carrying a JSON-RPC message. */
 function sseEvent(message: unknown): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`
@@ -41,9 +44,13 @@ export function reply(
 }
 
 /**
- * Answer with JSON when the handler sends no notification before its result; once it does, switch to
- * a per-request SSE stream: the notifications so far, then each new one, then the response, then close
- * (spec: streamable-http.mdx). Closing the stream is the cancel: the handler's `signal` aborts.
+ * Answer with JSON when the handler finishes within `keepAliveMs` ms without sending a notification;
+ * otherwise switch to a per-request SSE stream (spec: streamable-http.mdx): at the first notification
+ * (the notifications so far, then each new one), or, for a quiet handler, when the first keep-alive is
+ * due (that keep-alive first); then the response, then close. Closing the stream is the cancel: the
+ * handler's `signal` aborts. The quiet switch exists for workerd, which notices a client that went away
+ * only when it next writes: a request whose response is still pending is never seen to close there.
+ * `initialize` (whose `Mcp-Session-Id` header needs a plain reply) is never switched for being slow.
  * `subscriptions/listen` rides the same path: its acknowledgement opens the stream, which then stays
  * open (with keep-alives) until the client disconnects or the server ends the subscription.
  */
@@ -61,22 +68,26 @@ export async function streamIfNotified(
   info.signal = cancel.signal
   const queued: (JSONRPCNotification | JSONRPCRequest)[] = []
   const sink: NotificationSink = {}
-  let firstNotification!: () => void
-  const notified = new Promise<'notified'>((resolve) => (firstNotification = () => resolve('notified')))
+  // Settles with why the answer becomes a stream: a first notification, or a quiet handler still running.
+  let open!: (why: 'notified' | 'quiet') => void
+  const opened = new Promise<'notified' | 'quiet'>((resolve) => (open = resolve))
   info.notify = (notification) => {
     if (sink.write) sink.write(notification)
     else {
       queued.push(notification)
-      firstNotification()
+      open('notified')
     }
   }
   const work = server.handle(message, info)
-  const first = await Promise.race([work, notified])
-  if (first !== 'notified') {
+  const initialize = message.kind === 'request' && message.message.method === 'initialize'
+  const timer = initialize ? undefined : setTimeout(open, keepAliveMs, 'quiet')
+  const first = await Promise.race([work, opened])
+  clearTimeout(timer)
+  if (typeof first !== 'string') {
     if (!first.response) return new Response(null, { status: first.status })
     return reply(first.status, first.response, accept, sessionHeaders(first))
   }
-  const stream = notificationStream(server, work, queued, sink, cancel, keepAliveMs)
+  const stream = notificationStream(server, work, queued, sink, cancel, keepAliveMs, first === 'quiet')
   return new Response(stream, { status: 200, headers: SSE_HEADERS })
 }
 
@@ -86,9 +97,10 @@ interface NotificationSink {
 }
 
 /**
- * The SSE body of a streamed response: the `queued` notifications, each later one as `sink.write` gets
- * it, keep-alive comments every `keepAliveMs` ms, then the response of `work`, then the end. Cancelling
- * the body, or a reader more than {@link MAX_UNREAD_BYTES} behind, aborts `cancel` (the handler's signal).
+ * The SSE body of a streamed response: a keep-alive when `keepAliveFirst`, the `queued` notifications,
+ * each later one as `sink.write` gets it, keep-alive comments every `keepAliveMs` ms, then the response
+ * of `work`, then the end. Cancelling the body, or a reader more than {@link MAX_UNREAD_BYTES} behind,
+ * aborts `cancel` (the handler's signal).
  */
 function notificationStream(
   server: Server,
@@ -97,6 +109,7 @@ function notificationStream(
   sink: NotificationSink,
   cancel: AbortController,
   keepAliveMs: number,
+  keepAliveFirst: boolean,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
   let timer: ReturnType<typeof setInterval> | undefined
@@ -125,9 +138,10 @@ function notificationStream(
           send(sseEvent(message))
         }
         sink.write = write
+        if (keepAliveFirst) send(KEEP_ALIVE)
         for (const n of queued) write(n)
         timer = setInterval(() => {
-          if (controller.desiredSize === null || controller.desiredSize > 0) send(': keep-alive\n\n')
+          if (controller.desiredSize === null || controller.desiredSize > 0) send(KEEP_ALIVE)
         }, keepAliveMs)
         work
           .then((handled) => {

@@ -48,8 +48,11 @@ export interface FetchHandlerOptions {
   /**
    * Interval of `:` keep-alive comments on a streamed (SSE) response, in **milliseconds**: positive, at
    * most 2,147,483,647 (what a timer holds; a timer past it, or of 0, fires every millisecond). Default 15,000.
-   * workerd notices a closed connection only when it next writes, so on Workers this also bounds how
-   * late the handler's `signal` aborts after the client goes away (with `enable_request_signal`).
+   * Also how long a request that sends nothing may run before its answer becomes an SSE stream opening
+   * with a keep-alive (when `Accept` admits `text/event-stream`; not `initialize`); one that ends sooner
+   * gets plain JSON. workerd notices a closed connection only when it next writes, so on Workers (with
+   * `enable_request_signal`) the handler's `signal` aborts about 2 × `keepAliveMs` after the client goes
+   * away, and not at all for a client that accepts only `application/json`.
    */
   keepAliveMs?: number
 }
@@ -77,7 +80,8 @@ interface Endpoint {
 /**
  * Serve an MCP server over Streamable HTTP.
  *
- * Answers: 200 with JSON (or a one-event SSE stream when the client accepts only `text/event-stream`);
+ * Answers: 200 with JSON (or a one-event SSE stream when the client accepts only `text/event-stream`), or
+ * with an SSE stream once the handler notifies or is still running after `keepAliveMs` (SSE accepted);
  * 202 for notifications; 400 for framing, envelope, version (-32022), header (-32020) and capability
  * (-32021) errors; 404 with -32601 for unknown methods; 405 for other HTTP methods; 406 / 415 for
  * unacceptable `Accept` / `Content-Type`; 413 over the body cap; 403 for a host outside `allowedHosts` or
