@@ -425,7 +425,7 @@ export class Client {
     complete: v.GenericSchema<unknown, R>,
     options: ExchangeOptions & { manual?: boolean },
   ): Promise<R | InputRequiredResult> {
-    const send = async (inputResponses: InputResponses | undefined, requestState: string | undefined) => {
+    const send = async (inputResponses?: InputResponses, requestState?: string) => {
       const params = { ...base, ...defined({ inputResponses, requestState }) }
       return parseCarrierResult(method, await this.request(method, params, options), complete)
     }
@@ -437,8 +437,8 @@ export class Client {
       : await send(options.inputResponses, options.requestState)
     if (options.manual) return first
     const { maxRounds, sleep, restartOnInvalidRequestState: restarts } = this.options
-    const restart =
-      (options.restartOnInvalidRequestState ?? restarts) !== false ? () => send(undefined, undefined) : undefined
+    const resumed = options.inputResponses !== undefined || options.requestState !== undefined // answers not in the memo
+    const restart = (options.restartOnInvalidRequestState ?? restarts) !== false && !resumed ? () => send() : undefined
     return driveInputRequired(first, {
       dispatch: (key, request, signal) => answerInput(this.options, key, request, { key, method, target, signal }),
       retry: send,

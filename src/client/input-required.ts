@@ -32,8 +32,8 @@ export interface RoundInfo {
    */
   attempt: number
   /**
-   * The keys of `inputRequests` answered from an earlier answer of this call (the same question, compared
-   * as rendered: method and params) instead of by your callbacks. Empty on the first attempt.
+   * The keys of `inputRequests` answered from an answer of the first attempt (the same question, compared
+   * as rendered: method and params but `_meta`) instead of by your callbacks. Empty on the first attempt.
    */
   recalled: string[]
   /** What the server asked this round (empty for a state-only round). */
@@ -63,8 +63,9 @@ export interface DriveOptions<R> {
   /**
    * Sends the call again from the start (no `inputResponses`, no `requestState`). Given, a retry refused
    * with the frozen requestState error starts the call over once; in that second attempt a question equal
-   * to one already answered in this call (same method and params, compared canonically) is answered with
-   * that answer, each answer used at most once (a re-asked question reaches the callbacks again).
+   * to one answered in the first (same method and params but `_meta`, compared canonically) is answered with
+   * that answer, each answer used at most once and in the order asked (a question asked more often than in
+   * the first attempt reaches the callbacks again).
    */
   restart?: () => Promise<R | InputRequiredResult>
 }
@@ -99,26 +100,42 @@ export function isInvalidRequestStateError(error: unknown): boolean {
 /** What a first attempt returns when a retry was refused with the frozen requestState error: start over. */
 const START_OVER = Symbol('start over')
 
-/** The answers given in this call, by question as rendered (canonical JSON of method and params). */
+/**
+ * The answers given in the first attempt of this call, by question as rendered (canonical JSON of method and
+ * params but `_meta`), in the order the questions were asked: the second attempt recalls them in that order,
+ * each once, and records nothing (a question it re-asks reaches the callbacks).
+ */
 class AnswerMemo {
-  readonly #answers = new Map<string, InputResponse>()
-  /** Questions already answered from the memo in the second attempt. */
-  readonly #used = new Set<string>()
+  readonly #answers = new Map<string, Array<InputResponse | undefined>>()
 
-  /** Answer from the memo (second attempt, first time this question comes back) or through `dispatch`. */
+  /** Answer from the memo (second attempt, an answer of this question not yet recalled) or through `dispatch`. */
   dispatch(attempt: number, dispatch: Dispatch, recalled: string[]): Dispatch {
     return async (key, request, signal) => {
-      const question = canonicalJson({ method: request.method, params: request.params })
-      const known = this.#answers.get(question)
-      if (attempt > 1 && known !== undefined && !this.#used.has(question)) {
-        this.#used.add(question)
+      const question = questionOf(request)
+      if (question === undefined) return dispatch(key, request, signal)
+      if (attempt > 1) {
+        const known = this.#answers.get(question)?.shift()
+        if (known === undefined) return dispatch(key, request, signal)
         recalled.push(key)
         return known
       }
-      const answer = await dispatch(key, request, signal)
-      this.#answers.set(question, answer)
-      return answer
+      const answers = this.#answers.get(question) ?? []
+      this.#answers.set(question, answers)
+      const slot = answers.push(undefined) - 1 // the order asked, not the order answered
+      answers[slot] = await dispatch(key, request, signal)
+      return answers[slot]
     }
+  }
+}
+
+/** The question as rendered: method and params but `_meta`; undefined when it has no canonical form. */
+function questionOf(request: InputRequest): string | undefined {
+  const params: Record<string, unknown> = { ...request.params }
+  delete params._meta
+  try {
+    return canonicalJson({ method: request.method, params })
+  } catch {
+    return undefined // e.g. nested deeper than canonicalJson allows: never recalled
   }
 }
 
