@@ -122,8 +122,9 @@ class AnswerMemo {
       const answers = this.#answers.get(question) ?? []
       this.#answers.set(question, answers)
       const slot = answers.push(undefined) - 1 // the order asked, not the order answered
-      answers[slot] = await dispatch(key, request, signal)
-      return answers[slot]
+      const answer = await dispatch(key, request, signal)
+      answers[slot] = answer
+      return answer
     }
   }
 }
