@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { McpError } from '../src/index.ts'
 import { UriTemplate } from '../src/protocol/uri-template.ts'
+import { notificationMatcher } from '../src/server/notifications.ts'
 import { readState } from '../src/server/resolve/answers.ts'
 import { McpServer, arg, createFetchHandler, resolver } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
@@ -58,6 +59,17 @@ describe('R1: resource-template literals compare after URI normalisation (RFC 39
     expect(mcp.removeResource('x://h/~user/home')).toBe(true)
     const gone = await client.readResource('x://h/%7Euser/home').catch((e: unknown) => e)
     expect((gone as McpError).message).toBe('Resource not found')
+  })
+
+  it('subscriptions too: an update in another equivalent form reaches the stream, under the URI subscribed to', () => {
+    const match = notificationMatcher({ resourceSubscriptions: ['x://h/%7euser/caf%C3%A9'] }, 7)
+    const sent = match({ kind: 'resourceUpdated', uri: 'x://h/~user/café' })
+    expect(sent?.params).toEqual({
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 7 },
+      uri: 'x://h/%7euser/caf%C3%A9',
+    })
+    expect(match({ kind: 'resourceUpdated', uri: 'x://h/~user/cafe' })).toBeUndefined()
+    expect(match({ kind: 'resourceUpdated', uri: 'x://h%2F~user/café' })).toBeUndefined()
   })
 
   it('without a catch-all, a URI that matches no literal is "Resource not found"', async () => {

@@ -19,6 +19,7 @@ import { META } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
+import { normalizeUri } from '../protocol/uri-literal.ts'
 import { SubscriptionFilter, type JSONRPCNotification, type RequestId } from '../protocol/schemas/index.ts'
 
 /**
@@ -133,18 +134,22 @@ const LIST_CHANGED: Readonly<Record<Exclude<ServerEvent['kind'], 'resourceUpdate
 
 /**
  * A matcher for one listen stream: the notification an event becomes on it (tagged with
- * `_meta["io.modelcontextprotocol/subscriptionId"]`), or undefined when the filter did not ask for it.
+ * `_meta["io.modelcontextprotocol/subscriptionId"]`), or undefined when the filter did not ask for it. A
+ * resource update matches a subscribed URI in any percent-encoding-equivalent form (`normalizeUri`) and is
+ * sent under the URI as the client subscribed to it.
  */
 export function notificationMatcher(
   filter: SubscriptionFilter,
   subscriptionId: RequestId,
 ): (event: ServerEvent) => JSONRPCNotification | undefined {
-  const uris = new Set(filter.resourceSubscriptions ?? [])
+  // by normal form (RFC 3986 6.2.2 percent-encoding), to the form the client subscribed with
+  const uris = new Map((filter.resourceSubscriptions ?? []).map((uri) => [normalizeUri(uri), uri]))
   const meta = { [META.subscriptionId]: subscriptionId }
   return (event) => {
     if (event.kind === 'resourceUpdated') {
-      return uris.has(event.uri)
-        ? { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: meta, uri: event.uri } }
+      const uri = uris.get(normalizeUri(event.uri))
+      return uri !== undefined
+        ? { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: meta, uri } }
         : undefined
     }
     return filter[event.kind] === true

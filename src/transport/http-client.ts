@@ -226,9 +226,10 @@ export class StreamableHttpClientTransport implements ClientTransport {
       if (signal?.aborted) throw error
       throw new NetworkError(this.url, error)
     }
-    // the Request is held until here: Node 20's fetch forgets the signal of a collected one (see cancelOnAbort)
-    if (signal?.aborted) await response.body?.cancel(signal.reason).catch(() => {})
-    signal?.throwIfAborted()
+    // read the Request's own signal here, so that it stays reachable while the headers are awaited: Node 20's
+    // fetch forgets the signal of a collected Request (see cancelOnAbort)
+    if (request.signal.aborted) await response.body?.cancel(request.signal.reason).catch(() => {})
+    request.signal.throwIfAborted()
     return response
   }
 

@@ -139,8 +139,8 @@ export function templateEntry<T extends string, U extends Uses>(
 }
 
 /**
- * A static resource's entry: its `resources/list` definition; it matches its URI and every equivalent form
- * of it (RFC 3986 section 6.2.2 percent-encoding normalisation, see `normalizeUri`).
+ * A static resource's entry: its `resources/list` definition; it matches its URI in every
+ * percent-encoding-equivalent form (RFC 3986 section 6.2.2.2, IRI characters raw or encoded: `normalizeUri`).
  * @throws RangeError for invalid `cache` hints.
  */
 export function resourceEntry(
