@@ -24,6 +24,8 @@ export interface LoadOptions {
   flowTimeoutMs: number
   /** Hard limit on the whole run, in **ms** (default 600 s one-shot; soak: its minutes + 120 s). */
   timeoutMs: number
+  /** Reuse each flow's connections for its later requests (default: a fresh connection per request). */
+  keepAlive: boolean
   help: boolean
 }
 
@@ -37,16 +39,22 @@ export const USAGE = `usage: npm run load -- [options]
   --url URL             target this running MCP endpoint instead of starting wrangler dev
   --flow-timeout S      a flow taking longer fails (default 60)
   --timeout S           hard limit on the whole run (default 600; soak: minutes*60 + 120)
+  --keep-alive          reuse each flow's connections (default: a fresh connection per request)
 Exits 1 when any flow failed or crossed (or none completed), 2 on bad options, 130 on Ctrl-C.`
 
 /** Parse the command line (the arguments after `npm run load --`); an error message instead of throwing. */
 export function parseLoadArgs(args: readonly string[]): LoadOptions | string {
   const seen = new Map<string, string>()
   let help = false
+  let keepAlive = false
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]
     if (arg === '--help' || arg === '-h') {
       help = true
+      continue
+    }
+    if (arg === '--keep-alive') {
+      keepAlive = true
       continue
     }
     const eq = arg.indexOf('=')
@@ -94,6 +102,7 @@ export function parseLoadArgs(args: readonly string[]): LoadOptions | string {
     era,
     flowTimeoutMs: ((flowTimeout as number | undefined) ?? 60) * 1000,
     timeoutMs: ((timeout as number | undefined) ?? (soak ? (minutes as number) * 60 + 120 : 600)) * 1000,
+    keepAlive,
     help,
   }
   if (soak) options.minutes = minutes as number

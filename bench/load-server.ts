@@ -173,6 +173,8 @@ export function descendants(root: number): Array<{ pid: number; comm: string }> 
 /** Memory of the workerd processes under `root`: summed VmRSS and VmHWM (peak RSS), in **bytes**. */
 export interface WorkerdMemory {
   pids: number[]
+  /** VmRSS of each process, in the order of `pids`, in **bytes**. */
+  eachBytes: number[]
   rssBytes: number
   peakBytes: number
 }
@@ -185,12 +187,13 @@ export function workerdMemory(root: number): WorkerdMemory | undefined {
   } catch {
     return undefined
   }
-  const memory: WorkerdMemory = { pids: [], rssBytes: 0, peakBytes: 0 }
+  const memory: WorkerdMemory = { pids: [], eachBytes: [], rssBytes: 0, peakBytes: 0 }
   for (const { pid } of procs) {
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8')
       const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0)
       memory.pids.push(pid)
+      memory.eachBytes.push(kib('VmRSS') * 1024)
       memory.rssBytes += kib('VmRSS') * 1024
       memory.peakBytes += kib('VmHWM') * 1024
     } catch {

@@ -22,6 +22,7 @@
  * Bounded: at most 5,000 flows in flight, a per-flow timeout, a hard limit on the whole run, and
  * `wrangler dev` (its own process group) is killed at the end, on failure and on Ctrl-C.
  */
+import { Agent } from 'undici'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import {
   judgeFlow,
@@ -58,11 +59,20 @@ async function runFlow(
   era: '2026' | '2025',
   timeoutMs: number,
   stop: AbortSignal,
+  keepAlive = false,
 ): Promise<{ verdict: FlowVerdict; ms: number }> {
   const expected = { nonce: nonce(), answer: `region-${nonce()}` }
   const seen: FlowObservation = { questions: 0, strangeQuestions: 0 }
+  // Its own connection pool, as a separate client would have; by default a fresh connection per request
+  // (`--keep-alive`: reused within the flow, never across flows). Reused connections failed under load
+  // behind wrangler dev: ~20% of 1,000 flows with `other side closed` / ECONNRESET when one pool served all
+  // flows, and still ~7% with HTTP 503 from wrangler's proxy Worker (its own hop to the Worker lost the
+  // connection) with a pool per flow — a POST is not retried. With fresh connections the same runs were clean.
+  const pool = new Agent(keepAlive ? {} : { pipelining: 0 })
   const client = new Client({
-    transport: new StreamableHttpClientTransport(url),
+    transport: new StreamableHttpClientTransport(url, {
+      fetch: (request) => fetch(request, { dispatcher: pool } as RequestInit),
+    }),
     clientInfo: { name: 'edge-mcp-load', version: '0.1.0' },
     versionNegotiation: era === '2026' ? 'modern' : 'legacy',
     requestTimeoutMs: timeoutMs,
@@ -92,11 +102,14 @@ async function runFlow(
   if (era === '2025') {
     await Promise.race([client.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000).unref())])
   }
+  await pool.destroy().catch(() => {})
   return { verdict: judgeFlow(expected, seen), ms }
 }
 
 const memoryLine = (m: WorkerdMemory | undefined) =>
-  m ? `workerd RSS ${mib(m.rssBytes)} (peak ${mib(m.peakBytes)})` : 'workerd RSS n/a'
+  m
+    ? `workerd RSS ${mib(m.rssBytes)} (${m.pids.map((pid, i) => `${pid}: ${mib(m.eachBytes[i])}`).join(', ')}; peak ${mib(m.peakBytes)})`
+    : 'workerd RSS n/a'
 const clientRss = () => `load client RSS ${mib(process.memoryUsage().rss)}`
 
 async function main(options: LoadOptions): Promise<number> {
@@ -132,7 +145,7 @@ async function main(options: LoadOptions): Promise<number> {
     }
     // warm-up (not counted): one flow per era, so compilation and first-request costs are not in the figures
     for (const era of options.era === 'both' ? (['2026', '2025'] as const) : [options.era]) {
-      const { verdict } = await runFlow(url, era, options.flowTimeoutMs, stop.signal)
+      const { verdict } = await runFlow(url, era, options.flowTimeoutMs, stop.signal, options.keepAlive)
       if (verdict.kind !== 'completed') throw new Error(`the warm-up flow (${era}) ${verdict.kind}: ${verdict.reason}`)
     }
     warnings.clear()
@@ -142,6 +155,7 @@ async function main(options: LoadOptions): Promise<number> {
       `${url}: era ${options.era}, ${options.concurrency} in flight, ` +
         (soak ? `soak for ${options.minutes} min` : `${options.flows} flows`) +
         `, flow timeout ${options.flowTimeoutMs / 1000} s` +
+        (options.keepAlive ? ', keep-alive' : '') +
         (server ? `; workerd pid(s) ${before?.pids.join(',') ?? 'not found'}` : ''),
     )
     console.log(`before: ${memoryLine(before)}; ${clientRss()}`)
@@ -154,7 +168,7 @@ async function main(options: LoadOptions): Promise<number> {
       while (more()) {
         const i = next++
         const era = eraOf(i)
-        const { verdict, ms } = await runFlow(url, era, options.flowTimeoutMs, stop.signal)
+        const { verdict, ms } = await runFlow(url, era, options.flowTimeoutMs, stop.signal, options.keepAlive)
         if (stop.signal.aborted && verdict.kind === 'failed' && verdict.reason === 'stopped') return
         stats.add(verdict, ms)
         byEra[era].add(verdict, ms)
@@ -182,7 +196,10 @@ async function main(options: LoadOptions): Promise<number> {
     for (const [reason, count] of [...stats.reasons].sort((a, b) => b[1] - a[1]).slice(0, 10))
       console.log(`  ${count} × ${reason}`)
     for (const [warning, count] of warnings) console.log(`  client warning, ${count} ×: ${warning}`)
-    if (interrupted) return 130
+    if (interrupted) {
+      console.log('interrupted')
+      return 130
+    }
     if (timedOut) {
       console.log('NOT CLEAN: the hard limit stopped the run')
       return 1

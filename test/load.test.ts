@@ -20,6 +20,7 @@ describe('parseLoadArgs', () => {
       era: '2026',
       flowTimeoutMs: 60_000,
       timeoutMs: 600_000,
+      keepAlive: false,
       help: false,
     })
   })
@@ -48,6 +49,7 @@ describe('parseLoadArgs', () => {
         '--flow-timeout',
         '5',
         '--timeout=30',
+        '--keep-alive',
       ]),
     ).toEqual({
       concurrency: 50,
@@ -57,6 +59,7 @@ describe('parseLoadArgs', () => {
       url: 'http://127.0.0.1:8787/mcp',
       flowTimeoutMs: 5000,
       timeoutMs: 30_000,
+      keepAlive: true,
       help: false,
     })
     expect(ok(['--help']).help).toBe(true)
