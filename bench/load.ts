@@ -5,7 +5,7 @@
  *
  *   npm run load                                      # 1,000 flows at once (one-shot)
  *   npm run load -- --minutes 10 --concurrency 8      # soak: 8 in flight for 10 minutes, a line every 30 s
- *   npm run load -- --era 2025 --concurrency 200      # 2025-11-25 clients (sessions, questions over SSE)
+ *   npm run load -- --era 2025 --concurrency 100      # 2025-11-25 clients (sessions, questions over SSE)
  *   npm run load -- --url http://127.0.0.1:8787/mcp   # a server already running (no memory figures)
  *
  * One flow is edge-mcp's own `Client` (src/client; a fresh one per flow, so no state is shared between
