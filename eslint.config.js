@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '.wrangler/**', 'test/fixtures/**', 'test-results/**'],
+    ignores: ['**/dist/**', '**/node_modules/**', '**/.wrangler/**', 'test/fixtures/**', 'test-results/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
