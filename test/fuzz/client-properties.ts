@@ -164,7 +164,9 @@ export function clientResults() {
         return Response.json({ jsonrpc: '2.0', id: body.id, result: call.result })
       })
       const outcome = await settle(() => run(client, name))
-      const pristine = ops.length === 0 && change.kind === 'none' && how.status === 200 && how.type !== 'text/plain'
+      // unchanged, status 200, and framed as its content type says (a JSON body labelled SSE carries no event)
+      const framed = how.sse || how.type !== 'text/event-stream'
+      const pristine = ops.length === 0 && change.kind === 'none' && how.status === 200 && framed
       if (pristine && !outcome.ok) throw new Error(`a valid ${name} answer was refused: ${String(outcome.error)}`)
     },
   )
@@ -248,6 +250,21 @@ const eraAnswer = fc.oneof(
   fc.constant({ status: 200, body: { result: { tools: [{ name: 'a', inputSchema: { type: 'object' } }] } } }),
   fc.record({ status: fc.constantFrom(200, 400, 404, 405, 500), body: fc.jsonValue({ maxDepth: 2 }) }),
   fc.record({ status: fc.constantFrom(200, 400, 401, 404, 405, 502), body: fc.constant('<html>nope</html>') }),
+  // a 2025 server's question on the request's stream (valid or mutated params), then the answer
+  fc.record({
+    status: fc.constant(200),
+    sse: fc.constant(true),
+    question: fc.record({
+      method: fc.constantFrom('elicitation/create', 'sampling/createMessage', 'roots/list', 'ping', 'nope'),
+      params: fc.oneof(
+        fc.constant({ mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: {} } }),
+        fc.constant({ messages: [], maxTokens: 5 }),
+        fc.jsonValue({ maxDepth: 2 }),
+      ),
+      id: fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.jsonValue({ maxDepth: 1 })),
+    }),
+    body: fc.constant({ result: { tools: [], content: [] } }),
+  }),
 )
 
 /**
@@ -273,6 +290,11 @@ export function eraNegotiation() {
             'content-type': typeof answer.body === 'string' ? 'text/html' : 'application/json',
           }
           if (session) headers['mcp-session-id'] = 'sid-1'
+          if ('question' in answer && body.method !== undefined) {
+            headers['content-type'] = 'text/event-stream'
+            const question = JSON.stringify({ jsonrpc: '2.0', ...answer.question })
+            return new Response(`id: 1\ndata: ${question}\n\ndata: ${text}\n\n`, { status: 200, headers })
+          }
           return new Response(text, { status: answer.status, headers })
         },
         { versionNegotiation: negotiation },

@@ -83,15 +83,20 @@ export const fuzzedEnvelope = fc.record(
 export const envelope = fc.oneof(
   {
     weight: 4,
-    arbitrary: fc.record({
-      [`${P}protocolVersion`]: fc.constant(V),
-      [`${P}clientCapabilities`]: fc.constantFrom(
-        {},
-        { elicitation: { form: {} } },
-        { elicitation: {}, sampling: {}, roots: {} },
-      ),
-      [`${P}clientInfo`]: fc.constant({ name: 'fuzz', version: '1' }),
-    }),
+    arbitrary: fc.record(
+      {
+        [`${P}protocolVersion`]: fc.constant(V),
+        [`${P}clientCapabilities`]: fc.constantFrom(
+          {},
+          { elicitation: { form: {} } },
+          { elicitation: {}, sampling: {}, roots: {} },
+        ),
+        [`${P}clientInfo`]: fc.constant({ name: 'fuzz', version: '1' }),
+        [`${P}logLevel`]: fc.constantFrom('debug', 'error'),
+        progressToken: fc.oneof(fc.string({ maxLength: 4 }), fc.integer()),
+      },
+      { requiredKeys: [`${P}protocolVersion`, `${P}clientCapabilities`, `${P}clientInfo`] },
+    ),
   },
   fuzzedEnvelope,
 )
@@ -128,6 +133,7 @@ function validParams(method: string): fc.Arbitrary<Record<string, unknown>> {
           { name: 'sample' },
           { name: 'shed' },
           { name: 'nope' },
+          { name: 'chatty', arguments: { n: 1 } },
         ),
       )
     case 'prompts/get':

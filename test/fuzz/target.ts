@@ -3,7 +3,7 @@
  * that count their runs (so a property can tell whether a handler ran on a rejected requestState), tools
  * that ask (2026 `InputRequiredResult`, and 2025 questions in a session), a header-mirrored argument, a
  * prompt, a static resource, a template, completions; served by the plain fetch handler and by Hono.
- * Legacy questions time out after 100 ms, so no request of the fuzz waits long for an answer it never gets.
+ * Legacy questions time out after 30 ms, so no request of the fuzz waits long for an answer it never gets.
  */
 import { Hono } from 'hono'
 import * as v from 'valibot'
@@ -22,7 +22,7 @@ const KEY = 'f'.repeat(32)
 /** The body cap of the fuzz endpoints, in bytes: small, so that "huge" bodies stay cheap to generate. */
 export const FUZZ_MAX_BODY_BYTES = 64 * 1024
 /** How long a 2025 question waits for its answer here, in ms. */
-export const LEGACY_QUESTION_TIMEOUT_MS = 100
+export const LEGACY_QUESTION_TIMEOUT_MS = 30
 
 const form: RequestedSchema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] }
 
@@ -81,6 +81,14 @@ export function fuzzTarget(): FuzzTarget {
     {},
     (_args, ctx) => (count('shed'), ctx.requestState ? 'after shedding' : inputRequired(undefined, 'wait')),
   )
+  mcp.tool('chatty', { input: { n: v.optional(v.number()) } }, async ({ n }, ctx) => {
+    count('chatty')
+    ctx.sendProgress(1, 2, 'half')
+    ctx.log('info', { n })
+    await new Promise((r) => setTimeout(r, 1))
+    ctx.sendProgress(2, 2)
+    return 'done'
+  })
   mcp.prompt('greet', { arguments: { who: v.string() }, complete: { who: () => ['ann', 'bob'] } }, ({ who }, ctx) => {
     count('greet')
     if (ctx.requestState === undefined && who === 'ask') return inputRequired({ c: elicitForm('Who?', form) }, 'p')
