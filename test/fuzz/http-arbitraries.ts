@@ -222,6 +222,33 @@ export const deep = fc
     return open.repeat(depth) + '1' + close.repeat(depth)
   })
 
+/** Where a deep value is put in a request. */
+const DEEP_PATHS: ReadonlyArray<readonly string[]> = [
+  ['params', 'arguments'],
+  ['params', 'arguments', 'text'],
+  ['params', 'inputResponses', 'confirm'],
+  ['params', 'requestState'],
+  ['params', 'cursor'],
+  ['params', '_meta', `${P}clientCapabilities`, 'experimental'],
+  ['params', '_meta', `${P}clientCapabilities`, 'elicitation'],
+  ['params', '_meta', `${P}clientInfo`],
+  ['params', '_meta', 'progressToken'],
+  ['id'],
+]
+
+/** The JSON text of `message` with the value at `path` replaced by the JSON text `deepText` (too deep to build as a value). */
+function deepAt(message: Record<string, unknown>, path: readonly string[], deepText: string): string {
+  const copy = structuredClone(message)
+  let node: Record<string, unknown> = copy
+  for (const key of path.slice(0, -1)) {
+    const next = node[key]
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {}
+    node = node[key] as Record<string, unknown>
+  }
+  node[path.at(-1)!] = '\u0000DEEP\u0000'
+  return JSON.stringify(copy).replace('"\\u0000DEEP\\u0000"', deepText)
+}
+
 /** Body texts: random bytes, random JSON, JSON-RPC (single, batch, deep, huge). */
 export const body: fc.Arbitrary<string | Uint8Array> = fc.oneof(
   { weight: 30, arbitrary: rpc.map((m) => JSON.stringify(m)) },
@@ -229,6 +256,10 @@ export const body: fc.Arbitrary<string | Uint8Array> = fc.oneof(
   { weight: 1, arbitrary: json.map((j) => JSON.stringify(j)) },
   { weight: 1, arbitrary: fc.array(rpc, { maxLength: 3 }).map((b) => JSON.stringify(b)) },
   { weight: 1, arbitrary: fc.tuple(rpc, deep).map(([m, d]) => JSON.stringify(m).replace(/^\{/, `{"deep":${d},`)) },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(rpc, deep, fc.nat(DEEP_PATHS.length - 1)).map(([m, d, at]) => deepAt(m, DEEP_PATHS[at]!, d)),
+  },
   {
     weight: 1,
     arbitrary: fc

@@ -176,7 +176,12 @@ export function checkWire(sent: Sent, wire: Wire): void {
   if (!final) return fail('no JSON-RPC response in the answer')
   if (!wire.contentType.startsWith('application/json') && !wire.contentType.startsWith('text/event-stream'))
     fail(`content-type ${wire.contentType}`)
-  if (final.jsonrpc !== '2.0') fail('jsonrpc is not "2.0"')
+  for (const m of wire.messages) {
+    if (m.jsonrpc !== '2.0') fail('a message whose jsonrpc is not "2.0"')
+    if (m !== final && typeof m.method !== 'string')
+      fail('a message on the stream that is neither the response nor a notification / request')
+  }
+  if (wire.messages.at(-1) !== final) fail('messages after the response')
   if ('result' in final === 'error' in final) fail('not exactly one of result and error')
   const body = isObject(sent.body) ? sent.body : undefined
   const requestId = body && validId(body.id) ? body.id : undefined
