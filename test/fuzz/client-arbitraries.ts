@@ -245,8 +245,11 @@ export function sseText(message: unknown, f: Framing): string {
   return (f.bom ? '\ufeff' : '') + text.join('')
 }
 
-/** `bytes` as a stream of chunks of the given sizes (cycled), split anywhere (inside UTF-8 sequences too). */
-export function chunked(bytes: Uint8Array, sizes: readonly number[]): ReadableStream<Uint8Array> {
+/**
+ * `bytes` as a stream of chunks of the given sizes (cycled), split anywhere (inside UTF-8 sequences too);
+ * a `stall`ed stream never closes after them.
+ */
+export function chunked(bytes: Uint8Array, sizes: readonly number[], stall = false): ReadableStream<Uint8Array> {
   const parts: Uint8Array[] = []
   for (let at = 0, i = 0; at < bytes.length; i++) {
     const size = sizes[i % sizes.length]
@@ -257,6 +260,8 @@ export function chunked(bytes: Uint8Array, sizes: readonly number[]): ReadableSt
     pull(controller) {
       const next = parts.shift()
       if (next) controller.enqueue(next)
+      else if (stall)
+        return new Promise<void>(() => {}) // no more data, and no end
       else controller.close()
     },
   })

@@ -36,7 +36,7 @@ import {
   sseText,
   type CallName,
 } from './client-arbitraries.ts'
-import { within } from './wire.ts'
+import { checkUnhandled, watchUnhandled, within } from './wire.ts'
 
 /** The errors a call may reject with. */
 const DOCUMENTED = [
@@ -51,15 +51,6 @@ const DOCUMENTED = [
   InvalidInputResponseError,
   SubscriptionDroppedError,
 ]
-
-/** Rejections nobody handled, since the first property was built. */
-const unhandled: unknown[] = []
-let listening = false
-function watchUnhandled(): void {
-  if (listening) return
-  listening = true
-  process.on('unhandledRejection', (reason) => unhandled.push(reason))
-}
 
 /** A fake server: each POST's parsed body (and its index) to a Response. */
 type Respond = (body: { id: unknown; method: string }, n: number) => Response | Promise<Response>
@@ -119,12 +110,7 @@ async function settle(
       throw new Error(`the call rejected with an undocumented ${e?.constructor?.name}: ${e?.stack ?? String(error)}`)
     }
   }
-  await new Promise((r) => setImmediate(r)) // an unhandled rejection is reported after the tick it happened in
-  await new Promise((r) => setImmediate(r))
-  if (unhandled.length > 0) {
-    const reasons = unhandled.splice(0).map((r) => (r instanceof Error ? r.stack : String(r)))
-    throw new Error(`unhandled rejection: ${reasons.join('\n')}`)
-  }
+  await checkUnhandled()
   return outcome
 }
 
@@ -206,16 +192,23 @@ export function sseGarbage() {
     garbageSse,
     fc.boolean(),
     fc.array(fc.integer({ min: 1, max: 30 }), { minLength: 1, maxLength: 5 }),
-    async (name, garbage, thenAnswer, sizes) => {
+    fc.nat(49).map((n) => n === 0),
+    async (name, garbage, thenAnswer, sizes, stall) => {
       const call = CALLS[name]
-      const client = clientOver((body) => {
-        const answer = thenAnswer
-          ? `\n\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: call.result })}\n\n`
-          : ''
-        const bytes = new TextEncoder().encode(garbage + answer)
-        return new Response(chunked(bytes, sizes), { headers: { 'content-type': 'text/event-stream' } })
-      })
-      await settle(() => run(client, name))
+      const client = clientOver(
+        (body) => {
+          // a stalled stream sends the garbage, then nothing, never closing: the request must time out
+          const answer =
+            thenAnswer && !stall
+              ? `\n\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: call.result })}\n\n`
+              : ''
+          const bytes = new TextEncoder().encode(garbage + answer)
+          return new Response(chunked(bytes, sizes, stall), { headers: { 'content-type': 'text/event-stream' } })
+        },
+        stall ? { requestTimeoutMs: 20 } : {},
+      )
+      const outcome = await settle(() => run(client, name))
+      if (stall && outcome.ok) throw new Error(`a ${name} call over a stalled stream resolved`)
     },
   )
 }

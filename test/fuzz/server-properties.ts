@@ -10,7 +10,18 @@ import { INPUT_REQUIRED_METHODS } from '../../src/protocol/constants.ts'
 import { encodeHeaderValue } from '../../src/protocol/headers.ts'
 import { fuzzedEnvelope, headerValue, httpRequest, inputResponses, json, V } from './http-arbitraries.ts'
 import { fuzzTarget, totalRuns, type FuzzTarget } from './target.ts'
-import { checkWire, isModern, isObject, readWire, within, type Message, type Sent, type Wire } from './wire.ts'
+import {
+  checkUnhandled,
+  checkWire,
+  isModern,
+  isObject,
+  readWire,
+  watchUnhandled,
+  within,
+  type Message,
+  type Sent,
+  type Wire,
+} from './wire.ts'
 
 /** The longest a fuzz request may take to be answered, in ms (a legacy question waits 30 ms). */
 const DEADLINE_MS = 3000
@@ -27,18 +38,21 @@ const frontEnd = fc.boolean().map((hono) => (hono ? 'hono' : 'fetch'))
 async function exchange(
   t: FuzzTarget,
   via: 'hono' | 'fetch',
-  init: { http: string; headers: Record<string, string>; body: string | Uint8Array | undefined },
+  init: { http: string; headers: Record<string, string>; body: string | Uint8Array | undefined; signal?: AbortSignal },
   onRequest?: (m: Message) => void | Promise<void>,
 ): Promise<Wire> {
+  watchUnhandled()
   const errors = t.errors.length
   const noBody = init.http === 'GET' || init.http === 'HEAD'
   const request = new Request('http://localhost/mcp', {
     method: init.http,
     headers: init.headers,
     body: noBody ? null : ((init.body as BodyInit | undefined) ?? null),
+    signal: init.signal ?? null,
   })
   const res = await within(t.handlers[via](request), DEADLINE_MS, `${init.http} answered`)
   const wire = await readWire(res, DEADLINE_MS, onRequest)
+  await checkUnhandled()
   if (t.errors.length > errors) throw new Error(`the server logged an error: ${t.errors.slice(errors).join('\n')}`)
   return wire
 }
@@ -80,6 +94,9 @@ export function httpSurface() {
     if (isStateRejection(wire) && totalRuns(t) !== runs) throw new Error('a handler ran on a rejected requestState')
   })
 }
+
+/** Thrown by a test client that goes away in the middle of a request. */
+class Gone extends Error {}
 
 /** The first rounds that seal a state: tool, arguments, and the key of the answer. */
 const ASKERS = [
@@ -276,7 +293,11 @@ export function legacySessions() {
             fc.constantFrom('drop', V, '2025-06-18'),
             headerValue,
           ),
-          answer: fc.oneof({ weight: 3, arbitrary: fc.constant('valid' as const) }, fc.constant('none' as const), json),
+          answer: fc.oneof(
+            { weight: 3, arbitrary: fc.constant('valid' as const) },
+            fc.constantFrom('none' as const, 'gone' as const),
+            json,
+          ),
           notification: fc.boolean(),
         }),
         { minLength: 1, maxLength: 3 },
@@ -312,14 +333,35 @@ export function legacySessions() {
           checkWire({ http: 'POST', body: note, modern: false }, wire)
         }
         const body = { jsonrpc: '2.0', id: nextId++, method: call.method, params: call.params }
+        const client = new AbortController()
         const answerQuestion = async (question: Message) => {
           if (call.answer === 'none') return
+          if (call.answer === 'gone') {
+            client.abort() // the client goes away while asked: the server stops, sends nothing, logs nothing
+            throw new Gone()
+          }
           const result = call.answer === 'valid' ? { action: 'accept', content: { ok: true } } : call.answer
           const reply = { jsonrpc: '2.0', id: question.id, result }
           const wire = await exchange(t, via, { http: 'POST', headers, body: JSON.stringify(reply) })
           checkWire({ http: 'POST', body: reply, modern: false }, wire)
         }
-        const wire = await exchange(t, via, { http: 'POST', headers, body: JSON.stringify(body) }, answerQuestion)
+        const errors = t.errors.length
+        let wire: Wire
+        try {
+          wire = await exchange(
+            t,
+            via,
+            { http: 'POST', headers, body: JSON.stringify(body), signal: client.signal },
+            answerQuestion,
+          )
+        } catch (error) {
+          if (!(error instanceof Gone)) throw error
+          await new Promise((r) => setTimeout(r, 5))
+          await checkUnhandled()
+          if (t.errors.length > errors)
+            throw new Error(`the server logged an error: ${t.errors.slice(errors).join('\n')}`)
+          continue
+        }
         checkWire({ http: 'POST', body, modern: false }, wire)
       }
     },

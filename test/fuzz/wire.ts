@@ -22,6 +22,25 @@ export interface Wire {
   openListen: boolean
 }
 
+/** Rejections nobody handled, since {@link watchUnhandled} was first called. */
+const unhandled: unknown[] = []
+let listening = false
+/** Record unhandled rejections from now on (once per process). */
+export function watchUnhandled(): void {
+  if (listening) return
+  listening = true
+  process.on('unhandledRejection', (reason) => unhandled.push(reason))
+}
+
+/** @throws Error naming the rejections that went unhandled since the last call (after letting two ticks pass). */
+export async function checkUnhandled(): Promise<void> {
+  await new Promise((r) => setImmediate(r)) // an unhandled rejection is reported after the tick it happened in
+  await new Promise((r) => setImmediate(r))
+  if (unhandled.length === 0) return
+  const reasons = unhandled.splice(0).map((r) => (r instanceof Error ? r.stack : String(r)))
+  throw new Error(`unhandled rejection: ${reasons.join('\n')}`)
+}
+
 /** Thrown when the server did not answer (or finish its stream) within the deadline. */
 export class Hang extends Error {}
 
