@@ -3,8 +3,10 @@
  */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
+import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { MAX_SCHEMA_DEPTH, headerParamsOf } from '../src/protocol/param-headers.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
-import { call, env, post, std } from './helpers.ts'
+import { call, env, post, requestId, std } from './helpers.ts'
 
 describe('fuzz finding 1: a 2025-era tools/call is not held to 2026 Mcp-Param-* headers', () => {
   const mcp = new McpServer({ name: 'r1', version: '1' })
@@ -49,5 +51,42 @@ describe('fuzz finding 1: a 2025-era tools/call is not held to 2026 Mcp-Param-* 
       },
     )
     expect(withEnvelope.body.result.content[0].text).toBe('found Oslo')
+  })
+})
+
+describe('fuzz finding 2: a tools/list whose inputSchema is nested thousands of levels deep', () => {
+  const deep = (levels: number) => {
+    let node: unknown = { type: 'string' }
+    for (let i = 0; i < levels; i++) node = { a: node }
+    return node
+  }
+  const serve = (tools: unknown[]) =>
+    new StreamableHttpClientTransport('http://x/mcp', {
+      fetch: async (r) =>
+        Response.json({ jsonrpc: '2.0', id: await requestId(r), result: { resultType: 'complete', tools } }),
+    })
+
+  it('the input (3,000 levels under properties.x): the tool is dropped with a warning, not a raw RangeError', async () => {
+    const warnings: string[] = []
+    const tools = [
+      { name: 'deep', inputSchema: { type: 'object', properties: { x: deep(3000) } } },
+      { name: 'flat', inputSchema: { type: 'object' } },
+    ]
+    const client = new Client({
+      transport: serve(tools),
+      versionNegotiation: 'modern',
+      onWarning: (m) => warnings.push(m),
+    })
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['flat'])
+    expect(warnings.join('\n')).toMatch(/deep.*nested deeper than 256 levels/)
+  })
+
+  it('the bound itself: 256 levels are searched (an annotation there is found), 257 are invalid', () => {
+    let at256: unknown = { type: 'string', 'x-mcp-header': 'Deep' }
+    for (let i = 0; i < 127; i++) at256 = { type: 'object', properties: { p: at256 } } // 2 levels each
+    expect(headerParamsOf({ type: 'object', properties: { p: at256 } })).toMatchObject({ params: [{ name: 'Deep' }] })
+    expect(headerParamsOf({ type: 'object', properties: { p: { wrap: at256 } } })).toEqual({
+      invalid: `inputSchema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`,
+    })
   })
 })

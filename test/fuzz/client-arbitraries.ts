@@ -69,41 +69,50 @@ export const callName = fc.constantFrom(...(Object.keys(CALLS) as CallName[]))
 /** One change to a JSON value: at the `at`-th node (depth first), delete it, replace it, or wrap it. */
 export interface Op {
   at: number
-  kind: 'delete' | 'replace' | 'wrap' | 'null' | 'stringify'
+  kind: 'delete' | 'replace' | 'wrap' | 'null' | 'stringify' | 'deep'
   value: unknown
 }
 export const op: fc.Arbitrary<Op> = fc.record({
   at: fc.nat(),
-  kind: fc.constantFrom('delete', 'replace', 'wrap', 'null', 'stringify'),
+  kind: fc.constantFrom('delete', 'replace', 'wrap', 'null', 'stringify', 'deep'),
   value: json,
 })
 
-/** `value` with `ops` applied (a copy). */
+/** `{"a":{"a":…}}` 3,000 levels deep (deeper than any recursion without a bound survives). */
+function deepValue(): unknown {
+  let v: unknown = 1
+  for (let i = 0; i < 3000; i++) v = { a: v }
+  return v
+}
+
+/** `value` with `ops` applied (a copy); later ops reach no node deeper than 20 levels. */
 export function mutateJson(value: unknown, ops: readonly Op[]): unknown {
   let root: unknown = structuredClone(value)
   for (const o of ops) {
     const slots: Array<[Record<string, unknown> | unknown[] | undefined, string | number]> = [[undefined, '']]
-    const walk = (v: unknown) => {
-      if (typeof v !== 'object' || v === null) return
+    const walk = (v: unknown, depth = 0) => {
+      if (typeof v !== 'object' || v === null || depth > 20) return
       for (const k of Object.keys(v)) {
         const key = Array.isArray(v) ? Number(k) : k
         slots.push([v as Record<string, unknown>, key])
-        walk((v as Record<string, unknown>)[k])
+        walk((v as Record<string, unknown>)[k], depth + 1)
       }
     }
     walk(root)
     const [parent, key] = slots[o.at % slots.length]
     const current = parent === undefined ? root : (parent as Record<string | number, unknown>)[key]
     const next =
-      o.kind === 'replace'
-        ? o.value
-        : o.kind === 'wrap'
-          ? [current]
-          : o.kind === 'null'
-            ? null
-            : o.kind === 'stringify'
-              ? JSON.stringify(current)
-              : undefined
+      o.kind === 'deep'
+        ? deepValue()
+        : o.kind === 'replace'
+          ? o.value
+          : o.kind === 'wrap'
+            ? [current]
+            : o.kind === 'null'
+              ? null
+              : o.kind === 'stringify'
+                ? JSON.stringify(current)
+                : undefined
     if (parent === undefined) root = o.kind === 'delete' ? {} : next
     else if (o.kind === 'delete') {
       if (Array.isArray(parent)) parent.splice(key as number, 1)
@@ -211,7 +220,9 @@ const noiseEvent = fc.oneof(
 
 /** The lines of the SSE event carrying `message`: one `data:` line, or one per line of its indented JSON. */
 function eventLines(message: unknown, split: boolean, space: boolean): readonly string[] {
-  const text = split ? JSON.stringify(message, null, 1) : JSON.stringify(message)
+  const flat = JSON.stringify(message)
+  // indenting a deep value grows quadratically: only small messages are split over lines
+  const text = split && flat.length < 10_000 ? JSON.stringify(message, null, 1) : flat
   return [...(space ? ['event: message'] : []), ...text.split('\n').map((l) => `data:${space ? ' ' : ''}${l}`)]
 }
 
@@ -251,15 +262,18 @@ export function sseText(message: unknown, f: Framing): string {
  */
 export function chunked(bytes: Uint8Array, sizes: readonly number[], stall = false): ReadableStream<Uint8Array> {
   const parts: Uint8Array[] = []
+  // at most about 2,000 chunks: a big body in 1-byte chunks tests nothing more, only slower
+  const scale = Math.max(1, Math.ceil(bytes.length / 2000 / (sizes.reduce((a, b) => a + b, 0) / sizes.length)))
   for (let at = 0, i = 0; at < bytes.length; i++) {
-    const size = sizes[i % sizes.length]
+    const size = sizes[i % sizes.length] * scale
     parts.push(bytes.slice(at, at + size))
     at += size
   }
+  let next = 0
   return new ReadableStream({
     pull(controller) {
-      const next = parts.shift()
-      if (next) controller.enqueue(next)
+      const part = parts[next++]
+      if (part) controller.enqueue(part)
       else if (stall)
         return new Promise<void>(() => {}) // no more data, and no end
       else controller.close()
