@@ -16,16 +16,20 @@ export interface HeaderParam {
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const ANNOTATION = 'x-mcp-header'
+/** The deepest `inputSchema` searched for annotations, in nested objects and arrays: deeper is invalid. */
+export const MAX_SCHEMA_DEPTH = 256
 
 /**
- * Find the `x-mcp-header` annotations of a tool's `inputSchema` and check them.
+ * Find the `x-mcp-header` annotations of a tool's `inputSchema` and check them (bounded: a schema nested
+ * deeper than {@link MAX_SCHEMA_DEPTH} is invalid, as the spec asks validators to bound their work).
  * @returns the mirrored parameters, or the reason the tool definition is invalid.
  */
 export function headerParamsOf(inputSchema: unknown): { params: HeaderParam[] } | { invalid: string } {
   const params: HeaderParam[] = []
   const seen = new Set<string>()
-  const walk = (schema: unknown, path: string[], reachable: boolean): string | undefined => {
+  const walk = (schema: unknown, path: string[], reachable: boolean, depth = 0): string | undefined => {
     if (typeof schema !== 'object' || schema === null) return undefined
+    if (depth > MAX_SCHEMA_DEPTH) return `inputSchema is nested deeper than ${MAX_SCHEMA_DEPTH} levels`
     const node = schema as Record<string, unknown>
     if (ANNOTATION in node) {
       const name = node[ANNOTATION]
@@ -43,13 +47,13 @@ export function headerParamsOf(inputSchema: unknown): { params: HeaderParam[] } 
       if (key === ANNOTATION) continue
       if (key === 'properties' && typeof value === 'object' && value !== null) {
         for (const [prop, sub] of Object.entries(value)) {
-          const problem = walk(sub, [...path, prop], reachable)
+          const problem = walk(sub, [...path, prop], reachable, depth + 2)
           if (problem) return problem
         }
       } else if (typeof value === 'object' && value !== null) {
         const children = Array.isArray(value) ? value : [value]
         for (const child of children) {
-          const problem = walk(child, path, false) // items, anyOf, $defs, … are not reachable
+          const problem = walk(child, path, false, depth + (Array.isArray(value) ? 2 : 1)) // items, anyOf, $defs, … are not reachable
           if (problem) return problem
         }
       }

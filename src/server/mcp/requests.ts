@@ -4,6 +4,7 @@
  * @module
  */
 import * as v from 'valibot'
+import { hasEnvelope } from '../../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
 import { describeIssue } from '../../protocol/issues.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
@@ -24,7 +25,8 @@ type Note = (message: string) => void
  * the model can read; a result that breaks the tool's contract is a server bug. A result with only
  * `structuredContent` gets one text block of its JSON as `content`.
  * @throws McpError -32602 for a bad name or non-object arguments; -32020 (HTTP 400) for an
- *   `Mcp-Param-*` header mismatch; any McpError the handler or a resolver throws.
+ *   `Mcp-Param-*` header mismatch on a 2026-07-28 request (a 2025-era one has no such headers: not
+ *   checked); any McpError the handler or a resolver throws.
  * @throws Error (-32603, logged) for an invalid `CallToolResult` or `structuredContent` that does not
  *   match the tool's `outputSchema`.
  */
@@ -35,7 +37,8 @@ export async function callTool(
   note: Note,
 ): Promise<ResultObject> {
   const { name, item: tool, rawArgs } = named(params, registry.tools, 'tool')
-  if (ctx.request) checkParamHeaders(ctx.request.headers, tool.headerParams, rawArgs)
+  // Mcp-Param-* exist in 2026-07-28 only: a 2025-era request (no envelope) never carries them, and is not checked
+  if (ctx.request && hasEnvelope(params)) checkParamHeaders(ctx.request.headers, tool.headerParams, rawArgs)
   const args = v.safeParse(tool.schema, withoutResolved(rawArgs, tool.plan))
   if (!args.success)
     return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
