@@ -26,6 +26,12 @@ export interface LoadOptions {
   timeoutMs: number
   /** Reuse each flow's connections for its later requests (default: a fresh connection per request). */
   keepAlive: boolean
+  /**
+   * The first flows' starts are spread over this many **ms** (0–60,000; default 1,000): wrangler dev's proxy
+   * answers some of a thousand POSTs that arrive in the same instant with 503 "Your worker restarted
+   * mid-request" (a broken pipe between its proxy and the Worker), which a deployed Worker never sees.
+   */
+  rampMs: number
   help: boolean
 }
 
@@ -40,6 +46,7 @@ export const USAGE = `usage: npm run load -- [options]
   --flow-timeout S      a flow taking longer fails (default 60)
   --timeout S           hard limit on the whole run (default 600; soak: minutes*60 + 120)
   --keep-alive          reuse each flow's connections (default: a fresh connection per request)
+  --ramp S              spread the first flows' starts over S seconds (0-60, default 1; 0: all at once)
 Exits 1 when any flow failed or crossed (or none completed), 2 on bad options, 130 on Ctrl-C.`
 
 /** Parse the command line (the arguments after `npm run load --`); an error message instead of throwing. */
@@ -79,7 +86,9 @@ export function parseLoadArgs(args: readonly string[]): LoadOptions | string {
   const interval = number('--interval', 1, 600, false)
   const flowTimeout = number('--flow-timeout', 1, 600, false)
   const timeout = number('--timeout', 1, 3 * 3600, false)
-  for (const v of [concurrency, flows, minutes, interval, flowTimeout, timeout]) if (typeof v === 'string') return v
+  const ramp = seen.get('--ramp') === '0' ? 0 : number('--ramp', 0, 60, false)
+  for (const v of [concurrency, flows, minutes, interval, flowTimeout, timeout, ramp])
+    if (typeof v === 'string') return v
   const era = seen.get('--era') ?? '2026'
   if (era !== '2026' && era !== '2025' && era !== 'both') return `--era must be 2026, 2025 or both, got '${era}'`
   if (minutes !== undefined && flows !== undefined) return '--flows and --minutes exclude each other'
@@ -103,6 +112,7 @@ export function parseLoadArgs(args: readonly string[]): LoadOptions | string {
     flowTimeoutMs: ((flowTimeout as number | undefined) ?? 60) * 1000,
     timeoutMs: ((timeout as number | undefined) ?? (soak ? (minutes as number) * 60 + 120 : 600)) * 1000,
     keepAlive,
+    rampMs: ((ramp as number | undefined) ?? 1) * 1000,
     help,
   }
   if (soak) options.minutes = minutes as number
@@ -120,6 +130,7 @@ const FLAGS = new Set([
   '--url',
   '--flow-timeout',
   '--timeout',
+  '--ramp',
 ])
 
 // ---------------------------------------------------------------- one flow

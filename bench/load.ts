@@ -156,6 +156,7 @@ async function main(options: LoadOptions): Promise<number> {
         (soak ? `soak for ${options.minutes} min` : `${options.flows} flows`) +
         `, flow timeout ${options.flowTimeoutMs / 1000} s` +
         (options.keepAlive ? ', keep-alive' : '') +
+        (options.rampMs > 0 ? `, starts spread over ${options.rampMs / 1000} s` : '') +
         (server ? `; workerd pid(s) ${before?.pids.join(',') ?? 'not found'}` : ''),
     )
     console.log(`before: ${memoryLine(before)}; ${clientRss()}`)
@@ -164,11 +165,17 @@ async function main(options: LoadOptions): Promise<number> {
     const endAt = soak ? start + options.minutes! * 60_000 : Infinity
     let next = 0
     const more = () => !stop.signal.aborted && (soak ? performance.now() < endAt : next < options.flows!)
-    const worker = async () => {
+    let inFlight = 0
+    let peak = 0
+    const worker = async (k: number) => {
+      // the first flows' starts spread over --ramp (see LoadOptions.rampMs)
+      if (options.rampMs > 0) await new Promise((r) => setTimeout(r, (k * options.rampMs) / options.concurrency))
       while (more()) {
         const i = next++
         const era = eraOf(i)
+        peak = Math.max(peak, ++inFlight)
         const { verdict, ms } = await runFlow(url, era, options.flowTimeoutMs, stop.signal, options.keepAlive)
+        inFlight--
         if (stop.signal.aborted && verdict.kind === 'failed' && verdict.reason === 'stopped') return
         stats.add(verdict, ms)
         byEra[era].add(verdict, ms)
@@ -182,13 +189,14 @@ async function main(options: LoadOptions): Promise<number> {
         console.log(`[${s} s] ${stats.line(performance.now() - start)}; ${mem}; ${clientRss()}`)
       }, options.intervalS * 1000)
     }
-    await Promise.all(Array.from({ length: options.concurrency }, worker))
+    await Promise.all(Array.from({ length: options.concurrency }, (_, k) => worker(k)))
     clearInterval(ticker)
     const elapsed = performance.now() - start
     const after = server ? workerdMemory(server.pid) : undefined
 
     console.log(`\nsummary after ${(elapsed / 1000).toFixed(1)} s (${stats.total} flows):`)
     console.log(`  ${stats.line(elapsed)}`)
+    console.log(`  peak flows in flight: ${peak}`)
     if (options.era === 'both')
       for (const era of ['2026', '2025'] as const) console.log(`  ${era}: ${byEra[era].line(elapsed)}`)
     console.log(`  before: ${memoryLine(before)}`)

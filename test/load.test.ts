@@ -21,8 +21,16 @@ describe('parseLoadArgs', () => {
       flowTimeoutMs: 60_000,
       timeoutMs: 600_000,
       keepAlive: false,
+      rampMs: 1000,
       help: false,
     })
+  })
+
+  it('--ramp spreads the first starts over S seconds (0: all at once); out of range is an error', () => {
+    expect(ok(['--ramp', '0']).rampMs).toBe(0)
+    expect(ok(['--ramp', '2.5']).rampMs).toBe(2500)
+    expect(parseLoadArgs(['--ramp', '61'])).toMatch(/--ramp must be a number/)
+    expect(parseLoadArgs(['--ramp', '-1'])).toMatch(/--ramp must be a number/)
   })
 
   it('soak: --minutes with concurrency 8 by default, no flow count, a hard limit of minutes + 2', () => {
@@ -60,6 +68,7 @@ describe('parseLoadArgs', () => {
       flowTimeoutMs: 5000,
       timeoutMs: 30_000,
       keepAlive: true,
+      rampMs: 1000,
       help: false,
     })
     expect(ok(['--help']).help).toBe(true)
