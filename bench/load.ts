@@ -87,16 +87,27 @@ async function runFlow(
       return { action: 'accept', content: { region: expected.answer } }
     },
   })
-  const timeout = AbortSignal.timeout(timeoutMs)
-  const signal = AbortSignal.any([timeout, stop])
+  // one controller per flow, its timer cleared and its listener on `stop` removed when the flow ends (not
+  // AbortSignal.timeout + AbortSignal.any: Node 20 keeps those alive for the timeout, or for as long as `stop`)
+  const controller = new AbortController()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`))
+  }, timeoutMs)
+  const onStop = () => controller.abort(stop.reason)
+  stop.addEventListener('abort', onStop, { once: true })
   const t0 = performance.now()
   try {
-    const result = await client.callTool('provision', { name: expected.nonce }, { signal })
+    const result = await client.callTool('provision', { name: expected.nonce }, { signal: controller.signal })
     const first = result.content[0]
     if (first?.type === 'text') seen.resultText = first.text
     seen.isError = result.isError === true
   } catch (error) {
-    seen.error = timeout.aborted ? `timed out after ${timeoutMs} ms` : stop.aborted ? 'stopped' : describe(error)
+    seen.error = timedOut ? `timed out after ${timeoutMs} ms` : stop.aborted ? 'stopped' : describe(error)
+  } finally {
+    clearTimeout(timer)
+    stop.removeEventListener('abort', onStop)
   }
   const ms = performance.now() - t0
   if (era === '2025') {
