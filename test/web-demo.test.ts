@@ -239,7 +239,7 @@ describe('the web demo: sampling, several rounds, prompts and resources', () => 
     await page.close()
   })
 
-  it('a prompt and a resource template that ask, and a static resource', async () => {
+  it('a prompt and a resource template that ask, and a static resource', { timeout: 60_000 }, async () => {
     const page = await openDemo(origin(worker))
     const questions = page.locator('#questions')
     await page.getByRole('button', { name: 'Get briefing' }).click()

@@ -32,6 +32,12 @@ export interface RequestInfo {
    * transport streams it as SSE when the client accepts that). Undefined when the transport cannot.
    */
   notify?: (message: JSONRPCNotification | JSONRPCRequest) => void
+  /**
+   * Called once the request has passed the server's own checks (era, session, `requestState`) and its
+   * handler is about to run: a transport times a quiet handler from here, so that a check's error keeps
+   * its HTTP status.
+   */
+  started?: () => void
 }
 
 /** Params of a request as received (`_meta` envelope included). */

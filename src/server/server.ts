@@ -273,6 +273,7 @@ export class Server {
     // await only a token being opened: otherwise the handler starts in this tick, as a listen handler needs
     const round = opening instanceof Promise ? await opening : opening
     const ctx = createRequestContext(request, envelope, info, handlerState(round, method, params))
+    info.started?.()
     const result = checkedResult(method, await handler(params, ctx))
     let out: ResultObject
     if (isInputRequired(result)) {
@@ -309,6 +310,7 @@ export class Server {
     const tracked = this.#questions.track(era.session, request.id, info) // notifications/cancelled aborts it
     try {
       const ctx = createRequestContext(request, era.envelope, tracked.info, undefined, progress)
+      info.started?.()
       let result = checkedResult(method, await handler(params, ctx))
       if (isInputRequired(result)) {
         result = await this.#questions.ask(request, result, ctx, {

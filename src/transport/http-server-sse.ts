@@ -47,7 +47,7 @@ export function reply(
  * Answer with JSON when the handler finishes within `keepAliveMs` ms without sending a notification;
  * otherwise switch to a per-request SSE stream (spec: streamable-http.mdx): at the first notification
  * (the notifications so far, then each new one), or, for a quiet handler, when the first keep-alive is
- * due (that keep-alive first); then the response, then close. Closing the stream is the cancel: the
+ * due, `keepAliveMs` after its handler started (that keep-alive first); then the response, then close. Closing the stream is the cancel: the
  * handler's `signal` aborts. The quiet switch exists for workerd, which notices a client that went away
  * only when it next writes: a request whose response is still pending is never seen to close there.
  * `initialize` (whose `Mcp-Session-Id` header needs a plain reply) is never switched for being slow.
@@ -78,9 +78,12 @@ export async function streamIfNotified(
       open('notified')
     }
   }
-  const work = server.handle(message, info)
+  // the quiet timer starts with the handler: the server's own checks (session, version, requestState)
+  // answer first, with their HTTP status
+  let timer: ReturnType<typeof setTimeout> | undefined
   const initialize = message.kind === 'request' && message.message.method === 'initialize'
-  const timer = initialize ? undefined : setTimeout(open, keepAliveMs, 'quiet')
+  if (!initialize) info.started = () => (timer ??= setTimeout(open, keepAliveMs, 'quiet'))
+  const work = server.handle(message, info)
   const first = await Promise.race([work, opened])
   clearTimeout(timer)
   if (typeof first !== 'string') {
