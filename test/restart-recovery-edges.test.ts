@@ -4,7 +4,17 @@
  * an abort during the refused retry, what restarts and what does not, and `maxRounds` per attempt.
  */
 import { describe, expect, it } from 'vitest'
-import { Client, type RoundInfo } from '../src/client/index.ts'
+import * as v from 'valibot'
+import { encodeBase64Url } from '../src/encoding/base64url.ts'
+import {
+  McpServer,
+  RequestStateSecurity,
+  acceptedContent,
+  createFetchHandler,
+  elicitForm,
+  inputRequired,
+} from '../src/server/index.ts'
+import { Client, StreamableHttpClientTransport, type RoundInfo } from '../src/client/index.ts'
 import { driveInputRequired } from '../src/client/input-required.ts'
 import { McpError, type InputRequest, type InputRequiredResult, type InputResponse } from '../src/index.ts'
 import { ASK, scriptedTransport } from './helpers.ts'
@@ -61,6 +71,22 @@ describe('restart recovery: the memo', () => {
     // attempt 2 must send Alice for g1 (what the user said to that asking), and Bob for g2 without asking
     expect(sent[2]).toEqual({ g1: { action: 'accept', content: { v: 'Alice' } } })
     expect(asked).toEqual(['Guest name?', 'Guest name?'])
+  })
+
+  it('the same words under another key are another question: asked, never answered from the memo', async () => {
+    const { asked, sent } = await drive(
+      irr({ confirmDelete: ask('Are you sure?') }),
+      [
+        () => {
+          throw frozen()
+        },
+        () => ({ resultType: 'complete' }),
+      ],
+      () => irr({ confirmCharge: ask('Are you sure?') }),
+      ['delete: yes', 'charge: yes'],
+    )
+    expect(asked).toEqual(['Are you sure?', 'Are you sure?'])
+    expect(sent[1]).toEqual({ confirmCharge: { action: 'accept', content: { v: 'charge: yes' } } })
   })
 
   it('a question first asked in the SECOND attempt and re-asked there reaches the callback again (as documented)', async () => {
@@ -267,3 +293,52 @@ describe('restart recovery: what restarts and what does not', () => {
     expect(count()).toBe(3 + 4) // attempt 1: first + 2 retries (3rd refused); attempt 2: first + 3 retries
   })
 })
+
+describe('restart recovery: a -32020 on a retry (the tool gained an x-mcp-header mid-call)', () => {
+  it('callTool re-lists and drives again from the same memo: the user is asked once (attempt 2 recalls)', async () => {
+    const KEY = encodeBase64Url(new Uint8Array(32).fill(5))
+    const make = (withHeaders: boolean) => {
+      const mcp = new McpServer(
+        { name: 's', version: '1' },
+        { requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }) },
+      )
+      const headers = withHeaders ? { headers: { region: 'Region' } } : {}
+      mcp.tool('order', { input: { region: v.string() }, ...headers }, ({ region }, ctx) => {
+        const answer = acceptedContent(ctx.inputResponses?.ok)
+        if (!answer) return inputRequired({ ok: elicitForm(`Charge $100 in ${region}?`, CONFIRM) }, 'st')
+        return `charged in ${region}`
+      })
+      return createFetchHandler(mcp)
+    }
+    const before = make(false) // the old deployment: the first list and the first call
+    const after = make(true) // the new one: everything after
+    let calls = 0
+    const fetch = (request: Request) => {
+      const method = request.headers.get('mcp-method')
+      if (method === 'tools/call') calls++
+      return (method === 'tools/call' && calls === 1) || (method === 'tools/list' && calls === 0)
+        ? before(request)
+        : after(request)
+    }
+    const asked: string[] = []
+    const rounds: RoundInfo[] = []
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch }),
+      versionNegotiation: 'modern',
+      elicitation: (params) => {
+        asked.push((params as { message: string }).message)
+        return { action: 'accept', content: { yes: true } }
+      },
+    })
+    await client.listTools()
+    const result = await client.callTool('order', { region: 'eu' }, { onRound: (r) => rounds.push(r) })
+    expect(result.content).toEqual([{ type: 'text', text: 'charged in eu' }])
+    expect(asked).toEqual(['Charge $100 in eu?'])
+    expect(rounds.map((r) => [r.attempt, r.recalled])).toEqual([
+      [1, []],
+      [2, ['ok']],
+    ])
+  })
+})
+
+const CONFIRM = { type: 'object' as const, properties: { yes: { type: 'boolean' as const } } }

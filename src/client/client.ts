@@ -31,7 +31,7 @@ import {
 import { invalidateFor, ResponseCache, withUsableHints } from './cache.ts'
 import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
 import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
-import { driveInputRequired } from './input-required.ts'
+import { AnswerMemo, driveInputRequired } from './input-required.ts'
 import { EraNegotiator, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
 import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
@@ -274,20 +274,21 @@ export class Client {
     args: Record<string, unknown> = {},
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<CallToolResult | InputRequiredResult> {
-    try {
-      return await this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
+    const memo = new AnswerMemo() // shared by the retry below: the user's answers are not asked again
+    const drive = () =>
+      this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
         ...options,
-        headers: this.#toolHeaders.headersFor(name, args),
+        headers: this.#toolHeaders.headersFor(name, args), // read again after a re-list
+        memo,
       })
+    try {
+      return await drive()
     } catch (error) {
       // -32020: the tool's headers may have changed; re-list once and retry (spec: streamable-http.mdx)
       if (!(error instanceof McpError && error.code === ErrorCode.HeaderMismatch)) throw error
       await this.invalidateCache('tools/list') // a cached list is what got the headers wrong
       await this.listTools(options.signal ? { signal: options.signal } : {})
-      return this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
-        ...options,
-        headers: this.#toolHeaders.headersFor(name, args),
-      })
+      return drive()
     }
   }
 
@@ -423,7 +424,7 @@ export class Client {
     base: Record<string, unknown>,
     target: string,
     complete: v.GenericSchema<unknown, R>,
-    options: ExchangeOptions & { manual?: boolean },
+    options: ExchangeOptions & { manual?: boolean; memo?: AnswerMemo },
   ): Promise<R | InputRequiredResult> {
     const send = async (inputResponses?: InputResponses, requestState?: string) => {
       const params = { ...base, ...defined({ inputResponses, requestState }) }
@@ -443,7 +444,7 @@ export class Client {
       dispatch: (key, request, signal) => answerInput(this.options, key, request, { key, method, target, signal }),
       retry: send,
       isInputRequired: isInputRequiredResult,
-      ...defined({ maxRounds, sleep, signal: options.signal, onRound: options.onRound, restart }),
+      ...defined({ maxRounds, sleep, signal: options.signal, onRound: options.onRound, restart, memo: options.memo }),
     })
   }
 }

@@ -33,7 +33,7 @@ export interface RoundInfo {
   attempt: number
   /**
    * The keys of `inputRequests` answered from an answer of the first attempt (the same question, compared
-   * as rendered: method and params but `_meta`) instead of by your callbacks. Empty on the first attempt.
+   * as rendered: the same key, method and params but `_meta`) instead of by your callbacks. Empty on the first attempt.
    */
   recalled: string[]
   /** What the server asked this round (empty for a state-only round). */
@@ -63,11 +63,16 @@ export interface DriveOptions<R> {
   /**
    * Sends the call again from the start (no `inputResponses`, no `requestState`). Given, a retry refused
    * with the frozen requestState error starts the call over once; in that second attempt a question equal
-   * to one answered in the first (same method and params but `_meta`, compared canonically) is answered with
+   * to one answered in the first (same key, method and params but `_meta`, compared canonically) is answered with
    * that answer, each answer used at most once and in the order asked (a question asked more often than in
    * the first attempt reaches the callbacks again).
    */
   restart?: () => Promise<R | InputRequiredResult>
+  /**
+   * The memo of an earlier drive of the same call (`callTool` drives again after re-listing on a -32020):
+   * when it holds answers, this drive is the second attempt and recalls them.
+   */
+  memo?: AnswerMemo
 }
 
 /** `setTimeout`-based sleep that rejects with the signal's reason on abort. */
@@ -105,13 +110,18 @@ const START_OVER = Symbol('start over')
  * params but `_meta`), in the order the questions were asked: the second attempt recalls them in that order,
  * each once, and records nothing (a question it re-asks reaches the callbacks).
  */
-class AnswerMemo {
+export class AnswerMemo {
   readonly #answers = new Map<string, Array<InputResponse | undefined>>()
+
+  /** Whether any answer was recorded (a drive that starts with such a memo is a second attempt). */
+  get hasAnswers(): boolean {
+    return this.#answers.size > 0
+  }
 
   /** Answer from the memo (second attempt, an answer of this question not yet recalled) or through `dispatch`. */
   dispatch(attempt: number, dispatch: Dispatch, recalled: string[]): Dispatch {
     return async (key, request, signal) => {
-      const question = questionOf(request)
+      const question = questionOf(key, request)
       if (question === undefined) return dispatch(key, request, signal)
       if (attempt > 1) {
         const known = this.#answers.get(question)?.shift()
@@ -129,12 +139,15 @@ class AnswerMemo {
   }
 }
 
-/** The question as rendered: method and params but `_meta`; undefined when it has no canonical form. */
-function questionOf(request: InputRequest): string | undefined {
+/**
+ * The question under its key, as rendered: the `inputRequests` key and the method and params but `_meta`
+ * (an answer is never recalled for another key, even to the same words); undefined when it has no canonical form.
+ */
+function questionOf(key: string, request: InputRequest): string | undefined {
   const params: Record<string, unknown> = { ...request.params }
   delete params._meta
   try {
-    return canonicalJson({ method: request.method, params })
+    return canonicalJson({ key, method: request.method, params })
   } catch {
     return undefined // e.g. nested deeper than canonicalJson allows: never recalled
   }
@@ -148,7 +161,8 @@ function questionOf(request: InputRequest): string | undefined {
  *   is refused again (a call starts over at most once).
  */
 export async function driveInputRequired<R>(first: R | InputRequiredResult, options: DriveOptions<R>): Promise<R> {
-  const memo = options.restart ? new AnswerMemo() : undefined
+  const memo = options.memo ?? (options.restart ? new AnswerMemo() : undefined)
+  if (memo?.hasAnswers) return (await attempt(first, options, 2, memo)) as R // a second attempt never starts over
   const result = await attempt(first, options, 1, memo)
   if (result !== START_OVER) return result
   options.signal?.throwIfAborted()

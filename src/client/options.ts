@@ -87,7 +87,7 @@ export interface ClientOptions {
    * When a retry is refused with the frozen requestState error (`-32602 "Invalid or expired requestState"`:
    * the state expired, or the retry reached a server instance that cannot open it, e.g. another Worker
    * isolate without `REQUEST_STATE_KEYS`), start the call over once, answering every question already
-   * answered in this call (same method and params but `_meta`) from those answers, each once and in order,
+   * answered in this call (same key, method and params but `_meta`) from those answers, each once and in order,
    * so your callbacks are asked only new questions. `RoundInfo.attempt` and `recalled` show it. Default
    * `true`; `false` throws the error. Manual mode (`{ manual: true }`) and a resumed call (`inputResponses`
    * or `requestState` given: what was answered before is not known) never restart.
