@@ -22,6 +22,7 @@
  * Bounded: at most 5,000 flows in flight, a per-flow timeout, a hard limit on the whole run, and
  * `wrangler dev` (its own process group) is killed at the end, on failure and on Ctrl-C.
  */
+import { setMaxListeners } from 'node:events'
 import { Agent } from 'undici'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import {
@@ -125,6 +126,7 @@ const clientRss = () => `load client RSS ${mib(process.memoryUsage().rss)}`
 
 async function main(options: LoadOptions): Promise<number> {
   const stop = new AbortController()
+  setMaxListeners(0, stop.signal) // one listener per flow in flight (each removed when its flow ends)
   let timedOut = false
   let interrupted = false
   let server: DevServer | undefined
