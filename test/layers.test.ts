@@ -27,7 +27,7 @@ const ALLOWED: Record<string, string[]> = {
   'transport-server': ['encoding', 'protocol', 'request-state', 'server'],
   hono: ['protocol', 'server', 'transport-server'],
   browser: ['protocol', 'client', 'transport-client'],
-  cloudflare: ['server'],
+  cloudflare: ['protocol', 'server'],
 }
 const ENTRY_POINTS = new Set([
   'index.ts',

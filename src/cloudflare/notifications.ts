@@ -10,6 +10,7 @@
  * object writes the event to every open connection, its publisher's included.
  * @module
  */
+import { normalizeUri } from '../protocol/uri-literal.ts'
 import {
   isAbsoluteUri,
   MAX_SUBSCRIBED_URI_LENGTH,
@@ -61,6 +62,40 @@ export function parseBusEvent(value: unknown): ServerEvent | undefined {
   return undefined
 }
 
+/**
+ * A `resourceUpdated` whose URI is too long as given, with its URI in normal form (`normalizeUri`: matching
+ * is by normal form, and `%41` is shorter as `A`); anything else unchanged.
+ */
+function normalized(value: unknown): unknown {
+  const { kind, uri } = (value ?? {}) as { kind?: unknown; uri?: unknown }
+  return kind === 'resourceUpdated' && typeof uri === 'string' ? { kind, uri: normalizeUri(uri) } : value
+}
+
+/** The body as text, or undefined once it exceeds `max` bytes (the rest is not read). */
+async function readCapped(request: Request, max: number): Promise<string | undefined> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > max) {
+      await reader.cancel().catch(() => {})
+      return undefined
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(total)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return new TextDecoder().decode(bytes)
+}
+
 /** One line of the wire: the event's JSON and a newline, or undefined when it is too big. */
 function encodeLine(event: ServerEvent): Uint8Array | undefined {
   const bytes = encoder.encode(JSON.stringify(event) + '\n')
@@ -103,8 +138,8 @@ export class McpNotificationBus {
     if (Number(request.headers.get('content-length') ?? 0) > MAX_BUS_EVENT_BYTES) {
       return new Response('event too big', { status: 413 })
     }
-    const text = await request.text()
-    if (encoder.encode(text).byteLength > MAX_BUS_EVENT_BYTES) return new Response('event too big', { status: 413 })
+    const text = await readCapped(request, MAX_BUS_EVENT_BYTES) // without a Content-Length: counted as it comes
+    if (text === undefined) return new Response('event too big', { status: 413 })
     let event: ServerEvent | undefined
     try {
       event = parseBusEvent(JSON.parse(text))
@@ -154,7 +189,8 @@ export class McpNotificationBus {
  *
  * - `publish(event)` posts it to the object; it rejects with a `TypeError` for a value that is not a
  *   `ServerEvent`, and with an `Error` when the object refuses it (the server logs either). A
- *   `resourceUpdated` of a URI longer than 4096 characters is dropped (no stream can subscribe to it).
+ *   `resourceUpdated` of a URI longer than 4096 characters, in its given and in its normal form, is dropped
+ *   (no stream can subscribe to it).
  * - `subscribe(listener, dropped)` resolves once the object holds the connection (so the listen request
  *   is acknowledged only then) and calls `listener` for each event, in the order the object got them.
  *   When the connection ends without an unsubscribe (the object restarted, the isolate fell
@@ -185,7 +221,7 @@ export function durableObjectNotificationBus(
   }
   return {
     async publish(value) {
-      const event = parseBusEvent(value)
+      const event = parseBusEvent(value) ?? parseBusEvent(normalized(value))
       if (!event) {
         const uri = (value as { uri?: unknown } | null)?.uri
         if ((value as { kind?: unknown } | null)?.kind === 'resourceUpdated' && isAbsoluteUri(uri)) return // too long to match
