@@ -71,31 +71,6 @@ function normalized(value: unknown): unknown {
   return kind === 'resourceUpdated' && typeof uri === 'string' ? { kind, uri: normalizeUri(uri) } : value
 }
 
-/** The body as text, or undefined once it exceeds `max` bytes (the rest is not read). */
-async function readCapped(request: Request, max: number): Promise<string | undefined> {
-  if (!request.body) return ''
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let total = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    total += value.byteLength
-    if (total > max) {
-      await reader.cancel().catch(() => {})
-      return undefined
-    }
-    chunks.push(value)
-  }
-  const bytes = new Uint8Array(total)
-  let at = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return new TextDecoder().decode(bytes)
-}
-
 /** One line of the wire: the event's JSON and a newline, or undefined when it is too big. */
 function encodeLine(event: ServerEvent): Uint8Array | undefined {
   const bytes = encoder.encode(JSON.stringify(event) + '\n')
@@ -138,8 +113,8 @@ export class McpNotificationBus {
     if (Number(request.headers.get('content-length') ?? 0) > MAX_BUS_EVENT_BYTES) {
       return new Response('event too big', { status: 413 })
     }
-    const text = await readCapped(request, MAX_BUS_EVENT_BYTES) // without a Content-Length: counted as it comes
-    if (text === undefined) return new Response('event too big', { status: 413 })
+    const text = await request.text()
+    if (encoder.encode(text).byteLength > MAX_BUS_EVENT_BYTES) return new Response('event too big', { status: 413 })
     let event: ServerEvent | undefined
     try {
       event = parseBusEvent(JSON.parse(text))
