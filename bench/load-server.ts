@@ -6,11 +6,9 @@
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-
-const ROOT = join(import.meta.dirname, '..')
+import { ROOT, freePort, wranglerEnv } from '../test/workerd.ts'
 
 /** A running `wrangler dev`. */
 export interface DevServer {
@@ -24,17 +22,6 @@ export interface DevServer {
   stop(): Promise<void>
   /** SIGKILL the whole group now, synchronously (for `process.on('exit')`). */
   kill(): void
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
 }
 
 /** 32 random bytes as unpadded base64url: one `REQUEST_STATE_KEYS` key. */
@@ -59,14 +46,7 @@ export async function startDevServer(startTimeoutMs = 90_000, signal?: AbortSign
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      CI: 'true',
-      WRANGLER_SEND_METRICS: 'false',
-      WRANGLER_SEND_ERROR_REPORTS: 'false',
-      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-      NO_COLOR: '1',
-    },
+    env: wranglerEnv(),
   })
   let log = ''
   child.stdout.on('data', (d) => (log = (log + d).slice(-20_000)))

@@ -5,6 +5,19 @@ import { join } from 'node:path'
 
 export const ROOT = join(import.meta.dirname, '..')
 
+/** The environment `wrangler dev` runs with here: no prompts, metrics, error reports, remote fetches or colours. */
+export function wranglerEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    CI: 'true',
+    WRANGLER_SEND_METRICS: 'false',
+    WRANGLER_SEND_ERROR_REPORTS: 'false',
+    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+    NO_COLOR: '1',
+  }
+}
+
+/** A free loopback TCP port. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer()
@@ -58,14 +71,7 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      CI: 'true',
-      WRANGLER_SEND_METRICS: 'false',
-      WRANGLER_SEND_ERROR_REPORTS: 'false',
-      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-      NO_COLOR: '1',
-    },
+    env: wranglerEnv(),
   })
   let log = ''
   // a detached group outlives the test process unless killed: a timed-out hook or test must not leave it running
