@@ -1,0 +1,241 @@
+/**
+ * An MCP endpoint as an OAuth 2.1 protected resource (spec: basic/authorization/index.mdx): its Protected
+ * Resource Metadata (RFC 9728), the bearer token from the `Authorization` header only (RFC 6750 §2.1,
+ * never the query string), its verification through a {@link VerifyToken} (JWT or introspection verifiers:
+ * `edge-mcp/oauth`), and the challenges (RFC 6750 §3): 401 with `resource_metadata`, 403
+ * `insufficient_scope` with the `scope` needed. Nothing here imports a JOSE library: a Worker that does
+ * not verify tokens carries none.
+ * @module
+ */
+import type { AuthInfo } from '../protocol/auth.ts'
+
+/** What a token verifier is told about the request: the resource it must be valid for, and the request. */
+export interface VerifyTokenContext {
+  /** This server's canonical resource URL (RFC 8707 / RFC 9728 `resource`): the audience a token must name. */
+  resource: string
+  /** The HTTP request carrying the token. */
+  request: Request
+  /** The Worker's `env` (or what the runtime passed), e.g. for a per-deployment issuer. */
+  env: unknown
+}
+
+/**
+ * Verifies a bearer token for this resource and returns who it speaks for.
+ * @throws InvalidTokenError when the token is not valid here (401 `invalid_token`; its message becomes the
+ *   challenge's `error_description`). Any other error is a failure of the verifier itself (the request
+ *   gets 503 and the logger has the cause): a token is never accepted because a check could not run.
+ */
+export type VerifyToken = (token: string, context: VerifyTokenContext) => AuthInfo | Promise<AuthInfo>
+
+/**
+ * A token that is not valid for this resource: bad signature, unknown key, wrong issuer or audience,
+ * expired, not yet valid, malformed, inactive. Answered with 401 and `error="invalid_token"`
+ * (RFC 6750 §3.1); the message is sent as `error_description`, so it must not carry secrets.
+ */
+export class InvalidTokenError extends Error {
+  override readonly name: string = 'InvalidTokenError'
+}
+
+/** Options of a protected MCP endpoint: `FetchHandlerOptions.oauth`. */
+export interface ProtectedResourceOptions {
+  /**
+   * Issuer URLs of the authorization servers whose tokens this resource accepts (RFC 9728
+   * `authorization_servers`); clients discover the first one's metadata (RFC 8414 / OpenID Discovery).
+   */
+  authorizationServers: readonly string[]
+  /** Verifies each bearer token: `jwtVerifier(…)` or `introspectionVerifier(…)` from `edge-mcp/oauth`, or your own. */
+  verifyToken: VerifyToken
+  /**
+   * This server's canonical resource URL (`https://mcp.example.com/mcp`; RFC 8707 §2: no fragment, no
+   * trailing slash). Default: the request's origin followed by `path`, so the same Worker works under any
+   * host it is deployed to (its `allowedHosts` decide which).
+   */
+  resource?: string
+  /** The MCP endpoint's path, for the default `resource` and the metadata's well-known URL. Default `/mcp`. */
+  path?: string
+  /** Scopes every request needs (the server-wide floor); per-item scopes come from registration `scopes`. */
+  requiredScopes?: readonly string[]
+  /** RFC 9728 `scopes_supported`: the scopes a client may ask for. Default: `requiredScopes`, when given. */
+  scopesSupported?: readonly string[]
+  /** RFC 9728 `resource_documentation`: a page for developers. */
+  resourceDocumentation?: string
+  /** RFC 9728 `resource_name`: a human-readable name. */
+  resourceName?: string
+  /**
+   * Also serve the metadata at the root well-known URL (`/.well-known/oauth-protected-resource`), for
+   * clients that look only there. Default false: only the path form (spec: authorization-server-discovery).
+   */
+  rootMetadata?: boolean
+}
+
+const WELL_KNOWN = '/.well-known/oauth-protected-resource'
+
+/** RFC 6750 `b64token`: the only characters a bearer token may contain. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
+
+/** What the checks decided for one request. */
+export type BearerOutcome =
+  { ok: true; authInfo: AuthInfo } | { ok: false; status: 401 | 403 | 503; challenge?: Challenge; message: string }
+
+/** The parameters of one `WWW-Authenticate: Bearer` challenge (RFC 6750 §3). */
+export interface Challenge {
+  error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope'
+  description?: string
+  scope?: string
+}
+
+/** A protected resource's request-time behaviour (see {@link ProtectedResourceOptions}). */
+export class ProtectedResource {
+  readonly options: ProtectedResourceOptions
+  readonly #path: string
+
+  /**
+   * @throws TypeError when `authorizationServers` is empty or not absolute URLs, `verifyToken` is not a
+   *   function, or `resource` / `path` are malformed (a fragment, no leading `/`).
+   */
+  constructor(options: ProtectedResourceOptions) {
+    if (typeof options.verifyToken !== 'function') throw new TypeError('oauth.verifyToken must be a function')
+    if (!Array.isArray(options.authorizationServers) || options.authorizationServers.length === 0)
+      throw new TypeError('oauth.authorizationServers must list at least one issuer URL')
+    for (const issuer of options.authorizationServers) {
+      if (!URL.canParse(issuer)) throw new TypeError(`oauth.authorizationServers: ${issuer} is not an absolute URL`)
+    }
+    let path = options.path ?? '/mcp'
+    if (options.resource !== undefined) {
+      if (!URL.canParse(options.resource) || new URL(options.resource).hash)
+        throw new TypeError(`oauth.resource must be an absolute URL without a fragment, got ${options.resource}`)
+      path = new URL(options.resource).pathname
+    }
+    if (!path.startsWith('/')) throw new TypeError(`oauth.path must start with '/', got ${path}`)
+    this.options = options
+    this.#path = path === '/' ? '' : path.replace(/\/+$/, '')
+  }
+
+  /** The canonical resource URL for a request to this server (`resource`, else origin + path). */
+  resourceFor(url: URL): string {
+    return this.options.resource?.replace(/\/+$/, '') ?? `${url.origin}${this.#path}`
+  }
+
+  /** The path-form metadata URL for a request (what `resource_metadata` points at). */
+  metadataUrlFor(url: URL): string {
+    return `${url.origin}${WELL_KNOWN}${this.#path}`
+  }
+
+  /** True when `url` is one of this resource's metadata URLs. */
+  isMetadataPath(url: URL): boolean {
+    return (
+      url.pathname === `${WELL_KNOWN}${this.#path}` ||
+      (this.options.rootMetadata === true && url.pathname === WELL_KNOWN)
+    )
+  }
+
+  /**
+   * The metadata document (RFC 9728 §3.2): 200 JSON for GET / HEAD, 204 for a preflight, 405 otherwise.
+   * Readable from any origin (`Access-Control-Allow-Origin: *`): it is public and holds no credential.
+   */
+  metadataResponse(request: Request, url: URL): Response {
+    const cors = { 'Access-Control-Allow-Origin': '*' }
+    if (request.method === 'OPTIONS') {
+      return new Response(null, {
+        status: 204,
+        headers: { ...cors, 'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS', 'Access-Control-Max-Age': '86400' },
+      })
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return new Response(null, { status: 405, headers: { ...cors, Allow: 'GET, HEAD, OPTIONS' } })
+    const o = this.options
+    const document: Record<string, unknown> = {
+      resource: this.resourceFor(url),
+      authorization_servers: [...o.authorizationServers],
+      bearer_methods_supported: ['header'],
+    }
+    const scopes = o.scopesSupported ?? o.requiredScopes
+    if (scopes?.length) document.scopes_supported = [...scopes]
+    if (o.resourceDocumentation !== undefined) document.resource_documentation = o.resourceDocumentation
+    if (o.resourceName !== undefined) document.resource_name = o.resourceName
+    const body = request.method === 'HEAD' ? null : JSON.stringify(document)
+    return new Response(body, {
+      status: 200,
+      headers: { ...cors, 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=3600' },
+    })
+  }
+
+  /**
+   * The bearer checks for one MCP request: the token from `Authorization` only (a token in the query
+   * string or form is refused, RFC 6750 §2.3 and MCP "Token Requirements"), verified for this resource,
+   * with the server-wide `requiredScopes`.
+   */
+  async authenticate(request: Request, url: URL, env: unknown, log: (cause: unknown) => void): Promise<BearerOutcome> {
+    const header = request.headers.get('authorization')
+    const fromQuery = url.searchParams.has('access_token')
+    if (fromQuery)
+      return invalid(
+        'invalid_request',
+        'access tokens are accepted only in the Authorization header, never the query string',
+      )
+    if (header === null)
+      return { ok: false, status: 401, challenge: {}, message: 'Unauthorized: a bearer token is required' }
+    const match = /^Bearer +(\S*) *$/i.exec(header)
+    if (!match) {
+      // another scheme (Basic, …) is no bearer token at all: the plain challenge (RFC 6750 §3.1)
+      if (!/^bearer(\s|$)/i.test(header))
+        return { ok: false, status: 401, challenge: {}, message: 'Unauthorized: a bearer token is required' }
+      return invalid('invalid_token', 'the Authorization header is not "Bearer <token>"')
+    }
+    const token = match[1]!
+    if (!B64TOKEN.test(token)) return invalid('invalid_token', 'the bearer token is malformed')
+    let authInfo: AuthInfo
+    try {
+      authInfo = await this.options.verifyToken(token, { resource: this.resourceFor(url), request, env })
+    } catch (error) {
+      if (error instanceof InvalidTokenError) return invalid('invalid_token', error.message || 'the token is not valid')
+      log(error)
+      return { ok: false, status: 503, message: 'Service Unavailable: the access token could not be verified' }
+    }
+    const missing = missingScopes(this.options.requiredScopes ?? [], authInfo.scopes)
+    if (missing.length) {
+      const scope = (this.options.requiredScopes ?? []).join(' ')
+      return {
+        ok: false,
+        status: 403,
+        challenge: {
+          error: 'insufficient_scope',
+          scope,
+          description: `this server needs the scope ${missing.join(' ')}`,
+        },
+        message: `Forbidden: insufficient scope; this server needs ${scope}`,
+      }
+    }
+    return { ok: true, authInfo }
+  }
+
+  /** The `WWW-Authenticate` value for a challenge on a request to `url` (RFC 6750 §3, MCP authorization). */
+  challengeHeader(url: URL, challenge: Challenge): string {
+    return bearerChallenge({ ...challenge, resourceMetadata: this.metadataUrlFor(url) })
+  }
+}
+
+/**
+ * `Bearer resource_metadata="…", error="…", error_description="…", scope="…"` (RFC 6750 §3; values are
+ * quoted strings, with `"` and `\` escaped and characters outside visible ASCII replaced).
+ */
+export function bearerChallenge(c: Challenge & { resourceMetadata?: string }): string {
+  const params: string[] = []
+  const add = (name: string, value: string | undefined) => {
+    if (value !== undefined) params.push(`${name}="${value.replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, '\\$&')}"`)
+  }
+  add('resource_metadata', c.resourceMetadata)
+  add('error', c.error)
+  add('error_description', c.description)
+  add('scope', c.scope)
+  return params.length ? `Bearer ${params.join(', ')}` : 'Bearer'
+}
+
+/** The `required` scopes not in `granted` (exact names; scope hierarchies are the server's `impliedScopes`). */
+export function missingScopes(required: readonly string[], granted: readonly string[] | undefined): string[] {
+  return required.filter((s) => !granted?.includes(s))
+}
+
+function invalid(error: 'invalid_request' | 'invalid_token', description: string): BearerOutcome {
+  return { ok: false, status: 401, challenge: { error, description }, message: `Unauthorized: ${description}` }
+}
