@@ -25,3 +25,52 @@ export interface AuthInfo {
   /** Anything else your auth layer knows. */
   extra?: Record<string, unknown>
 }
+
+/**
+ * Scope hierarchies (spec: basic/authorization "Servers MUST account for scope hierarchies"): each granted
+ * scope → the narrower scopes it implies, followed transitively.
+ * @example { 'books:admin': ['books:order', 'books:read'], 'books:order': ['books:read'] }
+ */
+export type ImpliedScopes = Readonly<Record<string, readonly string[]>>
+
+/**
+ * The `required` scopes that `granted` (with what it implies) does not cover, in `required` order.
+ * Scope names compare exactly (RFC 6749 §3.3: case-sensitive).
+ */
+export function missingScopes(
+  required: readonly string[],
+  granted: readonly string[] | undefined,
+  implied?: ImpliedScopes,
+): string[] {
+  if (required.length === 0) return []
+  const have = new Set(granted ?? [])
+  if (implied) {
+    const queue = [...have]
+    for (let s = queue.pop(); s !== undefined; s = queue.pop()) {
+      const narrower = Object.hasOwn(implied, s) ? implied[s] : undefined
+      for (const n of narrower ?? []) {
+        if (!have.has(n)) {
+          have.add(n)
+          queue.push(n)
+        }
+      }
+    }
+  }
+  return required.filter((s) => !have.has(s))
+}
+
+/** RFC 6749 §3.3 `scope-token`: visible ASCII but space, `"` and `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
+
+/**
+ * Check a list of scope names given at registration or in options.
+ * @throws TypeError naming `where` when it is not an array of RFC 6749 scope tokens.
+ */
+export function checkScopes(where: string, scopes: unknown): readonly string[] | undefined {
+  if (scopes === undefined) return undefined
+  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s)))
+    throw new TypeError(
+      `${where}: scopes must be an array of scope names (visible ASCII, no spaces, quotes or backslashes)`,
+    )
+  return [...new Set(scopes as string[])]
+}

@@ -123,3 +123,12 @@ export {
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
 export { MAX_UNREAD_BYTES } from '../transport/http-server-sse.ts'
 export type { AllowedOrigins } from '../transport/http-server-policy.ts'
+export {
+  InvalidTokenError,
+  type ProtectedResourceOptions,
+  type VerifyToken,
+  type VerifyTokenContext,
+} from '../transport/http-auth.ts'
+// Authorization: scopes per tool, prompt or resource, and their challenge
+export { InsufficientScopeError } from './scopes.ts'
+export type { ImpliedScopes } from '../protocol/auth.ts'

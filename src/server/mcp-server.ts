@@ -19,6 +19,7 @@ import { RequestStateSecurity } from '../request-state/security.ts'
 import type { RequestParams } from './context.ts'
 import { checkToolName, promptEntry, resourceEntry, templateEntry, toolEntry } from './mcp/definitions.ts'
 import { DEFAULT_PAGE_SIZE, listPage } from './mcp/lists.ts'
+import { checkScopes } from '../protocol/auth.ts'
 import { callTool, complete, getPrompt, readResource } from './mcp/requests.ts'
 import type {
   McpServerOptions,
@@ -58,7 +59,7 @@ export class McpServer {
   /** The low-level server underneath (register other methods here). */
   readonly server: Server
   readonly #pageSize: number
-  readonly #registry: Registry = { tools: new Map(), prompts: new Map(), templates: new Map(), resources: new Map() }
+  readonly #registry: Registry
   #resourcesEnabled = false
   /** Log-only notes of a round (e.g. a discarded stale answer) go to the server's logger. */
   readonly #note = (message: string): void => this.server.logger.warn(message)
@@ -69,6 +70,10 @@ export class McpServer {
     if (!(Number.isInteger(pageSize) && pageSize > 0))
       throw new RangeError(`pageSize must be a positive integer, got ${String(options.pageSize)}`)
     this.#pageSize = pageSize
+    for (const [scope, narrower] of Object.entries(options.impliedScopes ?? {}))
+      checkScopes(`impliedScopes.${scope}`, narrower)
+    const impliedScopes = options.impliedScopes
+    this.#registry = { tools: new Map(), prompts: new Map(), templates: new Map(), resources: new Map(), impliedScopes }
     this.server = new Server(info, options)
     this.server.useRequestStateSecurity(options.requestStateSecurity ?? RequestStateSecurity.ephemeral())
     this.server.setRequestHandler('tools/list', (params) => this.#list(params, 'tools', this.#registry.tools))

@@ -2,6 +2,7 @@
  * The options of the low-level {@link Server} (and of `McpServer`, which adds its own).
  * @module
  */
+import type { ImpliedScopes } from '../protocol/auth.ts'
 import type { ServerCapabilities } from '../protocol/schemas/index.ts'
 import type { CacheOptions } from './cache.ts'
 import type { Logger, RequestContext } from './context.ts'
@@ -40,6 +41,13 @@ export interface ServerOptions {
    * @example authorizeSubscription: (uri, ctx) => uri.startsWith(`users://${ctx.authInfo?.clientId}/`)
    */
   authorizeSubscription?: (uri: string, ctx: RequestContext) => boolean | Promise<boolean>
+  /**
+   * Scope hierarchies: a granted scope → the narrower scopes it implies (followed transitively), for the
+   * registration `scopes` of tools, prompts and resources and the fetch handler's `oauth.requiredScopes`
+   * (spec: basic/authorization "Servers MUST account for scope hierarchies").
+   * @example impliedScopes: { 'books:admin': ['books:order', 'books:read'] }
+   */
+  impliedScopes?: ImpliedScopes
   /**
    * 2025-era clients (no `_meta` envelope; `initialize` first): `'serve'` answers them from the same
    * handlers (`initialize` negotiates 2025-11-25, 2025-06-18 or 2025-03-26; questions are asked in a

@@ -3,6 +3,7 @@
  * optional request-state boundary. Transport-agnostic: feed it parsed messages, get responses back.
  * @module
  */
+import { errorHandled, type Handled } from './handled.ts'
 import { HEADER, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { checkProtocolVersion, hasEnvelope, readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
@@ -41,6 +42,7 @@ import { handlerState, RequestStateSealing, withoutNullState } from './sealing.t
 
 export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
 export type { ServerOptions } from './server-options.ts'
+export type { Handled } from './handled.ts'
 
 /** The era of one request: modern (it carries the 2026 envelope) or legacy, with what its handler sees. */
 interface Era {
@@ -48,19 +50,6 @@ interface Era {
   envelope: RequestEnvelope
   /** The legacy session the request carried, opened. */
   session?: LegacySession
-}
-
-/** What the server answers for one inbound message: an HTTP-like status and, for requests, a response. */
-export interface Handled {
-  /**
-   * 200 for results and in-band errors; 202 for notifications and accepted answers; 400/404 where the
-   * spec fixes a status; 500 when an answer could not be handed on (a failing mailbox).
-   */
-  status: number
-  /** The JSON-RPC response; undefined for notifications. */
-  response?: JSONRPCResponse
-  /** The `Mcp-Session-Id` a legacy `initialize` was given (the transport sends it as that header). */
-  sessionId?: string
 }
 
 /** Capabilities implied by a registered handler; list changes and resource updates come through `subscriptions/listen`. */
@@ -245,10 +234,7 @@ export class Server {
       return handled
     } catch (error) {
       if (error instanceof RequestCancelled) return { status: 200 } // no response (spec: cancellation.mdx)
-      const mcp = this.#toMcpError(error, request.method)
-      // a 2025 client reads a non-2xx as a transport failure (404: its session expired): in-band errors are 200
-      const status = era?.legacy ? 200 : (mcp.httpStatus ?? 200)
-      return { status, response: errorResponse(request.id, mcp) }
+      return errorHandled(request.id, this.#toMcpError(error, request.method), era?.legacy === true)
     }
   }
 

@@ -7,7 +7,7 @@
  * not verify tokens carries none.
  * @module
  */
-import type { AuthInfo } from '../protocol/auth.ts'
+import { checkScopes, missingScopes, type AuthInfo, type ImpliedScopes } from '../protocol/auth.ts'
 
 /** What a token verifier is told about the request: the resource it must be valid for, and the request. */
 export interface VerifyTokenContext {
@@ -91,7 +91,8 @@ export class ProtectedResource {
 
   /**
    * @throws TypeError when `authorizationServers` is empty or not absolute URLs, `verifyToken` is not a
-   *   function, or `resource` / `path` are malformed (a fragment, no leading `/`).
+   *   function, `resource` / `path` are malformed (a fragment, no leading `/`), or a scope list is not
+   *   scope names.
    */
   constructor(options: ProtectedResourceOptions) {
     if (typeof options.verifyToken !== 'function') throw new TypeError('oauth.verifyToken must be a function')
@@ -107,6 +108,8 @@ export class ProtectedResource {
       path = new URL(options.resource).pathname
     }
     if (!path.startsWith('/')) throw new TypeError(`oauth.path must start with '/', got ${path}`)
+    checkScopes('oauth.requiredScopes', options.requiredScopes)
+    checkScopes('oauth.scopesSupported', options.scopesSupported)
     this.options = options
     this.#path = path === '/' ? '' : path.replace(/\/+$/, '')
   }
@@ -165,7 +168,13 @@ export class ProtectedResource {
    * string or form is refused, RFC 6750 §2.3 and MCP "Token Requirements"), verified for this resource,
    * with the server-wide `requiredScopes`.
    */
-  async authenticate(request: Request, url: URL, env: unknown, log: (cause: unknown) => void): Promise<BearerOutcome> {
+  async authenticate(
+    request: Request,
+    url: URL,
+    env: unknown,
+    implied: ImpliedScopes | undefined,
+    log: (cause: unknown) => void,
+  ): Promise<BearerOutcome> {
     const header = request.headers.get('authorization')
     const fromQuery = url.searchParams.has('access_token')
     if (fromQuery)
@@ -192,7 +201,7 @@ export class ProtectedResource {
       log(error)
       return { ok: false, status: 503, message: 'Service Unavailable: the access token could not be verified' }
     }
-    const missing = missingScopes(this.options.requiredScopes ?? [], authInfo.scopes)
+    const missing = missingScopes(this.options.requiredScopes ?? [], authInfo.scopes, implied)
     if (missing.length) {
       const scope = (this.options.requiredScopes ?? []).join(' ')
       return {
@@ -229,11 +238,6 @@ export function bearerChallenge(c: Challenge & { resourceMetadata?: string }): s
   add('error_description', c.description)
   add('scope', c.scope)
   return params.length ? `Bearer ${params.join(', ')}` : 'Bearer'
-}
-
-/** The `required` scopes not in `granted` (exact names; scope hierarchies are the server's `impliedScopes`). */
-export function missingScopes(required: readonly string[], granted: readonly string[] | undefined): string[] {
-  return required.filter((s) => !granted?.includes(s))
 }
 
 function invalid(error: 'invalid_request' | 'invalid_token', description: string): BearerOutcome {

@@ -25,11 +25,6 @@ function sseEvent(message: unknown): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`
 }
 
-/** The `Mcp-Session-Id` header of a legacy `initialize` reply that minted one; else none. */
-export function sessionHeaders(handled: Handled): Record<string, string> {
-  return handled.sessionId === undefined ? {} : { 'Mcp-Session-Id': handled.sessionId }
-}
-
 /** A complete response: `body` as JSON, or as a single SSE event. */
 export function reply(
   status: number,
@@ -51,6 +46,7 @@ export function reply(
  * handler's `signal` aborts. The quiet switch exists for workerd, which notices a client that went away
  * only when it next writes: a request whose response is still pending is never seen to close there.
  * `initialize` (whose `Mcp-Session-Id` header needs a plain reply) is never switched for being slow.
+ * `headersOf` gives the headers of a plain reply (a session id, a challenge).
  * `subscriptions/listen` rides the same path: its acknowledgement opens the stream, which then stays
  * open (with keep-alives) until the client disconnects or the server ends the subscription.
  */
@@ -60,6 +56,7 @@ export async function streamIfNotified(
   info: RequestInfo,
   accept: Representation,
   keepAliveMs: number,
+  headersOf: (handled: Handled) => Record<string, string>,
 ): Promise<Response> {
   const cancel = new AbortController()
   const outer = info.signal
@@ -88,7 +85,7 @@ export async function streamIfNotified(
   clearTimeout(timer)
   if (typeof first !== 'string') {
     if (!first.response) return new Response(null, { status: first.status })
-    return reply(first.status, first.response, accept, sessionHeaders(first))
+    return reply(first.status, first.response, accept, headersOf(first))
   }
   const stream = notificationStream(server, work, queued, sink, cancel, keepAliveMs, first === 'quiet')
   return new Response(stream, { status: 200, headers: SSE_HEADERS })

@@ -15,7 +15,9 @@ import type { McpServer } from '../server/mcp-server.ts'
 import type { Server } from '../server/server.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
 import { hostPolicy, originPolicy, preflightResponse, withCors, type AllowedOrigins } from './http-server-policy.ts'
-import { reply, sessionHeaders, streamIfNotified, type Representation } from './http-server-sse.ts'
+import { reply, streamIfNotified, type Representation } from './http-server-sse.ts'
+import { bearerChallenge, ProtectedResource, type ProtectedResourceOptions } from './http-auth.ts'
+import type { Handled } from '../server/handled.ts'
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -26,6 +28,18 @@ export interface FetchHandlerOptions {
    * an anonymous request. Throw to refuse; the error's message is not sent to the client.
    */
   authenticate?: (request: Request, env: unknown) => AuthInfo | undefined | Promise<AuthInfo | undefined>
+  /**
+   * Make this endpoint an OAuth 2.1 protected resource (spec: basic/authorization): the Protected Resource
+   * Metadata (RFC 9728) is served at `/.well-known/oauth-protected-resource{path}` (GET, any origin), and
+   * every MCP request needs `Authorization: Bearer <token>` that `verifyToken` accepts for this resource
+   * (`jwtVerifier` / `introspectionVerifier` of `edge-mcp/oauth`). Without one (or with a token in the
+   * query string): 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (plus `error="invalid_token"`
+   * and `error_description` when a token was sent and refused); without `requiredScopes` or a tool's,
+   * prompt's or resource's registration `scopes`: 403 `error="insufficient_scope"` with the `scope` needed;
+   * a verifier that cannot run (its JWKS unreachable): 503. The verified identity is `ctx.authInfo`, and
+   * sealed `requestState` and legacy session ids are bound to it. Not together with `authenticate`.
+   */
+  oauth?: ProtectedResourceOptions
   /**
    * Browser origins allowed to call this endpoint (spec: servers MUST validate `Origin`, against DNS
    * rebinding): exact origins like `"https://app.example"`, `"*"` for any, or a predicate. Requests
@@ -75,6 +89,8 @@ interface Endpoint {
   keepAliveMs: number
   /** The caller's options, read per request: `authenticate` is called as a method of them (its `this`). */
   options: FetchHandlerOptions
+  /** The OAuth protected resource, when `oauth` is set. */
+  protectedResource: ProtectedResource | undefined
 }
 
 /**
@@ -91,6 +107,7 @@ interface Endpoint {
  * A 2025-era client's answer to a server-to-client request gets 202, or 400 when it is not one.
  *
  * @throws RangeError for a `maxBodyBytes` that is not a positive integer, or a `keepAliveMs` out of range.
+ * @throws TypeError for both `oauth` and `authenticate`, or invalid `oauth` options (see `ProtectedResource`).
  * @example
  * export default { fetch: createFetchHandler(mcp) }
  */
@@ -104,7 +121,9 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
     throw new RangeError(`keepAliveMs must be a number of ms in (0, ${MAX_TIMER_MS}], got ${String(keepAliveMs)}`)
   const isAllowed = originPolicy(options.allowedOrigins)
   const isAllowedHost = hostPolicy(options.allowedHosts)
-  const endpoint: Endpoint = { server, maxBodyBytes, keepAliveMs, options }
+  if (options.oauth && options.authenticate) throw new TypeError('Pass either oauth or authenticate, not both')
+  const protectedResource = options.oauth ? new ProtectedResource(options.oauth) : undefined
+  const endpoint: Endpoint = { server, maxBodyBytes, keepAliveMs, options, protectedResource }
   return async (request, env, executionCtx) => {
     // Some runtimes (Bun) hand over whatever the Host header said; an unparsable one is the client's mistake.
     let url: URL
@@ -119,22 +138,57 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
     }
     if (!isAllowedHost(url))
       return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: host ${url.host} is not allowed`))
+    // public, and holds no credential: any origin may read it (browser clients run discovery from it)
+    if (protectedResource?.isMetadataPath(url)) return protectedResource.metadataResponse(request, url)
     const origin = request.headers.get('origin')
-    if (origin === null || origin === url.origin) return serve(endpoint, request, env, executionCtx)
+    if (origin === null || origin === url.origin) return serve(endpoint, request, url, env, executionCtx)
     if (!isAllowed(origin)) {
       return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: origin ${origin} is not allowed`))
     }
     if (request.method === 'OPTIONS') return preflightResponse(request, origin)
-    return withCors(await serve(endpoint, request, env, executionCtx), origin)
+    return withCors(await serve(endpoint, request, url, env, executionCtx), origin)
   }
 }
 
 /** Answer one request that passed the host and origin checks; a failure of the server itself is a 500. */
-async function serve(endpoint: Endpoint, request: Request, env: unknown, executionCtx: unknown): Promise<Response> {
-  const { server } = endpoint
+async function serve(
+  endpoint: Endpoint,
+  request: Request,
+  url: URL,
+  env: unknown,
+  executionCtx: unknown,
+): Promise<Response> {
+  const { server, protectedResource } = endpoint
   try {
     const accept = checkFraming(request)
     if (accept instanceof Response) return accept
+    // the token is checked before the body is read: an unauthenticated caller costs no parsing
+    let authInfo: AuthInfo | undefined
+    if (protectedResource) {
+      const log = (cause: unknown) => server.logger.error('the access token could not be verified', cause)
+      const outcome = await protectedResource.authenticate(request, url, env, server.options.impliedScopes, log)
+      if (!outcome.ok) {
+        const headers: Record<string, string> = outcome.challenge
+          ? { 'WWW-Authenticate': protectedResource.challengeHeader(url, outcome.challenge) }
+          : { 'Retry-After': '5' }
+        return jsonError(outcome.status, null, new McpError(ErrorCode.InvalidRequest, outcome.message), headers)
+      }
+      authInfo = outcome.authInfo
+    }
+    const headersOf = (handled: Handled): Record<string, string> => {
+      const headers: Record<string, string> = {}
+      if (handled.sessionId !== undefined) headers['Mcp-Session-Id'] = handled.sessionId
+      if (handled.challenge) {
+        const challenge = {
+          ...handled.challenge,
+          ...(handled.status === 403 ? { error: 'insufficient_scope' as const } : {}),
+        }
+        headers['WWW-Authenticate'] = protectedResource
+          ? protectedResource.challengeHeader(url, challenge)
+          : bearerChallenge(challenge)
+      }
+      return headers
+    }
     const message = await readMessage(request, endpoint.maxBodyBytes)
     if (message instanceof Response) return message
     if (message.kind === 'request' && hasEnvelope(message.message.params)) {
@@ -142,6 +196,7 @@ async function serve(endpoint: Endpoint, request: Request, env: unknown, executi
       if (mismatch) return jsonError(400, message.message.id, mismatch)
     }
     const info: RequestInfo = { request, env, executionCtx, signal: request.signal }
+    if (authInfo) info.authInfo = authInfo
     if (endpoint.options.authenticate) {
       try {
         const authInfo = await endpoint.options.authenticate(request, env)
@@ -160,9 +215,9 @@ async function serve(endpoint: Endpoint, request: Request, env: unknown, executi
     if (message.kind !== 'request' || !accept.sse) {
       const handled = await server.handle(message, info)
       if (!handled.response) return new Response(null, { status: handled.status })
-      return reply(handled.status, handled.response, accept.as, sessionHeaders(handled))
+      return reply(handled.status, handled.response, accept.as, headersOf(handled))
     }
-    return streamIfNotified(server, message, info, accept.as, endpoint.keepAliveMs)
+    return streamIfNotified(server, message, info, accept.as, endpoint.keepAliveMs, headersOf)
   } catch (error) {
     server.logger.error('fetch handler failed', error)
     return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))

@@ -12,6 +12,7 @@ import { normalizeUri } from '../../protocol/uri-literal.ts'
 import { UriTemplate } from '../../protocol/uri-template.ts'
 import { checkCacheHints } from '../cache.ts'
 import { planResolvers } from '../resolve/plan.ts'
+import { checkScopes } from '../../protocol/auth.ts'
 import type { Uses } from '../resolve/resolver.ts'
 import type {
   PromptArguments,
@@ -69,7 +70,8 @@ export function toolEntry<I extends ToolInput | undefined, U extends Uses>(
   if (config.annotations !== undefined) definition.annotations = config.annotations
   if (config.icons !== undefined) definition.icons = config.icons
   if (config._meta !== undefined) definition._meta = config._meta
-  return { definition, schema, plan, handler, output: config.output, headerParams: found.params }
+  const scopes = checkScopes(`Tool '${name}'`, config.scopes)
+  return { definition, schema, plan, handler, output: config.output, headerParams: found.params, scopes }
 }
 
 /**
@@ -101,7 +103,8 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
   }
   if (config.icons !== undefined) definition.icons = config.icons
   const plan = config.use ? planResolvers(`prompt '${name}'`, new Set(Object.keys(entries)), config.use) : undefined
-  return { definition, schema, plan, handler, complete: config.complete }
+  const scopes = checkScopes(`Prompt '${name}'`, config.scopes)
+  return { definition, schema, plan, handler, complete: config.complete, scopes }
 }
 
 /**
@@ -135,6 +138,7 @@ export function templateEntry<T extends string, U extends Uses>(
     match: (uri: string) => template.match(uri),
     complete: config.complete,
     cache: config.cache,
+    scopes: checkScopes(`Resource template '${name}'`, config.scopes),
   }
 }
 
@@ -162,6 +166,7 @@ export function resourceEntry(
     handler,
     match: (candidate) => (normalizeUri(candidate) === normal ? {} : undefined),
     cache: config.cache,
+    scopes: checkScopes(`Resource '${uri}'`, config.scopes),
   }
 }
 

@@ -14,6 +14,7 @@ import { CallToolResult, CompleteRequestParams } from '../../protocol/schemas/in
 import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
 import { isInputRequired } from '../results.ts'
+import { requireScopes } from '../scopes.ts'
 import { invoke, invokeOrFail, withoutResolved } from './invoke.ts'
 import type { Completer, Registry, RegisteredTemplate } from './types.ts'
 
@@ -37,6 +38,7 @@ export async function callTool(
   note: Note,
 ): Promise<ResultObject> {
   const { name, item: tool, rawArgs } = named(params, registry.tools, 'tool')
+  requireScopes(tool.scopes, ctx.authInfo, registry.impliedScopes, `tool ${name}`)
   // Mcp-Param-* exist in 2026-07-28 only: a 2025-era request (no envelope) never carries them, and is not checked
   if (ctx.request && hasEnvelope(params)) checkParamHeaders(ctx.request.headers, tool.headerParams, rawArgs)
   const args = v.safeParse(tool.schema, withoutResolved(rawArgs, tool.plan))
@@ -87,6 +89,7 @@ export async function getPrompt(
   note: Note,
 ): Promise<ResultObject> {
   const { name, item: prompt, rawArgs } = named(params, registry.prompts, 'prompt')
+  requireScopes(prompt.scopes, ctx.authInfo, registry.impliedScopes, `prompt ${name}`)
   const args = v.safeParse(prompt.schema, withoutResolved(rawArgs, prompt.plan))
   if (!args.success)
     throw new McpError(
@@ -119,6 +122,7 @@ export async function readResource(
   for (const template of exact ? [exact] : registry.templates.values()) {
     const vars = template.match(uri)
     if (!vars) continue
+    requireScopes(template.scopes, ctx.authInfo, registry.impliedScopes, `resource ${uri}`)
     const out = await invokeOrFail(template, vars, params, ctx, uri, 'resource', note)
     if (isInputRequired(out)) return out
     return withItemHints(typeof out === 'string' ? textContents(template, uri, out) : (out as ResultObject), template)

@@ -4,6 +4,7 @@
  * @module
  */
 import type * as v from 'valibot'
+import type { ImpliedScopes } from '../../protocol/auth.ts'
 import type { HeaderParam } from '../../protocol/param-headers.ts'
 import type {
   CallToolResult,
@@ -90,6 +91,13 @@ export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = Re
   annotations?: Tool['annotations']
   icons?: Tool['icons']
   _meta?: Record<string, unknown>
+  /**
+   * OAuth scopes a caller's token must grant to call it (spec: basic/authorization "Scope Challenge
+   * Handling"); hierarchies come from the server's `impliedScopes`. A token without them gets HTTP 403
+   * `insufficient_scope` naming these scopes, so the client can step up. The item is still listed for
+   * every caller: lists stay one shared, cacheable answer, and a client learns what to ask for by calling.
+   */
+  scopes?: readonly string[]
 }
 
 /** A prompt's arguments: string-valued valibot entries (`v.string()`, `v.optional(v.string())`, pipes). */
@@ -109,6 +117,13 @@ export interface PromptConfig<A extends PromptArguments, U extends Uses = Record
   /** Suggestions for argument values (`completion/complete`), by argument name. */
   complete?: { [K in keyof A]?: Completer }
   icons?: Tool['icons']
+  /**
+   * OAuth scopes a caller's token must grant to call it (spec: basic/authorization "Scope Challenge
+   * Handling"); hierarchies come from the server's `impliedScopes`. A token without them gets HTTP 403
+   * `insufficient_scope` naming these scopes, so the client can step up. The item is still listed for
+   * every caller: lists stay one shared, cacheable answer, and a client learns what to ask for by calling.
+   */
+  scopes?: readonly string[]
 }
 
 /**
@@ -136,6 +151,13 @@ export interface ResourceTemplateConfig<T extends string = string, U extends Use
    * Results reached through input-required rounds are always `{ ttlMs: 0, cacheScope: 'private' }`.
    */
   cache?: Partial<CacheHints>
+  /**
+   * OAuth scopes a caller's token must grant to call it (spec: basic/authorization "Scope Challenge
+   * Handling"); hierarchies come from the server's `impliedScopes`. A token without them gets HTTP 403
+   * `insufficient_scope` naming these scopes, so the client can step up. The item is still listed for
+   * every caller: lists stay one shared, cacheable answer, and a client learns what to ask for by calling.
+   */
+  scopes?: readonly string[]
 }
 
 /** Options of {@link McpServer}. */
@@ -160,6 +182,8 @@ export interface McpServerOptions extends ServerOptions {
 export interface Registered {
   plan: ResolverPlan | undefined
   handler: (args: never, ctx: ToolContext) => unknown
+  /** The scopes a caller needs (registration `scopes`), checked before anything else. */
+  scopes?: readonly string[] | undefined
 }
 /** A tool: its argument schema, its `tools/list` entry, its output schema, its `x-mcp-header` arguments. */
 export interface RegisteredTool extends Registered {
@@ -189,4 +213,6 @@ export interface Registry {
   readonly prompts: Map<string, RegisteredPrompt>
   readonly templates: Map<string, RegisteredTemplate>
   readonly resources: Map<string, RegisteredTemplate>
+  /** The server's scope hierarchies (`ServerOptions.impliedScopes`). */
+  readonly impliedScopes?: ImpliedScopes | undefined
 }
