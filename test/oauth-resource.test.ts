@@ -235,6 +235,9 @@ describe('bearer challenges (RFC 6750, MCP authorization)', () => {
     const refused = await strict(call('tools/list', {}, 'token-a'))
     expect(refused.status).toBe(403)
     expect(refused.headers.get('www-authenticate')).toContain('scope="books:order"')
+    const anonymous = await strict(call('tools/list', {}))
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${PRM}", scope="books:order"`)
   })
 
   it('the challenge is readable cross-origin (Access-Control-Expose-Headers)', async () => {

@@ -182,13 +182,19 @@ export class ProtectedResource {
         'invalid_request',
         'access tokens are accepted only in the Authorization header, never the query string',
       )
-    if (header === null)
-      return { ok: false, status: 401, challenge: {}, message: 'Unauthorized: a bearer token is required' }
+    // the 401 names the server-wide scopes, so that a client asks for no more than it needs (spec: "Scope
+    // Selection Strategy")
+    const none: BearerOutcome = {
+      ok: false,
+      status: 401,
+      challenge: this.options.requiredScopes?.length ? { scope: this.options.requiredScopes.join(' ') } : {},
+      message: 'Unauthorized: a bearer token is required',
+    }
+    if (header === null) return none
     const match = /^Bearer +(\S*) *$/i.exec(header)
     if (!match) {
       // another scheme (Basic, …) is no bearer token at all: the plain challenge (RFC 6750 §3.1)
-      if (!/^bearer(\s|$)/i.test(header))
-        return { ok: false, status: 401, challenge: {}, message: 'Unauthorized: a bearer token is required' }
+      if (!/^bearer(\s|$)/i.test(header)) return none
       return invalid('invalid_token', 'the Authorization header is not "Bearer <token>"')
     }
     const token = match[1]!
