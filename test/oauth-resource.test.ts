@@ -277,6 +277,37 @@ describe('bearer challenges (RFC 6750, MCP authorization)', () => {
   })
 })
 
+describe('subscriptions follow the resource scopes', () => {
+  it('a listen stream subscribes only to resources the token may read', async () => {
+    const { handler } = setup()
+    const listen = async (token: string) => {
+      const res = await handler(
+        new Request(MCP, {
+          method: 'POST',
+          headers: { ...std('subscriptions/listen'), authorization: `Bearer ${token}` },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: id++,
+            method: 'subscriptions/listen',
+            params: { notifications: { resourceSubscriptions: ['books://stock', 'books://other'] }, _meta: env({}) },
+          }),
+        }),
+      )
+      expect(res.status).toBe(200)
+      const reader = res.body!.getReader()
+      let text = ''
+      while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value)
+      await reader.cancel()
+      const ack = JSON.parse(text.slice(text.indexOf('data: ') + 6, text.indexOf('\n\n'))) as {
+        params: { notifications: { resourceSubscriptions?: string[] } }
+      }
+      return ack.params.notifications.resourceSubscriptions
+    }
+    expect(await listen('token-a')).toEqual(['books://other'])
+    expect(await listen('token-a-order')).toEqual(['books://stock', 'books://other'])
+  })
+})
+
 describe('requestState is bound to the token’s user', () => {
   it('a state minted for alice is refused for bob and accepted for alice', async () => {
     const { handler } = setup()

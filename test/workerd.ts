@@ -119,7 +119,8 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
             body: DISCOVER,
             signal: AbortSignal.timeout(2000),
           })
-      if (res.ok) return { url, port, output: () => log, stop }
+      // 401: up, and protected (OAUTH_ISSUER set)
+      if (res.ok || res.status === 401) return { url, port, output: () => log, stop }
     } catch {
       // not listening yet: try again
     }

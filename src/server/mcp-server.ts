@@ -16,10 +16,10 @@ import type {
 import type { TemplateArgs } from '../protocol/uri-template.ts'
 import { normalizeUri } from '../protocol/uri-literal.ts'
 import { RequestStateSecurity } from '../request-state/security.ts'
-import type { RequestParams } from './context.ts'
+import type { RequestContext, RequestParams } from './context.ts'
 import { checkToolName, promptEntry, resourceEntry, templateEntry, toolEntry } from './mcp/definitions.ts'
 import { DEFAULT_PAGE_SIZE, listPage } from './mcp/lists.ts'
-import { checkScopes } from '../protocol/auth.ts'
+import { checkScopes, missingScopes } from '../protocol/auth.ts'
 import { callTool, complete, getPrompt, readResource } from './mcp/requests.ts'
 import type {
   McpServerOptions,
@@ -74,7 +74,11 @@ export class McpServer {
       checkScopes(`impliedScopes.${scope}`, narrower)
     const impliedScopes = options.impliedScopes
     this.#registry = { tools: new Map(), prompts: new Map(), templates: new Map(), resources: new Map(), impliedScopes }
-    this.server = new Server(info, options)
+    // a subscription to a resource the token may not read is left out, as `authorizeSubscription` would
+    const user = options.authorizeSubscription
+    const authorizeSubscription = (uri: string, ctx: RequestContext) =>
+      this.#mayRead(uri, ctx) && (user ? user(uri, ctx) : true)
+    this.server = new Server(info, { ...options, authorizeSubscription })
     this.server.useRequestStateSecurity(options.requestStateSecurity ?? RequestStateSecurity.ephemeral())
     this.server.setRequestHandler('tools/list', (params) => this.#list(params, 'tools', this.#registry.tools))
     this.server.setRequestHandler('tools/call', (params, ctx) => callTool(this.#registry, params, ctx, this.#note))
@@ -209,6 +213,14 @@ export class McpServer {
   async resourceUpdated(uri: string): Promise<void> {
     if (!isAbsoluteUri(uri)) throw new TypeError(`resourceUpdated: ${JSON.stringify(uri)} is not an absolute URI`)
     await this.server.publish({ kind: 'resourceUpdated', uri })
+  }
+
+  /** Whether the caller's scopes cover the resource `uri` serves from (the one `resources/read` would use). */
+  #mayRead(uri: string, ctx: RequestContext): boolean {
+    const { resources, templates, impliedScopes } = this.#registry
+    const exact = resources.get(normalizeUri(uri))
+    const item = exact ?? [...templates.values()].find((t) => t.match(uri) !== undefined)
+    return !item?.scopes?.length || missingScopes(item.scopes, ctx.authInfo?.scopes, impliedScopes).length === 0
   }
 
   /** A list changed: announce it once the server is serving (registrations at start-up are not news). */

@@ -25,9 +25,14 @@ export interface FetchHandlerOptions {
   maxBodyBytes?: number
   /**
    * Verify the caller and return its auth info (binds sealed state to the principal), or undefined for
-   * an anonymous request. Throw to refuse; the error's message is not sent to the client.
+   * an anonymous request. Throw to refuse (401); the error's message is not sent to the client. Gets the
+   * fetch handler's `env` and `executionCtx` (e.g. `ctx.props` set by `@cloudflare/workers-oauth-provider`).
    */
-  authenticate?: (request: Request, env: unknown) => AuthInfo | undefined | Promise<AuthInfo | undefined>
+  authenticate?: (
+    request: Request,
+    env: unknown,
+    executionCtx: unknown,
+  ) => AuthInfo | undefined | Promise<AuthInfo | undefined>
   /**
    * Make this endpoint an OAuth 2.1 protected resource (spec: basic/authorization): the Protected Resource
    * Metadata (RFC 9728) is served at `/.well-known/oauth-protected-resource{path}` (GET, any origin), and
@@ -199,7 +204,7 @@ async function serve(
     if (authInfo) info.authInfo = authInfo
     if (endpoint.options.authenticate) {
       try {
-        const authInfo = await endpoint.options.authenticate(request, env)
+        const authInfo = await endpoint.options.authenticate(request, env, executionCtx)
         if (authInfo) info.authInfo = authInfo
       } catch {
         return jsonError(
