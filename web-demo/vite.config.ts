@@ -4,5 +4,16 @@ import { defineConfig } from 'vite'
 export default defineConfig({
   root: import.meta.dirname,
   base: './',
-  build: { outDir: 'dist', emptyOutDir: true, target: 'es2022' },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    // the SPA, and the page an authorization server redirects back to (src/sign-in.ts)
+    rollupOptions: {
+      input: {
+        main: `${import.meta.dirname}/index.html`,
+        callback: `${import.meta.dirname}/oauth-callback.html`,
+      },
+    },
+  },
 })

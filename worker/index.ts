@@ -15,8 +15,14 @@
  * - `ALLOWED_HOSTS` (var): comma-separated host names `/mcp` answers under (DNS-rebinding protection,
  *   `allowedHosts` of the fetch handler); `*` for any. wrangler.toml sets the loopback names, so a deploy
  *   must name its own host: `npx wrangler deploy --var ALLOWED_HOSTS:<name>.<subdomain>.workers.dev`.
+ * - `OAUTH_ISSUER` (var): an OAuth authorization server's issuer URL (`https://…`; `http://` only for a
+ *   loopback issuer). With it, `/mcp` is a protected resource: bearer JWTs from that issuer, for this
+ *   Worker's `/mcp` URL (derived from the request), verified against the issuer's JWKS; the metadata at
+ *   `/.well-known/oauth-protected-resource/mcp`; every request needs the scope `books:read`, and
+ *   `order_book` also `books:order` (403 `insufficient_scope` without it: the client steps up). Without it
+ *   `/mcp` is open.
  */
-import { Hono } from 'hono'
+import { Hono, type Context, type Next } from 'hono'
 import {
   durableObjectMailbox,
   durableObjectNotificationBus,
@@ -27,12 +33,15 @@ import {
 } from '../src/cloudflare/index.ts'
 import { mcpHandler } from '../src/hono/index.ts'
 import { parseRequestStateKeys, type FetchHandlerOptions, type McpServer } from '../src/server/index.ts'
+import { jwtVerifier } from '../src/oauth/index.ts'
 import { createDemoServer, type DemoServerOptions } from './server.ts'
 
 interface Env {
   REQUEST_STATE_KEYS?: string
   ALLOWED_ORIGINS?: string
   ALLOWED_HOSTS?: string
+  /** An authorization server's issuer URL: `/mcp` then needs its bearer tokens (see the module comment). */
+  OAUTH_ISSUER?: string
   /** The question mailbox (wrangler.toml `[[durable_objects.bindings]]`): 2025-era clients' answers meet their questions. */
   MCP_MAILBOX?: MailboxNamespace
   /** The notification bus (wrangler.toml): server events meet the listen streams of every isolate. */
@@ -62,7 +71,8 @@ export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: 
     const keys = env.REQUEST_STATE_KEYS?.trim() ?? ''
     const origins = env.ALLOWED_ORIGINS?.trim() ?? ''
     const hosts = env.ALLOWED_HOSTS?.trim() ?? '*'
-    const config = JSON.stringify([keys, origins, hosts])
+    const issuer = env.OAUTH_ISSUER?.trim() ?? ''
+    const config = JSON.stringify([keys, origins, hosts, issuer])
     if (cached?.config !== config) {
       const requestStateKeys = keys ? parseRequestStateKeys(keys) : []
       const server: McpServer = createDemoServer({
@@ -70,17 +80,33 @@ export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: 
         requestStateKeys,
         legacyQuestions: { mailbox: durableObjectMailbox() },
         notificationBus: durableObjectNotificationBus(env),
+        ...(issuer ? { orderScopes: ['books:order'] } : {}),
       })
       hooks.extend?.(server)
       const options: FetchHandlerOptions = { allowedOrigins: list(origins) }
       if (hosts !== '*') options.allowedHosts = list(hosts)
+      if (issuer) {
+        // the resource is this Worker's /mcp under the host it was called by (allowedHosts decide which)
+        options.oauth = {
+          authorizationServers: [issuer],
+          verifyToken: jwtVerifier({ issuer }),
+          requiredScopes: ['books:read'],
+          scopesSupported: ['books:read', 'books:order'],
+          resourceName: 'edge-mcp demo bookshop',
+        }
+      }
       cached = { config, handler: mcpHandler(server, options) }
     }
     return cached.handler
   }
 
   const app = new Hono<{ Bindings: Env }>()
-  app.all('/mcp', (c, next) => handlerFor(c.env)(c, next) as Promise<Response>)
+  const mcp = (c: Context<{ Bindings: Env }>, next: Next) => handlerFor(c.env)(c, next) as Promise<Response>
+  app.all('/mcp', mcp)
+  // the protected resource metadata (RFC 9728): answered when OAUTH_ISSUER is set, else 404
+  app.all('/.well-known/oauth-protected-resource/mcp', (c, next) =>
+    c.env.OAUTH_ISSUER?.trim() ? mcp(c, next) : c.notFound(),
+  )
   app.all('*', (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()))
   return app
 }

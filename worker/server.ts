@@ -102,6 +102,8 @@ export interface DemoServerOptions {
   notificationBus?: NotificationBus
   /** Which resource URIs a listen stream may subscribe to (default: all). */
   authorizeSubscription?: ServerOptions['authorizeSubscription']
+  /** OAuth scopes `order_book` needs (the Worker passes `['books:order']` when `OAUTH_ISSUER` is set). */
+  orderScopes?: readonly string[]
 }
 
 /** Build the demo server. */
@@ -167,6 +169,7 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       description: 'Order a book from the shop. Asks to confirm a backorder when the book is out of stock.',
       input: { title: v.pipe(v.string(), v.minLength(1)) },
       use: { stock: checkStock, delivery: estimateDelivery, backorder: confirmBackorder },
+      ...(options.orderScopes ? { scopes: options.orderScopes } : {}),
     },
     ({ title, stock, delivery, backorder }) => {
       if (!backorder.confirm) return 'No order placed.'

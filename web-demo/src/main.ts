@@ -23,6 +23,7 @@ import {
 import { DEFAULT_STYLESHEET, createElicitationHandler, createSamplingHandler } from '../../src/browser/index.ts'
 import { argumentsForm, type ObjectSchema } from './args-form.ts'
 import { eraExplanation, eraLabel, isLegacy, recorded, type ServerRequestView } from './eras.ts'
+import { popupSignIn } from './sign-in.ts'
 
 /** How many characters of a `requestState` the rounds view shows. */
 const STATE_PREVIEW_CHARS = 16
@@ -47,6 +48,7 @@ const ui = {
   connect: byId<HTMLFormElement>('connect'),
   endpoint: byId<HTMLInputElement>('endpoint'),
   status: byId<HTMLParagraphElement>('status'),
+  signIn: byId<HTMLDivElement>('sign-in'),
   tools: byId<HTMLUListElement>('tools'),
   prompts: byId<HTMLUListElement>('prompts'),
   resources: byId<HTMLUListElement>('resources'),
@@ -91,7 +93,8 @@ async function connect(endpoint: string): Promise<void> {
   }
   setStatus(`Connecting to ${url}…`)
   const c: Client = new Client({
-    transport: new StreamableHttpClientTransport(url),
+    // a protected endpoint (401) asks the user to sign in; a 403 for a missing scope, to sign in again
+    transport: new StreamableHttpClientTransport(url, { auth: popupSignIn(ui.signIn) }),
     clientInfo: { name: 'edge-mcp-web-demo', version: '0.1.0' },
     ...recorded(() => c, serverRequests, {
       elicitation: createElicitationHandler({ container: ui.questions, serverName: () => serverLabel }),
