@@ -28,6 +28,7 @@ const ALLOWED: Record<string, string[]> = {
   hono: ['protocol', 'server', 'transport-server'],
   browser: ['protocol', 'client', 'transport-client'],
   cloudflare: ['protocol', 'server'],
+  oauth: ['encoding', 'protocol', 'transport-server', 'transport-client'],
 }
 const ENTRY_POINTS = new Set([
   'index.ts',
@@ -36,6 +37,7 @@ const ENTRY_POINTS = new Set([
   'hono/index.ts',
   'browser/index.ts',
   'cloudflare/index.ts',
+  'oauth/index.ts',
 ])
 
 const files = readdirSync(SRC, { recursive: true, withFileTypes: true })
@@ -109,6 +111,17 @@ describe('src/ layers', () => {
 
   it('no file imports a layer above its own (entry points excepted)', () => {
     expect(upwardImports(graph)).toEqual([])
+  })
+
+  it('nothing outside src/oauth/ imports it (only a Worker that verifies tokens carries jose)', () => {
+    const into = [...graph].flatMap(([file, deps]) =>
+      layerOf(file) === 'oauth'
+        ? []
+        : deps.filter((d) => layerOf(d) === 'oauth').map((d) => `${relative(SRC, file)} → ${relative(SRC, d)}`),
+    )
+    expect(into).toEqual([])
+    const jose = files.filter((f) => layerOf(f) !== 'oauth' && /\bfrom\s*['"]jose['"]/.test(readFileSync(f, 'utf8')))
+    expect(jose.map((f) => relative(SRC, f))).toEqual([])
   })
 
   it('has no import cycle', () => {

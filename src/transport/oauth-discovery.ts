@@ -52,7 +52,7 @@ export function bearerParams(header: string | undefined): Record<string, string>
 /**
  * The well-known URLs of an issuer's metadata, in the order the spec requires
  * (authorization-server-discovery.mdx; RFC 8414 §3.1 and §5, OpenID Discovery §4).
- * @internal exported for unit tests only; not part of the public API
+ * @internal exported for unit tests and the discovery of edge-mcp/oauth; not part of the public API
  */
 export function authorizationServerMetadataUrls(issuer: string): URL[] {
   const url = new URL(issuer)

@@ -1,0 +1,97 @@
+/**
+ * Opaque (or any) access tokens verified by asking the authorization server: OAuth 2.0 Token
+ * Introspection (RFC 7662).
+ * @module
+ */
+import type { AuthInfo } from '../protocol/auth.ts'
+import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../transport/http-auth.ts'
+import { readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
+import { authInfoOf, duration, matchAudience, secureUrl } from './claims.ts'
+
+/** Options of {@link introspectionVerifier}. */
+export interface IntrospectionVerifierOptions {
+  /** The introspection endpoint (RFC 7662 §2; https, or http only on a loopback host). */
+  endpoint: string
+  /** This resource server's client id at the authorization server. */
+  clientId: string
+  /** Its secret, sent as `client_secret_basic` (RFC 6749 §2.3.1). Without one, `client_id` is sent in the form. */
+  clientSecret?: string
+  /** When set, an `iss` in the response must equal it. */
+  issuer?: string
+  /**
+   * The audience the response's `aud` must contain (RFC 8707; compared with scheme and host lowercased and
+   * without a trailing slash). Default: the request's canonical resource (`VerifyTokenContext.resource`).
+   */
+  audience?: string | readonly string[]
+  /** Refuse a response without `aud` (it cannot be bound to this resource). Default true. */
+  requireAudience?: boolean
+  /** The fetch for the introspection request. Default: the global `fetch`. */
+  fetch?: OAuthFetch
+  /** Longest token sent, in characters. Default 16,384. */
+  maxTokenLength?: number
+}
+
+/**
+ * A {@link VerifyToken} that introspects each token (RFC 7662 §2.1, one POST per request: no cache). The
+ * token is valid when the answer has `active: true`, an `exp` (seconds) not in the past, `aud` naming the
+ * resource, and `iss` equal to `issuer` when both are present. `clientId` is the response's `client_id`,
+ * `scopes` its `scope`, `claims` the whole response.
+ *
+ * Throws {@link InvalidTokenError} (401) for an inactive, expired or misdirected token, and a plain
+ * `Error` (503) when the endpoint cannot be reached, answers non-2xx, or not with a JSON object.
+ * @throws TypeError at construction when `endpoint` is not https (http only on loopback) or `clientId` is empty.
+ */
+export function introspectionVerifier(options: IntrospectionVerifierOptions): VerifyToken {
+  const endpoint = secureUrl(options.endpoint, 'introspectionVerifier endpoint')
+  if (typeof options.clientId !== 'string' || options.clientId === '')
+    throw new TypeError('introspectionVerifier clientId must be a non-empty string')
+  const maxTokenLength = duration(options.maxTokenLength, 16_384, 'introspectionVerifier maxTokenLength')
+  const audiences =
+    options.audience === undefined
+      ? undefined
+      : typeof options.audience === 'string'
+        ? [options.audience]
+        : [...options.audience]
+  const fetchImpl: OAuthFetch = options.fetch ?? ((request) => fetch(request))
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  }
+  if (options.clientSecret !== undefined) {
+    // RFC 6749 §2.3.1: each part form-urlencoded before joining with ':'.
+    const id = new URLSearchParams({ a: options.clientId }).toString().slice(2)
+    const secret = new URLSearchParams({ a: options.clientSecret }).toString().slice(2)
+    headers.authorization = `Basic ${btoa(`${id}:${secret}`)}`
+  }
+
+  return async (token: string, context: VerifyTokenContext): Promise<AuthInfo> => {
+    if (typeof token !== 'string' || token === '' || token.length > maxTokenLength)
+      throw new InvalidTokenError('the token is malformed')
+    const form = new URLSearchParams({ token, token_type_hint: 'access_token' })
+    if (options.clientSecret === undefined) form.set('client_id', options.clientId)
+    let response: Response
+    try {
+      response = await fetchImpl(new Request(endpoint, { method: 'POST', headers, body: form }))
+    } catch (cause) {
+      throw new Error(`Token introspection at ${endpoint.href} failed`, { cause })
+    }
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {})
+      throw new Error(`Token introspection at ${endpoint.href} answered ${response.status}`)
+    }
+    const claims = await readJson(response)
+    if (!claims || typeof claims.active !== 'boolean')
+      throw new Error(`Token introspection at ${endpoint.href} did not answer with an RFC 7662 JSON object`)
+    if (!claims.active) throw new InvalidTokenError('the token is not active')
+    if (typeof claims.exp === 'number' && claims.exp <= Date.now() / 1000)
+      throw new InvalidTokenError('the token has expired')
+    if (options.issuer !== undefined && claims.iss !== undefined && claims.iss !== options.issuer)
+      throw new InvalidTokenError('the token was issued by another issuer')
+    const expected = audiences ?? [context.resource]
+    let resource: string | undefined
+    if (claims.aud === undefined && options.requireAudience === false) resource = expected[0]
+    else resource = matchAudience(claims.aud, expected)
+    if (resource === undefined) throw new InvalidTokenError('the token is for another resource')
+    return authInfoOf(claims, resource, options.issuer)
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * JWT access tokens (RFC 9068, RFC 7519) verified against an authorization server's JWKS: discovery of
+ * its metadata (RFC 8414 §3, OpenID Discovery §4), keys through jose's remote JWKS (refetched once for an
+ * unknown `kid`, rate-limited), every signature check by jose.
+ * @module
+ */
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose'
+import type { AuthInfo } from '../protocol/auth.ts'
+import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../transport/http-auth.ts'
+import { authorizationServerMetadataUrls, readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
+import { authInfoOf, duration, matchAudience, secureUrl } from './claims.ts'
+
+/** Options of {@link jwtVerifier}. */
+export interface JwtVerifierOptions {
+  /**
+   * The authorization server's issuer identifier: a token's `iss` must equal it exactly (RFC 9068 §4). An
+   * https URL, or http only on a loopback host (127.0.0.0/8, [::1], localhost).
+   */
+  issuer: string
+  /**
+   * The audience a token's `aud` must contain (RFC 8707 §2; compared with scheme and host lowercased and
+   * without a trailing slash). Default: the request's canonical resource (`VerifyTokenContext.resource`).
+   * With several, any one matches.
+   */
+  audience?: string | readonly string[]
+  /**
+   * Accepted JWS algorithms. Default RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA.
+   * `none` and HMAC (`HS*`) are refused even if listed: a public JWKS cannot verify a shared secret.
+   */
+  algorithms?: readonly string[]
+  /** Allowed clock skew for `exp` / `nbf`, in **seconds**. Default 60. */
+  clockToleranceSeconds?: number
+  /** The JWKS URL (https, or http on loopback); skips metadata discovery. */
+  jwksUri?: string
+  /** A required `typ` header, e.g. `at+jwt` (RFC 9068 §2.1). Default: not checked. */
+  requiredType?: string
+  /** Minimum time between JWKS refetches caused by an unknown `kid`, in **ms**. Default 30,000. */
+  cooldownMs?: number
+  /** How long fetched keys are used before a refetch, in **ms**. Default 600,000. */
+  cacheMaxAgeMs?: number
+  /** The fetch for metadata and JWKS. Default: the global `fetch`. */
+  fetch?: OAuthFetch
+  /** Longest token accepted, in characters (checked before decoding). Default 16,384. */
+  maxTokenLength?: number
+}
+
+const DEFAULT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA']
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
+
+/** A failure to get the keys (network, non-200, bad JWKS): never the token's fault, so not InvalidTokenError. */
+class KeySourceError extends Error {
+  override readonly name: string = 'KeySourceError'
+}
+
+/**
+ * A {@link VerifyToken} for JWT access tokens: the signature (by a key of the issuer's JWKS, with an
+ * allowed asymmetric algorithm), `iss`, `aud` (the resource), `exp` (required), `nbf`, and `typ` when
+ * asked for. The result's `clientId` is `client_id` ?? `azp` ?? `appid` ?? `cid` ?? `''`, `scopes` come
+ * from `scope` (space-separated) or `scp`, `expiresAt` is `exp` (seconds), `claims` the payload.
+ *
+ * The verifier throws {@link InvalidTokenError} (401) with a short message for a token that is not valid
+ * here, and a plain `Error` (503) when the issuer's metadata or JWKS cannot be fetched or are unusable;
+ * a failed discovery is retried on the next request.
+ * @throws TypeError at construction for an issuer or `jwksUri` that is not https (http only on loopback),
+ *   `none` / `HS*` / no algorithms, or a negative or non-finite duration.
+ */
+export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
+  const issuer = options.issuer
+  const issuerUrl = secureUrl(issuer, 'jwtVerifier issuer')
+  if (issuerUrl.search !== '') throw new TypeError(`jwtVerifier issuer must not have a query, got ${issuer}`)
+  const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)]
+  if (algorithms.length === 0) throw new TypeError('jwtVerifier algorithms must not be empty')
+  for (const alg of algorithms) {
+    if (typeof alg !== 'string' || alg.toLowerCase() === 'none' || /^HS/i.test(alg))
+      throw new TypeError(`jwtVerifier algorithms: ${String(alg)} is not allowed (none and HMAC are refused)`)
+  }
+  const jwksUri = options.jwksUri === undefined ? undefined : secureUrl(options.jwksUri, 'jwtVerifier jwksUri')
+  const audiences =
+    options.audience === undefined
+      ? undefined
+      : typeof options.audience === 'string'
+        ? [options.audience]
+        : [...options.audience]
+  const clockTolerance = duration(options.clockToleranceSeconds, 60, 'jwtVerifier clockToleranceSeconds')
+  const cooldownDuration = duration(options.cooldownMs, 30_000, 'jwtVerifier cooldownMs')
+  const cacheMaxAge = duration(options.cacheMaxAgeMs, 600_000, 'jwtVerifier cacheMaxAgeMs')
+  const maxTokenLength = duration(options.maxTokenLength, 16_384, 'jwtVerifier maxTokenLength')
+  const fetchImpl: OAuthFetch = options.fetch ?? ((request) => fetch(request))
+  const verifyOptions: JWTVerifyOptions = {
+    issuer,
+    algorithms,
+    clockTolerance,
+    requiredClaims: ['exp'],
+    ...(options.requiredType === undefined ? {} : { typ: options.requiredType }),
+  }
+
+  const keysFrom = (url: URL): JWTVerifyGetKey => {
+    const remote = createRemoteJWKSet(url, {
+      cooldownDuration,
+      cacheMaxAge,
+      [customFetch]: (href, init) => fetchImpl(new Request(href, init)),
+    })
+    return async (header, token) => {
+      try {
+        return await remote(header, token)
+      } catch (error) {
+        if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error
+        throw new KeySourceError(`The JWKS of ${issuer} (${url.href}) could not be used`, { cause: error })
+      }
+    }
+  }
+  let keys: Promise<JWTVerifyGetKey> | undefined
+  const keySet = (): Promise<JWTVerifyGetKey> =>
+    (keys ??= (async () => keysFrom(jwksUri ?? (await discoverJwksUri(fetchImpl, issuer))))().catch(
+      (error: unknown) => {
+        keys = undefined
+        throw error
+      },
+    ))
+
+  return async (token: string, context: VerifyTokenContext): Promise<AuthInfo> => {
+    if (typeof token !== 'string' || token.length > maxTokenLength || !COMPACT_JWS.test(token))
+      throw new InvalidTokenError('the token is malformed')
+    const getKey = await keySet()
+    let payload: Record<string, unknown>
+    try {
+      payload = await verifyWithAnyKey(token, getKey, verifyOptions)
+    } catch (error) {
+      throw translate(error)
+    }
+    const resource = matchAudience(payload.aud, audiences ?? [context.resource])
+    if (resource === undefined) throw new InvalidTokenError('the token is for another resource')
+    return authInfoOf(payload, resource)
+  }
+}
+
+/** jose's verification; when several JWKS keys fit a token (no `kid`), each is tried in turn. */
+async function verifyWithAnyKey(
+  token: string,
+  getKey: JWTVerifyGetKey,
+  options: JWTVerifyOptions,
+): Promise<Record<string, unknown>> {
+  try {
+    return (await jwtVerify(token, getKey, options)).payload
+  } catch (error) {
+    if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error
+    for await (const key of error) {
+      try {
+        return (await jwtVerify(token, key, options)).payload
+      } catch (inner) {
+        if (!(inner instanceof errors.JWSSignatureVerificationFailed)) throw inner
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed()
+  }
+}
+
+/** A jose error as InvalidTokenError with a short message safe to send; other errors unchanged (503). */
+function translate(error: unknown): unknown {
+  if (!(error instanceof errors.JOSEError) || error instanceof KeySourceError) return error
+  if (error instanceof errors.JWTExpired) return new InvalidTokenError('the token has expired')
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    const messages: Record<string, string> = {
+      iss: 'the token was issued by another issuer',
+      nbf: 'the token is not yet valid',
+      exp: 'the token has no valid expiry',
+      typ: 'the token type is not accepted',
+    }
+    return new InvalidTokenError(messages[error.claim] ?? 'the token claims are invalid')
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed)
+    return new InvalidTokenError('the token signature is invalid')
+  if (error instanceof errors.JWKSNoMatchingKey) return new InvalidTokenError('the token is signed with an unknown key')
+  if (error instanceof errors.JOSEAlgNotAllowed) return new InvalidTokenError('the token algorithm is not allowed')
+  return new InvalidTokenError('the token is malformed')
+}
+
+/**
+ * The `jwks_uri` of `issuer`'s metadata: RFC 8414 well-known URL first, then OpenID Discovery; the
+ * document's `issuer` must be identical (RFC 8414 §3.3) and `jwks_uri` https (http only on loopback).
+ * @throws Error when no document is found or it is not usable (a configuration or outage problem: 503).
+ */
+async function discoverJwksUri(fetchImpl: OAuthFetch, issuer: string): Promise<URL> {
+  for (const url of authorizationServerMetadataUrls(issuer)) {
+    const response = await fetchImpl(new Request(url, { headers: { accept: 'application/json' } }))
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {})
+      continue
+    }
+    const metadata = await readJson(response)
+    if (!metadata) continue
+    if (metadata.issuer !== issuer)
+      throw new Error(
+        `Authorization server metadata at ${url.href} has issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`,
+      )
+    try {
+      return secureUrl(metadata.jwks_uri, `jwks_uri of ${issuer}`)
+    } catch (error) {
+      throw new Error((error as Error).message)
+    }
+  }
+  throw new Error(`No authorization server metadata found for ${issuer}`)
+}
