@@ -175,7 +175,7 @@ describe.each(['in-process', 'wrangler dev'])('a protected demo Worker (%s)', (w
         token,
       )
     const refused = await body<{ error?: { code: number; message: string } }>(await t().fetch(retry(bob)))
-    expect(refused.error).toEqual({ code: -32602, message: 'Invalid or expired requestState' })
+    expect(refused.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' })
     const accepted = await body<{ result?: { content: Array<{ text: string }> } }>(await t().fetch(retry(alice)))
     expect(accepted.result?.content[0].text).toMatch(/Neuromancer/)
   })
@@ -187,7 +187,9 @@ describe.each(['in-process', 'wrangler dev'])('a protected demo Worker (%s)', (w
     expect(res.headers.get('access-control-expose-headers')).toMatch(/WWW-Authenticate/i)
     const token = await tokenFor(t())
     const denied = await t().fetch(
-      mcp(t(), 'tools/call', { name: 'order_book', arguments: { title: 'Dune' } }, token, { origin: 'https://app.test' }),
+      mcp(t(), 'tools/call', { name: 'order_book', arguments: { title: 'Dune' } }, token, {
+        origin: 'https://app.test',
+      }),
     )
     expect(denied.status).toBe(403)
     expect(denied.headers.get('access-control-expose-headers')).toMatch(/WWW-Authenticate/i)

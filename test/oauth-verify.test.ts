@@ -5,7 +5,8 @@
  * introspection.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { InvalidTokenError, introspectionVerifier, jwtVerifier, type VerifyToken } from '../src/oauth/index.ts'
+import { introspectionVerifier, jwtVerifier } from '../src/oauth/index.ts'
+import { InvalidTokenError, type VerifyToken } from '../src/server/index.ts'
 import { foreignKey, startOAuthServer, unsignedToken, type TestAuthorizationServer } from './oauth-server.ts'
 
 const RESOURCE = 'https://mcp.example.com/mcp'
@@ -333,7 +334,7 @@ describe('introspectionVerifier', () => {
       as.mintOpaque({ aud: RESOURCE }),
       'the token was issued by another issuer',
     )
-    const lying = make({ fetch: async () => Response.json({ active: true, aud: RESOURCE, exp: now() - 5 }) })
+    const lying = make({ fetch: () => Promise.resolve(Response.json({ active: true, aud: RESOURCE, exp: now() - 5 })) })
     await refused(lying, 'x', 'the token has expired')
   })
 
@@ -344,7 +345,7 @@ describe('introspectionVerifier', () => {
       make(),
       make({ clientSecret: 'wrong' }),
       make({ endpoint: 'http://127.0.0.1:1/introspect' }),
-      make({ fetch: async () => new Response('<html>', { status: 200 }) }),
+      make({ fetch: () => Promise.resolve(new Response('<html>', { status: 200 })) }),
     ]) {
       const error = await failure(v, token)
       expect(error).not.toBeInstanceOf(InvalidTokenError)

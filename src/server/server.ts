@@ -8,7 +8,7 @@ import { HEADER, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { checkProtocolVersion, hasEnvelope, readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage, type InboundResponse } from '../protocol/jsonrpc.ts'
-import type { Implementation, JSONRPCRequest, JSONRPCResponse, ServerCapabilities } from '../protocol/schemas/index.ts'
+import type { Implementation, JSONRPCRequest, ServerCapabilities } from '../protocol/schemas/index.ts'
 import type { LegacySession, RequestStateSecurity } from '../request-state/security.ts'
 import { checkCacheOptions } from './cache.ts'
 import {

@@ -98,8 +98,9 @@ export class ProtectedResource {
     if (typeof options.verifyToken !== 'function') throw new TypeError('oauth.verifyToken must be a function')
     if (!Array.isArray(options.authorizationServers) || options.authorizationServers.length === 0)
       throw new TypeError('oauth.authorizationServers must list at least one issuer URL')
-    for (const issuer of options.authorizationServers) {
-      if (!URL.canParse(issuer)) throw new TypeError(`oauth.authorizationServers: ${issuer} is not an absolute URL`)
+    for (const issuer of options.authorizationServers as readonly unknown[]) {
+      if (typeof issuer !== 'string' || !URL.canParse(issuer))
+        throw new TypeError(`oauth.authorizationServers: ${String(issuer)} is not an absolute URL`)
     }
     let path = options.path ?? '/mcp'
     if (options.resource !== undefined) {

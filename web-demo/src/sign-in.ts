@@ -40,7 +40,8 @@ export function popupSignIn(container: HTMLElement): OAuthClientProvider {
         }
         const onMessage = (event: MessageEvent) => {
           const data = event.data as { type?: unknown; url?: unknown } | null
-          if (event.origin !== location.origin || data?.type !== CALLBACK_MESSAGE || typeof data.url !== 'string') return
+          if (event.origin !== location.origin || data?.type !== CALLBACK_MESSAGE || typeof data.url !== 'string')
+            return
           done()
           resolve(data.url)
         }
@@ -55,7 +56,7 @@ export function popupSignIn(container: HTMLElement): OAuthClientProvider {
         })
         signal?.addEventListener('abort', () => {
           done()
-          reject(signal.reason)
+          reject(signal.reason instanceof Error ? signal.reason : new Error('Sign-in aborted'))
         })
       }),
   })
