@@ -31,6 +31,9 @@ export interface IntrospectionVerifierOptions {
   maxTokenLength?: number
 }
 
+/** How long an introspection request may take, in ms. */
+const TIMEOUT_MS = 5_000
+
 /**
  * A {@link VerifyToken} that introspects each token (RFC 7662 §2.1, one POST per request: no cache). The
  * token is valid when the answer has `active: true`, an `exp` (seconds) not in the past, `aud` naming the
@@ -38,7 +41,7 @@ export interface IntrospectionVerifierOptions {
  * `scopes` its `scope`, `claims` the whole response.
  *
  * Throws {@link InvalidTokenError} (401) for an inactive, expired or misdirected token, and a plain
- * `Error` (503) when the endpoint cannot be reached, answers non-2xx, or not with a JSON object.
+ * `Error` (503) when the endpoint cannot be reached within 5 s, answers non-2xx, or not with a JSON object.
  * @throws TypeError at construction when `endpoint` is not https (http only on loopback) or `clientId` is empty.
  */
 export function introspectionVerifier(options: IntrospectionVerifierOptions): VerifyToken {
@@ -71,7 +74,9 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     if (options.clientSecret === undefined) form.set('client_id', options.clientId)
     let response: Response
     try {
-      response = await fetchImpl(new Request(endpoint, { method: 'POST', headers, body: form }))
+      response = await fetchImpl(
+        new Request(endpoint, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(TIMEOUT_MS) }),
+      )
     } catch (cause) {
       throw new Error(`Token introspection at ${endpoint.href} failed`, { cause })
     }

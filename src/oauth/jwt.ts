@@ -45,6 +45,8 @@ export interface JwtVerifierOptions {
 }
 
 const DEFAULT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA']
+/** How long a metadata or JWKS fetch may take, in ms (jose's JWKS default). */
+const FETCH_TIMEOUT_MS = 5_000
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
 /** A failure to get the keys (network, non-200, bad JWKS): never the token's fault, so not InvalidTokenError. */
@@ -59,8 +61,8 @@ class KeySourceError extends Error {
  * from `scope` (space-separated) or `scp`, `expiresAt` is `exp` (seconds), `claims` the payload.
  *
  * The verifier throws {@link InvalidTokenError} (401) with a short message for a token that is not valid
- * here, and a plain `Error` (503) when the issuer's metadata or JWKS cannot be fetched or are unusable;
- * a failed discovery is retried on the next request.
+ * here, and a plain `Error` (503) when the issuer's metadata or JWKS cannot be fetched (each fetch is
+ * given 5 s) or are unusable; a failed discovery is retried on the next request.
  * @throws TypeError at construction for an issuer or `jwksUri` that is not https (http only on loopback),
  *   `none` / `HS*` / no algorithms, or a negative or non-finite duration.
  */
@@ -98,6 +100,7 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
     const remote = createRemoteJWKSet(url, {
       cooldownDuration,
       cacheMaxAge,
+      timeoutDuration: FETCH_TIMEOUT_MS,
       [customFetch]: (href, init) => fetchImpl(new Request(href, init)),
     })
     return async (header, token) => {
@@ -182,7 +185,10 @@ function translate(error: unknown): unknown {
  */
 async function discoverJwksUri(fetchImpl: OAuthFetch, issuer: string): Promise<URL> {
   for (const url of authorizationServerMetadataUrls(issuer)) {
-    const response = await fetchImpl(new Request(url, { headers: { accept: 'application/json' } }))
+    // bounded like jose's JWKS fetch: an issuer that never answers must not hold requests forever
+    const response = await fetchImpl(
+      new Request(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }),
+    )
     if (!response.ok) {
       await response.body?.cancel().catch(() => {})
       continue
