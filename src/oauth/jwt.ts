@@ -62,7 +62,10 @@ class KeySourceError extends Error {
  *
  * The verifier throws {@link InvalidTokenError} (401) with a short message for a token that is not valid
  * here, and a plain `Error` (503) when the issuer's metadata or JWKS cannot be fetched (each fetch is
- * given 5 s) or are unusable; a failed discovery is retried on the next request.
+ * given 5 s) or are unusable; a failed discovery is retried on the next request. Keys are cached per
+ * verifier (per isolate on Workers). On Workers an in-flight fetch is never shared between requests
+ * (workerd forbids waiting on another request's I/O), so concurrent requests that find no cached keys (a
+ * cold isolate, or a new `kid` before the first refetch lands) each fetch; the cooldown applies after that.
  * @throws TypeError at construction for an issuer or `jwksUri` that is not https (http only on loopback),
  *   `none` / `HS*` / no algorithms, or a negative or non-finite duration.
  */
@@ -112,14 +115,15 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
       }
     }
   }
-  let keys: Promise<JWTVerifyGetKey> | undefined
-  const keySet = (): Promise<JWTVerifyGetKey> =>
-    (keys ??= (async () => keysFrom(jwksUri ?? (await discoverJwksUri(fetchImpl, issuer))))().catch(
-      (error: unknown) => {
-        keys = undefined
-        throw error
-      },
-    ))
+  // Only a settled key set is shared between requests, never an in-flight discovery: workerd does not let
+  // one request wait on I/O another request started (that request may end first, and the wait never would).
+  // So a burst of cold requests each discover, until one has; jose's remote JWKS does the same on Workers.
+  let keys: JWTVerifyGetKey | undefined = jwksUri ? keysFrom(jwksUri) : undefined
+  const keySet = async (): Promise<JWTVerifyGetKey> => {
+    if (keys) return keys
+    const url = await discoverJwksUri(fetchImpl, issuer)
+    return (keys ??= keysFrom(url))
+  }
 
   return async (token: string, context: VerifyTokenContext): Promise<AuthInfo> => {
     if (typeof token !== 'string' || token.length > maxTokenLength || !COMPACT_JWS.test(token))
