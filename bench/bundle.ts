@@ -20,7 +20,12 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 interface Bundle {
   bytes: number
   gzipped: number
+  /** Whether the bundled script contains jose (its JWKS code, by a string only jose has). */
+  jose: boolean
 }
+
+/** Strings only jose's code has (its JWKS fetch and JWT claim errors), to tell whether it was bundled. */
+const JOSE_MARKERS = ['JSON Web Key Set', 'claim timestamp check failed']
 
 /** Bundle one entry with wrangler into a temporary folder; throws with wrangler's output on failure. */
 async function bundle(entry: string): Promise<Bundle> {
@@ -55,7 +60,8 @@ async function bundle(entry: string): Promise<Bundle> {
     const code = await readFile(join(out, scripts[0]))
     if (/\bfrom\s*["']node:|require\(["']node:/.test(code.toString('utf8')))
       throw new Error(`bench/workers/${entry} bundled a node: import`)
-    return { bytes: code.length, gzipped: gzipSync(code).length }
+    const text = code.toString('utf8')
+    return { bytes: code.length, gzipped: gzipSync(code).length, jose: JOSE_MARKERS.some((m) => text.includes(m)) }
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
@@ -63,13 +69,17 @@ async function bundle(entry: string): Promise<Bundle> {
 
 const kib = (n: number) => `${fmt(n)} (${(n / 1024).toFixed(1)} KiB)`
 
-/** Sizes of the three Workers and the table lines. */
-export async function benchBundle(): Promise<{ ours: Bundle; theirs: Bundle; lines: string[] }> {
-  const [ours, hono, theirs] = (await Promise.all(['edge-mcp.ts', 'edge-mcp-hono.ts', 'official.ts'].map(bundle))) as [
-    Bundle,
-    Bundle,
-    Bundle,
-  ]
+/**
+ * Sizes of the four Workers and the table lines: edge-mcp, edge-mcp/hono, edge-mcp with OAuth (a
+ * `jwtVerifier`, so jose) and the official SDK.
+ * @throws Error when jose is in the Worker without the verifier, or missing from the one with it.
+ */
+export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; theirs: Bundle; lines: string[] }> {
+  const [ours, hono, oauth, theirs] = (await Promise.all(
+    ['edge-mcp.ts', 'edge-mcp-hono.ts', 'edge-mcp-oauth.ts', 'official.ts'].map(bundle),
+  )) as [Bundle, Bundle, Bundle, Bundle]
+  if (ours.jose || hono.jose) throw new Error('jose was bundled into a Worker that verifies no token')
+  if (!oauth.jose) throw new Error('jose is missing from the Worker with a jwtVerifier (the check is stale)')
   const ratio = ours.gzipped / theirs.gzipped
   const lines = [
     '### One-tool Worker bundle',
@@ -78,8 +88,9 @@ export async function benchBundle(): Promise<{ ours: Bundle; theirs: Bundle; lin
     '| --- | ---: | ---: |',
     `| edge-mcp (\`createFetchHandler\`) | ${kib(ours.bytes)} | ${kib(ours.gzipped)} |`,
     `| edge-mcp (\`edge-mcp/hono\`, info) | ${kib(hono.bytes)} | ${kib(hono.gzipped)} |`,
+    `| edge-mcp with OAuth (\`oauth\` + \`jwtVerifier\` of \`edge-mcp/oauth\`, jose), info | ${kib(oauth.bytes)} | ${kib(oauth.gzipped)} |`,
     `| official SDK 2.4.0 (\`createMcpHandler\`) | ${kib(theirs.bytes)} | ${kib(theirs.gzipped)} |`,
     `| **ratio** edge-mcp ÷ official (target ≤ 0.33) | ${x(ours.bytes / theirs.bytes)} | **${x(ratio)}** ${met(ratio <= 1 / 3)} |`,
   ]
-  return { ours, theirs, lines }
+  return { ours, oauth, theirs, lines }
 }
