@@ -284,6 +284,22 @@ describe('jwtVerifier', () => {
     }
   })
 
+  it('a JWKS that is not JSON or not a key set, or an insecure jwks_uri, is a plain error (503)', async () => {
+    const token = await as.mint({ aud: RESOURCE })
+    const answering = (body: BodyInit) => () => Promise.resolve(new Response(body, { status: 200 }))
+    for (const body of ['not json', JSON.stringify({ nope: 1 }), JSON.stringify({ keys: 'none' })]) {
+      const verify = jwtVerifier({ issuer: as.issuer, jwksUri: `${as.issuer}/jwks`, fetch: answering(body) })
+      expect(await failure(verify, token), body).not.toBeInstanceOf(InvalidTokenError)
+    }
+    const insecure = jwtVerifier({
+      issuer: as.issuer,
+      fetch: () => Promise.resolve(Response.json({ issuer: as.issuer, jwks_uri: 'http://keys.example/jwks' })),
+    })
+    const error = await failure(insecure, token)
+    expect(error).not.toBeInstanceOf(InvalidTokenError)
+    expect(error.message).toMatch(/jwks_uri/)
+  })
+
   it('constructor TypeErrors: http on a non-loopback host, none or HS* or no algorithms, bad durations', () => {
     expect(() => jwtVerifier({ issuer: 'http://auth.example.com' })).toThrow(TypeError)
     expect(() => jwtVerifier({ issuer: 'not a url' })).toThrow(TypeError)
