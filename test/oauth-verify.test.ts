@@ -374,3 +374,52 @@ describe('introspectionVerifier', () => {
     expect(() => introspectionVerifier({ endpoint: 'https://as.example/introspect', clientId: '' })).toThrow(TypeError)
   })
 })
+
+describe('an authorization server that never answers', () => {
+  /** A loopback server that accepts requests and never responds (until closed). */
+  async function silent(): Promise<{ url: string; close: () => Promise<void> }> {
+    const { createServer } = await import('node:http')
+    const pending = new Set<import('node:http').ServerResponse>()
+    const server = createServer((_req, res) => void pending.add(res))
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const { port } = server.address() as import('node:net').AddressInfo
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () => {
+        for (const res of pending) res.destroy()
+        return new Promise((r) => server.close(() => r()))
+      },
+    }
+  }
+
+  it('metadata, JWKS and introspection fetches give up after timeoutMs with a plain error (503), not a hang', async () => {
+    const hang = await silent()
+    try {
+      const token = await as.mint({ aud: RESOURCE })
+      const started = Date.now()
+      const viaDiscovery = await failure(jwtVerifier({ issuer: hang.url, timeoutMs: 100 }), token)
+      const viaJwks = await failure(
+        jwtVerifier({ issuer: as.issuer, jwksUri: `${hang.url}/jwks`, timeoutMs: 100 }),
+        token,
+      )
+      const viaIntrospection = await failure(
+        introspectionVerifier({ endpoint: `${hang.url}/introspect`, clientId: 'c', timeoutMs: 100 }),
+        'opaque',
+      )
+      for (const error of [viaDiscovery, viaJwks, viaIntrospection]) {
+        expect(error).toBeInstanceOf(Error)
+        expect(error).not.toBeInstanceOf(InvalidTokenError)
+      }
+      expect(Date.now() - started).toBeLessThan(4_000) // three 100 ms timeouts, far from the 5 s default
+    } finally {
+      await hang.close()
+    }
+  })
+
+  it('timeoutMs must be a non-negative number', () => {
+    expect(() => jwtVerifier({ issuer: as.issuer, timeoutMs: -1 })).toThrow(TypeError)
+    expect(() => introspectionVerifier({ endpoint: `${as.issuer}/introspect`, clientId: 'c', timeoutMs: NaN })).toThrow(
+      TypeError,
+    )
+  })
+})

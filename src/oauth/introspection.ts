@@ -29,10 +29,9 @@ export interface IntrospectionVerifierOptions {
   fetch?: OAuthFetch
   /** Longest token sent, in characters. Default 16,384. */
   maxTokenLength?: number
+  /** How long the introspection request may take, in **ms**; then the request gets 503. Default 5,000. */
+  timeoutMs?: number
 }
-
-/** How long an introspection request may take, in ms. */
-const TIMEOUT_MS = 5_000
 
 /**
  * A {@link VerifyToken} that introspects each token (RFC 7662 §2.1, one POST per request: no cache). The
@@ -41,7 +40,7 @@ const TIMEOUT_MS = 5_000
  * `scopes` its `scope`, `claims` the whole response.
  *
  * Throws {@link InvalidTokenError} (401) for an inactive, expired or misdirected token, and a plain
- * `Error` (503) when the endpoint cannot be reached within 5 s, answers non-2xx, or not with a JSON object.
+ * `Error` (503) when the endpoint cannot be reached within `timeoutMs`, answers non-2xx, or not with a JSON object.
  * @throws TypeError at construction when `endpoint` is not https (http only on loopback) or `clientId` is empty.
  */
 export function introspectionVerifier(options: IntrospectionVerifierOptions): VerifyToken {
@@ -49,6 +48,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
   if (typeof options.clientId !== 'string' || options.clientId === '')
     throw new TypeError('introspectionVerifier clientId must be a non-empty string')
   const maxTokenLength = duration(options.maxTokenLength, 16_384, 'introspectionVerifier maxTokenLength')
+  const timeoutMs = duration(options.timeoutMs, 5_000, 'introspectionVerifier timeoutMs')
   const audiences =
     options.audience === undefined
       ? undefined
@@ -75,7 +75,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     let response: Response
     try {
       response = await fetchImpl(
-        new Request(endpoint, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(TIMEOUT_MS) }),
+        new Request(endpoint, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(timeoutMs) }),
       )
     } catch (cause) {
       throw new Error(`Token introspection at ${endpoint.href} failed`, { cause })

@@ -42,11 +42,11 @@ export interface JwtVerifierOptions {
   fetch?: OAuthFetch
   /** Longest token accepted, in characters (checked before decoding). Default 16,384. */
   maxTokenLength?: number
+  /** How long each metadata or JWKS fetch may take, in **ms**; then the request gets 503. Default 5,000. */
+  timeoutMs?: number
 }
 
 const DEFAULT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA']
-/** How long a metadata or JWKS fetch may take, in ms (jose's JWKS default). */
-const FETCH_TIMEOUT_MS = 5_000
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
 /** A failure to get the keys (network, non-200, bad JWKS): never the token's fault, so not InvalidTokenError. */
@@ -62,7 +62,7 @@ class KeySourceError extends Error {
  *
  * The verifier throws {@link InvalidTokenError} (401) with a short message for a token that is not valid
  * here, and a plain `Error` (503) when the issuer's metadata or JWKS cannot be fetched (each fetch is
- * given 5 s) or are unusable; a failed discovery is retried on the next request. Keys are cached per
+ * given `timeoutMs`) or are unusable; a failed discovery is retried on the next request. Keys are cached per
  * verifier (per isolate on Workers). On Workers an in-flight fetch is never shared between requests
  * (workerd forbids waiting on another request's I/O), so concurrent requests that find no cached keys (a
  * cold isolate, or a new `kid` before the first refetch lands) each fetch; the cooldown applies after that.
@@ -90,6 +90,8 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
   const cooldownDuration = duration(options.cooldownMs, 30_000, 'jwtVerifier cooldownMs')
   const cacheMaxAge = duration(options.cacheMaxAgeMs, 600_000, 'jwtVerifier cacheMaxAgeMs')
   const maxTokenLength = duration(options.maxTokenLength, 16_384, 'jwtVerifier maxTokenLength')
+  // bounded like jose's JWKS fetch (its default): an issuer that never answers must not hold requests
+  const timeoutMs = duration(options.timeoutMs, 5_000, 'jwtVerifier timeoutMs')
   const fetchImpl: OAuthFetch = options.fetch ?? ((request) => fetch(request))
   const verifyOptions: JWTVerifyOptions = {
     issuer,
@@ -103,7 +105,7 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
     const remote = createRemoteJWKSet(url, {
       cooldownDuration,
       cacheMaxAge,
-      timeoutDuration: FETCH_TIMEOUT_MS,
+      timeoutDuration: timeoutMs,
       [customFetch]: (href, init) => fetchImpl(new Request(href, init)),
     })
     return async (header, token) => {
@@ -121,7 +123,7 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
   let keys: JWTVerifyGetKey | undefined = jwksUri ? keysFrom(jwksUri) : undefined
   const keySet = async (): Promise<JWTVerifyGetKey> => {
     if (keys) return keys
-    const url = await discoverJwksUri(fetchImpl, issuer)
+    const url = await discoverJwksUri(fetchImpl, issuer, timeoutMs)
     return (keys ??= keysFrom(url))
   }
 
@@ -187,11 +189,10 @@ function translate(error: unknown): unknown {
  * document's `issuer` must be identical (RFC 8414 §3.3) and `jwks_uri` https (http only on loopback).
  * @throws Error when no document is found or it is not usable (a configuration or outage problem: 503).
  */
-async function discoverJwksUri(fetchImpl: OAuthFetch, issuer: string): Promise<URL> {
+async function discoverJwksUri(fetchImpl: OAuthFetch, issuer: string, timeoutMs: number): Promise<URL> {
   for (const url of authorizationServerMetadataUrls(issuer)) {
-    // bounded like jose's JWKS fetch: an issuer that never answers must not hold requests forever
     const response = await fetchImpl(
-      new Request(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }),
+      new Request(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) }),
     )
     if (!response.ok) {
       await response.body?.cancel().catch(() => {})
