@@ -275,6 +275,40 @@ describe('bearer challenges (RFC 6750, MCP authorization)', () => {
     const unknown = await handler(legacy('tools/call', { name: 'nope', arguments: {} }, 'token-a'))
     expect(unknown.status).toBe(200)
   })
+
+  it('a 2025-era session id minted for alice is refused (404) for bob and accepted for alice', async () => {
+    const { handler } = setup()
+    const post = (body: Record<string, unknown>, token: string, session?: string) =>
+      handler(
+        new Request(MCP, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${token}`,
+            ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: id++, ...body }),
+        }),
+      )
+    const init = await post(
+      {
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      },
+      'token-a-order',
+    )
+    expect(init.status).toBe(200)
+    const session = init.headers.get('mcp-session-id')!
+    expect(session).toBeTruthy()
+    const call = { method: 'tools/call', params: { name: 'search', arguments: {} } }
+    expect((await post(call, 'token-b-order', session)).status).toBe(404)
+    const alice = await post(call, 'token-a-order', session)
+    expect(alice.status).toBe(200)
+    expect(((await alice.json()) as { result: { content: Array<{ text: string }> } }).result.content[0].text).toBe(
+      'hello alice',
+    )
+  })
 })
 
 describe('subscriptions follow the resource scopes', () => {
