@@ -14,7 +14,9 @@ import {
   elicit,
   formSchema,
   resolver,
+  protectedResource,
   type FetchHandlerOptions,
+  type ProtectedResourceOptions,
   type VerifyToken,
 } from '../src/server/index.ts'
 import type { AuthInfo } from '../src/index.ts'
@@ -40,7 +42,7 @@ const users: Record<string, AuthInfo> = {
   'token-admin': { clientId: 'app', issuer: 'https://as.test', subject: 'carol', scopes: ['books:admin'] },
 }
 
-function setup(oauth: Partial<FetchHandlerOptions['oauth']> = {}, options: FetchHandlerOptions = {}) {
+function setup(oauth: Partial<ProtectedResourceOptions> = {}, options: FetchHandlerOptions = {}) {
   const seen: Array<{ token: string; resource: string }> = []
   const verifyToken: VerifyToken = (token, { resource }) => {
     seen.push({ token, resource })
@@ -65,12 +67,12 @@ function setup(oauth: Partial<FetchHandlerOptions['oauth']> = {}, options: Fetch
   mcp.resource('stock', 'books://stock', { scopes: ['books:order'] }, () => '3 left')
   const handler = createFetchHandler(mcp, {
     ...options,
-    oauth: {
+    oauth: protectedResource({
       authorizationServers: ['https://as.test'],
       verifyToken,
       scopesSupported: ['books:read', 'books:order'],
       ...oauth,
-    },
+    }),
   })
   return { handler, seen }
 }
@@ -402,12 +404,20 @@ describe('a handler may challenge for scopes it decides', () => {
     expect(() =>
       createFetchHandler(mcp, {
         authenticate: () => undefined,
-        oauth: { authorizationServers: ['https://as.test'], verifyToken: () => users['token-a'] },
+        oauth: protectedResource({ authorizationServers: ['https://as.test'], verifyToken: () => users['token-a'] }),
       }),
     ).toThrow(TypeError)
+    // options without protectedResource() are refused with the fix named
+    expect(() =>
+      createFetchHandler(mcp, {
+        oauth: { authorizationServers: ['https://as.test'], verifyToken: () => users['token-a'] } as never,
+      }),
+    ).toThrow(/protectedResource/)
     expect(() => mcp.tool('t', { scopes: ['has space'] }, () => 'x')).toThrow(/scopes must be an array of scope names/)
     expect(() =>
-      createFetchHandler(mcp, { oauth: { authorizationServers: [], verifyToken: () => users['token-a'] } }),
+      createFetchHandler(mcp, {
+        oauth: protectedResource({ authorizationServers: [], verifyToken: () => users['token-a'] }),
+      }),
     ).toThrow(/authorizationServers/)
   })
 })

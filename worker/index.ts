@@ -32,7 +32,12 @@ import {
   type NotificationNamespace,
 } from '../src/cloudflare/index.ts'
 import { mcpHandler } from '../src/hono/index.ts'
-import { parseRequestStateKeys, type FetchHandlerOptions, type McpServer } from '../src/server/index.ts'
+import {
+  parseRequestStateKeys,
+  protectedResource,
+  type FetchHandlerOptions,
+  type McpServer,
+} from '../src/server/index.ts'
 import { jwtVerifier } from '../src/oauth/index.ts'
 import { createDemoServer, type DemoServerOptions } from './server.ts'
 
@@ -87,13 +92,13 @@ export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: 
       if (hosts !== '*') options.allowedHosts = list(hosts)
       if (issuer) {
         // the resource is this Worker's /mcp under the host it was called by (allowedHosts decide which)
-        options.oauth = {
+        options.oauth = protectedResource({
           authorizationServers: [issuer],
           verifyToken: jwtVerifier({ issuer }),
           requiredScopes: ['books:read'],
           scopesSupported: ['books:read', 'books:order'],
           resourceName: 'edge-mcp demo bookshop',
-        }
+        })
       }
       cached = { config, handler: mcpHandler(server, options) }
     }

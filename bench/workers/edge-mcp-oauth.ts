@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot'
 import { jwtVerifier } from '../../src/oauth/index.ts'
-import { McpServer, createFetchHandler } from '../../src/server/index.ts'
+import { McpServer, createFetchHandler, protectedResource } from '../../src/server/index.ts'
 
 const mcp = new McpServer({ name: 'bench', version: '1.0.0' })
 mcp.tool('echo', { input: { text: v.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }))
@@ -13,6 +13,6 @@ mcp.tool('echo', { input: { text: v.string() } }, ({ text }) => ({ content: [{ t
 const issuer = 'https://auth.example.com'
 export default {
   fetch: createFetchHandler(mcp, {
-    oauth: { authorizationServers: [issuer], verifyToken: jwtVerifier({ issuer }) },
+    oauth: protectedResource({ authorizationServers: [issuer], verifyToken: jwtVerifier({ issuer }) }),
   }),
 }

@@ -125,6 +125,8 @@ export { MAX_UNREAD_BYTES } from '../transport/http-server-sse.ts'
 export type { AllowedOrigins } from '../transport/http-server-policy.ts'
 export {
   InvalidTokenError,
+  protectedResource,
+  type ProtectedResource,
   type ProtectedResourceOptions,
   type VerifyToken,
   type VerifyTokenContext,

@@ -84,7 +84,20 @@ export interface Challenge {
   scope?: string
 }
 
-/** A protected resource's request-time behaviour (see {@link ProtectedResourceOptions}). */
+/**
+ * An MCP endpoint's OAuth protection, for `FetchHandlerOptions.oauth` (see {@link ProtectedResourceOptions}).
+ * A Worker that never makes one carries none of this code.
+ * @throws TypeError for invalid options (see the constructor).
+ * @example
+ * createFetchHandler(mcp, {
+ *   oauth: protectedResource({ authorizationServers: [issuer], verifyToken: jwtVerifier({ issuer }) }),
+ * })
+ */
+export function protectedResource(options: ProtectedResourceOptions): ProtectedResource {
+  return new ProtectedResource(options)
+}
+
+/** A protected resource's request-time behaviour (made by {@link protectedResource}). */
 export class ProtectedResource {
   readonly options: ProtectedResourceOptions
   readonly #path: string

@@ -16,7 +16,7 @@ import type { Server } from '../server/server.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
 import { hostPolicy, originPolicy, preflightResponse, withCors, type AllowedOrigins } from './http-server-policy.ts'
 import { reply, streamIfNotified, type Representation } from './http-server-sse.ts'
-import { bearerChallenge, ProtectedResource, type ProtectedResourceOptions } from './http-auth.ts'
+import { bearerChallenge, type ProtectedResource } from './http-auth.ts'
 import type { Handled } from '../server/handled.ts'
 
 /** Options of {@link createFetchHandler}. */
@@ -34,17 +34,19 @@ export interface FetchHandlerOptions {
     executionCtx: unknown,
   ) => AuthInfo | undefined | Promise<AuthInfo | undefined>
   /**
-   * Make this endpoint an OAuth 2.1 protected resource (spec: basic/authorization): the Protected Resource
-   * Metadata (RFC 9728) is served at `/.well-known/oauth-protected-resource{path}` (GET, any origin), and
-   * every MCP request needs `Authorization: Bearer <token>` that `verifyToken` accepts for this resource
-   * (`jwtVerifier` / `introspectionVerifier` of `edge-mcp/oauth`). Without one (or with a token in the
-   * query string): 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (plus `error="invalid_token"`
-   * and `error_description` when a token was sent and refused); without `requiredScopes` or a tool's,
-   * prompt's or resource's registration `scopes`: 403 `error="insufficient_scope"` with the `scope` needed;
-   * a verifier that cannot run (its JWKS unreachable): 503. The verified identity is `ctx.authInfo`, and
-   * sealed `requestState` and legacy session ids are bound to it. Not together with `authenticate`.
+   * Make this endpoint an OAuth 2.1 protected resource (spec: basic/authorization), with
+   * `protectedResource({ authorizationServers, verifyToken, … })` (its code is bundled only when you call it):
+   * the Protected Resource Metadata (RFC 9728) is served at `/.well-known/oauth-protected-resource{path}`
+   * (GET, any origin), and every MCP request needs `Authorization: Bearer <token>` that `verifyToken`
+   * accepts for this resource (`jwtVerifier` / `introspectionVerifier` of `edge-mcp/oauth`). Without one (or
+   * with a token in the query string): 401 with `WWW-Authenticate: Bearer resource_metadata="…"` (plus
+   * `error="invalid_token"` and `error_description` when a token was sent and refused); without
+   * `requiredScopes` or a tool's, prompt's or resource's registration `scopes`: 403
+   * `error="insufficient_scope"` with the `scope` needed; a verifier that cannot run (its JWKS unreachable):
+   * 503. The verified identity is `ctx.authInfo`, and sealed `requestState` and legacy session ids are bound
+   * to it. Not together with `authenticate`.
    */
-  oauth?: ProtectedResourceOptions
+  oauth?: ProtectedResource
   /**
    * Browser origins allowed to call this endpoint (spec: servers MUST validate `Origin`, against DNS
    * rebinding): exact origins like `"https://app.example"`, `"*"` for any, or a predicate. Requests
@@ -112,7 +114,7 @@ interface Endpoint {
  * A 2025-era client's answer to a server-to-client request gets 202, or 400 when it is not one.
  *
  * @throws RangeError for a `maxBodyBytes` that is not a positive integer, or a `keepAliveMs` out of range.
- * @throws TypeError for both `oauth` and `authenticate`, or invalid `oauth` options (see `ProtectedResource`).
+ * @throws TypeError for both `oauth` and `authenticate`, or an `oauth` not made by `protectedResource`.
  * @example
  * export default { fetch: createFetchHandler(mcp) }
  */
@@ -127,7 +129,12 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
   const isAllowed = originPolicy(options.allowedOrigins)
   const isAllowedHost = hostPolicy(options.allowedHosts)
   if (options.oauth && options.authenticate) throw new TypeError('Pass either oauth or authenticate, not both')
-  const protectedResource = options.oauth ? new ProtectedResource(options.oauth) : undefined
+  const protectedResource = options.oauth
+  if (
+    protectedResource !== undefined &&
+    typeof (protectedResource as Partial<ProtectedResource>).authenticate !== 'function'
+  )
+    throw new TypeError('oauth must be made with protectedResource({ authorizationServers, verifyToken, … })')
   const endpoint: Endpoint = { server, maxBodyBytes, keepAliveMs, options, protectedResource }
   return async (request, env, executionCtx) => {
     // Some runtimes (Bun) hand over whatever the Host header said; an unparsable one is the client's mistake.
