@@ -64,6 +64,7 @@ function setup(oauth: Partial<FetchHandlerOptions['oauth']> = {}, options: Fetch
   mcp.prompt('secret_prompt', { scopes: ['books:admin'] }, () => 'hi')
   mcp.resource('stock', 'books://stock', { scopes: ['books:order'] }, () => '3 left')
   const handler = createFetchHandler(mcp, {
+    allowedHosts: ['mcp.test', 'api.test', '127.0.0.1:8787'],
     ...options,
     oauth: {
       authorizationServers: ['https://as.test'],

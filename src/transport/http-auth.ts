@@ -47,8 +47,9 @@ export interface ProtectedResourceOptions {
   verifyToken: VerifyToken
   /**
    * This server's canonical resource URL (`https://mcp.example.com/mcp`; RFC 8707 §2: no fragment, no
-   * trailing slash). Default: the request's origin followed by `path`, so the same Worker works under any
-   * host it is deployed to (its `allowedHosts` decide which).
+   * trailing slash). Default: the request's origin followed by `path`, so the same Worker works under
+   * each host it is deployed to; then the fetch handler's `allowedHosts` is required, since the Host
+   * header is the client's to choose and a token for any other resource of the issuer would match.
    */
   resource?: string
   /** The MCP endpoint's path, for the default `resource` and the metadata's well-known URL. Default `/mcp`. */

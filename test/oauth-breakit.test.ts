@@ -1,0 +1,73 @@
+/**
+ * Attacks on the OAuth protected resource (issue 14), each once a hole: a token minted for another
+ * resource of the same issuer replayed with a Host header naming that resource, and scope checks that
+ * other methods reaching a scoped item's code skipped.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { jwtVerifier } from '../src/oauth/index.ts'
+import { McpServer, createFetchHandler, type FetchHandlerOptions } from '../src/server/index.ts'
+import { startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
+import { env, std } from './helpers.ts'
+
+let as: TestAuthorizationServer
+beforeAll(async () => {
+  as = await startOAuthServer()
+})
+afterAll(async () => {
+  await as?.close()
+})
+
+let id = 1
+function call(url: string, method: string, params: Record<string, unknown>, token?: string): Request {
+  const name = (params.name ?? params.uri) as string | undefined
+  const headers: Record<string, string> = { ...std(method, name) }
+  if (token !== undefined) headers.authorization = `Bearer ${token}`
+  return new Request(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params: { ...params, _meta: env() } }),
+  })
+}
+
+function shop(): McpServer {
+  const mcp = new McpServer({ name: 'shop', version: '1' })
+  mcp.tool('whoami', {}, (_a, ctx) => `you are ${ctx.authInfo?.subject}`)
+  return mcp
+}
+
+describe('the resource a token must name is not the client’s to choose (Host header)', () => {
+  const oauth = (extra: Partial<NonNullable<FetchHandlerOptions['oauth']>> = {}) => ({
+    authorizationServers: [as.issuer],
+    verifyToken: jwtVerifier({ issuer: as.issuer }),
+    ...extra,
+  })
+
+  it('refuses an oauth endpoint whose resource would come from the Host header of any request', () => {
+    // On Node, Deno or Bun (or behind a proxy that forwards Host) the client picks the Host header: a token
+    // the same issuer minted for https://evil.test/mcp would be accepted by sending `Host: evil.test`.
+    expect(() => createFetchHandler(shop(), { oauth: oauth() })).toThrow(TypeError)
+    expect(() => createFetchHandler(shop(), { oauth: oauth() })).toThrow(/allowedHosts|resource/)
+    expect(() => createFetchHandler(shop(), { oauth: oauth({ resource: 'https://mcp.test/mcp' }) })).not.toThrow()
+    expect(() => createFetchHandler(shop(), { oauth: oauth(), allowedHosts: ['mcp.test'] })).not.toThrow()
+  })
+
+  it('with allowedHosts, a token for another host of the issuer is refused under either Host', async () => {
+    const handler = createFetchHandler(shop(), { oauth: oauth(), allowedHosts: ['mcp.test'] })
+    const evil = await as.mint({ aud: 'https://evil.test/mcp', sub: 'mallory-victim' })
+    const asEvil = await handler(call('https://evil.test/mcp', 'tools/call', { name: 'whoami', arguments: {} }, evil))
+    expect(asEvil.status).toBe(403)
+    const asUs = await handler(call('https://mcp.test/mcp', 'tools/call', { name: 'whoami', arguments: {} }, evil))
+    expect(asUs.status).toBe(401)
+    const good = await as.mint({ aud: 'https://mcp.test/mcp' })
+    const ok = await handler(call('https://mcp.test/mcp', 'tools/call', { name: 'whoami', arguments: {} }, good))
+    expect(ok.status).toBe(200)
+  })
+
+  it('with a fixed resource, the Host header does not change the audience', async () => {
+    const handler = createFetchHandler(shop(), { oauth: oauth({ resource: 'https://mcp.test/mcp' }) })
+    const evil = await as.mint({ aud: 'https://evil.test/mcp' })
+    const res = await handler(call('https://evil.test/mcp', 'tools/call', { name: 'whoami', arguments: {} }, evil))
+    expect(res.status).toBe(401)
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"')
+  })
+})
