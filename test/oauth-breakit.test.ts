@@ -4,6 +4,7 @@
  * other methods reaching a scoped item's code skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as valibot from 'valibot'
 import { jwtVerifier } from '../src/oauth/index.ts'
 import { McpServer, createFetchHandler, type FetchHandlerOptions } from '../src/server/index.ts'
 import { startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
@@ -69,5 +70,47 @@ describe('the resource a token must name is not the client’s to choose (Host h
     const res = await handler(call('https://evil.test/mcp', 'tools/call', { name: 'whoami', arguments: {} }, evil))
     expect(res.status).toBe(401)
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"')
+  })
+})
+
+describe('completion/complete runs a scoped item’s completer only for a token with its scopes', () => {
+  function crm() {
+    const mcp = new McpServer({ name: 'crm', version: '1' })
+    const customers = () => ['Acme Corp (churning)', 'Globex (overdue)']
+    mcp.prompt(
+      'account_review',
+      { arguments: { customer: valibot.string() }, scopes: ['crm:read'], complete: { customer: customers } },
+      () => 'review',
+    )
+    mcp.resourceTemplate(
+      'account',
+      'crm://accounts/{customer}',
+      { scopes: ['crm:read'], complete: { customer: customers } },
+      () => 'account',
+    )
+    return createFetchHandler(mcp, {
+      oauth: { authorizationServers: [as.issuer], verifyToken: jwtVerifier({ issuer: as.issuer }) },
+      allowedHosts: ['mcp.test'],
+    })
+  }
+  const refs = [
+    { type: 'ref/prompt', name: 'account_review' },
+    { type: 'ref/resource', uri: 'crm://accounts/{customer}' },
+  ]
+
+  it.each(refs)('refuses a token without the scope (403 insufficient_scope) and answers one with it: %o', async (ref) => {
+    const handler = crm()
+    const params = { ref, argument: { name: 'customer', value: '' } }
+    const weak = await as.mint({ aud: 'https://mcp.test/mcp', scope: 'other' })
+    const res = await handler(call('https://mcp.test/mcp', 'completion/complete', params, weak))
+    const text = await res.text()
+    expect(text).not.toContain('Acme')
+    expect(res.status).toBe(403)
+    expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"')
+    expect(res.headers.get('www-authenticate')).toContain('scope="crm:read"')
+    const strong = await as.mint({ aud: 'https://mcp.test/mcp', scope: 'crm:read' })
+    const ok = await handler(call('https://mcp.test/mcp', 'completion/complete', params, strong))
+    expect(ok.status).toBe(200)
+    expect(await ok.text()).toContain('Acme')
   })
 })
