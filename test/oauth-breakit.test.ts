@@ -5,8 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as valibot from 'valibot'
-import { jwtVerifier } from '../src/oauth/index.ts'
-import { McpServer, createFetchHandler, type FetchHandlerOptions } from '../src/server/index.ts'
+import { introspectionVerifier, jwtVerifier } from '../src/oauth/index.ts'
+import {
+  InvalidTokenError,
+  McpServer,
+  createFetchHandler,
+  type FetchHandlerOptions,
+  type VerifyToken,
+} from '../src/server/index.ts'
 import { startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
 import { env, std } from './helpers.ts'
 
@@ -98,19 +104,63 @@ describe('completion/complete runs a scoped item’s completer only for a token 
     { type: 'ref/resource', uri: 'crm://accounts/{customer}' },
   ]
 
-  it.each(refs)('refuses a token without the scope (403 insufficient_scope) and answers one with it: %o', async (ref) => {
-    const handler = crm()
-    const params = { ref, argument: { name: 'customer', value: '' } }
-    const weak = await as.mint({ aud: 'https://mcp.test/mcp', scope: 'other' })
-    const res = await handler(call('https://mcp.test/mcp', 'completion/complete', params, weak))
-    const text = await res.text()
-    expect(text).not.toContain('Acme')
-    expect(res.status).toBe(403)
-    expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"')
-    expect(res.headers.get('www-authenticate')).toContain('scope="crm:read"')
-    const strong = await as.mint({ aud: 'https://mcp.test/mcp', scope: 'crm:read' })
-    const ok = await handler(call('https://mcp.test/mcp', 'completion/complete', params, strong))
-    expect(ok.status).toBe(200)
-    expect(await ok.text()).toContain('Acme')
+  it.each(refs)(
+    'refuses a token without the scope (403 insufficient_scope) and answers one with it: %o',
+    async (ref) => {
+      const handler = crm()
+      const params = { ref, argument: { name: 'customer', value: '' } }
+      const weak = await as.mint({ aud: 'https://mcp.test/mcp', scope: 'other' })
+      const res = await handler(call('https://mcp.test/mcp', 'completion/complete', params, weak))
+      const text = await res.text()
+      expect(text).not.toContain('Acme')
+      expect(res.status).toBe(403)
+      expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"')
+      expect(res.headers.get('www-authenticate')).toContain('scope="crm:read"')
+      const strong = await as.mint({ aud: 'https://mcp.test/mcp', scope: 'crm:read' })
+      const ok = await handler(call('https://mcp.test/mcp', 'completion/complete', params, strong))
+      expect(ok.status).toBe(200)
+      expect(await ok.text()).toContain('Acme')
+    },
+  )
+})
+
+describe('a sender-constrained token (cnf: DPoP or mTLS) is not accepted as a bearer token', () => {
+  // RFC 9449 §7.2 / RFC 8705 §3: the holder must prove the key; this resource cannot check a proof, so a
+  // stolen DPoP- or certificate-bound token sent as `Bearer` would otherwise work here as a plain bearer one.
+  const R = 'https://mcp.test/mcp'
+  const context = { resource: R, request: new Request(R), env: {} }
+  async function reason(verify: VerifyToken, token: string): Promise<string> {
+    try {
+      await verify(token, context)
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidTokenError)
+      return (error as Error).message
+    }
+    return 'accepted'
+  }
+
+  it('jwtVerifier refuses a JWT with cnf, and accepts the same token without it', async () => {
+    const verify = jwtVerifier({ issuer: as.issuer })
+    expect(
+      await reason(verify, await as.mint({ aud: R, cnf: { jkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' } })),
+    ).toMatch(/bound to a key/)
+    expect(
+      await reason(
+        verify,
+        await as.mint({ aud: R, cnf: { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } }),
+      ),
+    ).toMatch(/bound to a key/)
+    expect(await reason(verify, await as.mint({ aud: R }))).toBe('accepted')
+  })
+
+  it('introspectionVerifier refuses an answer with cnf', async () => {
+    const answer = (claims: Record<string, unknown>) =>
+      introspectionVerifier({
+        endpoint: 'https://as.test/introspect',
+        clientId: 'rs',
+        fetch: async () => Response.json({ active: true, aud: R, ...claims }),
+      })
+    expect(await reason(answer({ cnf: { jkt: 'abc' } }), 'opaque')).toMatch(/bound to a key/)
+    expect(await reason(answer({}), 'opaque')).toBe('accepted')
   })
 })

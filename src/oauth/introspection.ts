@@ -6,7 +6,7 @@
 import type { AuthInfo } from '../protocol/auth.ts'
 import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../transport/http-auth.ts'
 import { readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
-import { authInfoOf, duration, matchAudience, secureUrl } from './claims.ts'
+import { authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
 
 /** Options of {@link introspectionVerifier}. */
 export interface IntrospectionVerifierOptions {
@@ -37,7 +37,8 @@ const TIMEOUT_MS = 5_000
 /**
  * A {@link VerifyToken} that introspects each token (RFC 7662 §2.1, one POST per request: no cache). The
  * token is valid when the answer has `active: true`, an `exp` (seconds) not in the past, `aud` naming the
- * resource, and `iss` equal to `issuer` when both are present. `clientId` is the response's `client_id`,
+ * resource, `iss` equal to `issuer` when both are present, and no `cnf` (a sender-constrained token: no proof is
+ * checked here). `clientId` is the response's `client_id`,
  * `scopes` its `scope`, `claims` the whole response.
  *
  * Throws {@link InvalidTokenError} (401) for an inactive, expired or misdirected token, and a plain
@@ -97,6 +98,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     if (claims.aud === undefined && options.requireAudience === false) resource = expected[0]
     else resource = matchAudience(claims.aud, expected)
     if (resource === undefined) throw new InvalidTokenError('the token is for another resource')
+    refuseBoundToken(claims)
     return authInfoOf(claims, resource, options.issuer)
   }
 }
