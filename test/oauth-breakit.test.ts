@@ -164,3 +164,27 @@ describe('a sender-constrained token (cnf: DPoP or mTLS) is not accepted as a be
     expect(await reason(answer({}), 'opaque')).toBe('accepted')
   })
 })
+
+describe('introspection answers with unusable time claims', () => {
+  const R = 'https://mcp.test/mcp'
+  const context = { resource: R, request: new Request(R), env: {} }
+  const verifier = (claims: Record<string, unknown>) =>
+    introspectionVerifier({
+      endpoint: 'https://as.test/introspect',
+      clientId: 'rs',
+      fetch: async () => Response.json({ active: true, aud: R, ...claims }),
+    })
+  const now = () => Math.floor(Date.now() / 1000)
+
+  it('an exp that is not a number (RFC 7662 §2.2: NumericDate) is refused, not skipped', async () => {
+    await expect(verifier({ exp: String(now() - 3600) })(`t`, context)).rejects.toThrow(InvalidTokenError)
+    await expect(verifier({ exp: null })(`t`, context)).rejects.toThrow(InvalidTokenError)
+    await expect(verifier({ exp: now() + 3600 })(`t`, context)).resolves.toMatchObject({ resource: R })
+  })
+
+  it('an nbf in the future (beyond the skew) is refused', async () => {
+    await expect(verifier({ nbf: now() + 3600 })(`t`, context)).rejects.toThrow(/not yet valid/)
+    await expect(verifier({ nbf: 'soon' })(`t`, context)).rejects.toThrow(InvalidTokenError)
+    await expect(verifier({ nbf: now() - 10 })(`t`, context)).resolves.toMatchObject({ resource: R })
+  })
+})

@@ -33,11 +33,16 @@ export interface IntrospectionVerifierOptions {
 
 /** How long an introspection request may take, in ms. */
 const TIMEOUT_MS = 5_000
+/** Clock skew allowed for `nbf`, in seconds (as the JWT verifier's default). */
+const NBF_SKEW_SECONDS = 60
+
+const isNumericDate = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
 
 /**
  * A {@link VerifyToken} that introspects each token (RFC 7662 §2.1, one POST per request: no cache). The
- * token is valid when the answer has `active: true`, an `exp` (seconds) not in the past, `aud` naming the
- * resource, `iss` equal to `issuer` when both are present, and no `cnf` (a sender-constrained token: no proof is
+ * token is valid when the answer has `active: true`, an `exp` (seconds) not in the past and an `nbf` not
+ * more than 60 s ahead when present (a time that is not a number is refused), `aud` naming the resource,
+ * `iss` equal to `issuer` when both are present, and no `cnf` (a sender-constrained token: no proof is
  * checked here). `clientId` is the response's `client_id`,
  * `scopes` its `scope`, `claims` the whole response.
  *
@@ -89,8 +94,13 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     if (!claims || typeof claims.active !== 'boolean')
       throw new Error(`Token introspection at ${endpoint.href} did not answer with an RFC 7662 JSON object`)
     if (!claims.active) throw new InvalidTokenError('the token is not active')
-    if (typeof claims.exp === 'number' && claims.exp <= Date.now() / 1000)
-      throw new InvalidTokenError('the token has expired')
+    const now = Date.now() / 1000
+    // RFC 7662 §2.2: NumericDate; a present but unusable time is refused, never skipped
+    if (claims.exp !== undefined && !isNumericDate(claims.exp))
+      throw new InvalidTokenError('the token has no valid expiry')
+    if (claims.exp !== undefined && claims.exp <= now) throw new InvalidTokenError('the token has expired')
+    if (claims.nbf !== undefined && !(isNumericDate(claims.nbf) && claims.nbf <= now + NBF_SKEW_SECONDS))
+      throw new InvalidTokenError('the token is not yet valid')
     if (options.issuer !== undefined && claims.iss !== undefined && claims.iss !== options.issuer)
       throw new InvalidTokenError('the token was issued by another issuer')
     const expected = audiences ?? [context.resource]
