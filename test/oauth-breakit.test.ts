@@ -158,7 +158,7 @@ describe('a sender-constrained token (cnf: DPoP or mTLS) is not accepted as a be
       introspectionVerifier({
         endpoint: 'https://as.test/introspect',
         clientId: 'rs',
-        fetch: async () => Response.json({ active: true, aud: R, ...claims }),
+        fetch: () => Promise.resolve(Response.json({ active: true, aud: R, ...claims })),
       })
     expect(await reason(answer({ cnf: { jkt: 'abc' } }), 'opaque')).toMatch(/bound to a key/)
     expect(await reason(answer({}), 'opaque')).toBe('accepted')
@@ -172,7 +172,7 @@ describe('introspection answers with unusable time claims', () => {
     introspectionVerifier({
       endpoint: 'https://as.test/introspect',
       clientId: 'rs',
-      fetch: async () => Response.json({ active: true, aud: R, ...claims }),
+      fetch: () => Promise.resolve(Response.json({ active: true, aud: R, ...claims })),
     })
   const now = () => Math.floor(Date.now() / 1000)
 
@@ -186,5 +186,52 @@ describe('introspection answers with unusable time claims', () => {
     await expect(verifier({ nbf: now() + 3600 })(`t`, context)).rejects.toThrow(/not yet valid/)
     await expect(verifier({ nbf: 'soon' })(`t`, context)).rejects.toThrow(InvalidTokenError)
     await expect(verifier({ nbf: now() - 10 })(`t`, context)).resolves.toMatchObject({ resource: R })
+  })
+})
+
+describe('the Authorization header is parsed in linear time, and bounded', () => {
+  // `/^Bearer +(\S*) *$/i` backtracked quadratically over spaces: `Bearer` + 64 KiB of spaces + `x y` took
+  // 1.7 s of CPU per request (Node 20), 128 KiB about 7 s
+  function setupRefusing() {
+    let verified = 0
+    const handler = createFetchHandler(shop(), {
+      allowedHosts: ['mcp.test'],
+      oauth: {
+        authorizationServers: ['https://as.test'],
+        verifyToken: () => {
+          verified++
+          throw new InvalidTokenError('no')
+        },
+      },
+    })
+    return { handler, verified: () => verified }
+  }
+  const withAuthorization = (value: string) => {
+    const request = call('https://mcp.test/mcp', 'tools/call', { name: 'whoami', arguments: {} })
+    request.headers.set('authorization', value)
+    return request
+  }
+
+  it('a header over 32 KiB is refused unparsed (401 invalid_request), before the verifier', async () => {
+    const { handler, verified } = setupRefusing()
+    const res = await handler(withAuthorization(`Bearer${' '.repeat(128 * 1024)}x y`))
+    expect(res.status).toBe(401)
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_request"')
+    expect(res.headers.get('www-authenticate')).toContain('too long')
+    const long = await handler(withAuthorization(`Bearer ${'a'.repeat(40_000)}`))
+    expect(long.status).toBe(401)
+    expect(long.headers.get('www-authenticate')).toContain('too long')
+    expect(verified()).toBe(0)
+  })
+
+  it('a padded header under the bound is an invalid token, and a token just under it reaches the verifier', async () => {
+    const { handler, verified } = setupRefusing()
+    const res = await handler(withAuthorization(`Bearer${' '.repeat(30_000)}x y`))
+    expect(res.status).toBe(401)
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"')
+    expect(verified()).toBe(0)
+    const big = await handler(withAuthorization(`Bearer ${'a'.repeat(30_000)}`))
+    expect(big.headers.get('www-authenticate')).toContain('error_description="no"')
+    expect(verified()).toBe(1)
   })
 })
