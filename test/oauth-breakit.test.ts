@@ -235,3 +235,36 @@ describe('the Authorization header is parsed in linear time, and bounded', () =>
     expect(verified()).toBe(1)
   })
 })
+
+describe('a subscriptions/listen stream does not outlive its token', () => {
+  it('ends with the graceful result when the token expires (authInfo.expiresAt), not hours later', async () => {
+    const mcp = new McpServer({ name: 'feed', version: '1' })
+    mcp.resource('stock', 'books://stock', {}, () => '3 left')
+    const expiresAt = Math.floor(Date.now() / 1000) + 2
+    const handler = createFetchHandler(mcp, {
+      allowedHosts: ['mcp.test'],
+      oauth: {
+        authorizationServers: ['https://as.test'],
+        verifyToken: () => ({ clientId: 'app', subject: 'alice', scopes: [], expiresAt }),
+      },
+    })
+    const res = await handler(
+      new Request('https://mcp.test/mcp', {
+        method: 'POST',
+        headers: { ...std('subscriptions/listen'), authorization: 'Bearer t' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'listen-1',
+          method: 'subscriptions/listen',
+          params: { notifications: { resourceSubscriptions: ['books://stock'] }, _meta: env({}) },
+        }),
+      }),
+    )
+    expect(res.status).toBe(200)
+    // the whole stream: the acknowledgement, then (once the token expired) the result that ends it
+    const text = await res.text()
+    expect(text).toContain('notifications/subscriptions/acknowledged')
+    expect(text).toContain('"id":"listen-1","result"')
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt * 1000 - 50)
+  }, 10_000)
+})
