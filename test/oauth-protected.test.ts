@@ -27,7 +27,7 @@ const targets: Target[] = []
 beforeAll(async () => {
   as = await startOAuthServer()
   const app = createDemoWorker()
-  const env = { OAUTH_ISSUER: as.issuer, ALLOWED_HOSTS: '*', ALLOWED_ORIGINS: 'https://app.test' }
+  const env = { OAUTH_ISSUER: as.issuer, ALLOWED_HOSTS: 'shop.test', ALLOWED_ORIGINS: 'https://app.test' }
   targets.push({
     name: 'in-process',
     origin: 'https://shop.test',

@@ -66,6 +66,7 @@ function setup(oauth: Partial<ProtectedResourceOptions> = {}, options: FetchHand
   mcp.prompt('secret_prompt', { scopes: ['books:admin'] }, () => 'hi')
   mcp.resource('stock', 'books://stock', { scopes: ['books:order'] }, () => '3 left')
   const handler = createFetchHandler(mcp, {
+    allowedHosts: ['mcp.test', 'api.test', '127.0.0.1:8787'],
     ...options,
     oauth: protectedResource({
       authorizationServers: ['https://as.test'],

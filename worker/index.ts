@@ -17,7 +17,8 @@
  *   must name its own host: `npx wrangler deploy --var ALLOWED_HOSTS:<name>.<subdomain>.workers.dev`.
  * - `OAUTH_ISSUER` (var): an OAuth authorization server's issuer URL (`https://…`; `http://` only for a
  *   loopback issuer). With it, `/mcp` is a protected resource: bearer JWTs from that issuer, for this
- *   Worker's `/mcp` URL (derived from the request), verified against the issuer's JWKS; the metadata at
+ *   Worker's `/mcp` URL (derived from the request, so `ALLOWED_HOSTS` must name the hosts, not `*`),
+ *   verified against the issuer's JWKS; the metadata at
  *   `/.well-known/oauth-protected-resource/mcp`; every request needs the scope `books:read`, and
  *   `order_book` also `books:order` (403 `insufficient_scope` without it: the client steps up). Without it
  *   `/mcp` is open.

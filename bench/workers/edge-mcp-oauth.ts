@@ -14,5 +14,6 @@ const issuer = 'https://auth.example.com'
 export default {
   fetch: createFetchHandler(mcp, {
     oauth: protectedResource({ authorizationServers: [issuer], verifyToken: jwtVerifier({ issuer }) }),
+    allowedHosts: ['mcp.example.com'],
   }),
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { AuthInfo } from '../protocol/auth.ts'
+import { InvalidTokenError } from '../transport/http-auth.ts'
 
 /** Hosts that may be reached over plain http: the loopback interface (127.0.0.0/8, [::1], localhost). */
 function isLoopback(hostname: string): boolean {
@@ -44,6 +45,17 @@ export function matchAudience(aud: unknown, expected: readonly string[]): string
   )
   const have = new Set(named.map(normalizeAudience))
   return expected.find((e) => have.has(normalizeAudience(e)))
+}
+
+/**
+ * Refuse a sender-constrained token: a `cnf` claim (RFC 7800) binds it to a key the client must prove,
+ * by DPoP (RFC 9449) or mutual TLS (RFC 8705 §3), which a bearer-only resource cannot check; accepting it
+ * as `Bearer` would let a stolen bound token work here as a plain one (RFC 9449 §7.2).
+ * @throws InvalidTokenError when `claims` has `cnf`.
+ */
+export function refuseBoundToken(claims: Record<string, unknown>): void {
+  if (claims.cnf !== undefined)
+    throw new InvalidTokenError('the token is bound to a key (cnf); this resource accepts bearer tokens only')
 }
 
 /** Scopes from `scope` (space-separated, RFC 9068 §2.2.3) or `scp` (an array or a string). */

@@ -6,7 +6,7 @@
 import type { AuthInfo } from '../protocol/auth.ts'
 import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../transport/http-auth.ts'
 import { readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
-import { authInfoOf, duration, matchAudience, secureUrl } from './claims.ts'
+import { authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
 
 /** Options of {@link introspectionVerifier}. */
 export interface IntrospectionVerifierOptions {
@@ -33,10 +33,17 @@ export interface IntrospectionVerifierOptions {
   timeoutMs?: number
 }
 
+/** Clock skew allowed for `nbf`, in seconds (as the JWT verifier's default). */
+const NBF_SKEW_SECONDS = 60
+
+const isNumericDate = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
+
 /**
  * A {@link VerifyToken} that introspects each token (RFC 7662 §2.1, one POST per request: no cache). The
- * token is valid when the answer has `active: true`, an `exp` (seconds) not in the past, `aud` naming the
- * resource, and `iss` equal to `issuer` when both are present. `clientId` is the response's `client_id`,
+ * token is valid when the answer has `active: true`, an `exp` (seconds) not in the past and an `nbf` not
+ * more than 60 s ahead when present (a time that is not a number is refused), `aud` naming the resource,
+ * `iss` equal to `issuer` when both are present, and no `cnf` (a sender-constrained token: no proof is
+ * checked here). `clientId` is the response's `client_id`,
  * `scopes` its `scope`, `claims` the whole response.
  *
  * Throws {@link InvalidTokenError} (401) for an inactive, expired or misdirected token, and a plain
@@ -88,8 +95,13 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     if (!claims || typeof claims.active !== 'boolean')
       throw new Error(`Token introspection at ${endpoint.href} did not answer with an RFC 7662 JSON object`)
     if (!claims.active) throw new InvalidTokenError('the token is not active')
-    if (typeof claims.exp === 'number' && claims.exp <= Date.now() / 1000)
-      throw new InvalidTokenError('the token has expired')
+    const now = Date.now() / 1000
+    // RFC 7662 §2.2: NumericDate; a present but unusable time is refused, never skipped
+    if (claims.exp !== undefined && !isNumericDate(claims.exp))
+      throw new InvalidTokenError('the token has no valid expiry')
+    if (claims.exp !== undefined && claims.exp <= now) throw new InvalidTokenError('the token has expired')
+    if (claims.nbf !== undefined && !(isNumericDate(claims.nbf) && claims.nbf <= now + NBF_SKEW_SECONDS))
+      throw new InvalidTokenError('the token is not yet valid')
     if (options.issuer !== undefined && claims.iss !== undefined && claims.iss !== options.issuer)
       throw new InvalidTokenError('the token was issued by another issuer')
     const expected = audiences ?? [context.resource]
@@ -97,6 +109,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     if (claims.aud === undefined && options.requireAudience === false) resource = expected[0]
     else resource = matchAudience(claims.aud, expected)
     if (resource === undefined) throw new InvalidTokenError('the token is for another resource')
+    refuseBoundToken(claims)
     return authInfoOf(claims, resource, options.issuer)
   }
 }

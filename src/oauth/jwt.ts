@@ -8,7 +8,7 @@ import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKe
 import type { AuthInfo } from '../protocol/auth.ts'
 import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../transport/http-auth.ts'
 import { authorizationServerMetadataUrls, readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
-import { authInfoOf, duration, matchAudience, secureUrl } from './claims.ts'
+import { authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
 
 /** Options of {@link jwtVerifier}. */
 export interface JwtVerifierOptions {
@@ -57,7 +57,7 @@ class KeySourceError extends Error {
 /**
  * A {@link VerifyToken} for JWT access tokens: the signature (by a key of the issuer's JWKS, with an
  * allowed asymmetric algorithm), `iss`, `aud` (the resource), `exp` (required), `nbf`, and `typ` when
- * asked for. The result's `clientId` is `client_id` ?? `azp` ?? `appid` ?? `cid` ?? `''`, `scopes` come
+ * asked for; a sender-constrained token (`cnf`: DPoP, mTLS) is refused, since no proof is checked here. The result's `clientId` is `client_id` ?? `azp` ?? `appid` ?? `cid` ?? `''`, `scopes` come
  * from `scope` (space-separated) or `scp`, `expiresAt` is `exp` (seconds), `claims` the payload.
  *
  * The verifier throws {@link InvalidTokenError} (401) with a short message for a token that is not valid
@@ -139,6 +139,7 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
     }
     const resource = matchAudience(payload.aud, audiences ?? [context.resource])
     if (resource === undefined) throw new InvalidTokenError('the token is for another resource')
+    refuseBoundToken(payload)
     return authInfoOf(payload, resource)
   }
 }

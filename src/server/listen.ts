@@ -25,7 +25,8 @@ export interface ListenDeps {
 /**
  * Serve one `subscriptions/listen`: subscribe to the bus, send the acknowledgement (the honoured subset
  * of the filter), then every matching event, each tagged with the request id as `_meta` subscriptionId,
- * until the client goes away (`signal`) or `Server.closeSubscriptions` ends it with a result. Progress
+ * until the client goes away (`signal`), or `Server.closeSubscriptions` or the expiry of the caller's
+ * token (`authInfo.expiresAt`) ends it with a result. Progress
  * and log messages never go here.
  * @throws McpError -32602 for a bad filter; -32600 (HTTP 406) when the transport cannot stream; -32603
  *   when the bus dropped the subscription (`subscribe`'s `dropped`), before or after the acknowledgement.
@@ -70,9 +71,13 @@ export async function serveListen(params: RequestParams, ctx: RequestContext, de
       const ended = new Promise<void>((resolve) => (end = resolve))
       ctx.signal.addEventListener('abort', end!, { once: true })
       deps.listens.add(end!)
+      // the token's lifetime bounds the stream: past `exp` (or a revocation) it must not keep hearing events;
+      // the client listens again with a fresh token
+      const expiry = expiryTimer(ctx, end!)
       try {
         await ended
       } finally {
+        if (expiry !== undefined) clearTimeout(expiry)
         ctx.signal.removeEventListener('abort', end!)
         deps.listens.delete(end!)
       }
@@ -93,6 +98,18 @@ export async function serveListen(params: RequestParams, ctx: RequestContext, de
   }
   // the graceful-closure result; after a disconnect nobody reads it
   return { _meta: { [META.subscriptionId]: ctx.requestId } }
+}
+
+/** The longest delay a timer holds, in ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** A timer calling `end` when the caller's token expires (`authInfo.expiresAt`, seconds), if it has one. */
+function expiryTimer(ctx: RequestContext, end: () => void): ReturnType<typeof setTimeout> | undefined {
+  const expiresAt = ctx.authInfo?.expiresAt
+  if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return undefined
+  const delay = expiresAt * 1000 - Date.now()
+  if (delay > MAX_TIMER_MS) return undefined
+  return setTimeout(end, Math.max(delay, 0))
 }
 
 /** The URIs `authorize` allows, in order; one it refuses or throws for (logged) is left out. */

@@ -239,7 +239,7 @@ export class McpServer {
   }
 
   #enableCompletions(): void {
-    this.server.setRequestHandler('completion/complete', (params) => complete(this.#registry, params))
+    this.server.setRequestHandler('completion/complete', (params, ctx) => complete(this.#registry, params, ctx))
   }
 
   #enableResources(): void {

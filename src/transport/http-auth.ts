@@ -47,8 +47,9 @@ export interface ProtectedResourceOptions {
   verifyToken: VerifyToken
   /**
    * This server's canonical resource URL (`https://mcp.example.com/mcp`; RFC 8707 §2: no fragment, no
-   * trailing slash). Default: the request's origin followed by `path`, so the same Worker works under any
-   * host it is deployed to (its `allowedHosts` decide which).
+   * trailing slash). Default: the request's origin followed by `path`, so the same Worker works under
+   * each host it is deployed to; then the fetch handler's `allowedHosts` is required, since the Host
+   * header is the client's to choose and a token for any other resource of the issuer would match.
    */
   resource?: string
   /** The MCP endpoint's path, for the default `resource` and the metadata's well-known URL. Default `/mcp`. */
@@ -69,6 +70,12 @@ export interface ProtectedResourceOptions {
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource'
+
+/**
+ * Longest `Authorization` header parsed, in characters (32 KiB): a longer one is refused unread. The JWT and
+ * introspection verifiers take tokens of up to 16,384 characters by default.
+ */
+const MAX_AUTHORIZATION_LENGTH = 32_768
 
 /** RFC 6750 `b64token`: the only characters a bearer token may contain. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
@@ -179,8 +186,8 @@ export class ProtectedResource {
 
   /**
    * The bearer checks for one MCP request: the token from `Authorization` only (a token in the query
-   * string or form is refused, RFC 6750 §2.3 and MCP "Token Requirements"), verified for this resource,
-   * with the server-wide `requiredScopes`.
+   * string or form is refused, RFC 6750 §2.3 and MCP "Token Requirements"; a header over 32 KiB is
+   * refused unparsed), verified for this resource, with the server-wide `requiredScopes`.
    */
   async authenticate(
     request: Request,
@@ -205,7 +212,14 @@ export class ProtectedResource {
       message: 'Unauthorized: a bearer token is required',
     }
     if (header === null) return none
-    const match = /^Bearer +(\S*) *$/i.exec(header)
+    if (header.length > MAX_AUTHORIZATION_LENGTH)
+      return invalid(
+        'invalid_request',
+        `the Authorization header is too long (over ${MAX_AUTHORIZATION_LENGTH} characters)`,
+      )
+    // no backtracking: a header value has no trailing whitespace (Fetch trims it), and `\S*` stops at the
+    // first space, so the match is linear in the header's length (`\S* *$` was quadratic over spaces)
+    const match = /^Bearer +(\S*)$/i.exec(header)
     if (!match) {
       // another scheme (Basic, …) is no bearer token at all: the plain challenge (RFC 6750 §3.1)
       if (!/^bearer(\s|$)/i.test(header)) return none

@@ -45,6 +45,8 @@ export interface FetchHandlerOptions {
    * `error="insufficient_scope"` with the `scope` needed; a verifier that cannot run (its JWKS unreachable):
    * 503. The verified identity is `ctx.authInfo`, and sealed `requestState` and legacy session ids are bound
    * to it. Not together with `authenticate`.
+   * Needs `oauth.resource` or `allowedHosts`: the resource derived from the request is only as good as its
+   * Host header, which a client chooses (on Node, Deno, Bun, or behind a proxy that forwards it).
    */
   oauth?: ProtectedResource
   /**
@@ -114,7 +116,8 @@ interface Endpoint {
  * A 2025-era client's answer to a server-to-client request gets 202, or 400 when it is not one.
  *
  * @throws RangeError for a `maxBodyBytes` that is not a positive integer, or a `keepAliveMs` out of range.
- * @throws TypeError for both `oauth` and `authenticate`, or an `oauth` not made by `protectedResource`.
+ * @throws TypeError for both `oauth` and `authenticate`, an `oauth` not made by `protectedResource`, or
+ *   `oauth` with neither `resource` nor `allowedHosts`.
  * @example
  * export default { fetch: createFetchHandler(mcp) }
  */
@@ -130,11 +133,16 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
   const isAllowedHost = hostPolicy(options.allowedHosts)
   if (options.oauth && options.authenticate) throw new TypeError('Pass either oauth or authenticate, not both')
   const protectedResource = options.oauth
-  if (
-    protectedResource !== undefined &&
-    typeof (protectedResource as Partial<ProtectedResource>).authenticate !== 'function'
-  )
-    throw new TypeError('oauth must be made with protectedResource({ authorizationServers, verifyToken, … })')
+  if (protectedResource !== undefined) {
+    if (typeof (protectedResource as Partial<ProtectedResource>).authenticate !== 'function')
+      throw new TypeError('oauth must be made with protectedResource({ authorizationServers, verifyToken, … })')
+    // a resource derived from the Host header needs a Host allow-list: else a client sends `Host: other.example`
+    // with a token the same issuer minted for https://other.example/mcp, and the audience check passes
+    if (protectedResource.options.resource === undefined && options.allowedHosts === undefined)
+      throw new TypeError(
+        "oauth needs resource (this server's URL) or allowedHosts: a resource derived from any Host header would accept tokens minted for other resources",
+      )
+  }
   const endpoint: Endpoint = { server, maxBodyBytes, keepAliveMs, options, protectedResource }
   return async (request, env, executionCtx) => {
     // Some runtimes (Bun) hand over whatever the Host header said; an unparsable one is the client's mistake.

@@ -137,19 +137,23 @@ const CompleteParams = v.omit(CompleteRequestParams, ['_meta'])
  * `completion/complete` (spec: server/utilities/completion.mdx): the argument's completer, if any, cut
  * to 100 values.
  * @throws McpError -32602 for invalid params, an unknown prompt, or an unknown template ("Resource not found").
+ * @throws InsufficientScopeError when the caller lacks the prompt's or template's registration `scopes`.
  */
-export async function complete(registry: Registry, params: RequestParams): Promise<ResultObject> {
+export async function complete(registry: Registry, params: RequestParams, ctx: RequestContext): Promise<ResultObject> {
   const parsed = v.safeParse(CompleteParams, params)
   if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
   const { ref, argument, context } = parsed.output
   let completers: Record<string, Completer | undefined> | undefined
+  // a completer serves the item's data: it needs the item's scopes, as prompts/get and resources/read do
   if (ref.type === 'ref/prompt') {
     const prompt = registry.prompts.get(ref.name)
     if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`)
+    requireScopes(prompt.scopes, ctx.authInfo, registry.impliedScopes, `prompt ${ref.name}`)
     completers = prompt.complete
   } else {
     const template = [...registry.templates.values()].find((t) => t.definition.uriTemplate === ref.uri)
     if (!template) throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri: ref.uri })
+    requireScopes(template.scopes, ctx.authInfo, registry.impliedScopes, `resource ${ref.uri}`)
     completers = template.complete
   }
   const completer = completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined
