@@ -387,6 +387,7 @@ describe('an authorization server that never answers', () => {
       url: `http://127.0.0.1:${port}`,
       close: () => {
         for (const res of pending) res.destroy()
+        server.closeAllConnections()
         return new Promise((r) => server.close(() => r()))
       },
     }
