@@ -18,7 +18,9 @@ import {
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as Transport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { UnauthorizedError as Unauthorized1 } from '@modelcontextprotocol/sdk/client/auth.js'
-import { McpServer, createFetchHandler } from '../src/server/index.ts'
+import { Hono } from 'hono'
+import { mcpHandler } from '../src/hono/index.ts'
+import { McpServer, createFetchHandler, type FetchHandlerOptions } from '../src/server/index.ts'
 import { jwtVerifier } from '../src/oauth/index.ts'
 import { startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
 
@@ -26,6 +28,7 @@ const ORIGIN = 'https://shop.test'
 const REDIRECT = 'http://127.0.0.1:3000/callback'
 let as: TestAuthorizationServer
 let handler: (request: Request) => Promise<Response>
+let hono: Hono
 /** Requests that reached our server: method, status, challenge. */
 let seen: Array<{ status: number; challenge: string | null }> = []
 
@@ -34,13 +37,17 @@ beforeAll(async () => {
   const shop = new McpServer({ name: 'shop', version: '1.0.0' })
   shop.tool('search_books', { input: { q: v.string() } }, ({ q }, ctx) => `${q}: 3 books for ${ctx.authInfo?.subject}`)
   shop.tool('order_book', { input: { title: v.string() }, scopes: ['books:order'] }, ({ title }) => `Ordered ${title}`)
-  const fetchHandler = createFetchHandler(shop, {
-    oauth: {
-      authorizationServers: [as.issuer],
-      verifyToken: jwtVerifier({ issuer: as.issuer }),
-      scopesSupported: ['books:read', 'books:order'],
-    },
-  })
+  const oauth = {
+    authorizationServers: [as.issuer],
+    verifyToken: jwtVerifier({ issuer: as.issuer }),
+    scopesSupported: ['books:read', 'books:order'],
+  } satisfies FetchHandlerOptions['oauth']
+  const fetchHandler = createFetchHandler(shop, { oauth })
+  // docs/authorization.md, Hono: one handler on the endpoint and on its metadata URL; `path` when not /mcp
+  const mcp = mcpHandler(shop, { oauth: { ...oauth, path: '/api/mcp' } })
+  hono = new Hono()
+  hono.all('/api/mcp', mcp)
+  hono.all('/.well-known/oauth-protected-resource/api/mcp', mcp)
   handler = async (request) => {
     const response = await fetchHandler(request)
     seen.push({ status: response.status, challenge: response.headers.get('www-authenticate') })
@@ -56,6 +63,14 @@ afterAll(async () => {
 const routed = (url: string | URL, init?: RequestInit): Promise<Response> => {
   const request = new Request(url, init)
   return new URL(request.url).origin === ORIGIN ? handler(request) : fetch(request)
+}
+/** The Hono app in-process for its origin. */
+const routedHono = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+  const request = new Request(url, init)
+  if (new URL(request.url).origin !== ORIGIN) return fetch(request)
+  const response = await hono.fetch(request)
+  seen.push({ status: response.status, challenge: response.headers.get('www-authenticate') })
+  return response
 }
 
 /**
@@ -221,6 +236,28 @@ describe('official SDK 1.x client (2025-11-25) → edge-mcp protected resource',
     expect(stepUp.scope.split(' ')).toContain('books:order')
     expect(stepUp.resource).toBe(`${ORIGIN}/mcp`)
     await t.finishAuth(provider.takeCallback().searchParams.get('code')!)
+    expect(text(await client.callTool({ name: 'order_book', arguments: { title: 'Dune' } }))).toBe('Ordered Dune')
+    await client.close()
+  })
+})
+
+describe('official SDK 2.4.0 client → edge-mcp on Hono at /api/mcp', () => {
+  it('finds the metadata route mounted next to the endpoint, authorizes for /api/mcp and calls', async () => {
+    seen = []
+    as.setGrant((requested) => requested)
+    const before = as.authorizations.length
+    const provider = new MemoryProvider()
+    const url = new URL(`${ORIGIN}/api/mcp`)
+    let t = new Transport2(url, { authProvider: provider, fetch: routedHono })
+    const client = new Client2({ name: 'interop', version: '1.0.0' })
+    await expect(client.connect(t)).rejects.toBeInstanceOf(Unauthorized2)
+    expect(seen[0].challenge).toBe(`Bearer resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/api/mcp"`)
+    const metadata = await routedHono(`${ORIGIN}/.well-known/oauth-protected-resource/api/mcp`)
+    expect(await metadata.json()).toMatchObject({ resource: `${ORIGIN}/api/mcp`, authorization_servers: [as.issuer] })
+    await t.finishAuth(provider.takeCallback().searchParams)
+    t = new Transport2(url, { authProvider: provider, fetch: routedHono })
+    await client.connect(t)
+    expect(as.authorizations[before].resource).toBe(`${ORIGIN}/api/mcp`)
     expect(text(await client.callTool({ name: 'order_book', arguments: { title: 'Dune' } }))).toBe('Ordered Dune')
     await client.close()
   })
