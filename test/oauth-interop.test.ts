@@ -29,6 +29,8 @@ const REDIRECT = 'http://127.0.0.1:3000/callback'
 let as: TestAuthorizationServer
 let handler: (request: Request) => Promise<Response>
 let hono: Hono
+/** The same server with the server-wide floor `requiredScopes: ['books:read']` (as the demo Worker). */
+let floored: (request: Request) => Promise<Response>
 /** Requests that reached our server: method, status, challenge. */
 let seen: Array<{ status: number; challenge: string | null }> = []
 
@@ -45,6 +47,7 @@ beforeAll(async () => {
   const fetchHandler = createFetchHandler(shop, { oauth })
   // docs/authorization.md, Hono: one handler on the endpoint and on its metadata URL; `path` when not /mcp
   const mcp = mcpHandler(shop, { oauth: { ...oauth, path: '/api/mcp' } })
+  floored = createFetchHandler(shop, { oauth: { ...oauth, requiredScopes: ['books:read'] } })
   hono = new Hono()
   hono.all('/api/mcp', mcp)
   hono.all('/.well-known/oauth-protected-resource/api/mcp', mcp)
@@ -63,6 +66,14 @@ afterAll(async () => {
 const routed = (url: string | URL, init?: RequestInit): Promise<Response> => {
   const request = new Request(url, init)
   return new URL(request.url).origin === ORIGIN ? handler(request) : fetch(request)
+}
+/** The floored server in-process for its origin. */
+const routedFloor = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+  const request = new Request(url, init)
+  if (new URL(request.url).origin !== ORIGIN) return fetch(request)
+  const response = await floored(request)
+  seen.push({ status: response.status, challenge: response.headers.get('www-authenticate') })
+  return response
 }
 /** The Hono app in-process for its origin. */
 const routedHono = async (url: string | URL, init?: RequestInit): Promise<Response> => {
@@ -99,8 +110,16 @@ class MemoryProvider {
   tokens() {
     return this.tokenSet
   }
-  saveTokens(tokens: { access_token: string; token_type: string; scope?: string }) {
-    this.tokenSet = tokens
+  /** False: drop refresh tokens (SDK 1.x then steps up by re-authorizing instead of refreshing). */
+  keepRefresh = true
+  saveTokens(tokens: { access_token: string; token_type: string; scope?: string; refresh_token?: string }) {
+    this.tokenSet = this.keepRefresh
+      ? tokens
+      : {
+          access_token: tokens.access_token,
+          token_type: tokens.token_type,
+          ...(tokens.scope ? { scope: tokens.scope } : {}),
+        }
   }
   async redirectToAuthorization(url: URL) {
     const response = await fetch(url, { redirect: 'manual' })
@@ -237,6 +256,36 @@ describe('official SDK 1.x client (2025-11-25) → edge-mcp protected resource',
     expect(stepUp.resource).toBe(`${ORIGIN}/mcp`)
     await t.finishAuth(provider.takeCallback().searchParams.get('code')!)
     expect(text(await client.callTool({ name: 'order_book', arguments: { title: 'Dune' } }))).toBe('Ordered Dune')
+    await client.close()
+  })
+})
+
+describe('official SDK 1.x client → a server with requiredScopes', () => {
+  it('steps up with the scopes the 403 names, which include the server-wide ones, and keeps them', async () => {
+    seen = []
+    consentReadFirst()
+    const provider = new MemoryProvider()
+    provider.keepRefresh = false
+    const url = new URL(`${ORIGIN}/mcp`)
+    const t = new Transport1(url, { authProvider: provider, fetch: routedFloor })
+    const client = new Client1({ name: 'interop', version: '1.0.0' })
+    await expect(client.connect(t)).rejects.toBeInstanceOf(Unauthorized1)
+    expect(seen[0].challenge).toContain('scope="books:read"')
+    expect(as.authorizations[as.authorizations.length - 1].scope).toBe('books:read')
+    await t.finishAuth(provider.takeCallback().searchParams.get('code')!)
+    const t2 = new Transport1(url, { authProvider: provider, fetch: routedFloor })
+    await client.connect(t2)
+    // the 403 of order_book names books:read too: SDK 1.x asks for exactly what it names
+    await expect(client.callTool({ name: 'order_book', arguments: { title: 'Dune' } })).rejects.toBeInstanceOf(
+      Unauthorized1,
+    )
+    expect(seen.find((s) => s.status === 403)?.challenge).toContain('scope="books:read books:order"')
+    expect(as.authorizations[as.authorizations.length - 1].scope).toBe('books:read books:order')
+    await t2.finishAuth(provider.takeCallback().searchParams.get('code')!)
+    expect(text(await client.callTool({ name: 'order_book', arguments: { title: 'Dune' } }))).toBe('Ordered Dune')
+    expect(text(await client.callTool({ name: 'search_books', arguments: { q: 'dune' } }))).toBe(
+      'dune: 3 books for alice',
+    )
     await client.close()
   })
 })
