@@ -145,7 +145,7 @@ describe.each(['in-process', 'wrangler dev'])('a protected demo Worker (%s)', (w
     expect(res.status).toBe(403)
     expect(challengeOf(res)).toContain(`resource_metadata="${metadataUrl(t())}"`)
     expect(challengeOf(res)).toContain('error="insufficient_scope"')
-    expect(challengeOf(res)).toContain('scope="books:order"')
+    expect(challengeOf(res)).toContain('scope="books:read books:order"') // the server-wide scope too
     const ok = await t().fetch(call(await tokenFor(t(), 'books:read books:order')))
     expect(ok.status).toBe(200)
     const result = (await body<{ result: { isError?: boolean; content: Array<{ text: string }> } }>(ok)).result

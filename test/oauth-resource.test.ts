@@ -243,6 +243,15 @@ describe('bearer challenges (RFC 6750, MCP authorization)', () => {
     expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${PRM}", scope="books:order"`)
   })
 
+  it('a 403 of a scoped tool also names the server-wide requiredScopes (a client asking for just those keeps them)', async () => {
+    const { handler } = setup({ requiredScopes: ['books:read'] })
+    const res = await handler(tool('order_book', 'token-a'))
+    expect(res.status).toBe(403)
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${PRM}", error="insufficient_scope", error_description="Forbidden: insufficient scope; tool order_book needs books:order (missing books:order)", scope="books:read books:order"`,
+    )
+  })
+
   it('the challenge is readable cross-origin (Access-Control-Expose-Headers)', async () => {
     const { handler } = setup({}, { allowedOrigins: ['https://app.test'] })
     const res = await handler(

@@ -254,6 +254,11 @@ export class ProtectedResource {
 
   /** The `WWW-Authenticate` value for a challenge on a request to `url` (RFC 6750 §3, MCP authorization). */
   challengeHeader(url: URL, challenge: Challenge): string {
+    // a 403 names every scope the call needs, the server-wide ones included: a client that asks for just
+    // the challenged scopes (official SDK 1.x) would otherwise lose them (spec: "Scope Challenge Handling")
+    const floor = this.options.requiredScopes ?? []
+    if (challenge.error === 'insufficient_scope' && challenge.scope !== undefined && floor.length)
+      challenge = { ...challenge, scope: [...new Set([...floor, ...challenge.scope.split(' ')])].join(' ') }
     return bearerChallenge({ ...challenge, resourceMetadata: this.metadataUrlFor(url) })
   }
 }
