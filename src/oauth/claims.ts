@@ -96,3 +96,9 @@ export function duration(value: number | undefined, fallback: number, what: stri
     throw new TypeError(`${what} must be a non-negative number, got ${String(value)}`)
   return value
 }
+
+/** A verifier's `audience` option as a list; undefined (the request's resource) when not given. */
+export function audienceList(audience: string | readonly string[] | undefined): string[] | undefined {
+  if (audience === undefined) return undefined
+  return typeof audience === 'string' ? [audience] : [...audience]
+}

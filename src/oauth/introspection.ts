@@ -6,7 +6,7 @@
 import type { AuthInfo } from '../protocol/auth.ts'
 import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../transport/http-auth.ts'
 import { readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
-import { authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
+import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
 
 /** Options of {@link introspectionVerifier}. */
 export interface IntrospectionVerifierOptions {
@@ -56,12 +56,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     throw new TypeError('introspectionVerifier clientId must be a non-empty string')
   const maxTokenLength = duration(options.maxTokenLength, 16_384, 'introspectionVerifier maxTokenLength')
   const timeoutMs = duration(options.timeoutMs, 5_000, 'introspectionVerifier timeoutMs')
-  const audiences =
-    options.audience === undefined
-      ? undefined
-      : typeof options.audience === 'string'
-        ? [options.audience]
-        : [...options.audience]
+  const audiences = audienceList(options.audience)
   const fetchImpl: OAuthFetch = options.fetch ?? ((request) => fetch(request))
   const headers: Record<string, string> = {
     'content-type': 'application/x-www-form-urlencoded',

@@ -8,7 +8,7 @@ import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKe
 import type { AuthInfo } from '../protocol/auth.ts'
 import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../transport/http-auth.ts'
 import { authorizationServerMetadataUrls, readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
-import { authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
+import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
 
 /** Options of {@link jwtVerifier}. */
 export interface JwtVerifierOptions {
@@ -80,12 +80,7 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
       throw new TypeError(`jwtVerifier algorithms: ${String(alg)} is not allowed (none and HMAC are refused)`)
   }
   const jwksUri = options.jwksUri === undefined ? undefined : secureUrl(options.jwksUri, 'jwtVerifier jwksUri')
-  const audiences =
-    options.audience === undefined
-      ? undefined
-      : typeof options.audience === 'string'
-        ? [options.audience]
-        : [...options.audience]
+  const audiences = audienceList(options.audience)
   const clockTolerance = duration(options.clockToleranceSeconds, 60, 'jwtVerifier clockToleranceSeconds')
   const cooldownDuration = duration(options.cooldownMs, 30_000, 'jwtVerifier cooldownMs')
   const cacheMaxAge = duration(options.cacheMaxAgeMs, 600_000, 'jwtVerifier cacheMaxAgeMs')
