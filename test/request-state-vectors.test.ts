@@ -8,6 +8,7 @@ import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { decodeBase64UrlStrict } from '../src/encoding/base64url.ts'
 import { CODEC_VECTORS, POLICY_VECTORS, runVectors } from './vectors/request-state-vectors.ts'
+import { ensureTool } from './tools.ts'
 import { ROOT, startWorker } from './workerd.ts'
 
 const run = promisify(execFile)
@@ -94,12 +95,12 @@ describe('request-state test vectors', () => {
   })
 
   const script = join(ROOT, 'test/vectors/run.ts')
-  for (const [runtime, bin, args] of [
-    ['Deno', join(ROOT, 'node_modules/.bin/deno'), ['run', script]],
-    ['Bun', join(ROOT, 'node_modules/.bin/bun'), [script]],
+  for (const [runtime, tool, args] of [
+    ['Deno', 'deno', ['run', script]],
+    ['Bun', 'bun', [script]],
   ] as const) {
-    it(`the same vectors pass in ${runtime}`, async () => {
-      const { stdout } = await run(bin, [...args], { cwd: ROOT, timeout: 60_000 })
+    it(`the same vectors pass in ${runtime}`, { timeout: 180_000 }, async () => {
+      const { stdout } = await run(await ensureTool(tool), [...args], { cwd: ROOT, timeout: 60_000 })
       const result = JSON.parse(stdout.trim().split('\n').pop()!) as {
         runtime: string
         failures: unknown[]

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { McpError, type InputRequiredResult } from '../src/index.ts'
 import type { WireResponse } from './helpers.ts'
+import { ensureTool } from './tools.ts'
 import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
 
 const run = promisify(execFile)
@@ -292,14 +293,14 @@ describe('the command-line demo client', () => {
     '--answer',
     'confirm=true',
   ]
-  const runtimes: Array<[string, string, string[]]> = [
-    ['Node (tsx)', join(ROOT, 'node_modules/.bin/tsx'), []],
-    ['Deno', join(ROOT, 'node_modules/.bin/deno'), ['run', '--allow-net', '--allow-env', '--allow-read']],
-    ['Bun', join(ROOT, 'node_modules/.bin/bun'), []],
+  const runtimes: Array<[string, () => Promise<string>, string[]]> = [
+    ['Node (tsx)', () => Promise.resolve(join(ROOT, 'node_modules/.bin/tsx')), []],
+    ['Deno', () => ensureTool('deno'), ['run', '--allow-net', '--allow-env', '--allow-read']],
+    ['Bun', () => ensureTool('bun'), []],
   ]
   for (const [name, bin, pre] of runtimes) {
-    it(`completes provision and order_book under ${name}`, async () => {
-      const { stdout } = await run(bin, [...pre, ...args(worker.url)], {
+    it(`completes provision and order_book under ${name}`, { timeout: 180_000 }, async () => {
+      const { stdout } = await run(await bin(), [...pre, ...args(worker.url)], {
         cwd: ROOT,
         timeout: 60_000,
         env: { ...process.env, NO_COLOR: '1' },
