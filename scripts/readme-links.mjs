@@ -98,7 +98,7 @@ function rewriteLine(line, options) {
     count++
     return wrap(url)
   }
-  const def = /^( {0,3}\[[^\]]+\]:[ \t]*)(<[^>]*>|\S+)(.*)$/.exec(line)
+  const def = /^( {0,3}\[(?!\^)[^\]]+\]:[ \t]*)(<[^>]*>|\S+)(.*)$/.exec(line)
   if (def && !inCode(0)) {
     const angled = def[2].startsWith('<')
     const url = swap(angled ? def[2].slice(1, -1) : def[2], false, (u) => (angled ? `<${u}>` : u))

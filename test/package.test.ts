@@ -46,6 +46,7 @@ describe('scripts/readme-links.mjs (prepack: the README links made absolute; pos
     '```',
     '',
     '[ref]: docs/a.md',
+    '[^note]: A footnote, not a link.',
     '',
   ].join('\n')
   const REWRITTEN = [
@@ -60,6 +61,7 @@ describe('scripts/readme-links.mjs (prepack: the README links made absolute; pos
     '```',
     '',
     `[ref]: ${BASE}/blob/main/docs/a.md`,
+    '[^note]: A footnote, not a link.',
     '',
   ].join('\n')
 
