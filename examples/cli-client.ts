@@ -235,19 +235,22 @@ async function call(tool: string, args: Record<string, unknown>): Promise<boolea
   }
 }
 
+/** The first system error code (ECONNREFUSED, ENOTFOUND, …) along the cause chain, or in an AggregateError's first error. */
+function systemCode(error: unknown, depth = 0): string | undefined {
+  if (!(error instanceof Error) || depth > 5) return undefined
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code
+  const inner = (error as { errors?: unknown }).errors
+  return systemCode(error.cause, depth + 1) ?? (Array.isArray(inner) ? systemCode(inner[0], depth + 1) : undefined)
+}
+
 /**
  * One line for a failure to talk to the server: the error's message, the system error code (ECONNREFUSED,
  * ENOTFOUND, …) when the runtime gives one and the message lacks it, and for an unreachable server a hint.
  */
 function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) return String(error)
-  let code: string | undefined
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const c = (e as { code?: unknown }).code
-    if (typeof c === 'string' && /^E[A-Z]+$/.test(c)) code ??= c
-    const inner = (e as { errors?: unknown }).errors // AggregateError: one per address tried
-    if (!code && Array.isArray(inner) && inner[0] instanceof Error) e = Object.assign(new Error(), { cause: inner[0] })
-  }
+  const code = systemCode(error)
   const unreachable = error.name === 'NetworkError' || (error instanceof TypeError && /fetch/i.test(error.message))
   const message =
     error.name === 'NetworkError' || error.name === 'Error' ? error.message : `${error.name}: ${error.message}`

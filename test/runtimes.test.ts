@@ -34,7 +34,7 @@ const EXPECTED = [
 function fences(markdown: string): Array<{ info: string; body: string }> {
   const blocks: Array<{ info: string; body: string }> = []
   const re = /^```(.*)\n([\s\S]*?)^```$/gm
-  for (let m = re.exec(markdown); m; m = re.exec(markdown)) blocks.push({ info: m[1]!, body: m[2]! })
+  for (let m = re.exec(markdown); m; m = re.exec(markdown)) blocks.push({ info: m[1], body: m[2] })
   return blocks
 }
 
