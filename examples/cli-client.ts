@@ -256,7 +256,7 @@ function describeFailure(error: unknown): string {
     error.name === 'NetworkError' || error.name === 'Error' ? error.message : `${error.name}: ${error.message}`
   const withCode = code && !message.includes(code) ? `${message} (${code})` : message
   return unreachable
-    ? `${withCode}. Is the server running at ${url}? Start the demo with \`npm start\`, or pass --url / set MCP_URL.`
+    ? `${withCode} — is the server running at ${url}? Start the demo with \`npm start\`, or pass --url or set MCP_URL.`
     : withCode
 }
 
