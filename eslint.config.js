@@ -23,6 +23,13 @@ export default tseslint.config(
     },
   },
   {
+    // The runtime recipes (docs/runtimes.md) are a user's app: they import `edge-mcp` as installed, which
+    // resolves only in the app test/runtimes.test.ts builds from them (and type-checks there).
+    files: ['examples/runtimes/**/*.ts'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: globals.node },
+  },
+  {
     // Plain JavaScript (this file, the conformance runner): Node scripts, not type-checked.
     files: ['**/*.js', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],

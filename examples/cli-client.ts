@@ -3,11 +3,12 @@
  *
  *   npx tsx examples/cli-client.ts                        # provision + order_book, asks in the terminal
  *   npx tsx examples/cli-client.ts --answer region=eu-west-1 --answer confirm=true
- *   deno run --allow-net --allow-env --allow-read examples/cli-client.ts --answer region=eu-west-1 --answer confirm=true
- *   bun examples/cli-client.ts --answer region=eu-west-1 --answer confirm=true
- *   npx tsx examples/cli-client.ts --url http://127.0.0.1:8787/mcp order_book '{"title":"Dune"}'
+ *   npx --yes deno@2.9.6 run -A examples/cli-client.ts --url http://127.0.0.1:8799/mcp --answer confirm=true
+ *   npx --yes bun@1.4.5 examples/cli-client.ts --url http://127.0.0.1:8799/mcp --answer confirm=true
+ *   MCP_URL=http://127.0.0.1:8799/mcp npx tsx examples/cli-client.ts order_book '{"title":"Dune"}'
  *
- * Options: --url URL (default http://127.0.0.1:8787/mcp), --answer field=value (repeatable; answers the
+ * Options: --url URL (else the MCP_URL environment variable, else http://127.0.0.1:8787/mcp),
+ * --answer field=value (repeatable; answers the
  * elicitation field of that name without asking; `sample=TEXT` answers sampling requests), --decline
  * (decline every question), then an optional
  * tool name and JSON arguments. Without a tool it runs the demo: provision {"name":"orders"}, then
@@ -23,13 +24,31 @@ import {
   type PrimitiveSchemaDefinition,
 } from '../src/index.ts'
 
-declare const Deno: { args: string[] } | undefined
-declare const process: { argv: string[]; stdin: unknown; stdout: unknown; exitCode?: number | undefined }
+declare const Deno: { args: string[]; env: { get(name: string): string | undefined } } | undefined
+declare const process: {
+  argv: string[]
+  env: Record<string, string | undefined>
+  stdin: unknown
+  stdout: unknown
+  exitCode?: number | undefined
+}
 
 const argv: string[] = typeof Deno !== 'undefined' ? Deno.args : process.argv.slice(2)
+const DEFAULT_URL = 'http://127.0.0.1:8787/mcp'
+/** The endpoint when `--url` is not given: the MCP_URL environment variable, else the demo Worker's. */
+const envUrl = readEnv('MCP_URL')?.trim() || DEFAULT_URL
+
+/** An environment variable; undefined when unset, or when Deno runs without --allow-env. */
+function readEnv(name: string): string | undefined {
+  try {
+    return typeof Deno !== 'undefined' ? Deno.env.get(name) : process.env[name]
+  } catch {
+    return undefined
+  }
+}
 
 const USAGE = `usage: cli-client [--url URL] [--answer field=value]... [--decline] [tool [json-arguments]]
-  --url URL             the MCP endpoint (default http://127.0.0.1:8787/mcp)
+  --url URL             the MCP endpoint (default: $MCP_URL, else http://127.0.0.1:8787/mcp)
   --answer field=value  answer that elicitation field without asking (repeatable);
                         --answer sample=TEXT answers a sampling request
   --decline             decline every elicitation (sampling cannot be declined)
@@ -46,7 +65,7 @@ interface Options {
 /** Parse the command line; returns an error message instead of throwing. */
 function parseArgs(args: string[]): Options | string {
   const o: Options = {
-    url: 'http://127.0.0.1:8787/mcp',
+    url: envUrl,
     declineAll: false,
     answers: new Map(),
     positional: [],
@@ -216,6 +235,31 @@ async function call(tool: string, args: Record<string, unknown>): Promise<boolea
   }
 }
 
+/** The first system error code (ECONNREFUSED, ENOTFOUND, …) along the cause chain, or in an AggregateError's first error. */
+function systemCode(error: unknown, depth = 0): string | undefined {
+  if (!(error instanceof Error) || depth > 5) return undefined
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code
+  const inner = (error as { errors?: unknown }).errors
+  return systemCode(error.cause, depth + 1) ?? (Array.isArray(inner) ? systemCode(inner[0], depth + 1) : undefined)
+}
+
+/**
+ * One line for a failure to talk to the server: the error's message, the system error code (ECONNREFUSED,
+ * ENOTFOUND, …) when the runtime gives one and the message lacks it, and for an unreachable server a hint.
+ */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const code = systemCode(error)
+  const unreachable = error.name === 'NetworkError' || (error instanceof TypeError && /fetch/i.test(error.message))
+  const message =
+    error.name === 'NetworkError' || error.name === 'Error' ? error.message : `${error.name}: ${error.message}`
+  const withCode = code && !message.includes(code) ? `${message} (${code})` : message
+  return unreachable
+    ? `${withCode} — is the server running at ${url}? Start the demo with \`npm start\`, or pass --url or set MCP_URL.`
+    : withCode
+}
+
 async function main(): Promise<number> {
   if (typeof parsedArgs === 'string') {
     console.error(`${parsedArgs}\n\n${USAGE}`)
@@ -241,12 +285,7 @@ async function main(): Promise<number> {
       ok = (await call('order_book', { title: 'Neuromancer' })) && ok
     }
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : ''
-    const hint =
-      error instanceof TypeError && /fetch/i.test(error.message)
-        ? ` — is the Worker running at ${url}? Start it with: npm start`
-        : ''
-    console.log(`✗ ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}${cause}${hint}`)
+    console.error(`✗ ${describeFailure(error)}`)
     ok = false
   } finally {
     rl?.close()

@@ -179,8 +179,9 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     const evil = await post(`evil.example:${worker.port}`)
     expect(evil.status).toBe(403)
     expect((JSON.parse(evil.body) as WireResponse).error.message).toBe(
-      `Forbidden: host evil.example:${worker.port} is not allowed`,
+      `Forbidden: host evil.example:${worker.port} is not allowed. This Worker serves /mcp only under the host names in its ALLOWED_HOSTS variable; deploy with \`npx wrangler deploy --var ALLOWED_HOSTS:<your host>\``,
     )
+    expect((JSON.parse(evil.body) as WireResponse).error.code).toBe(-32600)
     expect((await post(`localhost:${worker.port}`)).status).toBe(200)
   })
 })

@@ -62,6 +62,30 @@ const list = (value: string) =>
     .map((o) => o.trim())
     .filter(Boolean)
 
+/**
+ * The fetch handler's 403 for a Host outside `allowedHosts`, reworded to say what to do: a deploy whose
+ * `ALLOWED_HOSTS` still holds wrangler.toml's loopback names answers every request with it. Other
+ * responses pass through unchanged (same status, headers and body).
+ */
+async function explainForbiddenHost(response: Response): Promise<Response> {
+  if (response.status !== 403 || !response.headers.get('content-type')?.includes('application/json')) return response
+  let message: unknown
+  try {
+    message = (JSON.parse(await response.clone().text()) as { error?: { message?: unknown } }).error?.message
+  } catch {
+    return response
+  }
+  const match = typeof message === 'string' ? /^Forbidden: host (.*) is not allowed$/.exec(message) : null
+  if (!match) return response
+  const explained =
+    `Forbidden: host ${match[1]} is not allowed. This Worker serves /mcp only under the host names in its ` +
+    'ALLOWED_HOSTS variable; deploy with `npx wrangler deploy --var ALLOWED_HOSTS:<your host>`'
+  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: explained } })
+  const headers = new Headers(response.headers)
+  headers.delete('content-length')
+  return new Response(body, { status: 403, headers })
+}
+
 /** What a test Worker adds to the demo (test/workers/crossiso.ts): server options, and tools. */
 export interface DemoWorkerHooks {
   options?: Pick<DemoServerOptions, 'authorizeSubscription'>
@@ -107,7 +131,8 @@ export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: 
   }
 
   const app = new Hono<{ Bindings: Env }>()
-  const mcp = (c: Context<{ Bindings: Env }>, next: Next) => handlerFor(c.env)(c, next) as Promise<Response>
+  const mcp = async (c: Context<{ Bindings: Env }>, next: Next) =>
+    explainForbiddenHost(await (handlerFor(c.env)(c, next) as Promise<Response>))
   app.all('/mcp', mcp)
   // the protected resource metadata (RFC 9728): answered when OAUTH_ISSUER is set, else 404
   app.all('/.well-known/oauth-protected-resource/mcp', (c, next) =>
