@@ -90,7 +90,7 @@ describe('Client over the demo server', () => {
     const result = await client.callTool('order_book', { title: 'Neuromancer' })
     expect(result.isError).toBe(true)
     expect(result.content[0]).toMatchObject({
-      text: "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline",
+      text: 'The user declined: "Neuromancer" is out of stock (2-3 weeks). Order anyway?',
     })
   })
 
