@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
-import { DEFAULT_STRINGS, staticRoots } from '../src/browser/index.ts'
+import { DEFAULT_STRINGS, DEFAULT_STYLESHEET, staticRoots } from '../src/browser/index.ts'
 import type { RoundInfo } from '../src/client/index.ts'
 import { McpServer, createFetchHandler, elicitForm, inputRequired } from '../src/server/index.ts'
 import { PAGE_ORIGIN, bundleForBrowser, launchChromium, openPage, routeFetchHandler } from './browser.ts'
@@ -264,7 +264,8 @@ describe('F2 defaults, optional fields, booleans', () => {
     expect(await control(page, 'nick').inputValue()).toBe('')
     expect(await control(page, 'retries').inputValue()).toBe('0')
     expect(await control(page, 'notify').isChecked()).toBe(false)
-    expect(await field(page, 'agree').locator('.mcp-required').textContent()).toBe('*')
+    // a checkbox always answers (true or false): even a required one is not marked, it need not be ticked
+    expect(await field(page, 'agree').locator('.mcp-required').count()).toBe(0)
     expect(await field(page, 'note').locator('.mcp-required').count()).toBe(0)
     await page.getByRole('button', { name: 'Submit' }).click()
     expect(JSON.stringify((await answer(page)).value)).toBe(
@@ -587,6 +588,35 @@ describe('server text is text', () => {
   })
 })
 
+describe('Decline and Cancel, told apart', () => {
+  it('a line under the buttons says what each does and describes both; an empty string leaves it out', async () => {
+    const { page } = await open()
+    const requestedSchema = { type: 'object', properties: { ok: { type: 'boolean', title: 'OK?' } } }
+    await ask(page, 'elicit', form('Go on?', requestedSchema), { container: '#host' })
+    const hint = page.locator('.mcp-actions-hint')
+    expect(await hint.textContent()).toBe(DEFAULT_STRINGS.declineOrCancel)
+    expect(DEFAULT_STRINGS.declineOrCancel).toBe(
+      'Decline says no to this question. Cancel closes it without answering.',
+    )
+    const id = await hint.getAttribute('id')
+    for (const name of ['Decline', 'Cancel'])
+      expect(await page.getByRole('button', { name }).getAttribute('aria-describedby')).toBe(id)
+    expect(await page.getByRole('button', { name: 'Submit' }).getAttribute('aria-describedby')).toBeNull()
+    // touch-sized: every button of the row is at least 44 px tall (the default stylesheet)
+    await page.addStyleTag({ content: DEFAULT_STYLESHEET })
+    for (const box of await page
+      .locator('.mcp-actions button')
+      .evaluateAll((bs) => bs.map((b) => b.getBoundingClientRect().height)))
+      expect(box).toBeGreaterThanOrEqual(44)
+    await page.getByRole('button', { name: 'Cancel' }).click()
+    expect((await answer(page)).value).toEqual({ action: 'cancel' })
+
+    await ask(page, 'elicit', form('Again?', requestedSchema), { container: '#host', strings: { declineOrCancel: '' } })
+    expect(await page.locator('.mcp-actions-hint').count()).toBe(0)
+    expect(await page.getByRole('button', { name: 'Decline' }).getAttribute('aria-describedby')).toBeNull()
+  })
+})
+
 describe('i18n', () => {
   it('every button and message string can be replaced', async () => {
     const { page } = await open()
@@ -598,6 +628,7 @@ describe('i18n', () => {
       requiredField: 'Pflichtfeld.',
       choose: 'Bitte wählen',
       requiredMark: '(Pflicht)',
+      declineOrCancel: 'Ablehnen heißt Nein; Abbrechen schließt ohne Antwort.',
     }
     const requestedSchema = {
       type: 'object',
@@ -610,6 +641,9 @@ describe('i18n', () => {
       serverName: 'Buchladen',
     })
     expect(await page.locator('.mcp-actions button').allTextContents()).toEqual(['Senden', 'Ablehnen', 'Abbrechen'])
+    expect(await page.locator('.mcp-actions-hint').textContent()).toBe(
+      'Ablehnen heißt Nein; Abbrechen schließt ohne Antwort.',
+    )
     expect(await page.locator('.mcp-origin').textContent()).toBe('Buchladen fragt (order_book)')
     expect(await field(page, 'size').locator('option').first().textContent()).toBe('Bitte wählen')
     expect(await field(page, 'name').locator('.mcp-required').textContent()).toBe('(Pflicht)')

@@ -173,7 +173,7 @@ describe('a stream whose connection breaks off', () => {
     const error: unknown = await client.callTool('t').catch((e: unknown) => e)
     expect(error).toBeInstanceOf(NetworkError)
     expect((error as NetworkError).cause).toBeInstanceOf(TypeError)
-    expect((error as NetworkError).message).toBe('Could not reach http://x/mcp: terminated')
+    expect((error as NetworkError).message).toBe('The connection to http://x/mcp broke off: terminated')
     expect(gets).toEqual([null])
     await client.close()
   })

@@ -1,3 +1,5 @@
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import {
@@ -90,7 +92,7 @@ describe('Client over the demo server', () => {
     const result = await client.callTool('order_book', { title: 'Neuromancer' })
     expect(result.isError).toBe(true)
     expect(result.content[0]).toMatchObject({
-      text: "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline",
+      text: 'The user declined: "Neuromancer" is out of stock (2-3 weeks). Order anyway?',
     })
   })
 
@@ -385,9 +387,66 @@ describe('network failures', () => {
       cause: refused,
       message: 'Could not reach http://127.0.0.1:9/mcp: fetch failed',
     })
-    // a real refused connection (port 9, discard, is closed here) too
-    const real = new Client({ transport: new StreamableHttpClientTransport('http://127.0.0.1:9/mcp') })
-    expect(await real.discover().catch((e: unknown) => e)).toBeInstanceOf(NetworkError)
+  })
+
+  it("a real refused connection on Node says so once, with the system error code (undici's cause.cause.code)", async () => {
+    const { NetworkError } = await import('../src/client/index.ts')
+    // a port that was just free: listen, note it, close
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+    const url = `http://127.0.0.1:${port}/mcp`
+    const error = await new Client({ transport: new StreamableHttpClientTransport(url) })
+      .discover()
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(NetworkError)
+    expect((error as Error).message).toBe(`Could not reach ${url}: connection refused (ECONNREFUSED)`)
+    expect((error as Error).cause).toBeInstanceOf(TypeError) // what fetch threw, kept
+  })
+
+  it("each runtime's way of failing reads as one reason: Bun's code, Deno's message, a browser's reasonless TypeError", async () => {
+    const { NetworkError } = await import('../src/client/index.ts')
+    const url = 'http://127.0.0.1:8787/mcp'
+    const bun = Object.assign(
+      new TypeError('ECONNREFUSED: Unable to connect. Is the computer able to access the url?'),
+      {
+        code: 'ECONNREFUSED',
+      },
+    )
+    expect(new NetworkError(url, bun).message).toBe(`Could not reach ${url}: connection refused (ECONNREFUSED)`)
+    const notFound = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('getaddrinfo ENOTFOUND shop.invalid'), { code: 'ENOTFOUND' }),
+    })
+    expect(new NetworkError('http://shop.invalid/mcp', notFound).message).toBe(
+      'Could not reach http://shop.invalid/mcp: host name not found (ENOTFOUND)',
+    )
+    const tls = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' }),
+    })
+    expect(new NetworkError(url, tls).message).toBe(
+      `Could not reach ${url}: certificate has expired (CERT_HAS_EXPIRED)`,
+    )
+    const deno = new TypeError('fetch failed', {
+      cause: new Error(
+        `error sending request for url (${url}): client error (Connect): tcp connect error: Connection refused (os error 111)`,
+      ),
+    })
+    expect(new NetworkError(url, deno).message).toBe(
+      `Could not reach ${url}: client error (Connect): tcp connect error: Connection refused (os error 111)`,
+    )
+    for (const browser of ['Failed to fetch', 'NetworkError when attempting to fetch resource.', 'Load failed'])
+      expect(new NetworkError(url, new TypeError(browser)).message).toBe(
+        `Could not reach ${url}: ${browser} (the server may be down, or may not allow requests from this page's origin)`,
+      )
+    const reset = new TypeError('terminated', {
+      cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+    })
+    expect(new NetworkError(url, reset, 'stream').message).toBe(
+      `The connection to ${url} broke off: the server closed the connection (UND_ERR_SOCKET)`,
+    )
   })
 })
 

@@ -116,7 +116,7 @@ describe("the seed's tutorials", () => {
       const result = await client.callTool('order_book', { title: 'Neuromancer' })
       expect(result.isError).toBe(true)
       expect(text(result)).toBe(
-        `Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was ${action}`,
+        `The user ${action === 'decline' ? 'declined' : 'cancelled'}: 'Neuromancer' is out of stock (2-3 weeks). Order anyway?`,
       )
     }
   })
@@ -704,7 +704,7 @@ describe('prompts and resource templates accept resolved parameters', () => {
       })
       .catch((e: unknown) => e)) as McpError
     expect(declined.code).toBe(-32602)
-    expect(declined.message).toContain("Resolver for parameter 'audience' could not resolve: elicitation was decline")
+    expect(declined.message).toBe('Could not get prompt briefing because the user declined: Who is the briefing for?')
   })
 })
 

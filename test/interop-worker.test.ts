@@ -195,9 +195,7 @@ describe.each([
     ])
     expect(result.isError).toBe(true)
     // the same tool error a 2026-07-28 client gets for this decline
-    expect(text(result)).toBe(
-      "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline",
-    )
+    expect(text(result)).toBe('The user declined: "Neuromancer" is out of stock (2-3 weeks). Order anyway?')
   })
 
   it('calls order_book: an in-stock title asks nothing; a backorder answered no, then yes', async () => {

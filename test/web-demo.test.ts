@@ -17,8 +17,7 @@ import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
 const SHOTS = join(ROOT, 'test-results/web-demo')
 const QUESTION = '"Neuromancer" is out of stock (2-3 weeks). Order anyway?'
 const BACKORDERED = "Backordered 'Neuromancer'; it ships in 2-3 weeks."
-const DECLINED =
-  "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline"
+const DECLINED = 'The user declined: "Neuromancer" is out of stock (2-3 weeks). Order anyway?'
 
 let browser: Browser
 let worker: RunningWorker

@@ -265,7 +265,7 @@ describe('dependency injection on the Worker in workerd, over real HTTP', () => 
       isError: true,
       content: [
         {
-          text: "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline",
+          text: 'The user declined: "Neuromancer" is out of stock (2-3 weeks). Order anyway?',
         },
       ],
     })
@@ -320,9 +320,7 @@ describe('the command-line demo client', () => {
       stdout: string
     }
     expect(error.code).toBe(1)
-    expect(error.stdout).toContain(
-      "✗ Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline",
-    )
+    expect(error.stdout).toContain('← The user declined: "Neuromancer" is out of stock (2-3 weeks). Order anyway?')
   })
 })
 

@@ -44,8 +44,9 @@ interface Frame {
 
 /** One field: its wrapper node (`mcp-field`) and how to read it. */
 export function buildField(env: Env, name: string, schema: Schema, required: boolean): [HTMLElement, Field] {
-  const frame = fieldFrame(env, name, schema, required)
   const type = schema.type
+  // a checkbox always answers (true or false): a required mark would only say, wrongly, that it must be ticked
+  const frame = fieldFrame(env, name, schema, required && type !== 'boolean')
   const listed = choices(schema)
   if (type === 'array') return multiSelectField(frame, schema, listed ?? [])
   if (type === 'boolean') return booleanField(frame, schema)
@@ -145,7 +146,7 @@ function labelled(frame: Frame): { wrapper: HTMLElement; label: HTMLLabelElement
   return { wrapper, label }
 }
 
-/** `type: "boolean"`: one checkbox, always sent. */
+/** `type: "boolean"`: one checkbox, always sent (so never marked required: unticked is an answer too). */
 function booleanField(frame: Frame, schema: Schema): [HTMLElement, Field] {
   const { wrapper, label } = labelled(frame)
   wrapper.classList.add('mcp-field-boolean')

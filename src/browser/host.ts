@@ -191,7 +191,10 @@ export function present<T>(env: Env, render: (finish: Finish<T>) => View): Promi
   })
 }
 
-/** The Submit / Decline / Cancel row (`mcp-actions`); `undefined` labels are left out. */
+/**
+ * The Submit / Decline / Cancel row (`mcp-actions`); `undefined` labels are left out. With both Decline
+ * and Cancel, a line (`mcp-actions-hint`, the `declineOrCancel` string) tells them apart and describes both.
+ */
 export function actions(
   env: Env,
   buttons: { submit?: string; decline?: () => void; cancel?: () => void; submitClass?: string },
@@ -203,6 +206,11 @@ export function actions(
     submit.type = 'submit'
     row.append(submit)
   }
+  const hint =
+    buttons.decline && buttons.cancel && strings.declineOrCancel
+      ? el(doc, 'p', 'mcp-actions-hint', strings.declineOrCancel)
+      : undefined
+  if (hint) hint.id = newId()
   for (const [label, className, onClick] of [
     [strings.decline, 'mcp-decline', buttons.decline],
     [strings.cancel, 'mcp-cancel', buttons.cancel],
@@ -210,9 +218,11 @@ export function actions(
     if (!onClick) continue
     const button = el(doc, 'button', className, label)
     button.type = 'button'
+    if (hint) button.setAttribute('aria-describedby', hint.id)
     button.addEventListener('click', onClick)
     row.append(button)
   }
+  if (hint) row.append(hint)
   return row
 }
 

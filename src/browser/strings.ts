@@ -12,6 +12,8 @@ export interface BrowserStrings {
   decline: string
   /** Cancel button (`{action:"cancel"}`; Escape does the same). */
   cancel: string
+  /** The line under Decline and Cancel that tells them apart (`''` leaves it out). */
+  declineOrCancel: string
   /** Accept button of a URL-mode consent view (opens the URL). */
   open: string
   /** Send button of the sampling form. */
@@ -84,6 +86,7 @@ export const DEFAULT_STRINGS: Readonly<BrowserStrings> = Object.freeze({
   submit: 'Submit',
   decline: 'Decline',
   cancel: 'Cancel',
+  declineOrCancel: 'Decline says no to this question. Cancel closes it without answering.',
   open: 'Open',
   send: 'Send',
   origin: 'Request from {server} ({target})',

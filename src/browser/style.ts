@@ -23,9 +23,12 @@ export const DEFAULT_STYLESHEET = `.mcp-dialog{max-width:min(36rem,calc(100vw - 
 .mcp-options{display:flex;flex-wrap:wrap;gap:.4rem 1rem}
 .mcp-option{display:inline-flex;gap:.35rem;align-items:center}
 .mcp-form input:not([type=checkbox]),.mcp-form select,.mcp-form textarea{font:inherit;padding:.35rem .5rem}
+.mcp-form input:not([type=checkbox]),.mcp-form select{min-height:2.75rem;box-sizing:border-box}
 .mcp-reply{min-height:6rem}
 .mcp-actions{display:flex;flex-wrap:wrap;gap:.5rem;justify-content:flex-end}
-.mcp-actions button{font:inherit;padding:.4rem .9rem}
+.mcp-actions button{font:inherit;min-height:2.75rem;min-width:2.75rem;padding:.4rem 1rem}
+.mcp-actions-hint{flex-basis:100%;margin:0;font-size:.85em;opacity:.75;text-align:end}
+.mcp-form input[type=checkbox]{width:1.25rem;height:1.25rem;margin:0}
 .mcp-url{margin:0;padding:.5rem;border:1px solid #8886;border-radius:.25rem;font-family:ui-monospace,monospace;overflow-wrap:anywhere}
 .mcp-url-host{font-weight:700;text-decoration:underline}
 .mcp-warning{margin:0;font-weight:600;color:#a34a00}

@@ -33,22 +33,81 @@ export class InvalidResultError extends ClientError {
 /**
  * The request never got an HTTP response: DNS, connection refused or reset, TLS, CORS refusal in a
  * browser; or its SSE stream broke off while being read (connection reset) with no way to resume it.
- * `cause` is what `fetch` or the body's reader threw (usually a `TypeError`). The server sent no error.
+ * The message says what happened once, with the system error code when the runtime gives one:
+ * `Could not reach http://127.0.0.1:8787/mcp: connection refused (ECONNREFUSED)` (Node, Bun), `…: Failed
+ * to fetch (the server may be down, or may not allow requests from this page's origin)` (a browser, which
+ * gives no reason), `The connection to … broke off: …` (a stream). `cause` is what `fetch` or the body's
+ * reader threw (usually a `TypeError`, on Node with the system error as its own `cause`). The server sent
+ * no error.
  */
 export class NetworkError extends ClientError {
   /** The endpoint that could not be reached. */
   readonly url: string
-  constructor(url: string, cause: unknown) {
+  /**
+   * @param phase - `'request'` (default): no response came; `'stream'`: a response's body broke off.
+   */
+  constructor(url: string, cause: unknown, phase: 'request' | 'stream' = 'request') {
+    const reason = networkReason(cause, url)
     super(
       'NetworkError',
       'ERR_NETWORK',
-      `Could not reach ${url}: ${cause instanceof Error ? cause.message : String(cause)}`,
-      {
-        cause,
-      },
+      phase === 'stream' ? `The connection to ${url} broke off: ${reason}` : `Could not reach ${url}: ${reason}`,
+      { cause },
     )
     this.url = url
   }
+}
+
+/** System error codes in words (Node's and Bun's `code`, undici's `UND_ERR_*`). */
+const CODE_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ECONNABORTED: 'connection aborted',
+  EPIPE: 'connection closed',
+  ETIMEDOUT: 'connection timed out',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'temporary failure in name resolution',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EADDRNOTAVAIL: 'address not available',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no response headers in time',
+  UND_ERR_BODY_TIMEOUT: 'the response stalled',
+  UND_ERR_SOCKET: 'the server closed the connection',
+}
+
+/** What a browser's `fetch` says for every network or CORS failure (Chromium, Firefox, Safari): no reason given. */
+const BROWSER_GENERIC = /^(Failed to fetch|NetworkError when attempting to fetch resource\.?|Load failed)$/
+
+/**
+ * Why a fetch or a body read failed, said once: the system error code in words with the code
+ * (`connection refused (ECONNREFUSED)`), else the innermost error's message (Node's outer `fetch failed`
+ * and Deno's `error sending request for url (…)` prefix dropped); a browser's reasonless `Failed to fetch`
+ * gets the two likely causes.
+ */
+function networkReason(cause: unknown, url: string): string {
+  let code: string | undefined
+  let message = ''
+  const seen = new Set<unknown>()
+  for (let e: unknown = cause; e instanceof Error && !seen.has(e) && seen.size < 8;) {
+    seen.add(e)
+    const c = (e as { code?: unknown }).code
+    if (typeof c === 'string' && /^[A-Z][A-Z0-9_]+$/.test(c)) code = c // the innermost code wins
+    if (e.message) message = e.message
+    // an AggregateError (one error per address tried) without a code of its own: its first error
+    const inner = (e as { errors?: unknown }).errors
+    e = e.cause ?? (typeof c !== 'string' && Array.isArray(inner) ? (inner[0] as unknown) : undefined)
+  }
+  if (!(cause instanceof Error)) message = String(cause)
+  message = message.replace(`error sending request for url (${url}): `, '') // Deno names the URL again
+  if (code) {
+    const words = CODE_WORDS[code]
+    if (words) return `${words} (${code})`
+    return message.includes(code) ? message : `${message || 'failed'} (${code})`
+  }
+  if (BROWSER_GENERIC.test(message))
+    return `${message} (the server may be down, or may not allow requests from this page's origin)`
+  return message || 'failed'
 }
 
 /** An OAuth failure: discovery, validation, registration, an authorization or token error. */

@@ -99,7 +99,7 @@ export async function readSseEvents(
         chunk = await reader.read()
       } catch (error) {
         signal?.throwIfAborted()
-        throw new NetworkError(url, error) // e.g. a connection reset mid-stream (Node: "TypeError: terminated")
+        throw new NetworkError(url, error, 'stream') // e.g. a connection reset mid-stream (Node: "TypeError: terminated")
       }
       if (chunk.done) break
       const text = decoder.decode(chunk.value, { stream: true })

@@ -9,7 +9,7 @@ import { describeIssue } from '../../protocol/issues.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
 import { CreateMessageResult, ElicitResult, InputResponses, ListRootsResult } from '../../protocol/schemas/index.ts'
 import type { RequestContext, RequestParams } from '../context.ts'
-import { ResolutionError } from '../resolve/errors.ts'
+import { RefusalError, ResolutionError, refusalVerb } from '../resolve/errors.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
 import { resolveRound } from '../resolve/run.ts'
 import { isInputRequired } from '../results.ts'
@@ -69,7 +69,8 @@ export async function invoke(
 
 /**
  * {@link invoke} for prompts and resources, which have no `isError`: a question that could not be
- * resolved (a refusal, a wrong answer) is `-32602` naming it; any other failure of a resolver or handler
+ * resolved is `-32602` naming it (a refusal: "Could not get prompt briefing because the user declined:
+ * <question>"; a wrong answer); any other failure of a resolver or handler
  * is rethrown (then `-32603`, logged).
  * @param what - `prompt` or `resource`, for the message.
  */
@@ -85,6 +86,11 @@ export async function invokeOrFail(
   try {
     return await invoke(item, args, params, ctx, target, note)
   } catch (error) {
+    if (error instanceof RefusalError)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Could not get ${what} ${target} because the user ${refusalVerb(error.action)}: ${error.question}`,
+      )
     if (error instanceof ResolutionError && !(error instanceof HandlerContractError)) {
       throw new McpError(ErrorCode.InvalidParams, `Could not get ${what} ${target}: ${error.message}`)
     }

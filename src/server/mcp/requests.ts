@@ -13,6 +13,7 @@ import { paramMatches, valueAt, type HeaderParam } from '../../protocol/param-he
 import { CallToolResult, CompleteRequestParams } from '../../protocol/schemas/index.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
+import { RefusalError } from '../resolve/errors.ts'
 import { isInputRequired } from '../results.ts'
 import { requireScopes } from '../scopes.ts'
 import { invoke, invokeOrFail, withoutResolved } from './invoke.ts'
@@ -23,7 +24,7 @@ type Note = (message: string) => void
 
 /**
  * `tools/call` (spec: server/tools.mdx): invalid arguments and handler failures are `isError` results
- * the model can read; a result that breaks the tool's contract is a server bug. A result with only
+ * the model can read (a declined or cancelled question: `"The user declined: <question>"`); a result that breaks the tool's contract is a server bug. A result with only
  * `structuredContent` gets one text block of its JSON as `content`.
  * @throws McpError -32602 for a bad name or non-object arguments; -32020 (HTTP 400) for an
  *   `Mcp-Param-*` header mismatch on a 2026-07-28 request (a 2025-era one has no such headers: not
@@ -49,6 +50,9 @@ export async function callTool(
     out = await invoke(tool, args.output, params, ctx, name, note)
   } catch (error) {
     if (error instanceof McpError) throw error
+    // a declined or cancelled question is the user's answer, told as such ("The user declined: …"); still
+    // isError: the tool did not do its work (and a tool with an outputSchema has no structuredContent to give)
+    if (error instanceof RefusalError) return toolResult(true, error.message)
     const message = error instanceof Error ? error.message : String(error)
     return toolResult(true, `Error executing tool ${name}: ${message}`)
   }

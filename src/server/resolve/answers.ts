@@ -26,15 +26,20 @@ export interface ResolverState {
   reasked?: Record<string, number>
 }
 
-/** What a resolver produced this round: a value, a refusal (decline / cancel), or a question still pending. */
+/**
+ * What a resolver produced this round: a value, a refusal (decline / cancel, with the question's message),
+ * or a question still pending.
+ */
 export type ResolverResult =
-  { kind: 'value'; value: unknown } | { kind: 'refused'; action: 'decline' | 'cancel' } | { kind: 'pending' }
+  | { kind: 'value'; value: unknown }
+  | { kind: 'refused'; action: 'decline' | 'cancel'; question: string }
+  | { kind: 'pending' }
 
 /** Rebuild a recorded outcome against the live question; undefined means "ask again". */
 export function restore(question: Question, recorded: Recorded): ResolverResult | undefined {
   if (recorded.action !== 'accept') {
     return question[QUESTION] === 'elicit' || question[QUESTION] === 'url'
-      ? { kind: 'refused', action: recorded.action }
+      ? { kind: 'refused', action: recorded.action, question: question.message }
       : undefined
   }
   return accepted(question, recorded.data)?.result
@@ -77,7 +82,8 @@ export function take(
     if (!parsed.success || !('action' in (answer as object)))
       throw new ResolutionError(`Resolver '${key}' received a non-elicitation response`)
     const action = parsed.output.action
-    if (action !== 'accept') return { result: { kind: 'refused', action }, recorded: { action } }
+    if (action !== 'accept')
+      return { result: { kind: 'refused', action, question: question.message }, recorded: { action } }
     const ok = accepted(question, kind === 'url' ? undefined : parsed.output.content)
     if (!ok) return undefined // content missing or not matching the form: ask again
     return { result: ok.result, recorded: ok.data === undefined ? { action } : { action, data: ok.data } }

@@ -18,3 +18,25 @@ export class ResolutionError extends ServerError {
     super('ResolutionError', 'ERR_RESOLUTION', message, options)
   }
 }
+
+/**
+ * The user declined or cancelled a question whose answer a resolver's consumer needed as a plain value:
+ * the call ends with "The user declined: <question>" (or "cancelled"), said in the user's terms.
+ */
+export class RefusalError extends ResolutionError {
+  override readonly name: string = 'RefusalError'
+  /** What the user did. */
+  readonly action: 'decline' | 'cancel'
+  /** The question's message, as the user saw it. */
+  readonly question: string
+  constructor(action: 'decline' | 'cancel', question: string) {
+    super(`The user ${refusalVerb(action)}: ${question}`)
+    this.action = action
+    this.question = question
+  }
+}
+
+/** `declined` / `cancelled`. */
+export function refusalVerb(action: 'decline' | 'cancel'): string {
+  return action === 'decline' ? 'declined' : 'cancelled'
+}

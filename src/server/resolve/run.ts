@@ -14,7 +14,7 @@ import type { InputRequest, InputRequiredResult, InputResponses } from '../../pr
 import { canonicalJson, digest16 } from '../../encoding/canonical.ts'
 import type { RequestContext } from '../context.ts'
 import { readState, restore, take, type ResolverResult, type ResolverState } from './answers.ts'
-import { ResolutionError } from './errors.ts'
+import { RefusalError, ResolutionError } from './errors.ts'
 import { kindOf, type AnyResolver, type ArgNeed, type Need, type OutcomeNeed } from './needs.ts'
 import type { ResolverPlan } from './plan.ts'
 import { questionOf, render, type Question } from './questions.ts'
@@ -42,8 +42,9 @@ export interface RoundInput {
  * Run one round: every resolver at most once (independent ones concurrently); every question that is
  * ready goes out together, keyed in plan order; answers are taken only for the exact question asked last
  * round and recorded (validated) in the next state.
- * @throws ResolutionError for a refused question consumed as a plain value, a wrong-kind answer, or an
- *   answer that still does not fit its form after {@link MAX_REASKS} re-asks.
+ * @throws RefusalError (a ResolutionError) for a declined or cancelled question consumed as a plain value;
+ *   ResolutionError for a wrong-kind answer, or an answer that still does not fit its form after
+ *   {@link MAX_REASKS} re-asks.
  * @throws McpError -32021 when a question needs a capability this request's client did not declare.
  */
 export async function resolveRound(input: RoundInput): Promise<Resolution> {
@@ -113,7 +114,7 @@ class Round {
 
   /**
    * The value of one need.
-   * @throws ResolutionError when a resolver consumed as a plain value was refused (decline / cancel).
+   * @throws RefusalError when the question of a resolver consumed as a plain value was declined or cancelled.
    */
   async #gatherOne(param: string, need: Need): Promise<Gathered> {
     switch (kindOf(need)) {
@@ -131,8 +132,7 @@ class Round {
             blocked: false,
             value: r.kind === 'value' ? { action: 'accept', value: r.value } : { action: r.action },
           }
-        if (r.kind === 'refused')
-          throw new ResolutionError(`Resolver for parameter '${param}' could not resolve: elicitation was ${r.action}`)
+        if (r.kind === 'refused') throw new RefusalError(r.action, r.question)
         return { param, blocked: false, value: r.value }
       }
     }
