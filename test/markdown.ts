@@ -146,7 +146,8 @@ export function parseMarkdown(text: string, file: string): Markdown {
       continue
     }
     const heading = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(lines[i])
-    if (heading) headings.push({ depth: heading[1].length, text: heading[2], slug: slug(heading[2], seen), line: i + 1 })
+    if (heading)
+      headings.push({ depth: heading[1].length, text: heading[2], slug: slug(heading[2], seen), line: i + 1 })
     links.push(...linksOf(lines[i], file, i + 1))
   }
   return { file, blocks, links, headings }

@@ -59,7 +59,7 @@ describe('the documentation', () => {
     expect(lines, `README.md has ${lines} lines; move detail into docs/`).toBeLessThanOrEqual(MAX_README_LINES)
   })
 
-  it("README.md has a Contents list whose entries are its ## sections, in order", () => {
+  it('README.md has a Contents list whose entries are its ## sections, in order', () => {
     const readme = markdown(join(ROOT, 'README.md'))
     const text = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n')
     const contents = readme.headings.find((h) => h.depth === 2 && h.text === 'Contents')
@@ -143,7 +143,15 @@ describe('the Markdown reader the documentation tests share', () => {
         file: 'x.md',
         line: 2,
       },
-      { lang: 'sh', info: 'sh fragment', attributes: {}, flags: ['fragment'], body: 'npm start', file: 'x.md', line: 8 },
+      {
+        lang: 'sh',
+        info: 'sh fragment',
+        attributes: {},
+        flags: ['fragment'],
+        body: 'npm start',
+        file: 'x.md',
+        line: 8,
+      },
     ])
     expect(md.headings).toEqual([])
     expect(md.links.map((l) => [l.line, l.target, l.image])).toEqual([
