@@ -6,12 +6,19 @@
  * generated files that mention every export of every entry point: all of them in one file, and each
  * on its own in a fresh compiler. The second matters: with skipLibCheck a type is derived lazily, on
  * first use, and a type that is too deep to derive in one go (TS2589) passes whenever something else
- * happened to derive its parts first. Needs `npm run build` first (npm test does).
+ * happened to derive its parts first.
+ *
+ * Every ```ts block of README.md and docs/*.md is written to test-results/dts/docs/ as a file of its own
+ * and type-checked the same way, in a fresh compiler each, so the documentation cannot show code that
+ * does not compile. Two markers in a fence's info string opt a block out: `file=<path>` (a verbatim copy
+ * of that file, checked with it by the test that runs it) and `fragment` (not compilable on its own;
+ * at most two). Needs `npm run build` first (npm test does).
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { readMarkdown, type CodeBlock } from './markdown.ts'
 
 const ROOT = join(import.meta.dirname, '..')
 const OUT = join(ROOT, 'test-results/dts')
@@ -92,6 +99,23 @@ function exportsOf(program: ts.Program, specifier: string, file: string, alias: 
   })
 }
 
+/** The documentation whose TypeScript blocks are compiled. */
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+]
+const BLOCKS = DOCS.flatMap((file) => readMarkdown(join(ROOT, file), ROOT).blocks)
+const isTypeScript = (b: CodeBlock) => b.lang === 'ts' || b.lang === 'typescript'
+/** The blocks compiled here: TypeScript, neither a copy of a file (`file=`) nor a `fragment`. */
+const COMPILED = BLOCKS.filter(
+  (b) => isTypeScript(b) && b.attributes.file === undefined && !b.flags.includes('fragment'),
+)
+/** Where a block is written: test-results/dts/docs/README-L78.ts, docs_server-L40.ts, … */
+const blockFile = (b: CodeBlock) => `docs/${b.file.replace(/\.md$/, '').replaceAll('/', '_')}-L${b.line}.ts`
+
 const header = (specifiers: string[]) =>
   specifiers.map((s) => `import type * as e${ENTRIES.findIndex((e) => e.specifier === s)} from '${s}'`)
 const declaration = (x: Exported, n: number) =>
@@ -115,6 +139,9 @@ describe('the published declarations, as a consumer compiles them', () => {
         throw new Error(`${relative(ROOT, file)} is missing: run \`npm run build\` first (npm test does)`)
     rmSync(OUT, { recursive: true, force: true })
     mkdirSync(join(OUT, 'isolated'), { recursive: true })
+    mkdirSync(join(OUT, 'docs'), { recursive: true })
+    // line N of the file is line `block.line + N` of the Markdown; `export {}` keeps every block a module
+    for (const b of COMPILED) writeFileSync(join(OUT, blockFile(b)), `${b.body}\nexport {}\n`)
     const entryPoints = ts.createProgram(
       ENTRIES.map((e) => e.file),
       CONSUMER,
@@ -143,7 +170,7 @@ describe('the published declarations, as a consumer compiles them', () => {
             skipLibCheck: true,
             noEmit: true,
           },
-          include: ['*.ts'],
+          include: ['*.ts', 'docs/*.ts'],
         },
         null,
         2,
@@ -194,4 +221,37 @@ describe('the published declarations, as a consumer compiles them', () => {
     })
     expect(failures.join('')).toBe('')
   }, 300_000)
+  it('finds the TypeScript blocks of the README and every guide, and no code in a language it does not check', () => {
+    expect(COMPILED.filter((b) => b.file === 'README.md').length).toBeGreaterThanOrEqual(6)
+    expect(new Set(COMPILED.map((b) => b.file)).size).toBeGreaterThan(10)
+    const fragments = BLOCKS.filter((b) => isTypeScript(b) && b.flags.includes('fragment'))
+    expect(
+      fragments.length,
+      `at most two \`fragment\` blocks: ${fragments.map((b) => `${b.file}:${b.line}`).join(', ')}`,
+    ).toBeLessThanOrEqual(2)
+    const unchecked = BLOCKS.filter((b) => ['js', 'javascript', 'mjs', 'tsx', 'jsx', 'mts'].includes(b.lang))
+    expect(
+      unchecked.map((b) => `${b.file}:${b.line} \`\`\`${b.info}`),
+      'write these as ```ts',
+    ).toEqual([])
+  })
+
+  // one program per block, as for the exports: each block stands on its own, as a reader copies it
+  it.each(COMPILED.map((b) => [`${b.file}:${b.line}`, b] as const))(
+    'type-checks the block at %s with zero diagnostics',
+    (_, block) => {
+      const diagnostics = ts.getPreEmitDiagnostics(program(blockFile(block)))
+      const where = (d: ts.Diagnostic) => {
+        if (!d.file || d.start === undefined) return block.file
+        const { line, character } = d.file.getLineAndCharacterOfPosition(d.start)
+        const inBlock = d.file.fileName === join(OUT, blockFile(block))
+        return inBlock ? `${block.file}:${block.line + line + 1}:${character + 1}` : relative(ROOT, d.file.fileName)
+      }
+      const messages = diagnostics.map(
+        (d) => `${where(d)}: TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+      )
+      expect(messages.join('\n')).toBe('')
+    },
+    120_000,
+  )
 })
