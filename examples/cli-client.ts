@@ -152,15 +152,20 @@ function choicesOf(schema: PrimitiveSchemaDefinition): string[] | undefined {
   return s.enum ?? s.oneOf?.map((o) => o.const)
 }
 
+/** Whether the user declined a question during the call in progress (its error result is then their answer). */
+let declined = false
+
 async function elicitation(params: ElicitRequestParams): Promise<ElicitResult> {
   console.log(`  ? ${params.message}`)
   if (declineAll) {
     console.log('    (declined: --decline)')
+    declined = true
     return { action: 'decline' }
   }
   if (params.mode === 'url') {
     console.log(`    open this URL to continue: ${params.url}`)
     const reply = answers.get('url') ?? (await ask('    opened it? [y/N] '))
+    declined ||= !/^y/i.test(reply)
     return /^y/i.test(reply) ? { action: 'accept' } : { action: 'decline' }
   }
   const content: Record<string, string | number | boolean | string[]> = {}
@@ -217,6 +222,7 @@ const client = new Client({
 
 async function call(tool: string, args: Record<string, unknown>): Promise<boolean> {
   console.log(`→ ${tool} ${JSON.stringify(args)}`)
+  declined = false
   try {
     const result = await client.callTool(tool, args, {
       onRound: (r) => {
@@ -227,7 +233,7 @@ async function call(tool: string, args: Record<string, unknown>): Promise<boolea
       },
     })
     const text = result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n')
-    console.log(`${result.isError ? '✗' : '←'} ${text}`)
+    console.log(`${result.isError && !declined ? '✗' : '←'} ${text}`) // a decline is an answer, not a failure
     return !result.isError
   } catch (error) {
     console.log(`✗ ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`)

@@ -46,10 +46,11 @@ const REGION_SCHEMA: RequestedSchema = {
 
 // ---------------------------------------------------------------- resolvers (checked at start-up)
 
-const Backorder = formSchema({ confirm: v.pipe(v.boolean(), v.title('Order anyway and wait?')) })
+// an unticked box is a "no": optional, default false (the form shows it unmarked, and `{}` means no)
+const Backorder = formSchema({ confirm: v.optional(v.pipe(v.boolean(), v.title('Order anyway and wait?')), false) })
 const AccountName = formSchema({ name: v.pipe(v.string(), v.minLength(1), v.title('Your name')) })
 const AccountPlan = formSchema({ plan: v.pipe(v.picklist(['basic', 'pro']), v.title('Plan')) })
-const Confirm = formSchema({ confirm: v.pipe(v.boolean(), v.title('Confirm')) })
+const Confirm = formSchema({ confirm: v.optional(v.pipe(v.boolean(), v.title('Confirm')), false) })
 const Audience = formSchema({ audience: v.pipe(v.string(), v.minLength(1), v.title('Audience')) })
 const Length = formSchema({
   count: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5), v.title('How many books')),

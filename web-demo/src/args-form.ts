@@ -11,7 +11,8 @@
  * | `string` (`minLength`, `maxLength`, `format`)     | text, email, url, date or datetime     | the string            |
  * | anything else (arrays, objects)                   | `<textarea>` holding JSON              | the parsed JSON       |
  *
- * An optional field left empty is omitted; a required one is marked (`*`) and `required`.
+ * An optional field left empty is omitted; a required one is marked (`*`) and `required` (a checkbox,
+ * which always sends a value, is neither).
  * @module
  */
 
@@ -84,7 +85,8 @@ export function argumentsForm(schema: ObjectSchema, idPrefix: string): Arguments
     label.htmlFor = id
     label.textContent = prop.title ?? name
     const isRequired = required.has(name)
-    if (isRequired) {
+    // a checkbox always sends true or false: marking it would only suggest it must be ticked
+    if (isRequired && typeOf(prop) !== 'boolean') {
       const mark = document.createElement('span')
       mark.className = 'required'
       mark.textContent = ' *'

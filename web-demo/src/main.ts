@@ -7,7 +7,13 @@
  * DOM; every server-provided string goes through `textContent`.
  * @module
  */
-import { Client, StreamableHttpClientTransport, type RoundInfo } from '../../src/client/index.ts'
+import {
+  Client,
+  NetworkError,
+  StreamableHttpClientTransport,
+  type ElicitationCallback,
+  type RoundInfo,
+} from '../../src/client/index.ts'
 import {
   META,
   UriTemplate,
@@ -20,7 +26,12 @@ import {
   type ResourceTemplate,
   type Tool,
 } from '../../src/index.ts'
-import { DEFAULT_STYLESHEET, createElicitationHandler, createSamplingHandler } from '../../src/browser/index.ts'
+import {
+  DEFAULT_STYLESHEET,
+  SamplingDeclinedError,
+  createElicitationHandler,
+  createSamplingHandler,
+} from '../../src/browser/index.ts'
 import { argumentsForm, type ObjectSchema } from './args-form.ts'
 import { eraExplanation, eraLabel, isLegacy, recorded, type ServerRequestView } from './eras.ts'
 import { popupSignIn } from './sign-in.ts'
@@ -48,6 +59,7 @@ const ui = {
   connect: byId<HTMLFormElement>('connect'),
   endpoint: byId<HTMLInputElement>('endpoint'),
   status: byId<HTMLParagraphElement>('status'),
+  hint: byId<HTMLParagraphElement>('hint'),
   signIn: byId<HTMLDivElement>('sign-in'),
   tools: byId<HTMLUListElement>('tools'),
   prompts: byId<HTMLUListElement>('prompts'),
@@ -59,7 +71,9 @@ const ui = {
   questions: byId<HTMLElement>('questions'),
   era: byId<HTMLParagraphElement>('era'),
   rounds: byId<HTMLOListElement>('rounds'),
+  roundsSection: byId<HTMLElement>('rounds-section'),
   result: byId<HTMLDivElement>('result'),
+  resultSection: byId<HTMLElement>('result-section'),
 }
 
 let client: Client | undefined
@@ -70,8 +84,43 @@ function setStatus(text: string, isError = false): void {
   ui.status.classList.toggle('error', isError)
 }
 
+/** An error in words: the message alone for a NetworkError (it says what happened) or a plain Error, else with its name. */
 function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  if (!(error instanceof Error)) return String(error)
+  return error instanceof NetworkError || error.name === 'Error' ? error.message : `${error.name}: ${error.message}`
+}
+
+/** What the user refused during the call in progress (Decline or Cancel in a question), if anything. */
+let refused: 'decline' | 'cancel' | undefined
+
+/** The elicitation callback, noting a Decline or Cancel so that the call's result is shown as the user's answer. */
+function notingRefusals(elicitation: ElicitationCallback): ElicitationCallback {
+  return async (params, ctx) => {
+    const answer = await elicitation(params, ctx)
+    if (answer.action !== 'accept') refused ??= answer.action
+    return answer
+  }
+}
+
+/** The empty state's hint: what to try first (the demo's order_book when the server has it). */
+function showHint(tools: readonly Tool[]): void {
+  const demo = tools.some((t) => t.name === 'order_book')
+  ui.hint.replaceChildren(
+    ...(demo
+      ? [
+          'Try this: press ',
+          el('strong', undefined, 'Call…'),
+          ' next to ',
+          el('code', undefined, 'order_book'),
+          ', type ',
+          el('strong', undefined, 'Neuromancer'),
+          ' as the title and press ',
+          el('strong', undefined, 'Call tool'),
+          '. It is out of stock, so the server asks you a question first.',
+        ]
+      : ['Pick a tool, prompt or resource to call it.']),
+  )
+  ui.hint.hidden = false
 }
 
 // ------------------------------------------------------------------ connecting and listing
@@ -79,7 +128,10 @@ function errorText(error: unknown): string {
 async function connect(endpoint: string): Promise<void> {
   for (const list of [ui.tools, ui.prompts, ui.resources]) list.replaceChildren()
   ui.call.hidden = true
+  ui.hint.hidden = true
   ui.rounds.replaceChildren()
+  ui.result.replaceChildren()
+  ui.roundsSection.hidden = ui.resultSection.hidden = true
   ui.era.textContent = ''
   // a 2025-era session ends with DELETE (nothing to do for a 2026-07-28 server)
   void client?.close().catch(() => {})
@@ -87,8 +139,8 @@ async function connect(endpoint: string): Promise<void> {
   let url: string
   try {
     url = new URL(endpoint, location.href).href
-  } catch (error) {
-    setStatus(`Could not connect to ${endpoint}: ${errorText(error)}`, true)
+  } catch {
+    setStatus(`Could not connect: "${endpoint}" is not a URL.`, true)
     return
   }
   setStatus(`Connecting to ${url}…`)
@@ -97,7 +149,7 @@ async function connect(endpoint: string): Promise<void> {
     transport: new StreamableHttpClientTransport(url, { auth: popupSignIn(ui.signIn) }),
     clientInfo: { name: 'edge-mcp-web-demo', version: '0.1.0' },
     ...recorded(() => c, serverRequests, {
-      elicitation: createElicitationHandler({ container: ui.questions, serverName: () => serverLabel }),
+      elicitation: notingRefusals(createElicitationHandler({ container: ui.questions, serverName: () => serverLabel })),
       sampling: createSamplingHandler({ container: ui.questions, serverName: () => serverLabel }),
     }),
   })
@@ -115,7 +167,8 @@ async function connect(endpoint: string): Promise<void> {
     setStatus(`Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url}${versions} · ${eraLabel(c)}`)
     ui.era.textContent = eraExplanation(c)
   } catch (error) {
-    setStatus(`Could not connect to ${url}: ${errorText(error)}`, true)
+    // a NetworkError names the URL itself ("Could not reach <url>: …")
+    setStatus(error instanceof NetworkError ? error.message : `Could not connect to ${url}: ${errorText(error)}`, true)
     return
   }
   // list only what the server declares (an undeclared list is an empty one, not an error)
@@ -139,6 +192,7 @@ async function connect(endpoint: string): Promise<void> {
     item(template.uriTemplate, template.description, 'Read…', () => selectTemplate(template)),
   )
   for (const list of [ui.tools, ui.prompts, ui.resources]) if (!list.firstChild) list.append(el('li', 'empty', 'None.'))
+  showHint(tools.status === 'fulfilled' ? tools.value : [])
 }
 
 function fill<T>(list: HTMLUListElement, settled: PromiseSettledResult<T[]>, render: (x: T) => HTMLLIElement): void {
@@ -245,15 +299,22 @@ async function track<R>(
   render: (result: R) => void,
 ): Promise<void> {
   if (!client) return setStatus('Not connected.', true)
+  ui.hint.hidden = true
+  ui.roundsSection.hidden = ui.resultSection.hidden = false
   ui.rounds.replaceChildren()
   ui.result.replaceChildren(el('p', 'pending', `${label} …`))
+  refused = undefined
   try {
     const result = await call((info) => ui.rounds.append(roundItem(info)))
     ui.result.replaceChildren(el('p', 'call', label))
     render(result)
   } catch (error) {
     ui.result.replaceChildren(el('p', 'call', label))
-    showError(error)
+    // a declined sampling form abandons the call, a declined question fails a prompt or resource: the
+    // user's own choice, not a failure
+    if (error instanceof SamplingDeclinedError || (refused && error instanceof Error))
+      ui.result.append(el('p', 'refused', error.message.replace(/[^.?!]$/, '$&.')))
+    else showError(error)
   }
 }
 
@@ -319,16 +380,20 @@ function describeRequest(request: InputRequest): string {
   }
 }
 
+/**
+ * A tool's result. An error result after the user declined or cancelled a question in this call is the
+ * user's own answer (e.g. "The user declined: …"), shown neutrally, not as a failure.
+ */
 function renderToolResult(result: CallToolResult): void {
-  if (result.isError) ui.result.append(el('p', 'error', 'The tool reported an error:'))
-  for (const block of result.content) {
+  const kind = !result.isError ? 'content' : refused ? 'content refused' : 'content error'
+  if (result.isError)
     ui.result.append(
-      el(
-        'pre',
-        result.isError ? 'content error' : 'content',
-        block.type === 'text' ? block.text : JSON.stringify(block, null, 2),
-      ),
+      refused
+        ? el('p', 'refused', `You ${refused === 'decline' ? 'declined' : 'cancelled'} a question, so the tool stopped:`)
+        : el('p', 'error', 'The tool reported an error:'),
     )
+  for (const block of result.content) {
+    ui.result.append(el('pre', kind, block.type === 'text' ? block.text : JSON.stringify(block, null, 2)))
   }
   if (result.structuredContent !== undefined)
     ui.result.append(el('pre', 'structured', JSON.stringify(result.structuredContent, null, 2)))
