@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { readMarkdown, type CodeBlock } from './markdown.ts'
-import { freePort, ROOT } from './workerd.ts'
+import { freePort, ROOT, stopGroup } from './workerd.ts'
 
 const run = promisify(execFile)
 const DIR = join(ROOT, 'test-results/readme-node')
@@ -64,21 +64,7 @@ describe("the README's examples on Node", () => {
     mkdirSync(DIR, { recursive: true })
   })
 
-  afterEach(async () => {
-    if (!server || server.exitCode !== null) return
-    const exited = new Promise((r) => server!.once('exit', r))
-    try {
-      process.kill(-server.pid!, 'SIGTERM')
-    } catch {
-      // already gone
-    }
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-    try {
-      process.kill(-server.pid!, 'SIGKILL')
-    } catch {
-      // already gone
-    }
-  })
+  afterEach(() => stopGroup(server))
 
   it('Hello world: the client lists and calls the tool', async () => {
     const [serverBlock, clientBlock] = tsBlocksOf('Hello world')

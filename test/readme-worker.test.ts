@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { readMarkdown } from './markdown.ts'
-import { freePort, ROOT, wranglerEnv } from './workerd.ts'
+import { freePort, ROOT, wranglerEnv, stopGroup } from './workerd.ts'
 
 const DIR = join(ROOT, 'test-results/readme-worker')
 const readme = readMarkdown(join(ROOT, 'README.md'), ROOT)
@@ -91,21 +91,7 @@ describe("the README's Worker, under wrangler dev", () => {
     }
   }, 120_000)
 
-  afterAll(async () => {
-    if (!child || child.exitCode !== null) return
-    const exited = new Promise((r) => child!.once('exit', r))
-    try {
-      process.kill(-child.pid!, 'SIGTERM')
-    } catch {
-      // already gone
-    }
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-    try {
-      process.kill(-child.pid!, 'SIGKILL')
-    } catch {
-      // already gone
-    }
-  })
+  afterAll(() => stopGroup(child))
 
   it('serves its tool at /mcp to a Client', async () => {
     const client = new Client({ transport: new StreamableHttpClientTransport(url()) })

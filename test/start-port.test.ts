@@ -7,7 +7,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, ROOT, wranglerEnv } from './workerd.ts'
+import { freePort, ROOT, wranglerEnv, stopGroup } from './workerd.ts'
 
 const run = promisify(execFile)
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
@@ -66,21 +66,7 @@ describe('npm start -- --port N', () => {
     }
   })
 
-  afterAll(async () => {
-    if (!child || child.exitCode !== null) return
-    const exited = new Promise((r) => child.once('exit', r))
-    try {
-      process.kill(-child.pid!, 'SIGTERM')
-    } catch {
-      // already gone
-    }
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-    try {
-      process.kill(-child.pid!, 'SIGKILL')
-    } catch {
-      // already gone
-    }
-  })
+  afterAll(() => stopGroup(child))
 
   it('serves the web demo at / and MCP at /mcp on the given port', async () => {
     const page = await fetch(`${base()}/`)

@@ -58,6 +58,26 @@ export interface StartOptions {
   script?: string
 }
 
+/**
+ * Stops a detached child's whole process group: SIGTERM, then SIGKILL after at most 5 s. A no-op for
+ * a child that already exited or was never started.
+ */
+export async function stopGroup(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return
+  const exited = new Promise((r) => child.once('exit', r))
+  try {
+    process.kill(-child.pid!, 'SIGTERM')
+  } catch {
+    // already gone
+  }
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
+  try {
+    process.kill(-child.pid!, 'SIGKILL')
+  } catch {
+    // already gone
+  }
+}
+
 /** Start `wrangler dev`; resolves once the Worker answers (`server/discover` on /mcp, or GET / for `config`). */
 export async function startWorker(options: StartOptions = {}): Promise<RunningWorker> {
   const vars = options.vars ?? {}
@@ -87,21 +107,7 @@ export async function startWorker(options: StartOptions = {}): Promise<RunningWo
   child.stdout!.on('data', (d) => (log += d))
   child.stderr!.on('data', (d) => (log += d))
   const url = options.script ? `http://127.0.0.1:${port}/` : `http://127.0.0.1:${port}/mcp`
-  const stop = async () => {
-    if (child.exitCode !== null) return
-    const exited = new Promise((r) => child.once('exit', r))
-    try {
-      process.kill(-child.pid!, 'SIGTERM')
-    } catch {
-      // already gone
-    }
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-    try {
-      process.kill(-child.pid!, 'SIGKILL')
-    } catch {
-      // already gone
-    }
-  }
+  const stop = () => stopGroup(child)
   const deadline = Date.now() + 90_000
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log}`)
