@@ -5,7 +5,7 @@
  */
 import type { AuthInfo } from '../protocol/auth.ts'
 import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../transport/http-auth.ts'
-import { readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
+import { fetchHeld, readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
 import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
 
 /** Options of {@link introspectionVerifier}. */
@@ -74,19 +74,21 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
       throw new InvalidTokenError('the token is malformed')
     const form = new URLSearchParams({ token, token_type_hint: 'access_token' })
     if (options.clientSecret === undefined) form.set('client_id', options.clientId)
-    let response: Response
-    try {
-      response = await fetchImpl(
-        new Request(endpoint, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(timeoutMs) }),
-      )
-    } catch (cause) {
-      throw new Error(`Token introspection at ${endpoint.href} failed`, { cause })
-    }
-    if (!response.ok) {
+    const request = new Request(endpoint, {
+      method: 'POST',
+      headers,
+      body: form,
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    const answer = await fetchHeld(fetchImpl, request, async (response) => {
+      if (response.ok) return { claims: await readJson(response) }
       await response.body?.cancel().catch(() => {})
-      throw new Error(`Token introspection at ${endpoint.href} answered ${response.status}`)
-    }
-    const claims = await readJson(response)
+      return { status: response.status }
+    }).catch((cause: unknown) => {
+      throw new Error(`Token introspection at ${endpoint.href} failed`, { cause })
+    })
+    if ('status' in answer) throw new Error(`Token introspection at ${endpoint.href} answered ${answer.status}`)
+    const { claims } = answer
     if (!claims || typeof claims.active !== 'boolean')
       throw new Error(`Token introspection at ${endpoint.href} did not answer with an RFC 7662 JSON object`)
     if (!claims.active) throw new InvalidTokenError('the token is not active')

@@ -7,7 +7,7 @@
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose'
 import type { AuthInfo } from '../protocol/auth.ts'
 import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../transport/http-auth.ts'
-import { authorizationServerMetadataUrls, readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
+import { authorizationServerMetadataUrls, fetchHeld, readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
 import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
 
 /** Options of {@link jwtVerifier}. */
@@ -101,7 +101,8 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
       cooldownDuration,
       cacheMaxAge,
       timeoutDuration: timeoutMs,
-      [customFetch]: (href, init) => fetchImpl(new Request(href, init)),
+      [customFetch]: (href, init) =>
+        fetchHeld(fetchImpl, new Request(href, init), (response) => Promise.resolve(response)),
     })
     return async (header, token) => {
       try {
@@ -187,14 +188,15 @@ function translate(error: unknown): unknown {
  */
 async function discoverJwksUri(fetchImpl: OAuthFetch, issuer: string, timeoutMs: number): Promise<URL> {
   for (const url of authorizationServerMetadataUrls(issuer)) {
-    const response = await fetchImpl(
-      new Request(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) }),
-    )
-    if (!response.ok) {
+    const request = new Request(url, {
+      headers: { accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    const metadata = await fetchHeld(fetchImpl, request, async (response) => {
+      if (response.ok) return readJson(response)
       await response.body?.cancel().catch(() => {})
-      continue
-    }
-    const metadata = await readJson(response)
+      return undefined
+    })
     if (!metadata) continue
     if (metadata.issuer !== issuer)
       throw new Error(

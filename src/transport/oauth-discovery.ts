@@ -12,6 +12,24 @@ export type Metadata = Record<string, unknown>
 /** The fetch the OAuth client uses for metadata, registration and token requests. */
 export type OAuthFetch = (input: Request) => Promise<Response>
 
+/**
+ * `fetch(request)` then `read(response)`, keeping `request` reachable until `read` settles: Node 20's
+ * `fetch` stops following the signal of a `Request` once that object is garbage-collected, so a timeout
+ * signal (`AbortSignal.timeout`) would never abort a request to a server that does not answer.
+ * @throws whatever `fetch` or `read` throws (a `TimeoutError` DOMException once the signal fires).
+ */
+export async function fetchHeld<T>(
+  fetch: OAuthFetch,
+  request: Request,
+  read: (response: Response) => Promise<T>,
+): Promise<T> {
+  try {
+    return await read(await fetch(request))
+  } finally {
+    void request.signal.aborted // held until here (see above)
+  }
+}
+
 /** `value` when it is an array of strings, else undefined. */
 export const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) && value.every((s) => typeof s === 'string') ? value : undefined
@@ -163,14 +181,12 @@ export async function fetchAuthorizationServerMetadata(
 
 /** GET a JSON metadata document; undefined when it is not there (any non-2xx or non-JSON answer). */
 async function getJson(fetch: OAuthFetch, url: URL, signal: AbortSignal | undefined): Promise<Metadata | undefined> {
-  const response = await fetch(
-    new Request(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) }),
-  )
-  if (!response.ok) {
+  const request = new Request(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) })
+  return fetchHeld(fetch, request, async (response) => {
+    if (response.ok) return readJson(response)
     await response.body?.cancel().catch(() => {})
     return undefined
-  }
-  return readJson(response)
+  })
 }
 
 /** The JSON object a response carries; undefined when its body is not one. */

@@ -19,6 +19,7 @@ import {
   bearerParams,
   fetchAuthorizationServerMetadata,
   fetchProtectedResourceMetadata,
+  fetchHeld,
   readJson,
   strings,
   type Metadata,
@@ -278,15 +279,16 @@ export class OAuthClientProvider {
       token_endpoint_auth_method: method,
       application_type: this.options.applicationType ?? 'native',
     }
-    const response = await this.#fetch(
-      new Request(as.registration_endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-        ...(signal ? { signal } : {}),
-      }),
-    )
-    const info = await readJson(response)
+    const request = new Request(as.registration_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+    })
+    const { response, json: info } = await fetchHeld(this.#fetch, request, async (r) => ({
+      response: r,
+      json: await readJson(r),
+    }))
     if (!response.ok || typeof info?.client_id !== 'string')
       throw oauthErrorOf(
         info,
@@ -324,15 +326,16 @@ export class OAuthClientProvider {
       if (method === 'client_secret_post' && client.client_secret !== undefined)
         form.set('client_secret', client.client_secret)
     }
-    const response = await this.#fetch(
-      new Request(as.token_endpoint as string, {
-        method: 'POST',
-        headers,
-        body: form.toString(),
-        ...(signal ? { signal } : {}),
-      }),
-    )
-    const body = await readJson(response)
+    const request = new Request(as.token_endpoint as string, {
+      method: 'POST',
+      headers,
+      body: form.toString(),
+      ...(signal ? { signal } : {}),
+    })
+    const { response, json: body } = await fetchHeld(this.#fetch, request, async (r) => ({
+      response: r,
+      json: await readJson(r),
+    }))
     if (!response.ok || typeof body?.access_token !== 'string' || typeof body.token_type !== 'string') {
       throw oauthErrorOf(body, `Token request to ${String(as.token_endpoint)} failed (HTTP ${response.status})`)
     }
