@@ -265,7 +265,7 @@ describe('the web demo against a legacy-only (2025-11-25) server', () => {
     expect(await asked.first().innerText()).toContain(`: elicitation (form): ${QUESTION} → {"action":"decline"}`)
     await page.screenshot({ path: join(SHOTS, 'legacy-order-book-declined.png'), fullPage: true })
     await page.close()
-  })
+  }, 60_000)
 
   it('connecting to the 2026-07-28 Worker from there ends the session (DELETE) and names the new era', async () => {
     const page = await openLegacyDemo()

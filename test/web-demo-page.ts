@@ -83,6 +83,43 @@ export const SCHEMA = {
   },
   required: ['title', 'copies', 'gift', 'binding', 'shipping'],
 }
+/**
+ * Answer `endpoint` on `page` in-process with `server` (CORS for the `demo` origin). Each POST waits for
+ * `hold` first (a slow endpoint); what it then answered is pushed to the returned list (`'aborted'` when
+ * the page had given up on the request by then).
+ */
+export async function routeToServer(
+  page: Page,
+  endpoint: string,
+  server: Server,
+  demo: string,
+  hold: Promise<void> = Promise.resolve(),
+): Promise<Array<{ method: string; outcome: number | 'aborted' }>> {
+  const handler = createFetchHandler(server, { allowedOrigins: [demo] })
+  const answered: Array<{ method: string; outcome: number | 'aborted' }> = []
+  await page.route(endpoint, async (route) => {
+    const r = route.request()
+    const method =
+      r.method() === 'POST' ? String((JSON.parse(r.postData() ?? '{}') as { method?: unknown }).method) : r.method()
+    if (r.method() === 'POST') await hold
+    const headers = Object.fromEntries(Object.entries(await r.allHeaders()).filter(([k]) => !k.startsWith(':')))
+    const res = await handler(
+      new Request(r.url(), {
+        method: r.method(),
+        headers,
+        ...(r.method() === 'POST' ? { body: r.postData() ?? '' } : {}),
+      }),
+    )
+    try {
+      await route.fulfill({ status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() })
+      answered.push({ method, outcome: res.status })
+    } catch {
+      answered.push({ method, outcome: 'aborted' })
+    }
+  })
+  return answered
+}
+
 /** The typed page's endpoint (answered in-process through `page.route`). */
 export const ENDPOINT = 'http://typed.test/mcp'
 
@@ -97,20 +134,8 @@ export async function typedPage(browser: Browser, demo: string): Promise<{ page:
     calls.push(params.arguments)
     return { content: [{ type: 'text', text: JSON.stringify(params.arguments) }] }
   })
-  const handler = createFetchHandler(server, { allowedOrigins: [demo] })
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
-  await page.route(`${ENDPOINT}`, async (route) => {
-    const r = route.request()
-    const headers = Object.fromEntries(Object.entries(await r.allHeaders()).filter(([k]) => !k.startsWith(':')))
-    const res = await handler(
-      new Request(r.url(), {
-        method: r.method(),
-        headers,
-        ...(r.method() === 'POST' ? { body: r.postData() ?? '' } : {}),
-      }),
-    )
-    await route.fulfill({ status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() })
-  })
+  await routeToServer(page, ENDPOINT, server, demo)
   await page.goto(`${demo}/?endpoint=${encodeURIComponent(ENDPOINT)}`)
   await expect
     .poll(() => page.locator('#status').innerText())

@@ -80,7 +80,7 @@ describe('the web demo served by the Worker', () => {
     const res = await fetch(`${origin(worker)}/mcp`)
     expect(res.status).toBe(405)
     await page.close()
-  })
+  }, 60_000)
 
   it('order_book Neuromancer: the form appears, confirm → backordered; the round shows the requestState that travelled', async () => {
     const page = await openDemo(origin(worker))
@@ -125,7 +125,7 @@ describe('the web demo served by the Worker', () => {
       `requestState: ${state.length} chars, ${state.slice(0, 16)}… — opaque to the client, sent back unchanged with the answers.`,
     )
     await page.close()
-  })
+  }, 60_000)
 
   it('order_book Neuromancer: submitted unticked → "No order placed."; Decline → "The user declined: …", shown neutrally', async () => {
     const page = await openDemo(origin(worker))
@@ -154,7 +154,7 @@ describe('the web demo served by the Worker', () => {
     expect(await page.locator('#result p.refused').innerText()).toBe('You cancelled a question, so the tool stopped:')
     expect(problems.get(page)).toEqual([])
     await page.close()
-  })
+  }, 60_000)
 
   it('a tool that needs no answer runs in one request, with no rounds; bad arguments are refused in the form', async () => {
     const page = await openDemo(origin(worker))
@@ -189,7 +189,7 @@ describe('the web demo says which server asks, and what went wrong', () => {
     await page.screenshot({ path: join(SHOTS, 'mobile.png'), fullPage: true })
     expect(problems.get(page)).toEqual([])
     await page.close()
-  })
+  }, 60_000)
 
   it('an endpoint that is not a URL (?endpoint=) is reported in the status line, and nothing stays connected', async () => {
     const page = await openDemo(origin(worker))
@@ -265,7 +265,7 @@ describe('the web demo: sampling, several rounds, prompts and resources', () => 
       expect(state, `round ${i + 1}`).toMatch(/^requestState: \d+ chars, v1\.\S{13}… — opaque/)
     await page.screenshot({ path: join(SHOTS, 'open-account-three-rounds.png'), fullPage: true })
     await page.close()
-  })
+  }, 60_000)
 
   it('a prompt and a resource template that ask, and a static resource', { timeout: 60_000 }, async () => {
     const page = await openDemo(origin(worker))
@@ -330,7 +330,7 @@ describe('the web demo against another origin', () => {
     expect(requests.length).toBeGreaterThan(0)
     expect(requests.every((r) => r.url === other.url)).toBe(true) // every MCP request went to the other origin
     await page.close()
-  })
+  }, 60_000)
 
   it('an origin the endpoint does not allow cannot use it (403, no CORS), and says so', async () => {
     // the page on `other`, the endpoint on `worker`, which allows no other origin

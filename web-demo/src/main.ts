@@ -19,7 +19,6 @@ import {
   UriTemplate,
   type CallToolResult,
   type GetPromptResult,
-  type InputRequest,
   type Prompt,
   type ReadResourceResult,
   type Resource,
@@ -35,24 +34,10 @@ import {
 import { argumentsForm, type ObjectSchema } from './args-form.ts'
 import { eraExplanation, eraLabel, isLegacy, recorded, type ServerRequestView } from './eras.ts'
 import { popupSignIn } from './sign-in.ts'
-
-/** How many characters of a `requestState` the rounds view shows. */
-const STATE_PREVIEW_CHARS = 16
+import { describeRequest, el, errorText, roundItem } from './view.ts'
 
 function byId<T extends HTMLElement>(id: string): T {
   return document.getElementById(id) as T
-}
-
-/** `document.createElement` with a class and text (always `textContent`). */
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  className?: string,
-  text?: string,
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag)
-  if (className) node.className = className
-  if (text !== undefined) node.textContent = text
-  return node
 }
 
 const ui = {
@@ -77,17 +62,16 @@ const ui = {
 }
 
 let client: Client | undefined
+/**
+ * The latest connect(): a newer one aborts it, so an earlier connect still in flight (a slow endpoint) stops,
+ * closes its client and never writes to the page, and a call in progress on the old client is abandoned.
+ */
+let connection: AbortController | undefined
 let serverLabel = 'The server'
 
 function setStatus(text: string, isError = false): void {
   ui.status.textContent = text
   ui.status.classList.toggle('error', isError)
-}
-
-/** An error in words: the message alone for a NetworkError (it says what happened) or a plain Error, else with its name. */
-function errorText(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  return error instanceof NetworkError || error.name === 'Error' ? error.message : `${error.name}: ${error.message}`
 }
 
 /** What the user refused during the call in progress (Decline or Cancel in a question), if anything. */
@@ -126,6 +110,10 @@ function showHint(tools: readonly Tool[]): void {
 // ------------------------------------------------------------------ connecting and listing
 
 async function connect(endpoint: string): Promise<void> {
+  connection?.abort()
+  const attempt = new AbortController()
+  connection = attempt
+  const { signal } = attempt
   for (const list of [ui.tools, ui.prompts, ui.resources]) list.replaceChildren()
   ui.call.hidden = true
   ui.hint.hidden = true
@@ -153,20 +141,26 @@ async function connect(endpoint: string): Promise<void> {
       sampling: createSamplingHandler({ container: ui.questions, serverName: () => serverLabel }),
     }),
   })
+  /** Whether a newer connect() took over: then this client is closed and the page is left to the newer one. */
+  const superseded = (): boolean => {
+    if (signal.aborted) void c.close().catch(() => {})
+    return signal.aborted
+  }
   let offers: { tools?: unknown; prompts?: unknown; resources?: unknown }
   try {
-    const discovered = await c.discover()
+    const discovered = await c.discover({ signal })
+    if (superseded()) return
     const info = discovered._meta?.[META.serverInfo] as { name?: string; title?: string; version?: string } | undefined
     // the title is whatever the server claims; the host is where the page really talks to
     const host = new URL(url).host
     serverLabel = info?.title || info?.name ? `${info.title ?? info.name} at ${host}` : host
     offers = discovered.capabilities
-    client = c
     // a 2025-era server's "versions" are just the one initialize agreed on: the era label says it
     const versions = isLegacy(c) ? '' : ` (versions: ${discovered.supportedVersions.join(', ')})`
     setStatus(`Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url}${versions} · ${eraLabel(c)}`)
     ui.era.textContent = eraExplanation(c)
   } catch (error) {
+    if (superseded()) return
     // a NetworkError names the URL itself ("Could not reach <url>: …")
     setStatus(error instanceof NetworkError ? error.message : `Could not connect to ${url}: ${errorText(error)}`, true)
     return
@@ -174,11 +168,13 @@ async function connect(endpoint: string): Promise<void> {
   // list only what the server declares (an undeclared list is an empty one, not an error)
   const none = Promise.resolve([])
   const [tools, prompts, resources, templates] = await Promise.allSettled([
-    offers.tools ? c.listTools() : none,
-    offers.prompts ? c.listPrompts() : none,
-    offers.resources ? c.listResources() : none,
-    offers.resources ? c.listResourceTemplates() : none,
+    offers.tools ? c.listTools({ signal }) : none,
+    offers.prompts ? c.listPrompts({ signal }) : none,
+    offers.resources ? c.listResources({ signal }) : none,
+    offers.resources ? c.listResourceTemplates({ signal }) : none,
   ])
+  if (superseded()) return
+  client = c
   fill(ui.tools, tools, (tool: Tool) =>
     item(tool.title ?? tool.name, tool.description, 'Call…', () => selectTool(tool)),
   )
@@ -250,7 +246,7 @@ function selectTool(tool: Tool): void {
   showForm(`Tool: ${tool.name}`, tool.description, tool.inputSchema as ObjectSchema, 'Call tool', (args) =>
     track(
       `tools/call ${tool.name} ${JSON.stringify(args)}`,
-      (onRound) => client!.callTool(tool.name, args, { onRound }),
+      (c, options) => c.callTool(tool.name, args, options),
       renderToolResult,
     ),
   )
@@ -269,7 +265,7 @@ function selectPrompt(prompt: Prompt): void {
   showForm(`Prompt: ${prompt.name}`, prompt.description, schema, 'Get prompt', (args) =>
     track(
       `prompts/get ${prompt.name} ${JSON.stringify(args)}`,
-      (onRound) => client!.getPrompt(prompt.name, args as Record<string, string>, { onRound }),
+      (c, options) => c.getPrompt(prompt.name, args as Record<string, string>, options),
       renderPromptResult,
     ),
   )
@@ -287,28 +283,34 @@ function selectTemplate(template: ResourceTemplate): void {
 }
 
 function readResource(uri: string): Promise<void> {
-  return track(`resources/read ${uri}`, (onRound) => client!.readResource(uri, { onRound }), renderResourceResult)
+  return track(`resources/read ${uri}`, (c, options) => c.readResource(uri, options), renderResourceResult)
 }
 
 // ------------------------------------------------------------------ a call, its rounds, its result
 
-/** Run one call: clear the rounds and result, record every round, render the result or the error. */
+/**
+ * Run one call: clear the rounds and result, record every round, render the result or the error. Connecting
+ * again aborts the call (its form goes away) and nothing of it is shown.
+ */
 async function track<R>(
   label: string,
-  call: (onRound: (info: RoundInfo) => void) => Promise<R>,
+  call: (c: Client, options: { onRound: (info: RoundInfo) => void; signal: AbortSignal }) => Promise<R>,
   render: (result: R) => void,
 ): Promise<void> {
-  if (!client) return setStatus('Not connected.', true)
+  if (!client || !connection) return setStatus('Not connected.', true)
+  const { signal } = connection
   ui.hint.hidden = true
   ui.roundsSection.hidden = ui.resultSection.hidden = false
   ui.rounds.replaceChildren()
   ui.result.replaceChildren(el('p', 'pending', `${label} …`))
   refused = undefined
   try {
-    const result = await call((info) => ui.rounds.append(roundItem(info)))
+    const result = await call(client, { onRound: (info) => ui.rounds.append(roundItem(info)), signal })
+    if (signal.aborted) return
     ui.result.replaceChildren(el('p', 'call', label))
     render(result)
   } catch (error) {
+    if (signal.aborted) return
     ui.result.replaceChildren(el('p', 'call', label))
     // a declined sampling form abandons the call, a declined question fails a prompt or resource: the
     // user's own choice, not a failure
@@ -316,35 +318,6 @@ async function track<R>(
       ui.result.append(el('p', 'refused', error.message.replace(/[^.?!]$/, '$&.')))
     else showError(error)
   }
-}
-
-/** One round: what was asked, what went back, and the opaque state that travelled with it. */
-function roundItem(info: RoundInfo): HTMLLIElement {
-  const li = el('li', 'round')
-  li.append(el('strong', undefined, `Round ${info.round}`))
-  const asked = Object.entries(info.inputRequests)
-  const list = el('ul')
-  if (asked.length === 0)
-    list.append(el('li', undefined, 'No questions: a state-only round (the client waits, then retries).'))
-  for (const [key, request] of asked) {
-    const response = info.inputResponses?.[key]
-    const q = el('li', 'asked')
-    q.append(el('code', undefined, key), `: ${describeRequest(request)}`)
-    if (response) q.append(el('span', 'answer', ` → ${JSON.stringify(response)}`))
-    list.append(q)
-  }
-  li.append(list)
-  const state = info.requestState
-  li.append(
-    el(
-      'p',
-      'round-state',
-      state === undefined
-        ? 'No requestState in this round.'
-        : `requestState: ${state.length} chars, ${state.slice(0, STATE_PREVIEW_CHARS)}… — opaque to the client, sent back unchanged with the answers.`,
-    ),
-  )
-  return li
 }
 
 /**
@@ -365,19 +338,6 @@ const serverRequests: ServerRequestView = {
       failed: (error) => (answer.textContent = ` → failed: ${errorText(error)}`),
     }
   },
-}
-
-function describeRequest(request: InputRequest): string {
-  switch (request.method) {
-    case 'elicitation/create':
-      return request.params.mode === 'url'
-        ? `elicitation (URL): ${request.params.message} ${request.params.url}`
-        : `elicitation (form): ${request.params.message}`
-    case 'sampling/createMessage':
-      return `sampling, ${request.params.messages.length} message(s)`
-    case 'roots/list':
-      return 'roots'
-  }
 }
 
 /**
