@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Server } from '../src/server/index.ts'
 import { launchChromium } from './browser.ts'
-import { openDemo as openDemo_, problems, routeToServer } from './web-demo-page.ts'
+import { callOrderBook, openDemo as openDemo_, problems, routeToServer } from './web-demo-page.ts'
 import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
 
 let browser: Browser
@@ -98,6 +98,25 @@ describe('connecting again while an earlier connect is still in flight', () => {
     expect(answered.map((a) => a.method)).not.toContain('tools/list')
     expect(answered.map((a) => a.method)).toContain('server/discover')
     expect(problems.get(page) ?? []).toEqual([])
+    await page.close()
+  })
+
+  it('connecting again while a question is open abandons that call: the form goes, and nothing of it is shown', async () => {
+    const page = await openDemo()
+    const requests: string[] = []
+    page.on('request', (r) => {
+      if (r.method() === 'POST')
+        requests.push(String((JSON.parse(r.postData() ?? '{}') as { method?: unknown }).method))
+    })
+    await callOrderBook(page, 'Neuromancer')
+    await page.getByRole('button', { name: 'Connect' }).click()
+    await expect.poll(() => page.locator('#questions').innerText()).toBe('')
+    await expect.poll(() => page.locator('#tools code').allInnerTexts()).toContain('order_book')
+    expect(await page.locator('#result-section').isVisible()).toBe(false)
+    expect(await page.locator('#result').innerText()).toBe('')
+    expect(await page.locator('#status').getAttribute('class')).not.toBe('error')
+    expect(requests.filter((m) => m === 'tools/call')).toHaveLength(1) // the question was never answered
+    expect(problems.get(page)).toEqual([])
     await page.close()
   })
 })
