@@ -102,7 +102,7 @@ describe('npm start -- --port N', () => {
     const wrongPath = await cli(['--url', `${base()}/nope`, ...DUNE])
     expect(wrongPath.code).toBe(1)
     expect(wrongPath.stderr).toMatch(
-      /^✗ HTTP 404.* no MCP endpoint at http:\/\/127\.0\.0\.1:\d+\/nope; is the path right\? The demo serves it at \/mcp\.$/m,
+      /^✗ HttpError: HTTP 404.* no MCP endpoint at http:\/\/127\.0\.0\.1:\d+\/nope; is the path right\? The demo serves it at \/mcp\.$/m,
     )
     const empty = await cli(['--url', `${base()}/mcp`, '--answer', 'sample=', 'recommend_book', '{"genre":"sci-fi"}'])
     expect(empty.code).toBe(1)
