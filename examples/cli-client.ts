@@ -87,6 +87,9 @@ function parseArgs(args: string[]): Options | string {
     } else if (arg.startsWith('--')) return `unknown option ${arg}`
     else o.positional.push(arg)
   }
+  if (o.positional.length > 2) return `unexpected argument '${o.positional[2]}' (quote the JSON arguments as one)`
+  const source = o.url === envUrl && readEnv('MCP_URL')?.trim() ? 'MCP_URL' : '--url'
+  if (!/^https?:$/.test(URL.parse(o.url)?.protocol ?? '')) return `${source} must be an http(s) URL, got '${o.url}'`
   if (o.positional[1] !== undefined) {
     try {
       const parsed: unknown = JSON.parse(o.positional[1])
@@ -208,8 +211,10 @@ async function sampling(params: CreateMessageRequestParams): Promise<CreateMessa
     )
   }
   const given = answers.get('sample')
-  const reply = given ?? (await ask('    your reply, as the model: '))
+  if (given?.trim() === '') throw new Error('--answer sample= is empty: give the reply text, as the model')
+  let reply = given ?? ''
   if (given !== undefined) console.log(`    your reply, as the model: ${given}   [--answer]`)
+  while (reply.trim() === '') reply = await ask('    your reply, as the model: ')
   return { role: 'assistant', content: { type: 'text', text: reply }, model: 'human-in-the-loop' }
 }
 
@@ -261,9 +266,12 @@ function describeFailure(error: unknown): string {
   const message =
     error.name === 'NetworkError' || error.name === 'Error' ? error.message : `${error.name}: ${error.message}`
   const withCode = code && !message.includes(code) ? `${message} (${code})` : message
-  return unreachable
-    ? `${withCode} — is the server running at ${url}? Start the demo with \`npm start\`, or pass --url or set MCP_URL.`
-    : withCode
+  if (unreachable)
+    return `${withCode} — is the server running at ${url}? Start the demo with \`npm start\`, or pass --url or set MCP_URL.`
+  const status = (error as { status?: unknown }).status
+  if (error.name === 'HttpError' && (status === 404 || status === 405))
+    return `${withCode} — no MCP endpoint at ${url}; is the path right? The demo serves it at /mcp.`
+  return withCode
 }
 
 async function main(): Promise<number> {

@@ -96,6 +96,20 @@ describe('Client over the demo server', () => {
     })
   })
 
+  it('an empty region ends provision with a tool error naming the field, after one question (no re-ask loop)', async () => {
+    let asked = 0
+    const client = new Client({
+      transport: capture(createFetchHandler(createDemoServer())).transport,
+      elicitation: () => (asked++, { action: 'accept', content: { region: '  ' } }),
+    })
+    const result = await client.callTool('provision', { name: 'x' })
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ text: "No database provisioned: field 'region' was empty." }],
+    })
+    expect(asked).toBe(1)
+  })
+
   it('fails with an error naming the capability when no callback exists (and declares none)', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.tool('ask', {}, (_args, ctx) => (ctx.inputResponses ? 'done' : inputRequired({ q: elicitForm('?', ASK) }, 's')))

@@ -97,9 +97,33 @@ describe('npm start -- --port N', () => {
     expect(reversed.code).toBe(1)
     expect(reversed.stderr).toContain(`http://127.0.0.1:${dead}/mcp`)
   })
+
+  it('a URL with no MCP endpoint says so and names /mcp; an empty --answer sample= is refused', async () => {
+    const wrongPath = await cli(['--url', `${base()}/nope`, ...DUNE])
+    expect(wrongPath.code).toBe(1)
+    expect(wrongPath.stderr).toMatch(
+      /^✗ HttpError: HTTP 404.* no MCP endpoint at http:\/\/127\.0\.0\.1:\d+\/nope; is the path right\? The demo serves it at \/mcp\.$/m,
+    )
+    const empty = await cli(['--url', `${base()}/mcp`, '--answer', 'sample=', 'recommend_book', '{"genre":"sci-fi"}'])
+    expect(empty.code).toBe(1)
+    expect(empty.stdout).toContain('--answer sample= is empty')
+    expect(empty.stdout).not.toContain("Today's sci-fi pick")
+  })
 })
 
 describe('the command-line client without a server', () => {
+  it('a --url or MCP_URL that is not an http(s) URL, or an extra argument, is a usage error (exit 2)', async () => {
+    const bad = await cli(['--url', 'not-a-url', ...DUNE])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("--url must be an http(s) URL, got 'not-a-url'")
+    const env = await cli(DUNE, { MCP_URL: 'garbage' })
+    expect(env.code).toBe(2)
+    expect(env.stderr).toContain("MCP_URL must be an http(s) URL, got 'garbage'")
+    const extra = await cli([...DUNE, 'extra'])
+    expect(extra.code).toBe(2)
+    expect(extra.stderr).toContain("unexpected argument 'extra'")
+  })
+
   it('exits 1 with one readable line naming the URL and the cause, and no stack trace', async () => {
     const dead = await freePort()
     const url = `http://127.0.0.1:${dead}/mcp`

@@ -141,6 +141,8 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       }
       const answer = acceptedContent(response)
       const region = typeof answer?.region === 'string' ? answer.region.trim() : ''
+      // an accepted answer is untrusted input: an empty region ends the call with a reason, never a re-ask loop
+      if (answer && !region) return toolError("No database provisioned: field 'region' was empty.")
       if (!region) {
         ctx.requireCapabilities('elicitation.form')
         return inputRequired(
@@ -188,7 +190,9 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     },
     ({ genre, suggestion }) => {
       const content = Array.isArray(suggestion.content) ? suggestion.content[0] : suggestion.content
-      return `Today's ${genre} pick: ${content?.type === 'text' ? content.text.trim() : 'the classics'}`
+      if (content?.type !== 'text') return `Today's ${genre} pick: the classics`
+      const pick = content.text.trim()
+      return pick ? `Today's ${genre} pick: ${pick}` : toolError(`The model suggested no ${genre} book.`)
     },
   )
 
