@@ -739,7 +739,7 @@ describe('forms, names, args, caching, concurrency', () => {
     const result = await client.callTool('t')
     expect(result.isError).toBe(true)
     expect(text(result)).toBe(
-      "Error executing tool t: Resolver 'age' received an accepted elicitation whose content does not match the requested schema",
+      "Error executing tool t: The answer to input request 'age' still does not fit its form after 2 re-asks",
     )
     expect(asked).toBe(3)
   })
