@@ -495,7 +495,8 @@ describe('client error mapping', () => {
       '<!DOCTYPE html>\n<html><head><style>h1 { color: red }</style>\n<title> 502 Bad\n  Gateway &amp; co </title></head>' +
       '<body><h1>Bad gateway</h1></body></html>'
     expect(await failWith(502, page, 'text/html')).toBe('HTTP 502: 502 Bad Gateway & co')
-    const untitled = '<html><head><script>var x = "<b>"</script></head><body><h1>Service</h1>\n<p>unavailable</p></body></html>'
+    const untitled =
+      '<html><head><script>var x = "<b>"</script></head><body><h1>Service</h1>\n<p>unavailable</p></body></html>'
     expect(await failWith(503, untitled, 'text/html')).toBe('HTTP 503: Service unavailable')
     expect(await failWith(500, '  upstream connect error\n\n  or disconnect ', 'text/plain')).toBe(
       'HTTP 500: upstream connect error or disconnect',

@@ -60,7 +60,6 @@ function jsonRpcMessage(text: string): string | undefined {
   }
 }
 
-
 /**
  * An HTML page's `<title>` text, else its text without tags, scripts and styles; undefined when not HTML.
  * Linear in the page's length (no backtracking pattern), since a body may be anything.
@@ -78,7 +77,7 @@ function htmlText(page: string): string | undefined {
   if (title) return title
   let visible = ''
   const hidden = /<(script|style)[\s>]/g
-  for (let at = 0, next; at < text.length; ) {
+  for (let at = 0, next; at < text.length;) {
     hidden.lastIndex = at
     if (!(next = hidden.exec(lower))) {
       visible += text.slice(at)
