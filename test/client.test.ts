@@ -493,6 +493,35 @@ describe('client error mapping', () => {
     expect((error as HttpError).status).toBe(401)
     expect((error as HttpError).wwwAuthenticate).toBe('Bearer realm="mcp"')
   })
+  it("an HttpError's message says what the body says in one readable line; body stays raw", async () => {
+    const failWith = async (status: number, body: string, type: string) => {
+      const client = new Client({
+        transport: transportFor(() => new Response(body, { status, headers: { 'content-type': type } })),
+      })
+      const error = await client.discover().catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(HttpError)
+      expect((error as HttpError).body).toBe(body)
+      return (error as HttpError).message
+    }
+    const rpc = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Forbidden: go away' } })
+    expect(await failWith(403, rpc, 'application/json')).toBe('HTTP 403: Forbidden: go away')
+    const page =
+      '<!DOCTYPE html>\n<html><head><style>h1 { color: red }</style>\n<title> 502 Bad\n  Gateway &amp; co </title></head>' +
+      '<body><h1>Bad gateway</h1></body></html>'
+    expect(await failWith(502, page, 'text/html')).toBe('HTTP 502: 502 Bad Gateway & co')
+    const untitled =
+      '<html><head><script>var x = "<b>"</script></head><body><h1>Service</h1>\n<p>unavailable</p></body></html>'
+    expect(await failWith(503, untitled, 'text/html')).toBe('HTTP 503: Service unavailable')
+    expect(await failWith(500, '  upstream connect error\n\n  or disconnect ', 'text/plain')).toBe(
+      'HTTP 500: upstream connect error or disconnect',
+    )
+    const long = await failWith(500, 'x'.repeat(300), 'text/plain')
+    expect(long).toBe(`HTTP 500: ${'x'.repeat(199)}…`)
+    expect(await failWith(500, '{"error":"not JSON-RPC"}', 'application/json')).toBe(
+      'HTTP 500: {"error":"not JSON-RPC"}',
+    )
+    expect(await failWith(401, '', 'text/plain')).toBe('HTTP 401')
+  })
   it('a malformed error object or a wrong id is InvalidResultError', async () => {
     const noCode = new Client({
       transport: transportFor((b) => Response.json({ jsonrpc: '2.0', id: b.id, error: { message: 'x' } })),

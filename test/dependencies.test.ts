@@ -555,7 +555,7 @@ describe('resolution semantics', () => {
       },
     )
     expect(text(wrong as CallToolResult)).toBe(
-      "Error executing tool a: Resolver 'login' received a non-elicitation response",
+      "Error executing tool a: The answer to input request 'login' is not an elicitation result",
     )
     const firstB = (await client.callTool('b', {}, { manual: true })) as InputRequiredResult
     const wrongB = await client.callTool(
@@ -564,7 +564,7 @@ describe('resolution semantics', () => {
       { manual: true, requestState: firstB.requestState!, inputResponses: { s: { action: 'accept', content: {} } } },
     )
     expect(text(wrongB as CallToolResult)).toBe(
-      "Error executing tool b: Resolver 's' received a response of the wrong kind",
+      "Error executing tool b: The answer to input request 's' is an elicitation result, not a sampling result",
     )
   })
 
@@ -635,7 +635,10 @@ describe('resolution semantics', () => {
     mcp.tool('both', { use: { r } }, (() => inputRequired(undefined, 'x')) as never)
     const result = await connect(mcp).client.callTool('both')
     expect(result.isError).toBe(true)
-    expect(text(result)).toMatch(/driven either by resolvers or by the handler/)
+    expect(text(result)).toBe(
+      'Error executing tool both: the handler returned an InputRequiredResult, but its parameters use resolvers: ' +
+        'the questions of a call come from its resolvers or from its handler, not both',
+    )
   })
 
   it('resolvers receive the context and async resolvers work', async () => {
@@ -739,7 +742,7 @@ describe('forms, names, args, caching, concurrency', () => {
     const result = await client.callTool('t')
     expect(result.isError).toBe(true)
     expect(text(result)).toBe(
-      "Error executing tool t: Resolver 'age' received an accepted elicitation whose content does not match the requested schema",
+      "Error executing tool t: The answer to input request 'age' still does not fit its form after 2 re-asks",
     )
     expect(asked).toBe(3)
   })

@@ -54,6 +54,9 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
     it('H1 answers a POST from an origin that is not allowed with 403', async () => {
       const res = await post(handler, req('tools/list'), { ...std('tools/list'), origin: 'https://evil.example' })
       expect(res.status).toBe(403)
+      expect(res.body.error.message).toBe(
+        "Forbidden: origin https://evil.example is not in this server's allowedOrigins; add it there to let its pages call this endpoint",
+      )
       expect(res.headers.get('access-control-allow-origin')).toBeNull()
     })
 
@@ -165,7 +168,10 @@ for (const [label, handler] of adapters(createDemoServer(), {
       expect(res.status).toBe(403)
       const body = (await res.json()) as { error: { code: number; message: string } }
       expect(body.error.code).toBe(-32600)
-      expect(body.error.message).toContain('evil.example:8787')
+      expect(body.error.message).toBe(
+        "Forbidden: host evil.example:8787 is not in this server's allowedHosts (DNS-rebinding protection); add it there to serve it",
+      )
+      expect(body.error.message).not.toContain('localhost') // the configured hosts are not told
       const preflight = await handler(
         new Request('http://evil.example:8787/mcp', {
           method: 'OPTIONS',

@@ -110,10 +110,18 @@ describe("the README's Worker, under wrangler dev", () => {
   it('refuses a Host outside ALLOWED_HOSTS with the 403 the README warns about, and names the fix', async () => {
     const [status, body] = await postWithHost(port, 'hello-mcp.example.workers.dev')
     expect(status).toBe(403)
-    expect(body).toContain('Forbidden: host hello-mcp.example.workers.dev is not allowed')
+    expect(JSON.parse(body)).toMatchObject({
+      error: {
+        code: -32600,
+        message:
+          "Forbidden: host hello-mcp.example.workers.dev is not in this server's allowedHosts (DNS-rebinding protection); add it there to serve it",
+      },
+    })
     expect(await postWithHost(port, `127.0.0.1:${port}`)).toEqual([200, expect.stringContaining('"result"')])
     const commands = readme.blocks.filter((b) => b.line > from && b.line < to && b.lang === 'sh').map((b) => b.body)
     expect(commands.join('\n')).toMatch(/npx wrangler deploy --var ALLOWED_HOSTS:\S+/)
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('403 `Forbidden: host … is not allowed`')
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(
+      "403 `Forbidden: host … is not in this server's allowedHosts`",
+    )
   })
 })

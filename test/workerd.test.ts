@@ -144,8 +144,18 @@ describe('the demo Worker in workerd, over real HTTP', () => {
 
   it('refuses a rebound Host (DNS rebinding): 403 for evil.example even with a matching Origin; localhost is served', async () => {
     const { request } = await import('node:http')
+    const get = (host: string, path: string) =>
+      new Promise<{ status: number; type: string | undefined }>((resolve, reject) => {
+        const req = request(new URL(path, worker.url), { headers: { host } })
+        req.on(
+          'response',
+          (res) => (res.resume(), resolve({ status: res.statusCode!, type: res.headers['content-type'] })),
+        )
+        req.on('error', reject)
+        req.end()
+      })
     const post = (host: string) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
+      new Promise<{ status: number; body: string; type: string | undefined }>((resolve, reject) => {
         const body = JSON.stringify({
           jsonrpc: '2.0',
           id: 1,
@@ -171,7 +181,7 @@ describe('the demo Worker in workerd, over real HTTP', () => {
         req.on('response', (res) => {
           let text = ''
           res.on('data', (d) => (text += d))
-          res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+          res.on('end', () => resolve({ status: res.statusCode!, body: text, type: res.headers['content-type'] }))
         })
         req.on('error', reject)
         req.end(body)
@@ -179,10 +189,16 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     const evil = await post(`evil.example:${worker.port}`)
     expect(evil.status).toBe(403)
     expect((JSON.parse(evil.body) as WireResponse).error.message).toBe(
-      `Forbidden: host evil.example:${worker.port} is not allowed. This Worker serves /mcp only under the host names in its ALLOWED_HOSTS variable; deploy with \`npx wrangler deploy --var ALLOWED_HOSTS:<your host>\``,
+      `Forbidden: host evil.example:${worker.port} is not served: this Worker's ALLOWED_HOSTS names only loopback hosts, for local use; deploy with \`npx wrangler deploy --var ALLOWED_HOSTS:<your host>\``,
     )
     expect((JSON.parse(evil.body) as WireResponse).error.code).toBe(-32600)
+    expect(evil.type).toBe('application/json')
     expect((await post(`localhost:${worker.port}`)).status).toBe(200)
+    // only /mcp (and its metadata route, 404 without OAUTH_ISSUER) is refused: the SPA is served under any host
+    const spa = await get(`evil.example:${worker.port}`, '/')
+    expect(spa.status).toBe(200)
+    expect(spa.type).toMatch(/^text\/html/)
+    expect((await get(`evil.example:${worker.port}`, '/.well-known/oauth-protected-resource/mcp')).status).toBe(404)
   })
 })
 

@@ -14,7 +14,8 @@
  *   `/mcp` (CORS); the Worker's own origin is always allowed, any other gets 403.
  * - `ALLOWED_HOSTS` (var): comma-separated host names `/mcp` answers under (DNS-rebinding protection,
  *   `allowedHosts` of the fetch handler); `*` for any. wrangler.toml sets the loopback names, so a deploy
- *   must name its own host: `npx wrangler deploy --var ALLOWED_HOSTS:<name>.<subdomain>.workers.dev`.
+ *   must name its own host: `npx wrangler deploy --var ALLOWED_HOSTS:<name>.<subdomain>.workers.dev`;
+ *   while it names only loopback hosts, a request for any other host gets 403 with that command.
  * - `OAUTH_ISSUER` (var): an OAuth authorization server's issuer URL (`https://…`; `http://` only for a
  *   loopback issuer). With it, `/mcp` is a protected resource: bearer JWTs from that issuer, for this
  *   Worker's `/mcp` URL (derived from the request, so `ALLOWED_HOSTS` must name the hosts, not `*`),
@@ -62,28 +63,26 @@ const list = (value: string) =>
     .map((o) => o.trim())
     .filter(Boolean)
 
+/** The host names wrangler.toml's `ALLOWED_HOSTS` holds for local use. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
+/** A host entry's name without its port (`localhost:8787` → `localhost`, `[::1]:9` → `[::1]`), lowercased. */
+const nameOf = (host: string) => host.toLowerCase().replace(/:\d+$/, '')
+
 /**
- * The fetch handler's 403 for a Host outside `allowedHosts`, reworded to say what to do: a deploy whose
- * `ALLOWED_HOSTS` still holds wrangler.toml's loopback names answers every request with it. Other
- * responses pass through unchanged (same status, headers and body).
+ * The demo's own 403 for a deploy that kept wrangler.toml's loopback `ALLOWED_HOSTS`: when every name it
+ * lists is a loopback name and the request came for another host, say how to deploy (the SDK's check
+ * would refuse it too, but it cannot know this Worker's variables). Undefined to go on.
  */
-async function explainForbiddenHost(response: Response): Promise<Response> {
-  if (response.status !== 403 || !response.headers.get('content-type')?.includes('application/json')) return response
-  let message: unknown
-  try {
-    message = (JSON.parse(await response.clone().text()) as { error?: { message?: unknown } }).error?.message
-  } catch {
-    return response
-  }
-  const match = typeof message === 'string' ? /^Forbidden: host (.*) is not allowed$/.exec(message) : null
-  if (!match) return response
-  const explained =
-    `Forbidden: host ${match[1]} is not allowed. This Worker serves /mcp only under the host names in its ` +
-    'ALLOWED_HOSTS variable; deploy with `npx wrangler deploy --var ALLOWED_HOSTS:<your host>`'
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: explained } })
-  const headers = new Headers(response.headers)
-  headers.delete('content-length')
-  return new Response(body, { status: 403, headers })
+function loopbackOnly(hosts: string, request: Request): Response | undefined {
+  const listed = list(hosts)
+  if (hosts === '*' || listed.length === 0 || !listed.every((h) => LOOPBACK.has(nameOf(h)))) return undefined
+  const { host, hostname } = new URL(request.url)
+  if (LOOPBACK.has(hostname)) return undefined
+  const message =
+    `Forbidden: host ${host} is not served: this Worker's ALLOWED_HOSTS names only loopback hosts, for ` +
+    'local use; deploy with `npx wrangler deploy --var ALLOWED_HOSTS:<your host>`'
+  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } })
+  return new Response(body, { status: 403, headers: { 'content-type': 'application/json' } })
 }
 
 /** What a test Worker adds to the demo (test/workers/crossiso.ts): server options, and tools. */
@@ -131,8 +130,8 @@ export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: 
   }
 
   const app = new Hono<{ Bindings: Env }>()
-  const mcp = async (c: Context<{ Bindings: Env }>, next: Next) =>
-    explainForbiddenHost(await (handlerFor(c.env)(c, next) as Promise<Response>))
+  const mcp = (c: Context<{ Bindings: Env }>, next: Next): Response | Promise<Response> =>
+    loopbackOnly(c.env.ALLOWED_HOSTS?.trim() ?? '*', c.req.raw) ?? (handlerFor(c.env)(c, next) as Promise<Response>)
   app.all('/mcp', mcp)
   // the protected resource metadata (RFC 9728): answered when OAUTH_ISSUER is set, else 404
   app.all('/.well-known/oauth-protected-resource/mcp', (c, next) =>

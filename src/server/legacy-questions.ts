@@ -170,7 +170,7 @@ export class LegacyQuestions {
     let result = first
     for (let round = 1; isInputRequired(result); round++) {
       if (ctx.signal.aborted) throw clientGone() // no more rounds for nobody
-      if (round > this.maxRounds) return failed(method, `it needed more than ${this.maxRounds} rounds of questions`)
+      if (round > this.maxRounds) return failed(method, `it would take more than ${this.maxRounds} rounds of questions`)
       const checked = inputRequiredResult(method, result, ctx) // -32021 when a capability is missing
       const requests = (checked.inputRequests ?? {}) as Record<string, InputRequest>
       let answers: Record<string, unknown> | undefined
@@ -352,7 +352,7 @@ function requestKey(sid: string, requestId: RequestId): string {
 
 /** A question that could not be asked or answered: a tool error on `tools/call`, else -32603. */
 function failed(method: string, why: string): ResultObject {
-  const text = `This ${method} needed input from the client, which could not be had: ${why}.`
+  const text = `This ${method} needed an answer from the client and did not get one: ${why}.`
   if (method !== 'tools/call') throw new McpError(ErrorCode.InternalError, text)
   return { content: [{ type: 'text', text }], isError: true }
 }

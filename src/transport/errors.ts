@@ -7,20 +7,105 @@ import { ClientError } from '../protocol/errors.ts'
 /**
  * An HTTP failure that is not an MCP answer: a status with no JSON-RPC body (proxy errors, 5xx pages),
  * and every 401 / 403 (authentication and authorization are HTTP matters; `wwwAuthenticate` is kept).
+ *
+ * The message is `HTTP <status>` and, when the body says something, a readable line of it (at most 200
+ * characters, whitespace collapsed, `…` when cut): a JSON-RPC error object gives its `error.message`, an
+ * HTML page its `<title>` (else its text without tags), any other body its text. For example:
+ * - `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Forbidden: …"}}` (403) →
+ *   `HTTP 403: Forbidden: …`
+ * - `<html><head><title>502 Bad Gateway</title></head>…</html>` (502) → `HTTP 502: 502 Bad Gateway`
+ * - `upstream connect error\n  or disconnect` (503) → `HTTP 503: upstream connect error or disconnect`
+ * - an empty body (401) → `HTTP 401`
+ *
+ * `body` keeps the raw body, unshortened.
  */
 export class HttpError extends ClientError {
   /** The HTTP status code. */
   readonly status: number
-  /** The response body as text (may be empty). */
+  /** The response body as text, as received (may be empty). */
   readonly body: string
   /** The `WWW-Authenticate` header of a 401 / 403, if any. */
   readonly wwwAuthenticate: string | undefined
   constructor(status: number, body: string, wwwAuthenticate?: string) {
-    super('HttpError', 'ERR_HTTP', `HTTP ${status}${body ? `: ${body.slice(0, 200)}` : ''}`)
+    const said = readableBody(body)
+    super('HttpError', 'ERR_HTTP', `HTTP ${status}${said ? `: ${said}` : ''}`)
     this.status = status
     this.body = body
     this.wwwAuthenticate = wwwAuthenticate
   }
+}
+
+/** The most of a body an {@link HttpError} message shows, in characters. */
+const BODY_SHOWN = 200
+/** How much of a body is read for that, in characters (an HTML page's title is near its top). */
+const BODY_READ = 65_536
+
+/** What an HTTP error body says, in one line of at most {@link BODY_SHOWN} characters ('' for nothing). */
+function readableBody(body: string): string {
+  const text = body.trim()
+  if (!text) return ''
+  return shorten(jsonRpcMessage(text) ?? htmlText(text) ?? text)
+}
+
+/** `error.message` of a JSON-RPC error object, else undefined. */
+function jsonRpcMessage(text: string): string | undefined {
+  if (!text.startsWith('{')) return undefined
+  try {
+    const parsed: unknown = JSON.parse(text)
+    const error = (parsed as { error?: unknown } | null)?.error
+    const message = (error as { message?: unknown } | null)?.message
+    return typeof error === 'object' && typeof message === 'string' && message.trim() ? message : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * An HTML page's `<title>` text, else its text without tags, scripts and styles; undefined when not HTML.
+ * Linear in the page's length (no backtracking pattern), since a body may be anything.
+ */
+function htmlText(page: string): string | undefined {
+  // markup: opens with a doctype or a tag, and closes some element
+  if (!/^<(!doctype\s+html|[a-z][a-z0-9]*)[\s/>]/i.test(page) || !page.includes('</')) return undefined
+  const text = page.slice(0, BODY_READ)
+  const lower = text.toLowerCase()
+  const shown = (s: string) => decodeEntities(s.replace(/<[^<>]*>/g, ' ')).trim()
+  const open = lower.indexOf('<title')
+  const start = open < 0 ? -1 : lower.indexOf('>', open) + 1
+  const end = start > 0 ? lower.indexOf('</title', start) : -1
+  const title = end > 0 ? shown(text.slice(start, end)) : ''
+  if (title) return title
+  let visible = ''
+  const hidden = /<(script|style)[\s>]/g
+  for (let at = 0, next; at < text.length;) {
+    hidden.lastIndex = at
+    if (!(next = hidden.exec(lower))) {
+      visible += text.slice(at)
+      break
+    }
+    visible += `${text.slice(at, next.index)} `
+    const close = lower.indexOf(`</${next[1]}`, next.index)
+    const after = close < 0 ? -1 : lower.indexOf('>', close)
+    if (after < 0) break
+    at = after + 1
+  }
+  return shown(visible) || undefined
+}
+
+/** The few HTML entities error pages use. */
+function decodeEntities(s: string): string {
+  const named: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }
+  return s.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (entity, name: string) => {
+    if (name[0] !== '#') return named[name.toLowerCase()] ?? entity
+    const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10)
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity
+  })
+}
+
+/** Whitespace collapsed to single spaces, cut to {@link BODY_SHOWN} characters with `…`. */
+function shorten(s: string): string {
+  const line = s.slice(0, BODY_READ).replace(/\s+/g, ' ').trim()
+  return line.length > BODY_SHOWN ? `${line.slice(0, BODY_SHOWN - 1)}…` : line
 }
 
 /** The server answered something that is not a valid MCP message or result (bad JSON, wrong id, bad shape). */

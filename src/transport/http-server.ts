@@ -156,14 +156,18 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
         new McpError(ErrorCode.InvalidRequest, 'Bad request: the request URL (its Host header) is not a valid URL'),
       )
     }
-    if (!isAllowedHost(url))
-      return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: host ${url.host} is not allowed`))
+    if (!isAllowedHost(url)) {
+      // names the remedy, never the configured hosts (the caller need not learn the server's config)
+      const why = `Forbidden: host ${url.host} is not in this server's allowedHosts (DNS-rebinding protection); add it there to serve it`
+      return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, why))
+    }
     // public, and holds no credential: any origin may read it (browser clients run discovery from it)
     if (protectedResource?.isMetadataPath(url)) return protectedResource.metadataResponse(request, url)
     const origin = request.headers.get('origin')
     if (origin === null || origin === url.origin) return serve(endpoint, request, url, env, executionCtx)
     if (!isAllowed(origin)) {
-      return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, `Forbidden: origin ${origin} is not allowed`))
+      const why = `Forbidden: origin ${origin} is not in this server's allowedOrigins; add it there to let its pages call this endpoint`
+      return jsonError(403, null, new McpError(ErrorCode.InvalidRequest, why))
     }
     if (request.method === 'OPTIONS') return preflightResponse(request, origin)
     return withCors(await serve(endpoint, request, url, env, executionCtx), origin)

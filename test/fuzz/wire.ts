@@ -223,7 +223,9 @@ export function checkWire(sent: Sent, wire: Wire): void {
   // documented (legacy-questions.ts): a 2025 prompts/get or resources/read whose question went unanswered is
   // -32603, as the 2025 lane has no other code for it (tools/call gets a tool error)
   const unanswered =
-    !sent.modern && error.code === -32603 && /needed input from the client/.test(error.message as string)
+    !sent.modern &&
+    error.code === -32603 &&
+    /needed an answer from the client and did not get one/.test(error.message as string)
   const statuses = unanswered ? [200] : (sent.modern ? MODERN_STATUS : LEGACY_STATUS)[error.code as number]
   if (!statuses) fail(`error code ${String(error.code)} is not one a client mistake gets`)
   if (!statuses.includes(wire.status)) fail(`status ${wire.status} does not go with code ${String(error.code)}`)

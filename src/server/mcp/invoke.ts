@@ -61,7 +61,7 @@ export async function invoke(
   const out = await item.handler({ ...args, ...resolution.values } as never, handlerCtx)
   if (isInputRequired(out)) {
     throw new HandlerContractError(
-      'the handler returned an InputRequiredResult but its parameters use resolvers; a call has one input_required channel, so the multi-round flow is driven either by resolvers or by the handler, not both',
+      'the handler returned an InputRequiredResult, but its parameters use resolvers: the questions of a call come from its resolvers or from its handler, not both',
     )
   }
   return out

@@ -80,7 +80,7 @@ export function take(
   if (kind === 'elicit' || kind === 'url') {
     const parsed = v.safeParse(ElicitResult, answer)
     if (!parsed.success || !('action' in (answer as object)))
-      throw new ResolutionError(`Resolver '${key}' received a non-elicitation response`)
+      throw new ResolutionError(`The answer to input request '${key}' is not an elicitation result`)
     const action = parsed.output.action
     if (action !== 'accept')
       return { result: { kind: 'refused', action, question: question.message }, recorded: { action } }
@@ -88,12 +88,13 @@ export function take(
     if (!ok) return undefined // content missing or not matching the form: ask again
     return { result: ok.result, recorded: ok.data === undefined ? { action } : { action, data: ok.data } }
   }
+  const wanted = kind === 'sample' ? 'a sampling result' : 'a roots list'
   if (typeof answer === 'object' && answer !== null && 'action' in answer)
-    throw new ResolutionError(`Resolver '${key}' received a response of the wrong kind`)
+    throw new ResolutionError(`The answer to input request '${key}' is an elicitation result, not ${wanted}`)
   const ok = accepted(question, answer)
   if (!ok)
     throw new ResolutionError(
-      `Resolver '${key}' received a response of the wrong kind: ${describeShape(question, answer)}`,
+      `The answer to input request '${key}' is not ${wanted}: ${describeShape(question, answer)}`,
     )
   return { result: ok.result, recorded: { action: 'accept', data: ok.data } }
 }

@@ -194,7 +194,7 @@ class Round {
     const reasked = (own(state.reasked, key) ?? 0) + 1
     if (reasked > MAX_REASKS)
       throw new ResolutionError(
-        `Resolver '${key}' received an accepted elicitation whose content does not match the requested schema`,
+        `The answer to input request '${key}' still does not fit its form after ${MAX_REASKS} re-asks`,
       )
     ;(this.#next.reasked ??= {})[key] = reasked
     return undefined
