@@ -305,4 +305,14 @@ describe('DNS rebinding: allowedHosts and default ports', () => {
     expect((await at('http://example.com/mcp')).status).toBe(403)
     expect((await at('https://localhost/mcp')).status).toBe(403)
   })
+
+  it("entries are trimmed and case-insensitive: 'a.example, B.example'.split(',') allows both", async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    const handler = createFetchHandler(mcp, { allowedHosts: 'a.example, B.example'.split(',') })
+    const at = (url: string) =>
+      handler(new Request(url, { method: 'POST', headers: std('tools/list'), body: JSON.stringify(req('tools/list')) }))
+    expect((await at('https://a.example/mcp')).status).toBe(200)
+    expect((await at('https://b.example/mcp')).status).toBe(200)
+    expect((await at('https://c.example/mcp')).status).toBe(403)
+  })
 })

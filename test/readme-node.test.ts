@@ -2,7 +2,7 @@
  * The README's Node examples run as written: the server and client blocks of "Hello world" and of "A tool
  * that asks" are copied into test-results/readme-node/, the server started with tsx (as the README says)
  * and the client run against it; the client's output must show what the README's comments say. The one
- * change is the port: 8787 becomes a free one. The package is reached as `edge-mcp/...` (self-reference
+ * change is the port: 3000 becomes a free one. The package is reached as `edge-mcp/...` (self-reference
  * to dist/, as an installed package would be). Needs `npm run build` first (npm test does).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
@@ -26,12 +26,12 @@ function tsBlocksOf(title: string): CodeBlock[] {
   return readme.blocks.filter((b) => b.lang === 'ts' && b.line > start.line && b.line < end)
 }
 
-/** Writes the server and client blocks with `port` for 8787; starts the server; resolves once it answers. */
+/** Writes the server and client blocks with `port` for 3000; starts the server; resolves once it answers. */
 async function startServer(name: string, server: CodeBlock, client: CodeBlock, port: number): Promise<ChildProcess> {
-  expect(server.body).toContain('8787')
-  expect(client.body).toContain('127.0.0.1:8787/mcp')
-  writeFileSync(join(DIR, `${name}-server.ts`), server.body.replaceAll('8787', String(port)) + '\n')
-  writeFileSync(join(DIR, `${name}-client.ts`), client.body.replaceAll('8787', String(port)) + '\n')
+  expect(server.body).toContain('3000')
+  expect(client.body).toContain('127.0.0.1:3000/mcp')
+  writeFileSync(join(DIR, `${name}-server.ts`), server.body.replaceAll('3000', String(port)) + '\n')
+  writeFileSync(join(DIR, `${name}-client.ts`), client.body.replaceAll('3000', String(port)) + '\n')
   const child = spawn(TSX, [`${name}-server.ts`], { cwd: DIR, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let log = ''
   child.stdout.on('data', (d) => (log += d))

@@ -134,6 +134,33 @@ describe('R4: Hono, a body already read by a middleware', () => {
     const under = await call(app({ maxBodyBytes: 2000 }), 'tools/call', { name: 'ping', arguments: {} })
     expect(under.status).toBe(200)
   })
+
+  it('a body that breaks off mid-stream (the client left): 400 -32600, nothing logged as an error', async () => {
+    const { logger, error } = recordingLogger()
+    const mcp = new McpServer({ name: 'wire', version: '1' }, { logger })
+    mcp.tool('ping', {}, () => 'pong')
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,'))
+        controller.error(new TypeError('Network connection lost'))
+      },
+    })
+    const res = await createFetchHandler(mcp)(
+      new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: std('tools/call', 'ping'),
+        body,
+        duplex: 'half',
+      } as RequestInit),
+    )
+    const json = (await res.json()) as { error: { code: number; message: string } }
+    expect([res.status, json.error.code, json.error.message]).toEqual([
+      400,
+      -32600,
+      'The request body broke off before its end',
+    ])
+    expect(error).toEqual([])
+  })
 })
 
 describe('R7: header values are visible ASCII before anything else', () => {

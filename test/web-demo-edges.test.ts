@@ -81,7 +81,7 @@ describe('connecting again while an earlier connect is still in flight', () => {
 
     await page.locator('#endpoint').fill(worker.url)
     await page.getByRole('button', { name: 'Connect' }).click()
-    const connected = `Connected to edge-mcp-demo 0.1.0 at ${worker.url} (versions: 2026-07-28) · MCP 2026-07-28`
+    const connected = `Connected to edge-mcp-demo 0.1.0 at ${worker.url} · MCP 2026-07-28`
     await expect.poll(() => page.locator('#status').innerText()).toBe(connected)
     await expect.poll(() => page.locator('#tools code').allInnerTexts()).toContain('order_book')
     const tools = await page.locator('#tools code').allInnerTexts()

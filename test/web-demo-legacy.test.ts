@@ -274,7 +274,7 @@ describe('the web demo against a legacy-only (2025-11-25) server', () => {
     await page.getByRole('button', { name: 'Connect' }).click()
     await expect
       .poll(() => page.locator('#status').innerText())
-      .toBe(`Connected to edge-mcp-demo 0.1.0 at ${worker.url} (versions: 2026-07-28) · MCP 2026-07-28`)
+      .toBe(`Connected to edge-mcp-demo 0.1.0 at ${worker.url} · MCP 2026-07-28`)
     expect(await page.locator('#era').innerText()).toMatch(/^MCP 2026-07-28: input-required rounds\. /)
     await expect.poll(() => legacy.seen.slice(before)).toEqual([{ http: 'DELETE', status: 200 }])
     await page.close()

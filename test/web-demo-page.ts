@@ -139,6 +139,6 @@ export async function typedPage(browser: Browser, demo: string): Promise<{ page:
   await page.goto(`${demo}/?endpoint=${encodeURIComponent(ENDPOINT)}`)
   await expect
     .poll(() => page.locator('#status').innerText())
-    .toBe(`Connected to typed 1.0.0 at ${ENDPOINT} (versions: 2026-07-28) · MCP 2026-07-28`)
+    .toBe(`Connected to typed 1.0.0 at ${ENDPOINT} · MCP 2026-07-28`)
   return { page, calls }
 }

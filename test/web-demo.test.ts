@@ -53,7 +53,7 @@ describe('the web demo served by the Worker', () => {
     await expect
       .poll(() => page.locator('#status').innerText())
       .toMatch(
-        /^Connected to edge-mcp-demo 0\.1\.0 at http:\/\/127\.0\.0\.1:\d+\/mcp \(versions: 2026-07-28\) · MCP 2026-07-28$/,
+        /^Connected to edge-mcp-demo 0\.1\.0 at http:\/\/127\.0\.0\.1:\d+\/mcp · MCP 2026-07-28$/,
       )
     await expect
       .poll(() => page.locator('#tools code').allInnerTexts())
@@ -320,7 +320,7 @@ describe('the web demo against another origin', () => {
     await page.getByRole('button', { name: 'Connect' }).click()
     await expect
       .poll(() => page.locator('#status').innerText())
-      .toBe(`Connected to edge-mcp-demo 0.1.0 at ${other.url} (versions: 2026-07-28) · MCP 2026-07-28`)
+      .toBe(`Connected to edge-mcp-demo 0.1.0 at ${other.url} · MCP 2026-07-28`)
     await expect.poll(() => page.locator('#tools code').allInnerTexts()).toContain('order_book')
     await callOrderBook(page, 'Neuromancer')
     await page.locator('#questions').getByLabel('Order anyway and wait?').check()

@@ -16,7 +16,7 @@ export default {
     // Built on the first request: bindings are only known then (and Workers forbid randomness at load).
     if (!endpoint) {
       const mcp: McpServer = createServer({ requestStateKeys: env.REQUEST_STATE_KEYS })
-      const hosts = (env.ALLOWED_HOSTS ?? '*').split(',').map((h) => h.trim())
+      const hosts = env.ALLOWED_HOSTS?.split(',').map((h) => h.trim()) ?? [] // unset: none (403 on /mcp)
       endpoint = mcpEndpoint(mcp, hosts.includes('*') ? {} : { allowedHosts: hosts })
     }
     return endpoint(request)

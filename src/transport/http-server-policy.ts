@@ -35,7 +35,7 @@ export function originPolicy(allowed: AllowedOrigins | undefined): (origin: stri
 /** Whether the request URL's host is allowed: an entry with a port matches host and port, one without any port. */
 export function hostPolicy(allowed: readonly string[] | undefined): (url: URL) => boolean {
   if (allowed === undefined) return () => true
-  const hosts = new Set(allowed.map((h) => h.toLowerCase()))
+  const hosts = new Set(allowed.map((h) => h.trim().toLowerCase())) // 'a.com, b.com' split on ',' works
   // URL lowercases both, and drops a default port: `example.com:443` must still match https://example.com
   const port = (url: URL) => url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '')
   return (url) => hosts.has(url.hostname) || hosts.has(`${url.hostname}:${port(url)}`)

@@ -296,6 +296,8 @@ async function readMessage(request: Request, maxBodyBytes: number): Promise<Resp
       new McpError(ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${maxBodyBytes} bytes`),
     )
   }
+  if (body === 'broken')
+    return jsonError(400, null, new McpError(ErrorCode.InvalidRequest, 'The request body broke off before its end'))
   let value: unknown
   try {
     value = JSON.parse(strictUtf8.decode(body))
@@ -402,11 +404,12 @@ function negotiate(header: string | null): Acceptable | undefined {
 }
 
 /**
- * The body, counted while it streams in; `'too-large'` once it (or its `Content-Length`) exceeds `max` bytes.
+ * The body, counted while it streams in; `'too-large'` once it (or its `Content-Length`) exceeds `max` bytes;
+ * `'broken'` when the stream fails before its end (the client's connection broke off).
  * @throws Error naming the cause when something before the handler already read the body (a 500: the
  *   server's own set-up, not the client's mistake).
  */
-async function readBody(request: Request, max: number): Promise<Uint8Array | 'too-large'> {
+async function readBody(request: Request, max: number): Promise<Uint8Array | 'too-large' | 'broken'> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > max) return 'too-large'
   if (!request.body) return new Uint8Array(0)
@@ -419,7 +422,13 @@ async function readBody(request: Request, max: number): Promise<Uint8Array | 'to
   const chunks: Uint8Array[] = []
   let total = 0
   for (;;) {
-    const { done, value } = await reader.read()
+    let chunk: ReadableStreamReadResult<Uint8Array>
+    try {
+      chunk = await reader.read()
+    } catch {
+      return 'broken' // the client went away mid-body (a reset, a short Content-Length): nothing to log
+    }
+    const { done, value } = chunk
     if (done) break
     total += value.byteLength
     if (total > max) {

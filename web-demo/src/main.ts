@@ -155,8 +155,10 @@ async function connect(endpoint: string): Promise<void> {
     const host = new URL(url).host
     serverLabel = info?.title || info?.name ? `${info.title ?? info.name} at ${host}` : host
     offers = discovered.capabilities
-    // a 2025-era server's "versions" are just the one initialize agreed on: the era label says it
-    const versions = isLegacy(c) ? '' : ` (versions: ${discovered.supportedVersions.join(', ')})`
+    // the era label names the version spoken; others the server supports are listed (a 2025-era server's
+    // "versions" are just the one initialize agreed on)
+    const others = isLegacy(c) ? [] : discovered.supportedVersions.filter((v) => v !== c.protocolVersion)
+    const versions = others.length ? ` (also supports ${others.join(', ')})` : ''
     setStatus(`Connected to ${info?.name ?? 'a server'} ${info?.version ?? ''} at ${url}${versions} · ${eraLabel(c)}`)
     ui.era.textContent = eraExplanation(c)
   } catch (error) {
