@@ -78,10 +78,22 @@ export async function stopGroup(child: ChildProcess | undefined): Promise<void> 
   }
 }
 
-/** Start `wrangler dev`; resolves once the Worker answers (`server/discover` on /mcp, or GET / for `config`). */
+/**
+ * Start `wrangler dev`; resolves once the Worker answers (`server/discover` on /mcp, or GET / for `config`).
+ * A port taken between `freePort()` and wrangler's bind (another test process got it) is retried on a new one.
+ */
 export async function startWorker(options: StartOptions = {}): Promise<RunningWorker> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startWorkerOn(await freePort(), options)
+    } catch (error) {
+      if (attempt >= 3 || !/Address already in use/.test((error as Error).message)) throw error
+    }
+  }
+}
+
+async function startWorkerOn(port: number, options: StartOptions): Promise<RunningWorker> {
   const vars = options.vars ?? {}
-  const port = await freePort()
   const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', '0', '--log-level', 'warn']
   if (options.config) args.push('--config', options.config)
   else if (options.script) args.push('--config', join(ROOT, 'examples/wrangler.toml'))
