@@ -70,12 +70,16 @@ function accepted(question: Question, data: unknown): { result: ResolverResult; 
   }
 }
 
-/** Take a fresh answer: a result and what to record, or undefined to ask again (content that does not fit). */
+/**
+ * Take a fresh answer: a result and what to record, or `{ misfit }` to ask again — accepted content that
+ * does not fit the form, `misfit` saying why ("field 'age': …").
+ * @throws ResolutionError for an answer of the wrong kind.
+ */
 export function take(
   key: string,
   question: Question,
   answer: unknown,
-): { result: ResolverResult; recorded: Omit<Recorded, 'q'> } | undefined {
+): { result: ResolverResult; recorded: Omit<Recorded, 'q'> } | { misfit: string } {
   const kind = question[QUESTION]
   if (kind === 'elicit' || kind === 'url') {
     const parsed = v.safeParse(ElicitResult, answer)
@@ -85,7 +89,7 @@ export function take(
     if (action !== 'accept')
       return { result: { kind: 'refused', action, question: question.message }, recorded: { action } }
     const ok = accepted(question, kind === 'url' ? undefined : parsed.output.content)
-    if (!ok) return undefined // content missing or not matching the form: ask again
+    if (!ok) return { misfit: misfitOf(question, parsed.output.content) } // content missing or not fitting: ask again
     return { result: ok.result, recorded: ok.data === undefined ? { action } : { action, data: ok.data } }
   }
   const wanted = kind === 'sample' ? 'a sampling result' : 'a roots list'
@@ -97,6 +101,13 @@ export function take(
       `The answer to input request '${key}' is not ${wanted}: ${describeShape(question, answer)}`,
     )
   return { result: ok.result, recorded: { action: 'accept', data: ok.data } }
+}
+
+/** Why accepted content does not fit an elicitation's form: its first issue. */
+function misfitOf(question: Question, content: unknown): string {
+  if (question[QUESTION] !== 'elicit') return 'no content'
+  const parsed = v.safeParse(question.form.valibot, content ?? {})
+  return parsed.success ? 'no content' : describeIssue(parsed.issues[0])
 }
 
 function describeShape(question: Question, answer: unknown): string {

@@ -10,7 +10,7 @@ import {
   type RequiredCapability,
 } from '../../protocol/envelope.ts'
 import { missingCapabilityError } from '../../protocol/errors.ts'
-import type { InputRequest, InputRequiredResult, InputResponses } from '../../protocol/schemas/index.ts'
+import type { ElicitRequest, InputRequest, InputRequiredResult, InputResponses } from '../../protocol/schemas/index.ts'
 import { canonicalJson, digest16 } from '../../encoding/canonical.ts'
 import type { RequestContext } from '../context.ts'
 import { readState, restore, take, type ResolverResult, type ResolverState } from './answers.ts'
@@ -67,6 +67,8 @@ class Round {
   readonly #next: ResolverState = { v: 1, outcomes: {}, asked: {} }
   /** Questions going out, by key. */
   readonly #pending = new Map<string, InputRequest>()
+  /** Question key → why its answer this round did not fit (it is asked again, saying so). */
+  readonly #misfits = new Map<string, string>()
   /** Each resolver's result: a resolver runs at most once per round, whatever its consumers. */
   readonly #memo = new Map<AnyResolver, Promise<ResolverResult>>()
 
@@ -155,7 +157,9 @@ class Round {
     const answered = this.#recalled(key, q, question) ?? this.#answered(key, q, question)
     if (answered) return answered
     this.#checkAskable(key, request)
-    this.#pending.set(key, request)
+    const misfit = this.#misfits.get(key)
+    // asked again: the message says why (the digest stays the original question's)
+    this.#pending.set(key, misfit && request.method === 'elicitation/create' ? withReason(request, misfit) : request)
     this.#next.asked[key] = q
     return { kind: 'pending' }
   }
@@ -187,16 +191,17 @@ class Round {
       return undefined
     }
     const taken = take(key, question, answer)
-    if (taken) {
+    if (!('misfit' in taken)) {
       this.#next.outcomes[key] = { ...taken.recorded, q }
       return taken.result
     }
     const reasked = (own(state.reasked, key) ?? 0) + 1
     if (reasked > MAX_REASKS)
       throw new ResolutionError(
-        `The answer to input request '${key}' still does not fit its form after ${MAX_REASKS} re-asks`,
+        `The answer to input request '${key}' still does not fit its form after ${MAX_REASKS} re-asks (${taken.misfit})`,
       )
     ;(this.#next.reasked ??= {})[key] = reasked
+    this.#misfits.set(key, taken.misfit)
     return undefined
   }
 
@@ -226,4 +231,10 @@ const CAP_LABEL: Record<RequiredCapability, string> = {
 /** `obj[key]` when `key` is an own property of `obj` (never a value inherited from `Object.prototype`). */
 function own<V>(obj: Readonly<Record<string, V>> | undefined, key: string): V | undefined {
   return obj !== undefined && Object.hasOwn(obj, key) ? obj[key] : undefined
+}
+
+/** An elicitation asked again: its message prefixed with why the last answer did not fit. */
+function withReason(request: ElicitRequest, misfit: string): ElicitRequest {
+  const message = `The last answer did not fit (${misfit}). ${request.params.message}`
+  return { ...request, params: { ...request.params, message } }
 }
