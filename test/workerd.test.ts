@@ -192,6 +192,7 @@ describe('the demo Worker in workerd, over real HTTP', () => {
       `Forbidden: host evil.example:${worker.port} is not served: this Worker's ALLOWED_HOSTS names only loopback hosts, for local use; deploy with \`npx wrangler deploy --var ALLOWED_HOSTS:<your host>\``,
     )
     expect((JSON.parse(evil.body) as WireResponse).error.code).toBe(-32600)
+    expect(JSON.parse(evil.body)).not.toHaveProperty('id') // as the SDK's own 403: MCP forbids a null id
     expect(evil.type).toBe('application/json')
     expect((await post(`localhost:${worker.port}`)).status).toBe(200)
     // only /mcp (and its metadata route, 404 without OAUTH_ISSUER) is refused: the SPA is served under any host

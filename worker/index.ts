@@ -81,7 +81,7 @@ function loopbackOnly(hosts: string, request: Request): Response | undefined {
   const message =
     `Forbidden: host ${host} is not served: this Worker's ALLOWED_HOSTS names only loopback hosts, for ` +
     'local use; deploy with `npx wrangler deploy --var ALLOWED_HOSTS:<your host>`'
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } })
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message } }) // no id, as the SDK's own 403
   return new Response(body, { status: 403, headers: { 'content-type': 'application/json' } })
 }
 
