@@ -102,11 +102,11 @@ describe('npm start -- --port N', () => {
     const wrongPath = await cli(['--url', `${base()}/nope`, ...DUNE])
     expect(wrongPath.code).toBe(1)
     expect(wrongPath.stderr).toMatch(
-      /^✗ HttpError: HTTP 404.* no MCP endpoint at http:\/\/127\.0\.0\.1:\d+\/nope; is the path right\? The demo serves it at \/mcp\.$/m,
+      /^✗ HttpError: HTTP 405.* no MCP endpoint at http:\/\/127\.0\.0\.1:\d+\/nope; is the path right\? The demo serves it at \/mcp\.$/m,
     )
     const empty = await cli(['--url', `${base()}/mcp`, '--answer', 'sample=', 'recommend_book', '{"genre":"sci-fi"}'])
     expect(empty.code).toBe(1)
-    expect(empty.stdout).toContain('--answer sample= is empty')
+    expect(empty.stdout + empty.stderr).toContain('--answer sample= is empty')
     expect(empty.stdout).not.toContain("Today's sci-fi pick")
   })
 })

@@ -137,7 +137,12 @@ export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: 
   app.all('/.well-known/oauth-protected-resource/mcp', (c, next) =>
     c.env.OAUTH_ISSUER?.trim() ? mcp(c, next) : c.notFound(),
   )
-  app.all('*', (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()))
+  // the SPA's files answer GET and HEAD; any other method there is 405 (its body never reaches the assets
+  // binding: under wrangler dev a POST body handed to it can restart workerd, and the next request gets 503)
+  app.on(['GET', 'HEAD'], '*', (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()))
+  app.all('*', (c) =>
+    c.text('Method Not Allowed: this path serves the web demo (GET); MCP is at /mcp', 405, { allow: 'GET, HEAD' }),
+  )
   return app
 }
 
