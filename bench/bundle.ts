@@ -17,7 +17,9 @@ import { fmt, met, x } from './measure.ts'
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-interface Bundle {
+export interface Bundle {
+  /** The bundled script (UTF-8), for `bench/cold-import.ts` to import. */
+  code: string
   bytes: number
   gzipped: number
   /** Whether the bundled script contains jose (its JWKS code, by a string only jose has). */
@@ -28,7 +30,7 @@ interface Bundle {
 const JOSE_MARKERS = ['JSON Web Key Set', 'claim timestamp check failed']
 
 /** Bundle one entry with wrangler into a temporary folder; throws with wrangler's output on failure. */
-async function bundle(entry: string): Promise<Bundle> {
+export async function bundle(entry: string): Promise<Bundle> {
   const dir = await mkdtemp(join(tmpdir(), 'edge-mcp-bundle-'))
   try {
     const config = join(dir, 'wrangler.toml')
@@ -61,7 +63,12 @@ async function bundle(entry: string): Promise<Bundle> {
     if (/\bfrom\s*["']node:|require\(["']node:/.test(code.toString('utf8')))
       throw new Error(`bench/workers/${entry} bundled a node: import`)
     const text = code.toString('utf8')
-    return { bytes: code.length, gzipped: gzipSync(code).length, jose: JOSE_MARKERS.some((m) => text.includes(m)) }
+    return {
+      code: text,
+      bytes: code.length,
+      gzipped: gzipSync(code).length,
+      jose: JOSE_MARKERS.some((m) => text.includes(m)),
+    }
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
