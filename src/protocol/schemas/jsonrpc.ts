@@ -42,11 +42,13 @@ export const JSONRPCResponse = v.union([JSONRPCResultResponse, JSONRPCErrorRespo
 export type JSONRPCResponse = v.InferOutput<typeof JSONRPCResponse>
 
 /** The JSON-RPC request of method `method`: `{ jsonrpc: '2.0', id, method, params }`. */
+/* @__NO_SIDE_EFFECTS__ */
 export function request<M extends string, P extends v.GenericSchema>(method: M, params: P) {
   return v.object({ jsonrpc: v.literal('2.0'), id: RequestId, method: v.literal(method), params })
 }
 
 /** The JSON-RPC notification of method `method`: `{ jsonrpc: '2.0', method, params }`. */
+/* @__NO_SIDE_EFFECTS__ */
 export function notification<M extends string, P extends v.GenericSchema>(method: M, params: P) {
   return v.object({ jsonrpc: v.literal('2.0'), method: v.literal(method), params })
 }

@@ -26,6 +26,7 @@ export interface CompleteEntries {
 export type CompleteResultSchema<E extends v.ObjectEntries> = v.LooseObjectSchema<CompleteEntries & E, undefined>
 
 /** A complete result (loose object): `resultType: 'complete'` (optional on the wire), `entries`, `_meta`. */
+/* @__NO_SIDE_EFFECTS__ */
 export function complete<const E extends v.ObjectEntries>(entries: E): CompleteResultSchema<E> {
   return v.looseObject({ resultType: v.optional(v.literal('complete')), ...entries, _meta: v.optional(MetaObject) })
 }
@@ -42,6 +43,7 @@ export type ListResultSchema<K extends string, T> = CompleteResultSchema<
  * @param item the item schema typed by its interface or alias (`v.GenericSchema<Tool>`), which keeps the
  *   declaration of the list `ListResultSchema<'tools', Tool>` rather than the item's whole tree.
  */
+/* @__NO_SIDE_EFFECTS__ */
 export function listResult<const K extends string, T>(key: K, item: v.GenericSchema<T>): ListResultSchema<K, T> {
   // a computed key widens to `{ [x: string]: … }`; the entries are exactly ListResultSchema's
   return complete({ [key]: v.array(item), nextCursor: v.optional(v.string()), ...Cacheable }) as ListResultSchema<K, T>
