@@ -24,10 +24,14 @@ export interface Bundle {
   gzipped: number
   /** Whether the bundled script contains jose (its JWKS code, by a string only jose has). */
   jose: boolean
+  /** Whether it contains `edge-mcp/cloudflare`'s Durable Object code (by a string only that code has). */
+  cloudflare: boolean
 }
 
 /** Strings only jose's code has (its JWKS fetch and JWT claim errors), to tell whether it was bundled. */
 const JOSE_MARKERS = ['JSON Web Key Set', 'claim timestamp check failed']
+/** A string only `src/cloudflare/` has (its unbound-namespace error). */
+const CLOUDFLARE_MARKER = 'is not bound to a Durable Object namespace'
 
 /** Bundle one entry with wrangler into a temporary folder; throws with wrangler's output on failure. */
 export async function bundle(entry: string): Promise<Bundle> {
@@ -68,6 +72,7 @@ export async function bundle(entry: string): Promise<Bundle> {
       bytes: code.length,
       gzipped: gzipSync(code).length,
       jose: JOSE_MARKERS.some((m) => text.includes(m)),
+      cloudflare: text.includes(CLOUDFLARE_MARKER),
     }
   } finally {
     await rm(dir, { recursive: true, force: true })
@@ -77,16 +82,21 @@ export async function bundle(entry: string): Promise<Bundle> {
 const kib = (n: number) => `${fmt(n)} (${(n / 1024).toFixed(1)} KiB)`
 
 /**
- * Sizes of the four Workers and the table lines: edge-mcp, edge-mcp/hono, edge-mcp with OAuth (a
- * `jwtVerifier`, so jose) and the official SDK.
- * @throws Error when jose is in the Worker without the verifier, or missing from the one with it.
+ * Sizes of the five Workers and the table lines: edge-mcp, edge-mcp/hono, edge-mcp with OAuth (a
+ * `jwtVerifier`, so jose), edge-mcp with `edge-mcp/cloudflare`'s Durable Objects and the official SDK.
+ * @throws Error when jose is in the Worker without the verifier, or missing from the one with it; the same
+ *   for `edge-mcp/cloudflare`'s code.
  */
 export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; theirs: Bundle; lines: string[] }> {
-  const [ours, hono, oauth, theirs] = (await Promise.all(
-    ['edge-mcp.ts', 'edge-mcp-hono.ts', 'edge-mcp-oauth.ts', 'official.ts'].map(bundle),
-  )) as [Bundle, Bundle, Bundle, Bundle]
-  if (ours.jose || hono.jose) throw new Error('jose was bundled into a Worker that verifies no token')
+  const [ours, hono, oauth, cloudflare, theirs] = (await Promise.all(
+    ['edge-mcp.ts', 'edge-mcp-hono.ts', 'edge-mcp-oauth.ts', 'edge-mcp-cloudflare.ts', 'official.ts'].map(bundle),
+  )) as [Bundle, Bundle, Bundle, Bundle, Bundle]
+  if (ours.jose || hono.jose || cloudflare.jose)
+    throw new Error('jose was bundled into a Worker that verifies no token')
   if (!oauth.jose) throw new Error('jose is missing from the Worker with a jwtVerifier (the check is stale)')
+  if (ours.cloudflare || hono.cloudflare || oauth.cloudflare)
+    throw new Error('edge-mcp/cloudflare was bundled into a Worker that does not import it')
+  if (!cloudflare.cloudflare) throw new Error('edge-mcp/cloudflare is missing from the Worker using it (stale check)')
   const ratio = ours.gzipped / theirs.gzipped
   const lines = [
     '### One-tool Worker bundle',
@@ -96,6 +106,7 @@ export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; thei
     `| edge-mcp (\`createFetchHandler\`) | ${kib(ours.bytes)} | ${kib(ours.gzipped)} |`,
     `| edge-mcp (\`edge-mcp/hono\`, info) | ${kib(hono.bytes)} | ${kib(hono.gzipped)} |`,
     `| edge-mcp with OAuth (\`oauth\` + \`jwtVerifier\` of \`edge-mcp/oauth\`, jose), info | ${kib(oauth.bytes)} | ${kib(oauth.gzipped)} |`,
+    `| edge-mcp with \`edge-mcp/cloudflare\` (Durable Object mailbox and notification bus), info | ${kib(cloudflare.bytes)} | ${kib(cloudflare.gzipped)} |`,
     `| official SDK 2.4.0 (\`createMcpHandler\`) | ${kib(theirs.bytes)} | ${kib(theirs.gzipped)} |`,
     `| **ratio** edge-mcp ÷ official (target ≤ 0.33) | ${x(ours.bytes / theirs.bytes)} | **${x(ratio)}** ${met(ratio <= 1 / 3)} |`,
   ]

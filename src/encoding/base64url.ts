@@ -5,42 +5,60 @@
  */
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+const alphabetCode = (sixBits: number): number => ALPHABET.charCodeAt(sixBits)
+
+// The tables are built on first use, not at import: their loops (4096 steps for PAIRS) would otherwise run
+// in every cold start, also of a Worker that never encodes or decodes.
+
 /** Character code → 6-bit value, or -1 for characters outside the alphabet. */
-const LOOKUP = new Int16Array(256).fill(-1)
-for (let i = 0; i < ALPHABET.length; i++) LOOKUP[ALPHABET.charCodeAt(i)] = i
-const CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0))
-/** 12-bit value → its two characters' codes, in one 16-bit unit (both byte orders, see {@link LITTLE_ENDIAN}). */
-const PAIRS = new Uint16Array(4096)
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
-for (let i = 0; i < 4096; i++) {
-  PAIRS[i] = LITTLE_ENDIAN ? CODES[i >> 6]! | (CODES[i & 63]! << 8) : (CODES[i >> 6]! << 8) | CODES[i & 63]!
+let LOOKUP: Int16Array | undefined
+/** 12-bit value → its two characters' codes, in one 16-bit unit (in the platform's byte order). */
+let PAIRS: Uint16Array | undefined
+
+function lookupTable(): Int16Array {
+  const table = new Int16Array(256).fill(-1)
+  for (let i = 0; i < ALPHABET.length; i++) table[alphabetCode(i)] = i
+  return (LOOKUP = table)
 }
-const ascii = new TextDecoder() // one decoder, reused: the output bytes are ASCII, which decode as themselves
+
+function pairsTable(): Uint16Array {
+  const table = new Uint16Array(4096)
+  const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+  for (let i = 0; i < 4096; i++) {
+    const hi = alphabetCode(i >> 6)
+    const lo = alphabetCode(i & 63)
+    table[i] = littleEndian ? hi | (lo << 8) : (hi << 8) | lo
+  }
+  return (PAIRS = table)
+}
+
+let ascii: TextDecoder | undefined // one decoder, reused: the output bytes are ASCII, which decode as themselves
 
 /** Encode bytes as unpadded base64url. */
 export function encodeBase64Url(bytes: Uint8Array): string {
   const whole = bytes.length - (bytes.length % 3)
   const rest = bytes.length - whole
   const out = new Uint8Array((whole / 3) * 4 + (rest === 0 ? 0 : rest + 1))
-  const pairs = new Uint16Array(out.buffer, 0, out.length >> 1)
+  const units = new Uint16Array(out.buffer, 0, out.length >> 1)
+  const table = PAIRS ?? pairsTable()
   let o = 0
   for (let i = 0; i < whole; i += 3) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!
-    pairs[o++] = PAIRS[n >> 12]!
-    pairs[o++] = PAIRS[n & 0xfff]!
+    units[o++] = table[n >> 12]!
+    units[o++] = table[n & 0xfff]!
   }
   let p = o * 2
   if (rest === 1) {
     const n = bytes[whole]!
-    out[p++] = CODES[n >> 2]!
-    out[p++] = CODES[(n << 4) & 63]!
+    out[p++] = alphabetCode(n >> 2)
+    out[p++] = alphabetCode((n << 4) & 63)
   } else if (rest === 2) {
     const n = (bytes[whole]! << 8) | bytes[whole + 1]!
-    out[p++] = CODES[n >> 10]!
-    out[p++] = CODES[(n >> 4) & 63]!
-    out[p++] = CODES[(n << 2) & 63]!
+    out[p++] = alphabetCode(n >> 10)
+    out[p++] = alphabetCode((n >> 4) & 63)
+    out[p++] = alphabetCode((n << 2) & 63)
   }
-  return ascii.decode(out)
+  return (ascii ??= new TextDecoder()).decode(out)
 }
 
 /**
@@ -54,13 +72,14 @@ export function decodeBase64UrlStrict(text: string): Uint8Array<ArrayBuffer> | u
   if (tail === 1) return undefined
   const out = new Uint8Array(((len - tail) / 4) * 3 + (tail === 0 ? 0 : tail - 1))
   const whole = len - tail
+  const lookup = LOOKUP ?? lookupTable()
   let o = 0
   for (let i = 0; i < whole; i += 4) {
     // `& 0xff` keeps the table lookups branch-free; codes above 0xff are rejected in the same test below
-    const a = LOOKUP[text.charCodeAt(i) & 0xff]!
-    const b = LOOKUP[text.charCodeAt(i + 1) & 0xff]!
-    const c = LOOKUP[text.charCodeAt(i + 2) & 0xff]!
-    const d = LOOKUP[text.charCodeAt(i + 3) & 0xff]!
+    const a = lookup[text.charCodeAt(i) & 0xff]!
+    const b = lookup[text.charCodeAt(i + 1) & 0xff]!
+    const c = lookup[text.charCodeAt(i + 2) & 0xff]!
+    const d = lookup[text.charCodeAt(i + 3) & 0xff]!
     if (
       (a | b | c | d) < 0 ||
       (text.charCodeAt(i) | text.charCodeAt(i + 1) | text.charCodeAt(i + 2) | text.charCodeAt(i + 3)) > 0xff
@@ -76,7 +95,7 @@ export function decodeBase64UrlStrict(text: string): Uint8Array<ArrayBuffer> | u
     let n = 0
     for (let i = whole; i < len; i++) {
       const code = text.charCodeAt(i)
-      const val = code > 0xff ? -1 : LOOKUP[code]!
+      const val = code > 0xff ? -1 : lookup[code]!
       if (val < 0) return undefined
       n = (n << 6) | val
     }

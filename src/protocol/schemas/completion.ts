@@ -21,14 +21,17 @@ export const CompleteRequestParams = v.looseObject({
   context: v.optional(v.looseObject({ arguments: v.optional(v.record(v.string(), v.string())) })),
 })
 export type CompleteRequestParams = v.InferOutput<typeof CompleteRequestParams>
-export const CompleteRequest = request('completion/complete', CompleteRequestParams)
+export const CompleteRequest = /* @__PURE__ */ request('completion/complete', CompleteRequestParams)
 
 /** `CompleteResult`: at most 100 suggested values. */
-export const CompleteResult = complete({
-  completion: v.looseObject({
-    values: v.pipe(v.array(v.string()), v.maxLength(100)),
-    total: v.optional(v.pipe(v.number(), v.integer())),
-    hasMore: v.optional(v.boolean()),
+export const CompleteResult = /* @__PURE__ */ complete({
+  completion: /* @__PURE__ */ v.looseObject({
+    values: /* @__PURE__ */ v.pipe(
+      /* @__PURE__ */ v.array(/* @__PURE__ */ v.string()),
+      /* @__PURE__ */ v.maxLength(100),
+    ),
+    total: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.pipe(/* @__PURE__ */ v.number(), /* @__PURE__ */ v.integer())),
+    hasMore: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.boolean()),
   }),
 })
 export type CompleteResult = v.InferOutput<typeof CompleteResult>

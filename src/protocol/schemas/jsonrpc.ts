@@ -1,23 +1,27 @@
 /**
  * JSON-RPC 2.0 framing (requests, notifications, responses, error objects), and the helpers that wrap an
  * MCP method's params into its full request or notification. Framing objects are strict (`v.object`).
+ *
+ * Schemas a server or client may never read (envelopes, results it only produces) mark every call of
+ * their definition with a `@__PURE__` comment, so that a bundler drops those nothing imports: esbuild
+ * (so wrangler) does not carry valibot's own no-side-effects marks across modules.
  * @module
  */
 import * as v from 'valibot'
 import { JsonObject, RequestId } from './common.ts'
 
-export const JSONRPCRequest = v.object({
-  jsonrpc: v.literal('2.0'),
+export const JSONRPCRequest = /* @__PURE__ */ v.object({
+  jsonrpc: /* @__PURE__ */ v.literal('2.0'),
   id: RequestId,
-  method: v.string(),
-  params: v.optional(JsonObject),
+  method: /* @__PURE__ */ v.string(),
+  params: /* @__PURE__ */ v.optional(JsonObject),
 })
 export type JSONRPCRequest = v.InferOutput<typeof JSONRPCRequest>
 
-export const JSONRPCNotification = v.object({
-  jsonrpc: v.literal('2.0'),
-  method: v.string(),
-  params: v.optional(JsonObject),
+export const JSONRPCNotification = /* @__PURE__ */ v.object({
+  jsonrpc: /* @__PURE__ */ v.literal('2.0'),
+  method: /* @__PURE__ */ v.string(),
+  params: /* @__PURE__ */ v.optional(JsonObject),
 })
 export type JSONRPCNotification = v.InferOutput<typeof JSONRPCNotification>
 
@@ -28,17 +32,21 @@ export const ErrorObject = v.looseObject({
 })
 export type ErrorObject = v.InferOutput<typeof ErrorObject>
 
-export const JSONRPCResultResponse = v.object({ jsonrpc: v.literal('2.0'), id: RequestId, result: JsonObject })
+export const JSONRPCResultResponse = /* @__PURE__ */ v.object({
+  jsonrpc: /* @__PURE__ */ v.literal('2.0'),
+  id: RequestId,
+  result: JsonObject,
+})
 export type JSONRPCResultResponse = v.InferOutput<typeof JSONRPCResultResponse>
 
-export const JSONRPCErrorResponse = v.object({
-  jsonrpc: v.literal('2.0'),
-  id: v.optional(v.nullable(RequestId)),
+export const JSONRPCErrorResponse = /* @__PURE__ */ v.object({
+  jsonrpc: /* @__PURE__ */ v.literal('2.0'),
+  id: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.nullable(RequestId)),
   error: ErrorObject,
 })
 export type JSONRPCErrorResponse = v.InferOutput<typeof JSONRPCErrorResponse>
 
-export const JSONRPCResponse = v.union([JSONRPCResultResponse, JSONRPCErrorResponse])
+export const JSONRPCResponse = /* @__PURE__ */ v.union([JSONRPCResultResponse, JSONRPCErrorResponse])
 export type JSONRPCResponse = v.InferOutput<typeof JSONRPCResponse>
 
 /** The JSON-RPC request of method `method`: `{ jsonrpc: '2.0', id, method, params }`. */

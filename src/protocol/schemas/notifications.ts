@@ -9,12 +9,15 @@ import { MetaObject, RequestId } from './common.ts'
 import { notification, request } from './jsonrpc.ts'
 import { RequestParamsBase } from './requests.ts'
 
-export const CancelledNotificationParams = v.looseObject({
-  requestId: v.optional(RequestId),
-  reason: v.optional(v.string()),
-  _meta: v.optional(MetaObject),
+export const CancelledNotificationParams = /* @__PURE__ */ v.looseObject({
+  requestId: /* @__PURE__ */ v.optional(RequestId),
+  reason: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string()),
+  _meta: /* @__PURE__ */ v.optional(MetaObject),
 })
-export const CancelledNotification = notification('notifications/cancelled', CancelledNotificationParams)
+export const CancelledNotification = /* @__PURE__ */ notification(
+  'notifications/cancelled',
+  CancelledNotificationParams,
+)
 
 /** `SubscriptionFilter`: the notification kinds a client opts in to on `subscriptions/listen` (all optional). */
 export const SubscriptionFilter = v.looseObject({
@@ -30,35 +33,44 @@ export const SubscriptionsListenRequestParams = v.looseObject({
   notifications: SubscriptionFilter,
 })
 export type SubscriptionsListenRequestParams = v.InferOutput<typeof SubscriptionsListenRequestParams>
-export const SubscriptionsListenRequest = request('subscriptions/listen', SubscriptionsListenRequestParams)
+export const SubscriptionsListenRequest = /* @__PURE__ */ request(
+  'subscriptions/listen',
+  SubscriptionsListenRequestParams,
+)
 
 /** `_meta` of every message on a listen stream: the JSON-RPC id of the `subscriptions/listen` request. */
 const SubscriptionMeta = v.looseObject({ [META.subscriptionId]: RequestId })
 
 /** `SubscriptionsListenResult`: the graceful end of a subscription (no other data). */
-export const SubscriptionsListenResult = v.looseObject({ resultType: v.string(), _meta: SubscriptionMeta })
+export const SubscriptionsListenResult = /* @__PURE__ */ v.looseObject({
+  resultType: /* @__PURE__ */ v.string(),
+  _meta: SubscriptionMeta,
+})
 export type SubscriptionsListenResult = v.InferOutput<typeof SubscriptionsListenResult>
-export const SubscriptionsListenResultResponse = v.object({
-  jsonrpc: v.literal('2.0'),
+export const SubscriptionsListenResultResponse = /* @__PURE__ */ v.object({
+  jsonrpc: /* @__PURE__ */ v.literal('2.0'),
   id: RequestId,
   result: SubscriptionsListenResult,
 })
 
 /** `notifications/subscriptions/acknowledged`: the first message of a listen stream, with the honoured subset. */
-export const SubscriptionsAcknowledgedNotification = notification(
+export const SubscriptionsAcknowledgedNotification = /* @__PURE__ */ notification(
   'notifications/subscriptions/acknowledged',
-  v.looseObject({ _meta: v.optional(MetaObject), notifications: SubscriptionFilter }),
+  /* @__PURE__ */ v.looseObject({ _meta: /* @__PURE__ */ v.optional(MetaObject), notifications: SubscriptionFilter }),
 )
 export type SubscriptionsAcknowledgedNotification = v.InferOutput<typeof SubscriptionsAcknowledgedNotification>
 
 const listChanged = <M extends string>(method: M) =>
   notification(method, v.optional(v.looseObject({ _meta: v.optional(MetaObject) })))
-export const ToolListChangedNotification = listChanged('notifications/tools/list_changed')
-export const PromptListChangedNotification = listChanged('notifications/prompts/list_changed')
-export const ResourceListChangedNotification = listChanged('notifications/resources/list_changed')
+export const ToolListChangedNotification = /* @__PURE__ */ listChanged('notifications/tools/list_changed')
+export const PromptListChangedNotification = /* @__PURE__ */ listChanged('notifications/prompts/list_changed')
+export const ResourceListChangedNotification = /* @__PURE__ */ listChanged('notifications/resources/list_changed')
 
-export const ResourceUpdatedNotificationParams = v.looseObject({ _meta: v.optional(MetaObject), uri: v.string() })
-export const ResourceUpdatedNotification = notification(
+export const ResourceUpdatedNotificationParams = /* @__PURE__ */ v.looseObject({
+  _meta: /* @__PURE__ */ v.optional(MetaObject),
+  uri: /* @__PURE__ */ v.string(),
+})
+export const ResourceUpdatedNotification = /* @__PURE__ */ notification(
   'notifications/resources/updated',
   ResourceUpdatedNotificationParams,
 )

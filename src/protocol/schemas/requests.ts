@@ -14,7 +14,10 @@ export const RequestParamsBase = { _meta: RequestMetaSchema }
 
 export const PaginatedRequestParams = v.looseObject({ ...RequestParamsBase, cursor: v.optional(v.string()) })
 
-export const DiscoverRequest = request('server/discover', v.looseObject(RequestParamsBase))
+export const DiscoverRequest = /* @__PURE__ */ request(
+  'server/discover',
+  /* @__PURE__ */ v.looseObject(RequestParamsBase),
+)
 
 // ---------------------------------------------------------------- tools
 
@@ -25,8 +28,8 @@ export const CallToolRequestParams = v.looseObject({
   ...RetryParams,
 })
 export type CallToolRequestParams = v.InferOutput<typeof CallToolRequestParams>
-export const CallToolRequest = request('tools/call', CallToolRequestParams)
-export const ListToolsRequest = request('tools/list', PaginatedRequestParams)
+export const CallToolRequest = /* @__PURE__ */ request('tools/call', CallToolRequestParams)
+export const ListToolsRequest = /* @__PURE__ */ request('tools/list', PaginatedRequestParams)
 
 // ---------------------------------------------------------------- prompts
 
@@ -36,8 +39,8 @@ export const GetPromptRequestParams = v.looseObject({
   arguments: v.optional(v.record(v.string(), v.string())),
   ...RetryParams,
 })
-export const GetPromptRequest = request('prompts/get', GetPromptRequestParams)
-export const ListPromptsRequest = request('prompts/list', PaginatedRequestParams)
+export const GetPromptRequest = /* @__PURE__ */ request('prompts/get', GetPromptRequestParams)
+export const ListPromptsRequest = /* @__PURE__ */ request('prompts/list', PaginatedRequestParams)
 
 // ---------------------------------------------------------------- resources
 
@@ -46,6 +49,6 @@ export const ReadResourceRequestParams = v.looseObject({
   uri: v.string(),
   ...RetryParams,
 })
-export const ReadResourceRequest = request('resources/read', ReadResourceRequestParams)
-export const ListResourcesRequest = request('resources/list', PaginatedRequestParams)
-export const ListResourceTemplatesRequest = request('resources/templates/list', PaginatedRequestParams)
+export const ReadResourceRequest = /* @__PURE__ */ request('resources/read', ReadResourceRequestParams)
+export const ListResourcesRequest = /* @__PURE__ */ request('resources/list', PaginatedRequestParams)
+export const ListResourceTemplatesRequest = /* @__PURE__ */ request('resources/templates/list', PaginatedRequestParams)

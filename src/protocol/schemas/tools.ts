@@ -41,5 +41,5 @@ export const CallToolResult = complete({
 })
 export type CallToolResult = v.InferOutput<typeof CallToolResult>
 
-export const ListToolsResult = listResult('tools', ToolSchema)
+export const ListToolsResult = /* @__PURE__ */ listResult('tools', ToolSchema)
 export type ListToolsResult = v.InferOutput<typeof ListToolsResult>
