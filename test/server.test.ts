@@ -416,7 +416,7 @@ describe('server-side checks of what a handler returns', () => {
     expect(sealed.text).not.toContain('plaintext-secret')
     for (const notJson of [{ n: 1n }, () => 1]) {
       const { handler } = serverReturning(
-        { resultType: 'input_required', requestState: notJson as never },
+        { resultType: 'input_required', requestState: notJson },
         RequestStateSecurity.ephemeral(),
       )
       const res = await call(handler, 'tools/call', { name: 't' })

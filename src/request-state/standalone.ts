@@ -27,7 +27,7 @@ export interface RequestStateTarget {
 }
 
 /** Seals and opens one kind of state `S` for a request, under one policy and audience. */
-export interface BoundStateCodec<S extends RequestStateValue = RequestStateValue> {
+export interface BoundStateCodec<S = RequestStateValue> {
   /**
    * Seal `state` for `to`, valid the policy's `ttl` seconds: the token the server would mint had a handler
    * returned `inputRequired(…, state)` on that request.
@@ -64,7 +64,7 @@ export interface BoundStateCodecOptions {
  * const token = await codec.seal({ step: 2 }, to)
  * const state = await codec.open(token, to) // { step: 2 }
  */
-export function createRequestStateCodec<S extends RequestStateValue = RequestStateValue>(
+export function createRequestStateCodec<S = RequestStateValue>(
   security: RequestStateSecurity,
   options: BoundStateCodecOptions = {},
 ): BoundStateCodec<S> {
@@ -76,7 +76,7 @@ export function createRequestStateCodec<S extends RequestStateValue = RequestSta
     principal: security.principalOf(to.authInfo === undefined ? {} : { authInfo: to.authInfo }),
   })
   return {
-    seal: (state, to) => security.seal(state, bind(to), audience),
+    seal: (state, to) => security.seal(state as RequestStateValue, bind(to), audience),
     open: async (token, to) => (await security.open(token, bind(to), audience)) as S,
   }
 }
