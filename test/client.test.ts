@@ -81,7 +81,7 @@ describe('Client over the demo server', () => {
       arguments: { name: 'orders' },
       inputResponses: { region: { action: 'accept', content: { region: 'eu-west-1' } } },
     })
-    expect(calls[1].body.params.requestState).toMatch(/^v1\./)
+    expect(calls[1].body.params.requestState).toMatch(/^v2\./)
   })
 
   it('decline ends order_book with a tool error', async () => {

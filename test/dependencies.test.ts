@@ -152,7 +152,7 @@ describe("the seed's tutorials", () => {
         },
       },
     })
-    expect(res.result.requestState).toMatch(/^v1\./)
+    expect(res.result.requestState).toMatch(/^v2\./)
   })
 
   it("4: sampling: the client's model picks the book", async () => {
@@ -519,9 +519,8 @@ describe('resolution semantics', () => {
     const claims = JSON.parse(
       new TextDecoder().decode(decodeBase64UrlStrict(first.requestState!.slice(2))),
     ) as WireClaims
-    const state = JSON.parse(claims.s) as { outcomes: Record<string, unknown> }
+    const state = claims.s as { outcomes: Record<string, unknown> } // the resolver state, serialised once
     state.outcomes.price = { action: 'accept', data: 0, q: 'forged' } // a ghost entry for a resolver that never asks
-    claims.s = JSON.stringify(state)
     const tampered = 'p.' + encodeBase64Url(new TextEncoder().encode(JSON.stringify(claims)))
     const done = await client.callTool(
       'quote',
@@ -866,7 +865,7 @@ describe('forms, names, args, caching, concurrency', () => {
     const claims = JSON.parse(
       new TextDecoder().decode(decodeBase64UrlStrict(second.requestState!.slice(2))),
     ) as WireClaims
-    expect((JSON.parse(claims.s) as { outcomes: Record<string, { data: unknown }> }).outcomes.s.data).toEqual({
+    expect((claims.s as { outcomes: Record<string, { data: unknown }> }).outcomes.s.data).toEqual({
       role: 'assistant',
       content: { type: 'text', text: 'hi' },
       model: 'm',

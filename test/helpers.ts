@@ -94,7 +94,8 @@ export interface WireClaims {
   m: string
   t: string
   a: string
-  s: string
+  /** The handler's state: any JSON value (a resolver's state is an object). */
+  s: unknown
   aud?: string
   p?: string
   [key: string]: unknown

@@ -52,7 +52,7 @@ function makeServer(legacyQuestions: LegacyQuestionOptions = {}, keys = [KEY]) {
         `r2:${String(first.name)}`,
       )
     const second = acceptedContent(ctx.inputResponses?.second)
-    return `${ctx.requestState} then ${String(second?.name ?? ctx.inputResponses?.second?.action)}`
+    return `${ctx.requestState as string} then ${String(second?.name ?? ctx.inputResponses?.second?.action)}`
   })
   mcp.tool('forever', { description: 'never satisfied' }, () =>
     inputRequired({ again: elicitForm('Again?', nameForm) }),

@@ -194,7 +194,7 @@ describe('legacy sessions without storage', () => {
     const { handler } = setup()
     const first = await post(handler, req('tools/call', { name: 'ask', arguments: {} }), std('tools/call', 'ask'))
     const state = first.body.result.requestState
-    expect(state).toMatch(/^v1\./)
+    expect(state).toMatch(/^v2\./)
     expect404(await legacy(handler, 'tools/list', { sessionId: state }))
     // even re-prefixed as a session id, the requestState key does not open it
     expect404(await legacy(handler, 'tools/list', { sessionId: 's1.' + state.slice(3) }))
@@ -203,7 +203,7 @@ describe('legacy sessions without storage', () => {
   it('a session id presented as requestState on a 2026 tools/call → the frozen -32602', async () => {
     const { handler } = setup()
     const id = await initialize(handler)
-    for (const token of [id, 'v1.' + id.slice(3)]) {
+    for (const token of [id, 'v1.' + id.slice(3), 'v2.' + id.slice(3)]) {
       const res = await post(
         handler,
         req('tools/call', { name: 'ask', arguments: {}, requestState: token }),

@@ -50,7 +50,7 @@ function fixture(name = 'deployer', options: FixtureOptions | RequestStateSecuri
     mcp.tool(tool, { input: { env: v.optional(v.string()) } }, (_args, ctx) => {
       count(tool)
       return ctx.requestState
-        ? `done with ${ctx.requestState}`
+        ? `done with ${ctx.requestState as string}`
         : inputRequired({ q: elicitForm('Sure?', ASK) }, `${tool}-state`)
     })
   }
@@ -100,7 +100,9 @@ describe('property: every change to a valid token is rejected with the frozen er
     for (const [method, params] of cases) {
       const token = await mint(f, method, params)
       const before = { ...f.runs }
-      const raw = new TextEncoder().encode('v1.')
+      const prefix = token.slice(0, 3) // "v2."
+      expect(prefix).toBe('v2.')
+      const raw = new TextEncoder().encode(prefix)
       const body = decodeBase64UrlStrict(token.slice(3))!
       const variants: string[] = []
       for (let bit = 0; bit < raw.length * 8; bit++) {
@@ -111,7 +113,7 @@ describe('property: every change to a valid token is rejected with the frozen er
       for (let bit = 0; bit < body.length * 8; bit++) {
         const b = new Uint8Array(body)
         b[bit >> 3] ^= 1 << (bit & 7)
-        variants.push('v1.' + encodeBase64Url(b))
+        variants.push(prefix + encodeBase64Url(b))
       }
       for (const tampered of variants) {
         attempts++
@@ -124,7 +126,8 @@ describe('property: every change to a valid token is rejected with the frozen er
       }
       expect(f.runs).toEqual(before)
     }
-    expect(attempts).toBeGreaterThan(3000)
+    // "v2." tokens carry no binding (it is in the AAD), so they are shorter than "v1." ones: ~1,480 bits
+    expect(attempts).toBeGreaterThan(1400)
     expect(rejected).toBe(attempts)
   })
 
@@ -254,12 +257,13 @@ describe('replay matrix: a valid token presented anywhere else is rejected, and 
     ).toEqual(FROZEN)
     expect(f.runs).toEqual(runsBefore)
     expect(f.log.warn.map((l) => l.replace(/^requestState rejected on [^:]+: /, ''))).toEqual([
-      'request binding',
-      'request binding',
-      'request binding',
-      'request binding',
-      'principal',
-      'principal drift',
+      // "v2." tokens bind the request and the principal in the AAD: any mismatch fails the tag
+      'seal',
+      'seal',
+      'seal',
+      'seal',
+      'seal',
+      'seal',
       'expired',
     ])
     now -= 2 // still inside the TTL: the original binding works
@@ -484,7 +488,7 @@ describe('claims envelope', () => {
       seal('not json'),
       seal({ v: 1 }),
       seal({ ...good, v: 2 }),
-      seal({ ...good, s: 7 }),
+      seal(Object.fromEntries(Object.entries(good).filter(([k]) => k !== 's'))), // no state at all
       seal({ ...good, p: 'A' }),
       seal({ ...good, p: 7 }),
       seal({ ...good, p: {} }),
@@ -508,7 +512,7 @@ describe('claims envelope', () => {
     const token = await policy.seal(mcpState, binding, 'x')
     expect(await policy.open(token, binding, 'x')).toBe(mcpState)
     await expect(policy.open(token, { ...binding, principal: '\udfff' }, 'x')).rejects.toMatchObject({
-      reason: 'principal',
+      reason: 'seal', // the principal is in the AAD of a "v2." token
     })
   })
   it('fractional ttl: 0.5 s accepts at 0.4 s and rejects at 0.6 s', async () => {
@@ -535,7 +539,7 @@ describe('boundary posture', () => {
         params: { name: 't', _meta: env() },
       }),
     )
-    expect(first.result.requestState).toMatch(/^v1\./)
+    expect(first.result.requestState).toMatch(/^v2\./)
     const echo = wireResponse(
       await mcp.server.handleRequest({
         jsonrpc: '2.0',

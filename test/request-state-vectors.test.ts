@@ -30,7 +30,7 @@ describe('request-state test vectors', () => {
   it('the SDK reproduces every pinned value in Node', async () => {
     const result = await runVectors()
     expect(result.failures).toEqual([])
-    expect(result.passed).toBe(18)
+    expect(result.passed).toBe(22)
   })
 
   it('an independent Web Crypto computation opens each pinned token (HKDF infos and AAD as documented)', async () => {
@@ -50,7 +50,22 @@ describe('request-state test vectors', () => {
         false,
         ['decrypt'],
       )
-      const aad = new Uint8Array([...enc.encode('v1.'), ...kid])
+      const version = 'version' in v ? v.version : 1
+      expect(v.token.slice(0, 3)).toBe(`v${version}.`)
+      // v2: the AAD continues with the binding, compact JSON [method, target, argsDigest, audience|null, principal|null]
+      const bound =
+        'binding' in v && version === 2
+          ? enc.encode(
+              JSON.stringify([
+                v.binding.method,
+                v.binding.target,
+                v.binding.argsDigest,
+                v.audience ?? null,
+                v.binding.principal ?? null,
+              ]),
+            )
+          : new Uint8Array(0)
+      const aad = new Uint8Array([...enc.encode(`v${version}.`), ...kid, ...bound])
       const plain = new Uint8Array(
         await crypto.subtle.decrypt(
           { name: 'AES-GCM', iv: body.subarray(4, 16), additionalData: aad },
@@ -59,7 +74,13 @@ describe('request-state test vectors', () => {
         ),
       )
       if ('plaintext' in v) expect(new TextDecoder().decode(plain)).toBe(v.plaintext)
-      else {
+      else if (version === 2) {
+        // v2 plaintext: iat(6) ‖ exp(6), milliseconds big-endian, then the state's JSON, once
+        const ms = (at: number) => plain.subarray(at, at + 6).reduce((n, byte) => n * 256 + byte, 0)
+        expect(ms(0)).toBe(v.nowMs)
+        expect(ms(6)).toBe(v.nowMs + v.ttl * 1000)
+        expect(new TextDecoder().decode(plain.subarray(12))).toBe(JSON.stringify(v.state))
+      } else {
         const claims = JSON.parse(new TextDecoder().decode(plain)) as Record<string, unknown>
         expect(Object.keys(claims)).toEqual(
           v.binding.principal
@@ -78,7 +99,7 @@ describe('request-state test vectors', () => {
         })
       }
       // the AAD really is bound: the same body with another prefix in the AAD does not open
-      const otherAad = new Uint8Array([...enc.encode('v2.'), ...kid])
+      const otherAad = new Uint8Array([...enc.encode(version === 1 ? 'v2.' : 'v1.'), ...kid, ...bound])
       await expect(
         crypto.subtle.decrypt(
           { name: 'AES-GCM', iv: body.subarray(4, 16), additionalData: otherAad },
@@ -108,7 +129,7 @@ describe('request-state test vectors', () => {
       }
       expect(result.runtime).toContain(runtime)
       expect(result.failures).toEqual([])
-      expect(result.passed).toBe(18)
+      expect(result.passed).toBe(22)
     })
   }
 
@@ -122,7 +143,7 @@ describe('request-state test vectors', () => {
       }
       expect(result.runtime).toBe('Cloudflare-Workers')
       expect(result.failures).toEqual([])
-      expect(result.passed).toBe(18)
+      expect(result.passed).toBe(22)
     } finally {
       await worker.stop()
     }

@@ -20,7 +20,7 @@ const REGION = { type: 'object' as const, properties: { region: { type: 'string'
 /** A server whose `deploy` tool asks once and counts how often its body ran after an answer. */
 function deployServer(options: { now?: () => number; security?: RequestStateSecurity } = {}) {
   const log = recordingLogger()
-  const seen: Array<string | undefined> = []
+  const seen: unknown[] = []
   const security =
     options.security ??
     new RequestStateSecurity({ keys: ['k'.repeat(32)], ...(options.now ? { now: options.now } : {}) })
@@ -142,7 +142,7 @@ describe('sealed requestState (McpServer default)', () => {
     const first = await call(handler, 'tools/call', { name: 'deploy', arguments: { env: 'prod' } })
     const token: string = first.body.result.requestState
     expect(first.body.result.resultType).toBe('input_required')
-    expect(token).toMatch(/^v1\.[A-Za-z0-9_-]+$/)
+    expect(token).toMatch(/^v2\.[A-Za-z0-9_-]+$/)
     expect(token).not.toContain('awaiting')
     expect(first.body.result._meta).toBeDefined()
     const done = await call(handler, 'tools/call', {
@@ -215,8 +215,8 @@ describe('sealed requestState (McpServer default)', () => {
     for (const res of [otherTool, otherArgs, nonString, plaintextEcho, expired]) expect(res.body.error).toEqual(FROZEN)
     expect(seen).toEqual([])
     expect(log.warn.map((l) => l.split(': ')[1])).toEqual([
-      'request binding',
-      'request binding',
+      'seal', // "v2.": another tool or other arguments change the AAD, so the tag fails
+      'seal',
       'non-string requestState',
       'malformed',
       'expired',
@@ -319,7 +319,7 @@ describe('low-level Server', () => {
     const server = provisioner().useRequestStateSecurity(RequestStateSecurity.ephemeral())
     const handler = createFetchHandler(server)
     const first = await call(handler, 'tools/call', { name: 'provision', arguments: { name: 'orders' } })
-    expect(first.body.result.requestState).toMatch(/^v1\./)
+    expect(first.body.result.requestState).toMatch(/^v2\./)
     const plain = await call(handler, 'tools/call', {
       name: 'provision',
       arguments: { name: 'orders' },
@@ -404,15 +404,23 @@ describe('server-side checks of what a handler returns', () => {
       _meta: expect.any(Object) as unknown,
     })
   })
-  it('never sends a non-string requestState, sealed or not', async () => {
-    for (const security of [undefined, RequestStateSecurity.ephemeral()]) {
+  it('never sends a non-string requestState: a JSON state is sealed into a token, unsealed it is refused', async () => {
+    const objectState = { resultType: 'input_required', requestState: { secret: 'plaintext-secret' } }
+    const unsealed = await call(serverReturning(objectState, undefined).handler, 'tools/call', { name: 't' })
+    expect(unsealed.body.error).toEqual({ code: -32603, message: 'Internal error' })
+    expect(unsealed.text).not.toContain('plaintext-secret')
+    const sealed = await call(serverReturning(objectState, RequestStateSecurity.ephemeral()).handler, 'tools/call', {
+      name: 't',
+    })
+    expect(sealed.body.result.requestState).toMatch(/^v2\.[A-Za-z0-9_-]+$/)
+    expect(sealed.text).not.toContain('plaintext-secret')
+    for (const notJson of [{ n: 1n }, () => 1]) {
       const { handler } = serverReturning(
-        { resultType: 'input_required', requestState: { secret: 'plaintext-secret' } },
-        security,
+        { resultType: 'input_required', requestState: notJson },
+        RequestStateSecurity.ephemeral(),
       )
       const res = await call(handler, 'tools/call', { name: 't' })
       expect(res.body.error).toEqual({ code: -32603, message: 'Internal error' })
-      expect(res.text).not.toContain('plaintext-secret')
     }
     const badCodec = new RequestStateSecurity({
       codec: { seal: () => Promise.resolve(42 as never), unseal: () => Promise.resolve(new Uint8Array()) },

@@ -153,17 +153,62 @@ describe('RequestStateSecurity claims', () => {
     now += 90_000
     expect(await policy.open(token, binding, 'svc')).toBe('state')
   })
-  it('binds method, target, arguments, audience and principal', async () => {
+  it('binds method, target, arguments, audience and principal ("v1." claims, and "v2." AAD)', async () => {
+    for (const tokenVersion of [1, 2] as const) {
+      // "v1." names the failed check; in "v2." the binding is the AAD, so every mismatch fails the tag
+      const why = (v1Reason: string) => (tokenVersion === 1 ? v1Reason : 'seal')
+      const policy = new RequestStateSecurity({ keys: [KEY_A], tokenVersion })
+      const token = await policy.seal('s', binding, 'svc')
+      expect(token.startsWith(`v${tokenVersion}.`)).toBe(true)
+      expect(await reason(policy.open(token, { ...binding, target: 'other' }, 'svc'))).toBe(why('request binding'))
+      expect(await reason(policy.open(token, { ...binding, method: 'prompts/get' }, 'svc'))).toBe(
+        why('request binding'),
+      )
+      expect(await reason(policy.open(token, { ...binding, argsDigest: 'x'.repeat(22) }, 'svc'))).toBe(
+        why('request binding'),
+      )
+      expect(await reason(policy.open(token, { ...binding, principal: 'alice' }, 'svc'))).toBe(why('principal drift'))
+      expect(await reason(policy.open(token, binding, 'other-audience'))).toBe('seal') // another audience's key
+      const alice = await policy.seal('s', { ...binding, principal: 'alice' }, 'svc')
+      expect(await reason(policy.open(alice, { ...binding, principal: 'bob' }, 'svc'))).toBe(why('principal'))
+      expect(await reason(policy.open(alice, binding, 'svc'))).toBe(why('principal drift'))
+      expect(await policy.open(alice, { ...binding, principal: 'alice' }, 'svc')).toBe('s')
+      // a policy sealing "v2." still opens the "v1." tokens of the rotation window, and the other way round
+      const other = new RequestStateSecurity({ keys: [KEY_A], tokenVersion: tokenVersion === 1 ? 2 : 1 })
+      expect(await other.open(alice, { ...binding, principal: 'alice' }, 'svc')).toBe('s')
+    }
+  })
+  it('carries any JSON value, unchanged, in both formats', async () => {
+    const values = [
+      's',
+      '',
+      '\ud800 lone',
+      0,
+      -1.5,
+      true,
+      false,
+      null,
+      [],
+      [1, 'a', null],
+      { a: { b: [1, { c: 'é' }] } },
+    ]
+    for (const tokenVersion of [1, 2] as const) {
+      const policy = new RequestStateSecurity({ keys: [KEY_A], tokenVersion })
+      for (const value of values)
+        expect(await policy.open(await policy.seal(value, binding, 'svc'), binding, 'svc')).toEqual(value)
+    }
     const policy = new RequestStateSecurity({ keys: [KEY_A] })
-    const token = await policy.seal('s', binding, 'svc')
-    expect(await reason(policy.open(token, { ...binding, target: 'other' }, 'svc'))).toBe('request binding')
-    expect(await reason(policy.open(token, { ...binding, method: 'prompts/get' }, 'svc'))).toBe('request binding')
-    expect(await reason(policy.open(token, { ...binding, argsDigest: 'x'.repeat(22) }, 'svc'))).toBe('request binding')
-    expect(await reason(policy.open(token, { ...binding, principal: 'alice' }, 'svc'))).toBe('principal drift')
-    const alice = await policy.seal('s', { ...binding, principal: 'alice' }, 'svc')
-    expect(await reason(policy.open(alice, { ...binding, principal: 'bob' }, 'svc'))).toBe('principal')
-    expect(await reason(policy.open(alice, binding, 'svc'))).toBe('principal drift')
-    expect(await policy.open(alice, { ...binding, principal: 'alice' }, 'svc')).toBe('s')
+    await expect(policy.seal(undefined as never, binding, 'svc')).rejects.toThrow(TypeError)
+    await expect(policy.seal({ n: 1n } as never, binding, 'svc')).rejects.toThrow(TypeError)
+  })
+  it('"v2." is smaller: a 1 KiB JSON object state seals to at most 1,443 characters', async () => {
+    const state = { id: 42, tags: ['a', 'b'], data: '' }
+    state.data = 'x'.repeat(1024 - JSON.stringify(state).length)
+    expect(JSON.stringify(state).length).toBe(1024)
+    const token = await new RequestStateSecurity({ keys: [KEY_A] }).seal(state, binding, 'svc')
+    // "v2." + base64url(kid 4 ‖ nonce 12 ‖ iat 6 ‖ exp 6 ‖ 1,024 JSON bytes ‖ tag 16)
+    expect(token.length).toBe(3 + Math.ceil(((4 + 12 + 12 + 1024 + 16) * 4) / 3))
+    expect(token.length).toBeLessThanOrEqual(1443)
   })
   it('checks claims for a custom codec too', async () => {
     const passthrough = {
@@ -229,7 +274,7 @@ describe('RequestStateSecurity with a promised arguments digest', () => {
     expect(await policy.open(token, { ...base, argsDigest: digest, principal: 'alice' }, 'svc')).toBe('s')
     expect(
       await reason(policy.open(token, { ...base, argsDigest: Promise.resolve(digest), principal: 'bob' }, 'svc')),
-    ).toBe('principal')
+    ).toBe('seal') // "v2.": the principal is in the AAD
     const boom = new Error('digest failed')
     await expect(
       policy.seal('s', { ...base, argsDigest: Promise.reject(boom), principal: 'alice' }, 'svc'),

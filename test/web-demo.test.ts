@@ -108,7 +108,7 @@ describe('the web demo served by the Worker', () => {
     const retry = calls[1].body!.params
     expect(retry.inputResponses).toEqual({ confirmBackorder: { action: 'accept', content: { confirm: true } } })
     const state = retry.requestState as string
-    expect(state).toMatch(/^v1\./)
+    expect(state).toMatch(/^v2\./)
     // ...and what the rounds view shows about it
     const rounds = page.locator('#rounds > li')
     expect(await rounds.count()).toBe(1)
@@ -260,7 +260,7 @@ describe('the web demo: sampling, several rounds, prompts and resources', () => 
     )
     const states = await page.locator('#rounds .round-state').allInnerTexts()
     for (const [i, state] of states.entries())
-      expect(state, `round ${i + 1}`).toMatch(/^requestState: \d+ chars, v1\.\S{13}… — opaque/)
+      expect(state, `round ${i + 1}`).toMatch(/^requestState: \d+ chars, v2\.\S{13}… — opaque/)
     await page.screenshot({ path: join(SHOTS, 'open-account-three-rounds.png'), fullPage: true })
     await page.close()
   }, 60_000)

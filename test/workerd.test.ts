@@ -71,7 +71,7 @@ describe('the demo Worker in workerd, over real HTTP', () => {
     const c = client()
     const irr = (await c.callTool('provision', { name: 'orders' }, { manual: true })) as InputRequiredResult
     const token = irr.requestState!
-    expect(token).toMatch(/^v1\./)
+    expect(token).toMatch(/^v2\./)
     expect(token).not.toContain('provision-v1')
     const answers = { region: { action: 'accept' as const, content: { region: 'eu-west-1' } } }
     const mid = token.length >> 1

@@ -11,6 +11,10 @@
  * another. The kid is the first 4 bytes of HKDF(secret, info `"edge-mcp/request-state/v1/kid"`): a
  * non-secret fingerprint that picks the key without trial decryption. `keys[0]` seals; every key opens.
  *
+ * Format version 2 (`"v2."`, what `RequestStateSecurity` seals with keys): the same key, kid, nonce and
+ * layout, with the AAD `"v2." ‖ kid ‖ binding`, where `binding` is bytes the opener recomputes (the request
+ * binding): a token opens only for the binding it was sealed with ({@link AesGcmKeyRing.sealBound}).
+ *
  * Session ids (the legacy lane's `Mcp-Session-Id`) use the same ring under a scheme of their own: prefix
  * `"s1."` (also the AAD prefix) and `info = "edge-mcp/session/v1/aes-256-gcm"` (‖ 0x00 ‖ audience), so a
  * session id and a `requestState` token are sealed under different keys and never open as each other.
@@ -98,6 +102,14 @@ const QUESTION_SCHEME: Scheme = {
   prefix: QUESTION_TOKEN_PREFIX,
   prefixBytes: new TextEncoder().encode(QUESTION_TOKEN_PREFIX),
   info: 'edge-mcp/question/v1/aes-256-gcm',
+}
+/** The token prefix of format version 2: the request binding is in the AAD (see {@link AesGcmKeyRing.sealBound}). */
+export const TOKEN_PREFIX_V2 = 'v2.'
+/** Version 2 shares version 1's AES keys (same HKDF info): the AAD prefix tells the versions apart. */
+const BOUND_SCHEME: Scheme = {
+  prefix: TOKEN_PREFIX_V2,
+  prefixBytes: new TextEncoder().encode(TOKEN_PREFIX_V2),
+  info: REQUEST_STATE_SCHEME.info,
 }
 /** The schemes other than request-state's, whose AAD each entry also derives. */
 const OTHER_SCHEMES: readonly Scheme[] = [SESSION_SCHEME, QUESTION_SCHEME]
@@ -248,13 +260,40 @@ export class AesGcmKeyRing {
     return codec
   }
 
-  #aad(entry: RingEntry, scheme: Scheme): Uint8Array<ArrayBuffer> {
-    return scheme === REQUEST_STATE_SCHEME ? entry.aad! : entry.otherAads.get(scheme)!
+  /** The AAD under `entry`: `prefix ‖ kid`, then the binding bytes of a version-2 token. */
+  #aad(entry: RingEntry, scheme: Scheme, binding?: Uint8Array): Uint8Array<ArrayBuffer> {
+    if (binding === undefined) return scheme === REQUEST_STATE_SCHEME ? entry.aad! : entry.otherAads.get(scheme)!
+    const head = scheme.prefixBytes.length + KID_BYTES
+    const aad = new Uint8Array(head + binding.length)
+    aad.set(scheme.prefixBytes)
+    aad.set(entry.kidBytes!, scheme.prefixBytes.length)
+    aad.set(binding, head)
+    return aad
+  }
+
+  /**
+   * Seal `plaintext` as a version-2 token, `"v2." + base64url(kid(4) ‖ nonce(12) ‖ ciphertext ‖ tag(16))`,
+   * bound to `binding`: bytes the opener recomputes, carried in the AAD (`"v2." ‖ kid ‖ binding`), not in
+   * the token. Under `keys[0]` and the audience's key (the same AES key as `"v1."` tokens).
+   * @returns the token (ASCII; 4/3 of 32 + plaintext bytes, plus the 3-character prefix).
+   */
+  sealBound(plaintext: Uint8Array, binding: Uint8Array, audience?: string): Promise<string> {
+    return this.#seal(plaintext, audience, BOUND_SCHEME, binding)
+  }
+
+  /**
+   * Open a version-2 token sealed for exactly `binding` (and `audience`), with any key of the ring.
+   * @throws InvalidRequestStateError `malformed`, `unknown key`, or `seal` (tampered, another key, another
+   *   audience, or another binding: the tag cannot tell which).
+   */
+  openBound(token: string, binding: Uint8Array, audience?: string): Promise<Uint8Array> {
+    return this.#unseal(token, audience, BOUND_SCHEME, binding)
   }
 
   #aesKey(entry: RingEntry, audience: string | undefined, scheme: Scheme): CryptoKey | Promise<CryptoKey> {
     const id =
-      (scheme === REQUEST_STATE_SCHEME ? '' : scheme.prefix) + (audience === undefined ? '' : '\u0000' + audience)
+      (scheme.info === REQUEST_STATE_SCHEME.info ? '' : scheme.prefix) +
+      (audience === undefined ? '' : '\u0000' + audience)
     const ready = entry.aesReady.get(id)
     if (ready) return ready
     let key = entry.aes.get(id)
@@ -278,7 +317,12 @@ export class AesGcmKeyRing {
     return key
   }
 
-  async #seal(plaintext: Uint8Array, audience: string | undefined, scheme: Scheme): Promise<string> {
+  async #seal(
+    plaintext: Uint8Array,
+    audience: string | undefined,
+    scheme: Scheme,
+    binding?: Uint8Array,
+  ): Promise<string> {
     const entry = this.#entries[0]!
     const kid = entry.kidBytes ?? (await entry.kid)
     const maybeKey = this.#aesKey(entry, audience, scheme)
@@ -288,7 +332,7 @@ export class AesGcmKeyRing {
     // tagLength defaults to 128 bits (Web Crypto AesGcmParams)
     const sealed = new Uint8Array(
       await crypto.subtle.encrypt(
-        { name: 'AES-GCM', iv: nonce, additionalData: this.#aad(entry, scheme) },
+        { name: 'AES-GCM', iv: nonce, additionalData: this.#aad(entry, scheme, binding) },
         key,
         plaintext as Uint8Array<ArrayBuffer>,
       ),
@@ -300,7 +344,12 @@ export class AesGcmKeyRing {
     return scheme.prefix + encodeBase64Url(body)
   }
 
-  async #unseal(token: string, audience: string | undefined, scheme: Scheme): Promise<Uint8Array> {
+  async #unseal(
+    token: string,
+    audience: string | undefined,
+    scheme: Scheme,
+    binding?: Uint8Array,
+  ): Promise<Uint8Array> {
     if (typeof token !== 'string' || !token.startsWith(scheme.prefix)) throw new InvalidRequestStateError('malformed')
     const body = decodeBase64UrlStrict(token.slice(scheme.prefix.length))
     if (!body || body.length < KID_BYTES + NONCE_BYTES + TAG_BYTES) throw new InvalidRequestStateError('malformed')
@@ -316,7 +365,7 @@ export class AesGcmKeyRing {
           {
             name: 'AES-GCM',
             iv: body.subarray(KID_BYTES, KID_BYTES + NONCE_BYTES),
-            additionalData: this.#aad(entry, scheme),
+            additionalData: this.#aad(entry, scheme, binding),
           },
           key,
           body.subarray(KID_BYTES + NONCE_BYTES),

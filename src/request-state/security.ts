@@ -2,10 +2,16 @@
  * The request-state policy: seal plaintext state into a token bound to time, request, principal and
  * audience, and open it again — checking every claim for every codec (built-in or your own).
  *
- * Claims (compact JSON inside the ciphertext): `v` format version (1), `iat`/`exp` Unix time in
- * **seconds**, `m` method, `t` target (tool or prompt name, or resource URI), `a` digest of the canonical
- * JSON of the arguments, `s` the handler's plaintext state, `aud` audience (when there is one), `p` a salted
- * principal tag (when a principal is bound). Every round is re-sealed, so `ttl` bounds each round's think time.
+ * Version 2 (`"v2."`, the default with `keys`): the plaintext is `iat(6) ‖ exp(6) ‖ UTF-8 JSON of the
+ * state`, times in **milliseconds** (unsigned 48-bit big-endian); the binding — method, target, arguments
+ * digest, audience, principal — is not stored: it is the AAD (`"v2." ‖ kid ‖ JSON [m, t, a, aud|null,
+ * p|null]`), recomputed by the opener, so a token presented for anything else fails the tag.
+ *
+ * Version 1 (`"v1."`, and every custom codec): claims in compact JSON inside the ciphertext: `v` (1),
+ * `iat`/`exp` Unix time in **seconds**, `m` method, `t` target (tool or prompt name, or resource URI), `a`
+ * digest of the canonical JSON of the arguments, `s` the handler's state (a JSON value), `aud` audience
+ * (when there is one), `p` a salted principal tag (when a principal is bound). Every round is re-sealed,
+ * so `ttl` bounds each round's think time.
  *
  * The same policy seals the legacy lane's session ids (`"s1."` tokens: the key ring's session scheme, its
  * own HKDF info): claims `v` (1), `sid` (128 random bits), `pv` the negotiated protocol version, `caps` the
@@ -13,15 +19,25 @@
  * (`sessionTtl`, default 14 days). A policy with a custom `codec` seals no sessions.
  * @module
  */
-import { decodeBase64UrlStrict, encodeBase64Url } from '../encoding/base64url.ts'
 import {
   AesGcmKeyRing,
   TEST_RANDOM_SOURCE,
+  TOKEN_PREFIX_V2,
   type RandomSource,
   type RequestStateCodec,
   type RequestStateKey,
 } from './codec.ts'
 import { InvalidRequestStateError } from './errors.ts'
+import {
+  bindingBytes,
+  claimsOf,
+  decodeStatePlaintext,
+  encodeStatePlaintext,
+  isObject,
+  principalMatches,
+  principalTag,
+  type RequestStateValue,
+} from './claims.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
 
 /** What `bindPrincipal` sees: the request's verified auth info, if any. */
@@ -69,6 +85,12 @@ export interface RequestStateSecurityOptions {
    * so sessions are long-lived; rotate keys to end them sooner.
    */
   sessionTtl?: number
+  /**
+   * The format `keys` seal `requestState` with: 2 (default, `"v2."`: binary times, the binding in the AAD,
+   * the state as JSON) or 1 (`"v1."` JSON claims; keep strings then). Both are always opened. Seal 1 while a
+   * rolling deploy still runs instances of edge-mcp that open only `"v1."`; then 2. Ignored with a `codec`.
+   */
+  tokenVersion?: 1 | 2
 }
 
 /**
@@ -102,8 +124,6 @@ const DEFAULT_SESSION_TTL_SECONDS = 14 * 24 * 60 * 60
 const DEFAULT_MAX_TOKEN_LENGTH = 1024 * 1024
 const EPHEMERAL: unique symbol = Symbol('edge-mcp.ephemeral')
 const utf8 = new TextEncoder()
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
-const PRINCIPAL_DOMAIN = utf8.encode('edge-mcp/request-state/principal:')
 
 /**
  * The default principal: compact JSON `[clientId, issuer|null, subject|null]` of verified auth info,
@@ -145,6 +165,7 @@ export class RequestStateSecurity {
   readonly #maxTokenLength: number
   readonly #now: () => number
   readonly #random: RandomSource
+  readonly #tokenVersion: 1 | 2
 
   constructor(options: RequestStateSecurityOptions) {
     if ((options.keys === undefined) === (options.codec === undefined)) {
@@ -176,6 +197,10 @@ export class RequestStateSecurity {
     }
     this.#maxTokenLength = maxTokenLength
     this.#now = options.now ?? Date.now
+    const tokenVersion = options.tokenVersion ?? 2
+    if (tokenVersion !== 1 && tokenVersion !== 2)
+      throw new RangeError(`request-state tokenVersion must be 1 or 2, got ${String(tokenVersion)}`)
+    this.#tokenVersion = tokenVersion
   }
 
   /** One random 32-byte secret for this process: tokens die with the process (single instance only). */
@@ -328,10 +353,24 @@ export class RequestStateSecurity {
   }
 
   /**
-   * Seal a handler's plaintext state for one round.
+   * Seal a handler's state for one round, bound to `binding` and `audience` (exactly what the server does
+   * after a handler returns an `InputRequiredResult`; see also `createRequestStateCodec`). With keys: a
+   * `"v2."` token (binding in the AAD), or `"v1."` JSON claims with `tokenVersion: 1`; with a custom codec:
+   * the version-1 JSON claims, sealed by the codec.
+   * @param state - any JSON value; a string reads back as the same string.
    * @param audience - the effective audience (the explicit one, else the server's name).
+   * @throws TypeError for a state that is not JSON (undefined, a function, a cycle, a BigInt), or a codec
+   *   that returns a non-string; a rejected `binding.argsDigest` rejects with its own error.
    */
-  async seal(state: string, binding: RequestBinding, audience: string | undefined): Promise<string> {
+  async seal(state: RequestStateValue, binding: RequestBinding, audience: string | undefined): Promise<string> {
+    if (this.#codec === undefined && this.#tokenVersion === 2) {
+      const argsDigest = await binding.argsDigest
+      const iatMs = Math.floor(this.#now())
+      const plaintext = encodeStatePlaintext(iatMs, Math.floor(iatMs + this.ttl * 1000), state)
+      const bound = bindingBytes(binding.method, binding.target, argsDigest, audience, binding.principal)
+      return this.#keyRing().sealBound(plaintext, bound, audience)
+    }
+    if (state === undefined) throw new TypeError('requestState must be a JSON value')
     // the principal tag and the arguments digest are independent: both run before either is awaited
     const tag = binding.principal === undefined ? undefined : principalTag(binding.principal, this.#random(8))
     const [argsDigest, principalClaim] = await Promise.all([binding.argsDigest, tag])
@@ -353,14 +392,23 @@ export class RequestStateSecurity {
   }
 
   /**
-   * Open and verify a token presented on a retry. A promised `binding.argsDigest` is awaited after the
-   * codec has started unsealing (the two run together); a rejected digest rejects with its own error.
-   * @returns the handler's plaintext state.
-   * @throws InvalidRequestStateError with a log-only reason for every failure (never the token or plaintext).
+   * Open and verify a token presented on a retry: `"v2."` and `"v1."` tokens with keys (version 1 during a
+   * rotation window: each lives at most `ttl` seconds), the codec's tokens with a custom codec. A promised
+   * `binding.argsDigest` runs alongside the codec (version 1); a rejected digest rejects with its own error.
+   * @returns the handler's state, as it was sealed (any JSON value).
+   * @throws InvalidRequestStateError with a log-only reason for every failure (never the token or plaintext);
+   *   a `"v2."` token bound to another request, principal or audience fails its tag: reason `seal`.
    */
-  async open(token: unknown, binding: RequestBinding, audience: string | undefined): Promise<string> {
+  async open(token: unknown, binding: RequestBinding, audience: string | undefined): Promise<RequestStateValue> {
     if (typeof token !== 'string') throw new InvalidRequestStateError('non-string requestState')
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
+    if (this.#codec === undefined && token.startsWith(TOKEN_PREFIX_V2)) {
+      const argsDigest = await binding.argsDigest
+      const bound = bindingBytes(binding.method, binding.target, argsDigest, audience, binding.principal)
+      const { iatMs, expMs, state } = decodeStatePlaintext(await this.#keyRing().openBound(token, bound, audience))
+      this.#checkTimes(iatMs / 1000, expMs / 1000, this.ttl)
+      return state
+    }
     const digest = Promise.resolve(binding.argsDigest)
     digest.then(undefined, () => {}) // awaited below; a rejection is never unhandled while the codec runs
     let bytes: Uint8Array
@@ -372,7 +420,7 @@ export class RequestStateSecurity {
     }
     const claims = claimsOf(bytes)
     const { v, iat, exp, s } = claims
-    if (v !== 1 || typeof s !== 'string') throw new InvalidRequestStateError('malformed claims')
+    if (v !== 1 || s === undefined) throw new InvalidRequestStateError('malformed claims')
     this.#checkTimes(iat, exp, this.ttl)
     // Every binding check runs before any verdict, so the time taken does not tell which one failed.
     const argsDigest = await digest
@@ -385,51 +433,6 @@ export class RequestStateSecurity {
     if (!audienceOk) throw new InvalidRequestStateError('audience')
     if (!presenceOk) throw new InvalidRequestStateError('principal drift')
     if (!principalOk) throw new InvalidRequestStateError('principal')
-    return s
+    return s as RequestStateValue
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-async function tagOf(salt: Uint8Array, principal: string): Promise<Uint8Array> {
-  // JSON.stringify escapes lone surrogates, so "\ud800" and "\udfff" never collide (TextEncoder would map both to U+FFFD).
-  const p = utf8.encode(JSON.stringify(principal))
-  const input = new Uint8Array(PRINCIPAL_DOMAIN.length + salt.length + p.length)
-  input.set(PRINCIPAL_DOMAIN)
-  input.set(salt, PRINCIPAL_DOMAIN.length)
-  input.set(p, PRINCIPAL_DOMAIN.length + salt.length)
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', input)).subarray(0, 16)
-}
-
-async function principalTag(principal: string, salt: Uint8Array): Promise<string> {
-  const tag = await tagOf(salt, principal)
-  const out = new Uint8Array(24)
-  out.set(salt)
-  out.set(tag, 8)
-  return encodeBase64Url(out)
-}
-
-async function principalMatches(claim: unknown, principal: string): Promise<boolean> {
-  if (typeof claim !== 'string') return false
-  const raw = decodeBase64UrlStrict(claim)
-  if (!raw || raw.length !== 24) return false
-  const expected = await tagOf(raw.subarray(0, 8), principal)
-  let diff = 0
-  for (let i = 0; i < 16; i++) diff |= expected[i]! ^ raw[8 + i]!
-  return diff === 0
-}
-
-/** The claims object inside an unsealed token. @throws InvalidRequestStateError `malformed claims`. */
-function claimsOf(bytes: Uint8Array): Record<string, unknown> {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(strictUtf8.decode(bytes))
-  } catch {
-    throw new InvalidRequestStateError('malformed claims')
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new InvalidRequestStateError('malformed claims')
-  return parsed as Record<string, unknown>
 }

@@ -13,6 +13,7 @@ import type {
   RequestId,
 } from '../protocol/schemas/index.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
+import type { RequestStateValue } from '../request-state/claims.ts'
 
 /** Facts a transport hands to the server with each message. All optional. */
 export interface RequestInfo {
@@ -67,12 +68,13 @@ export interface RequestContext extends RequestInfo {
   signal: AbortSignal
   /**
    * The state the client carried back from the previous round, as the handler should read it: on
-   * `tools/call`, `prompts/get` and `resources/read`, the opened plaintext (verified and unsealed) when
-   * request-state sealing is on, the wire string verbatim when it is off. Undefined on a first round and
+   * `tools/call`, `prompts/get` and `resources/read`, the opened state (verified and unsealed: the JSON
+   * value the previous round sealed — a string stays a string) when request-state sealing is on, the wire
+   * string verbatim when it is off. Undefined on a first round and
    * on every other method. `params.requestState` is never rewritten: it is what came over the wire (the
    * sealed token when sealing is on).
    */
-  requestState: string | undefined
+  requestState: RequestStateValue | undefined
   /**
    * Throw `-32021` (HTTP 400, `data.requiredCapabilities`) unless the client declared every capability.
    * @example ctx.requireCapabilities('elicitation.form')
@@ -127,7 +129,7 @@ export function createRequestContext(
   request: JSONRPCRequest,
   envelope: RequestEnvelope,
   info: RequestInfo,
-  requestState: string | undefined,
+  requestState: RequestStateValue | undefined,
   progress: { last: number } = { last: -Infinity },
 ): RequestContext {
   // Object.assign, not `{ ...info, … }`: V8 takes a slow path for properties written after a spread.

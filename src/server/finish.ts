@@ -25,7 +25,7 @@ export function checkedResult(method: string, result: unknown): ResultObject {
 
 /**
  * An `InputRequiredResult` as it may be sent: only on `tools/call`, `prompts/get` and `resources/read`;
- * valid; with `inputRequests` or a `requestState`; an empty `inputRequests` and any cache hints dropped
+ * valid (its `requestState` any JSON value, sealed later); with `inputRequests` or a `requestState`; an empty `inputRequests` and any cache hints dropped
  * (it is never cacheable, spec: caching.mdx); asking only for what this request's client declared.
  * @throws Error (a server bug: -32603, logged) for a misplaced or invalid result.
  * @throws McpError -32021 (HTTP 400) when an input request needs a capability the client did not declare.
@@ -35,7 +35,10 @@ export function inputRequiredResult(method: string, result: ResultObject, ctx: R
     throw new Error(
       `handler for ${method} returned an InputRequiredResult; only tools/call, prompts/get and resources/read may`,
     )
-  const parsed = v.safeParse(InputRequiredResult, result)
+  // any JSON state is sealed into a string token after this check; the schema sees a stand-in string
+  const state = result.requestState
+  const checkable = state === undefined || typeof state === 'string' ? result : { ...result, requestState: '' }
+  const parsed = v.safeParse(InputRequiredResult, checkable)
   if (!parsed.success)
     throw new Error(`handler for ${method} returned an invalid InputRequiredResult: ${describeIssue(parsed.issues[0])}`)
   const requests = parsed.output.inputRequests

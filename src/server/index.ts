@@ -102,6 +102,13 @@ export {
   type RequestBinding,
   type RequestStateSecurityOptions,
 } from '../request-state/security.ts'
+export type { RequestStateValue } from '../request-state/claims.ts'
+export {
+  createRequestStateCodec,
+  type BoundStateCodec,
+  type BoundStateCodecOptions,
+  type RequestStateTarget,
+} from '../request-state/standalone.ts'
 export {
   AesGcmKeyRing,
   parseRequestStateKeys,

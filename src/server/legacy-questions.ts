@@ -15,6 +15,7 @@
  * @module
  */
 import * as v from 'valibot'
+import type { RequestStateValue } from '../request-state/claims.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import {
@@ -67,7 +68,10 @@ export interface AskDeps {
   /** Mint a sealed question id for session `sid`, valid `ttl` seconds (undefined: no sealing). */
   mint(sid: string, info: RequestInfo, ttl: number): Promise<{ id: string; qid: string } | undefined>
   /** Run the handler again with this round's answers and state. */
-  rerun(inputResponses: Record<string, unknown> | undefined, requestState: string | undefined): Promise<ResultObject>
+  rerun(
+    inputResponses: Record<string, unknown> | undefined,
+    requestState: RequestStateValue | undefined,
+  ): Promise<ResultObject>
 }
 
 /** The questions of one server: its options checked, its default mailbox made once. */
@@ -179,7 +183,7 @@ export class LegacyQuestions {
         if (typeof asked === 'string') return failed(method, asked)
         answers = asked
       }
-      result = await deps.rerun(answers, checked.requestState as string | undefined)
+      result = await deps.rerun(answers, checked.requestState as RequestStateValue | undefined)
     }
     return result
   }

@@ -10,20 +10,25 @@ import type {
   InputResponse,
   RequestedSchema,
 } from '../protocol/schemas/index.ts'
+import type { RequestStateValue } from '../request-state/claims.ts'
 
 /**
  * An `InputRequiredResult`: ask the client for input, then expect a retry.
  * @param inputRequests - keyed requests (`elicitForm`, `elicitUrl`, sampling, roots); keys are yours.
- * @param requestState - plaintext state for your next round; `McpServer` seals it on the wire.
+ * @param requestState - state for your next round, any JSON value (a string, or an object, array, number
+ *   …); `McpServer` seals it on the wire, and the retry reads it back as `ctx.requestState`. A low-level
+ *   `Server` without sealing sends it verbatim, so it must be a string there.
  * @example return inputRequired({ region: elicitForm('Which region?', schema) }, 'provision-v1')
+ * @example return inputRequired({ ok: elicitForm('Deploy?', schema) }, { step: 2, plan: ['a', 'b'] })
  */
 export function inputRequired(
   inputRequests?: Record<string, InputRequest>,
-  requestState?: string,
+  requestState?: RequestStateValue,
 ): InputRequiredResult {
   const result: InputRequiredResult = { resultType: 'input_required' }
   if (inputRequests !== undefined) result.inputRequests = inputRequests
-  if (requestState !== undefined) result.requestState = requestState
+  // a non-string state is sealed into a string token before it is sent (see inputRequiredResult)
+  if (requestState !== undefined) result.requestState = requestState as string
   return result
 }
 

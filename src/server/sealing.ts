@@ -14,6 +14,7 @@ import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/error
 import { canonicalArguments, digest16 } from '../encoding/canonical.ts'
 import { InvalidRequestStateError } from '../request-state/errors.ts'
 import type { LegacySession, RequestBinding, RequestStateSecurity, SealedQuestion } from '../request-state/security.ts'
+import type { RequestStateValue } from '../request-state/claims.ts'
 import { encodeBase64Url } from '../encoding/base64url.ts'
 import type { Logger, RequestInfo, RequestParams, ResultObject } from './context.ts'
 import { withProp } from './finish.ts'
@@ -48,8 +49,8 @@ export interface SealingRound {
   readonly sealer: Sealer
   readonly method: string
   readonly info: RequestInfo
-  /** The opened plaintext of the inbound token; undefined on a first round. */
-  readonly plaintext: string | undefined
+  /** The opened state of the inbound token (any JSON value); undefined on a first round. */
+  readonly plaintext: RequestStateValue | undefined
   /** The tool or prompt name, or the resource URI, as received (a non-string cannot be bound). */
   readonly target: unknown
   /** `method ‖ NUL ‖ target` when the target is a string: the key of {@link RequestStateSealing} askers. */
@@ -82,7 +83,7 @@ export function handlerState(
   round: SealingRound | undefined,
   method: string,
   params: RequestParams,
-): string | undefined {
+): RequestStateValue | undefined {
   if (round) return round.plaintext
   return INPUT_REQUIRED_METHODS.has(method) && typeof params.requestState === 'string' ? params.requestState : undefined
 }
@@ -178,8 +179,8 @@ export class RequestStateSealing {
     this.#rememberAsker(round.askerKey)
     let token: string
     try {
-      // a checked InputRequiredResult: its requestState is a string
-      token = await sealer.policy.seal(result.requestState as string, binding, sealer.audience)
+      // a checked InputRequiredResult: its requestState is a JSON value
+      token = await sealer.policy.seal(result.requestState as RequestStateValue, binding, sealer.audience)
       this.#warnIfEphemeralOnWorkers(sealer.policy)
       if (token.length > sealer.policy.maxTokenLength) {
         throw new Error(
@@ -292,7 +293,7 @@ export class RequestStateSealing {
     target: unknown,
     argsDigest: Promise<string>,
     token: unknown,
-  ): Promise<{ binding: RequestBinding; plaintext: string }> {
+  ): Promise<{ binding: RequestBinding; plaintext: RequestStateValue }> {
     try {
       if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
       const binding = { method, target, argsDigest, principal: this.#principal(sealer.policy, info, method) }

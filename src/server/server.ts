@@ -265,6 +265,10 @@ export class Server {
     if (isInputRequired(result)) {
       out = inputRequiredResult(method, result, ctx)
       if (round && out.requestState !== undefined) out = await this.#sealing.seal(round, out)
+      else if (out.requestState !== undefined && typeof out.requestState !== 'string')
+        throw new Error(
+          `handler for ${method} returned a non-string requestState, but sealing is off (it would be sent verbatim)`,
+        )
     } else {
       out = completeResult(method, result, params, this.options.cache)
     }

@@ -69,7 +69,7 @@ export function fuzzTarget(): FuzzTarget {
   mcp.tool('ask2', { input: { n: v.number() } }, ({ n }, ctx) => {
     count('ask2')
     if (ctx.requestState === undefined) return inputRequired({ again: elicitForm('Again?', form) }, `n=${n}`)
-    return `state ${ctx.requestState}`
+    return `state ${ctx.requestState as string}`
   })
   mcp.tool('sample', {}, (_args, ctx) => {
     count('sample')

@@ -5,6 +5,7 @@
 import { argumentsDigest, canonicalJson } from '../../src/encoding/canonical.ts'
 import { AesGcmKeyRing, TEST_RANDOM_SOURCE, type RandomSource } from '../../src/request-state/codec.ts'
 import { RequestStateSecurity, type RequestBinding } from '../../src/request-state/security.ts'
+import type { RequestStateValue } from '../../src/request-state/claims.ts'
 
 const enc = new TextEncoder()
 const dec = new TextDecoder()
@@ -61,8 +62,11 @@ export interface PolicyVector {
   ttl: number
   audience: string | undefined
   binding: RequestBinding
-  state: string
+  /** Any JSON value (`"v1."` vectors: strings, as before version 2). */
+  state: RequestStateValue
   seed: number
+  /** The format sealed: 1 (`tokenVersion: 1`) or 2 (the default). */
+  version: 1 | 2
   token: string
 }
 
@@ -76,6 +80,7 @@ export const POLICY_VECTORS: PolicyVector[] = [
     binding: { method: 'tools/call', target: 'deploy', argsDigest: '_fZbwPys4tn6ogEHRin4tQ', principal: undefined },
     state: 'awaiting-confirm',
     seed: 0x20,
+    version: 1,
     token:
       'v1.P7hEGiAhIiMkJSYnKCkqKx_q0m7W4Eq4w-mRXqUHNc4P5RKmovLdg11QTE2Vn_5omQwp9wNpZdkfoF7rDtGkuYMsz1elFPH57uM3YYi2RZxJEStIWz-ywiOxFvhhGg6oz5xVRwrXn_HAAGF_fm77OsCyRXZmzjjpqVdqan3cSHERk6JLBs-nFAN3ykXrUSL1xJILiyEMfLNwdOKigiMtcNGLJB_jKbTZ_6Zu3Q',
   },
@@ -93,8 +98,39 @@ export const POLICY_VECTORS: PolicyVector[] = [
     },
     state: 'page-2',
     seed: 0x60,
+    version: 1,
     token:
       'v1.NxrIXGhpamtsbW5vcHFyc75B6-IsClUFE4YEX2CNx64wq74dwXKSPbE3eQusQiwmtVFPFHb43wX6y_P9paSYuvfF6M0g6mhrLAc8Jj4pMn9ewqrkDB9ZOeVuebHMocTwCANxE4GqRI5Te8rfp3Lbf2_Dnwwl-y7YfAbNcMf9xpjKgmjxm1yM7UvAGwdhEraw2mrDLllPgZR5ITi5gLWZf7R02IA8lFxu0UYfxy0ArqA4kJ_zazVQF_POSzJmxSIbSZej8m6G9GRf4SS5_5WVNTBjuGXYAKM2GA',
+  },
+  {
+    name: 'v2: tools/call deploy {env:"prod"}, audience "deployer", no principal, a string state',
+    keys: [KEY_1],
+    nowMs: 1_800_000_000_000,
+    ttl: 600,
+    audience: 'deployer',
+    binding: { method: 'tools/call', target: 'deploy', argsDigest: '_fZbwPys4tn6ogEHRin4tQ', principal: undefined },
+    state: 'awaiting-confirm',
+    seed: 0x20,
+    version: 2,
+    token: 'v2.P7hEGiAhIiMkJSYnKCkqK2VrvBC80Wc5su2SvL1Xep9WoUv49e-OwBFTXU_ah6Mr7P90T89YAMicZalTWGE',
+  },
+  {
+    name: 'v2: resources/read with a principal, an object state',
+    keys: [KEY_2],
+    nowMs: 1_700_000_000_500,
+    ttl: 30,
+    audience: 'files',
+    binding: {
+      method: 'resources/read',
+      target: 'file:///notes.txt',
+      argsDigest: 'RBNvo1WzZ4oRRq0W9-hkng',
+      principal: '["client-123",null,"alice"]',
+    },
+    state: { page: 2, seen: ['a', 'b'], note: 'é\ud800' },
+    seed: 0x60,
+    version: 2,
+    token:
+      'v2.NxrIXGBhYmNkZWZnaGlqa3T3LWOfBtRNrLhK4-gDP7N8BTxkDP6txguF8ibj-m8VkVyrHLiaphd-sjNoWGGMCLw0KmKU0FqRREvCW6X7KtEPQ0AeV6oL0TM',
   },
 ]
 
@@ -130,10 +166,19 @@ export async function runVectors(): Promise<{ passed: number; failures: string[]
     check(`codec unseal: ${v.name}`, dec.decode(opened), v.plaintext)
   }
   for (const v of POLICY_VECTORS) {
-    const options = { keys: v.keys, ttl: v.ttl, now: () => v.nowMs, [TEST_RANDOM_SOURCE]: counterRandom(v.seed) }
+    const options = {
+      keys: v.keys,
+      ttl: v.ttl,
+      now: () => v.nowMs,
+      tokenVersion: v.version,
+      [TEST_RANDOM_SOURCE]: counterRandom(v.seed),
+    }
     const policy = new RequestStateSecurity(options)
     check(`policy seal: ${v.name}`, await policy.seal(v.state, v.binding, v.audience), v.token)
-    check(`policy open: ${v.name}`, await policy.open(v.token, v.binding, v.audience), v.state)
+    // a default policy (sealing "v2.") opens both formats: "v1." during the rotation window
+    const opener = new RequestStateSecurity({ keys: v.keys, ttl: v.ttl, now: () => v.nowMs })
+    const opened = await opener.open(v.token, v.binding, v.audience).catch((e: Error) => e.message)
+    check(`policy open: ${v.name}`, JSON.stringify(opened), JSON.stringify(v.state))
   }
   return { passed, failures, computed }
 }

@@ -17,6 +17,7 @@ import type {
 } from '../../protocol/schemas/index.ts'
 import type { TemplateArgs, TemplateVariables } from '../../protocol/uri-template.ts'
 import type { RequestStateSecurity } from '../../request-state/security.ts'
+import type { RequestStateValue } from '../../request-state/claims.ts'
 import type { CacheHints } from '../cache.ts'
 import type { RequestContext } from '../context.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
@@ -56,10 +57,11 @@ export interface ToolContext extends RequestContext {
    */
   inputResponses: InputResponses | undefined
   /**
-   * The plaintext state your previous round returned (verified and unsealed); undefined on the first round,
-   * and always undefined for handlers that use resolvers (the SDK owns their state).
+   * The state your previous round returned (verified and unsealed): the same JSON value — a string stays a
+   * string, an object comes back an equal object; undefined on the first round, and always undefined for
+   * handlers that use resolvers (the SDK owns their state).
    */
-  requestState: string | undefined
+  requestState: RequestStateValue | undefined
 }
 
 /** A tool handler. Throw `McpError` for a JSON-RPC error; any other throw becomes an `isError` result. */

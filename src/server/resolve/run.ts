@@ -13,6 +13,7 @@ import { missingCapabilityError } from '../../protocol/errors.ts'
 import type { ElicitRequest, InputRequest, InputRequiredResult, InputResponses } from '../../protocol/schemas/index.ts'
 import { canonicalJson, digest16 } from '../../encoding/canonical.ts'
 import type { RequestContext } from '../context.ts'
+import type { RequestStateValue } from '../../request-state/claims.ts'
 import { readState, restore, take, type ResolverResult, type ResolverState } from './answers.ts'
 import { RefusalError, ResolutionError } from './errors.ts'
 import { kindOf, type AnyResolver, type ArgNeed, type Need, type OutcomeNeed } from './needs.ts'
@@ -32,8 +33,8 @@ export interface RoundInput {
   args: Record<string, unknown>
   ctx: RequestContext
   inputResponses: InputResponses | undefined
-  /** The plaintext state of the previous round (already verified by the sealing boundary). */
-  requestState: string | undefined
+  /** The state of the previous round (already verified by the sealing boundary): an object, or its JSON. */
+  requestState: RequestStateValue | undefined
   /** Log-only notes (e.g. a discarded stale answer). */
   note?: (message: string) => void
 }
@@ -85,7 +86,8 @@ class Round {
       for (const key of plan.keys.values()) if (this.#pending.has(key)) inputRequests[key] = this.#pending.get(key)! // plan order: deterministic
       return {
         status: 'input_required',
-        result: { resultType: 'input_required', inputRequests, requestState: JSON.stringify(this.#next) },
+        // the state object itself: the sealing boundary serialises it once (McpServer always seals)
+        result: { resultType: 'input_required', inputRequests, requestState: this.#next as unknown as string },
       }
     }
     return { status: 'ready', values }

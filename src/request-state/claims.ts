@@ -1,0 +1,130 @@
+/**
+ * What is inside a sealed token: the version-1 JSON claims (salted principal tags), and the version-2
+ * binary plaintext and binding (see `security.ts` for the formats).
+ * @module
+ */
+import { decodeBase64UrlStrict, encodeBase64Url } from '../encoding/base64url.ts'
+import { InvalidRequestStateError } from './errors.ts'
+
+/**
+ * A value a handler carries across rounds in `requestState`: any JSON value (as `JSON.stringify` writes
+ * it and `JSON.parse` reads it back). A string reads back as the same string.
+ */
+export type RequestStateValue =
+  string | number | boolean | null | RequestStateValue[] | { [key: string]: RequestStateValue }
+
+const utf8 = new TextEncoder()
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+const PRINCIPAL_DOMAIN = utf8.encode('edge-mcp/request-state/principal:')
+/** Bytes of each time in a version-2 plaintext: an unsigned 48-bit big-endian count of milliseconds. */
+const TIME_BYTES = 6
+/** Largest time a version-2 plaintext holds: 2^48 − 1 ms (year 10889). */
+const MAX_TIME_MS = 2 ** 48 - 1
+
+function writeTime(out: Uint8Array, at: number, ms: number): void {
+  const high = Math.floor(ms / 2 ** 32)
+  const low = ms >>> 0
+  out[at] = high >>> 8
+  out[at + 1] = high & 0xff
+  out[at + 2] = low >>> 24
+  out[at + 3] = (low >>> 16) & 0xff
+  out[at + 4] = (low >>> 8) & 0xff
+  out[at + 5] = low & 0xff
+}
+
+function readTime(bytes: Uint8Array, at: number): number {
+  const high = (bytes[at]! << 8) | bytes[at + 1]!
+  const low = ((bytes[at + 2]! << 24) | (bytes[at + 3]! << 16) | (bytes[at + 4]! << 8) | bytes[at + 5]!) >>> 0
+  return high * 2 ** 32 + low
+}
+
+/**
+ * The version-2 plaintext: `iat(6) ‖ exp(6) ‖ UTF-8 JSON of the state`, times in milliseconds since the
+ * epoch (unsigned 48-bit big-endian).
+ * @throws TypeError for a state `JSON.stringify` cannot write (undefined, a function, a cycle, a BigInt);
+ *   RangeError for a time outside 0 … 2^48 − 1 ms.
+ */
+export function encodeStatePlaintext(iatMs: number, expMs: number, state: RequestStateValue): Uint8Array {
+  const json = JSON.stringify(state) as string | undefined
+  if (json === undefined) throw new TypeError('requestState must be a JSON value')
+  if (!(iatMs >= 0 && expMs >= 0 && iatMs <= MAX_TIME_MS && expMs <= MAX_TIME_MS))
+    throw new RangeError('request-state times must be within 0 … 2^48 − 1 ms')
+  const out = new Uint8Array(2 * TIME_BYTES + json.length * 3)
+  writeTime(out, 0, iatMs)
+  writeTime(out, TIME_BYTES, expMs)
+  const { written } = utf8.encodeInto(json, out.subarray(2 * TIME_BYTES))
+  return out.subarray(0, 2 * TIME_BYTES + written)
+}
+
+/**
+ * Read a version-2 plaintext back.
+ * @throws InvalidRequestStateError `malformed claims` for anything else (short, not UTF-8, not JSON).
+ */
+export function decodeStatePlaintext(bytes: Uint8Array): { iatMs: number; expMs: number; state: RequestStateValue } {
+  if (bytes.length <= 2 * TIME_BYTES) throw new InvalidRequestStateError('malformed claims')
+  try {
+    const state = JSON.parse(strictUtf8.decode(bytes.subarray(2 * TIME_BYTES))) as RequestStateValue
+    return { iatMs: readTime(bytes, 0), expMs: readTime(bytes, TIME_BYTES), state }
+  } catch {
+    throw new InvalidRequestStateError('malformed claims')
+  }
+}
+
+/**
+ * The version-2 binding bytes (the AAD after `"v2." ‖ kid`): UTF-8 compact JSON of `[method, target,
+ * argsDigest, audience|null, principal|null]` — unambiguous, and lone surrogates stay distinct (escaped).
+ */
+export function bindingBytes(
+  method: string,
+  target: string,
+  argsDigest: string,
+  audience: string | undefined,
+  principal: string | undefined,
+): Uint8Array {
+  return utf8.encode(JSON.stringify([method, target, argsDigest, audience ?? null, principal ?? null]))
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+async function tagOf(salt: Uint8Array, principal: string): Promise<Uint8Array> {
+  // JSON.stringify escapes lone surrogates, so "\ud800" and "\udfff" never collide (TextEncoder would map both to U+FFFD).
+  const p = utf8.encode(JSON.stringify(principal))
+  const input = new Uint8Array(PRINCIPAL_DOMAIN.length + salt.length + p.length)
+  input.set(PRINCIPAL_DOMAIN)
+  input.set(salt, PRINCIPAL_DOMAIN.length)
+  input.set(p, PRINCIPAL_DOMAIN.length + salt.length)
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', input)).subarray(0, 16)
+}
+
+export async function principalTag(principal: string, salt: Uint8Array): Promise<string> {
+  const tag = await tagOf(salt, principal)
+  const out = new Uint8Array(24)
+  out.set(salt)
+  out.set(tag, 8)
+  return encodeBase64Url(out)
+}
+
+export async function principalMatches(claim: unknown, principal: string): Promise<boolean> {
+  if (typeof claim !== 'string') return false
+  const raw = decodeBase64UrlStrict(claim)
+  if (!raw || raw.length !== 24) return false
+  const expected = await tagOf(raw.subarray(0, 8), principal)
+  let diff = 0
+  for (let i = 0; i < 16; i++) diff |= expected[i]! ^ raw[8 + i]!
+  return diff === 0
+}
+
+/** The claims object inside an unsealed token. @throws InvalidRequestStateError `malformed claims`. */
+export function claimsOf(bytes: Uint8Array): Record<string, unknown> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(strictUtf8.decode(bytes))
+  } catch {
+    throw new InvalidRequestStateError('malformed claims')
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new InvalidRequestStateError('malformed claims')
+  return parsed as Record<string, unknown>
+}
