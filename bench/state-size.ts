@@ -36,12 +36,9 @@ export function stateObject(bytes = 1024): Record<string, unknown> {
 /** The 1 KiB JSON object every requestState benchmark seals. */
 export const STATE_OBJECT = stateObject()
 
-/**
- * What edge-mcp's handler API takes as a state today: a string, so the object travels as its JSON. When
- * the API takes any JSON value, this becomes `(value) => value` (one line), and the tables follow.
- */
-export const asHandlerState = (value: Record<string, unknown>): string => JSON.stringify(value)
-/** The inverse of {@link asHandlerState} for what a handler reads back (a string today, parsed). */
+/** What edge-mcp's handler API takes as a state: any JSON value, so the object itself (serialised once, in the token). */
+export const asHandlerState = (value: Record<string, unknown>): Record<string, unknown> => value
+/** The inverse of {@link asHandlerState} for what a handler reads back (the object; a string is parsed). */
 export const fromHandlerState = (state: unknown): unknown => (typeof state === 'string' ? JSON.parse(state) : state)
 
 const ASK = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] }
