@@ -17,6 +17,7 @@ import * as v from 'valibot'
 import * as z from 'zod'
 import { AesGcmKeyRing } from '../src/request-state/codec.ts'
 import { McpServer, createFetchHandler, elicitForm, inputRequired } from '../src/server/index.ts'
+import type { RequestStateValue } from '../src/request-state/claims.ts'
 import { check, fmt, met, x } from './measure.ts'
 import { toolCall, type Handler } from './servers.ts'
 
@@ -37,7 +38,7 @@ export function stateObject(bytes = 1024): Record<string, unknown> {
 export const STATE_OBJECT = stateObject()
 
 /** What edge-mcp's handler API takes as a state: any JSON value, so the object itself (serialised once, in the token). */
-export const asHandlerState = (value: Record<string, unknown>): Record<string, unknown> => value
+export const asHandlerState = (value: Record<string, unknown>): RequestStateValue => value as RequestStateValue
 /** The inverse of {@link asHandlerState} for what a handler reads back (the object; a string is parsed). */
 export const fromHandlerState = (state: unknown): unknown => (typeof state === 'string' ? JSON.parse(state) : state)
 
