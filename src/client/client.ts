@@ -5,28 +5,24 @@
  * server's own requests answered through the same callbacks; see legacy.ts).
  * @module
  */
-import type * as v from 'valibot'
 import { LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import {
+import type { Check } from '../protocol/check.ts'
+import type {
   CallToolResult,
   CompleteResult,
   DiscoverResult,
   GetPromptResult,
-  ListPromptsResult,
-  ListResourceTemplatesResult,
-  ListResourcesResult,
-  ListToolsResult,
   ReadResourceResult,
-  type ClientCapabilities,
-  type InputRequiredResult,
-  type InputResponses,
-  type JSONRPCNotification,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type SubscriptionFilter,
-  type Tool,
+  ClientCapabilities,
+  InputRequiredResult,
+  InputResponses,
+  JSONRPCNotification,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  SubscriptionFilter,
+  Tool,
 } from '../protocol/schemas/index.ts'
 import { invalidateFor, ResponseCache, withUsableHints } from './cache.ts'
 import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
@@ -47,6 +43,17 @@ import {
   type ManualCallOptions,
 } from './options.ts'
 import { walkPages } from './pages.ts'
+import {
+  CallToolResultCheck,
+  CompleteResultCheck,
+  DiscoverResultCheck,
+  GetPromptResultCheck,
+  ListPromptsResultCheck,
+  ListResourcesResultCheck,
+  ListResourceTemplatesResultCheck,
+  ListToolsResultCheck,
+  ReadResourceResultCheck,
+} from './result-checks.ts'
 import { ToolHeaders } from './tool-headers.ts'
 
 /**
@@ -233,7 +240,7 @@ export class Client {
   /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */
   async discover(options: CallOptions = {}): Promise<DiscoverResult> {
     return this.#cached('server/discover', {}, options, (result) =>
-      parseResult(DiscoverResult, result, 'server/discover'),
+      parseResult(DiscoverResultCheck, result, 'server/discover'),
     )
   }
 
@@ -243,7 +250,7 @@ export class Client {
    * `callTool` mirrors them into `Mcp-Param-*` headers.
    */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
-    const tools = await this.#walk<Tool, typeof ListToolsResult>('tools/list', 'tools', ListToolsResult, options)
+    const tools = await this.#walk<Tool>('tools/list', 'tools', ListToolsResultCheck, options)
     return this.#toolHeaders.replace(tools, (message) => this.#warn(message))
   }
 
@@ -276,7 +283,7 @@ export class Client {
   ): Promise<CallToolResult | InputRequiredResult> {
     const memo = new AnswerMemo() // shared by the retry below: the user's answers are not asked again
     const drive = () =>
-      this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
+      this.#drive('tools/call', { name, arguments: args }, name, CallToolResultCheck, {
         ...options,
         headers: this.#toolHeaders.headersFor(name, args), // read again after a re-list
         memo,
@@ -312,7 +319,7 @@ export class Client {
     args: Record<string, string> = {},
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<GetPromptResult | InputRequiredResult> {
-    return this.#drive('prompts/get', { name, arguments: args }, name, GetPromptResult, options)
+    return this.#drive('prompts/get', { name, arguments: args }, name, GetPromptResultCheck, options)
   }
 
   /**
@@ -329,7 +336,7 @@ export class Client {
     uri: string,
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<ReadResourceResult | InputRequiredResult> {
-    return this.#drive('resources/read', { uri }, uri, ReadResourceResult, options)
+    return this.#drive('resources/read', { uri }, uri, ReadResourceResultCheck, options)
   }
 
   /**
@@ -349,7 +356,7 @@ export class Client {
       { ref, argument, context: { arguments: context } },
       options,
     )
-    return parseResult(CompleteResult, result, 'completion/complete').completion
+    return parseResult(CompleteResultCheck, result, 'completion/complete').completion
   }
 
   /**
@@ -384,26 +391,21 @@ export class Client {
 
   /** `prompts/list`, walking every page. */
   async listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
-    return this.#walk('prompts/list', 'prompts', ListPromptsResult, options)
+    return this.#walk('prompts/list', 'prompts', ListPromptsResultCheck, options)
   }
 
   /** `resources/list`, walking every page. */
   async listResources(options: CallOptions = {}): Promise<Resource[]> {
-    return this.#walk('resources/list', 'resources', ListResourcesResult, options)
+    return this.#walk('resources/list', 'resources', ListResourcesResultCheck, options)
   }
 
   /** `resources/templates/list`, walking every page. */
   async listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
-    return this.#walk('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResult, options)
+    return this.#walk('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResultCheck, options)
   }
 
   /** Every page of a list method, each through the cache (see {@link walkPages}). */
-  async #walk<T, S extends v.GenericSchema>(
-    method: string,
-    field: string,
-    schema: S,
-    options: CallOptions,
-  ): Promise<T[]> {
+  async #walk<T>(method: string, field: string, check: Check, options: CallOptions): Promise<T[]> {
     return walkPages<T>(
       method,
       field,
@@ -412,7 +414,7 @@ export class Client {
           method,
           params,
           options,
-          (result) => parseResult(schema, result, method) as Record<string, unknown>,
+          (result) => parseResult(check, result, method) as Record<string, unknown>,
         ),
       () => this.invalidateCache(method),
     )
@@ -423,7 +425,7 @@ export class Client {
     method: string,
     base: Record<string, unknown>,
     target: string,
-    complete: v.GenericSchema<unknown, R>,
+    complete: Check<R>,
     options: ExchangeOptions & { manual?: boolean; memo?: AnswerMemo },
   ): Promise<R | InputRequiredResult> {
     const send = async (inputResponses?: InputResponses, requestState?: string) => {

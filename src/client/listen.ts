@@ -3,19 +3,19 @@
  * wait for the acknowledgement, then hand out notifications as callbacks and as an async iterable.
  * @module
  */
-import * as v from 'valibot'
 import { META } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
-import { describeIssue } from '../protocol/issues.ts'
-import {
+import { problem } from '../protocol/check.ts'
+import type {
+  JSONRPCNotification,
+  JSONRPCRequest,
+  RequestId,
+  SubscriptionFilter,
   SubscriptionsAcknowledgedNotification,
-  type JSONRPCNotification,
-  type JSONRPCRequest,
-  type RequestId,
-  type SubscriptionFilter,
 } from '../protocol/schemas/index.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
 import { InvalidResultError, RequestTimeoutError, SubscriptionDroppedError } from './errors.ts'
+import { SubscriptionsAcknowledgedNotificationCheck } from './result-checks.ts'
 
 /** Options of `Client.listen`. */
 export interface ListenOptions {
@@ -196,15 +196,15 @@ class ListenStream {
 
   /** The first notification must be the acknowledgement; anything else ends the stream. */
   #acknowledge(n: JSONRPCNotification): void {
-    const parsed = v.safeParse(SubscriptionsAcknowledgedNotification, n)
-    if (!parsed.success) {
+    const issue = problem(SubscriptionsAcknowledgedNotificationCheck, n)
+    if (issue !== undefined) {
       const why =
         n.method === 'notifications/subscriptions/acknowledged'
-          ? `an invalid acknowledgement (${describeIssue(parsed.issues[0])})`
+          ? `an invalid acknowledgement (${issue})`
           : `${n.method} before the acknowledgement`
       return this.#finish({ error: new InvalidResultError(`subscriptions/listen: the server sent ${why}`) })
     }
-    this.#acknowledged = parsed.output.params.notifications
+    this.#acknowledged = (n as SubscriptionsAcknowledgedNotification).params.notifications
     clearTimeout(this.#timer)
     this.#ack.resolve(this.#acknowledged)
   }
