@@ -30,7 +30,7 @@ import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { AnswerMemo, driveInputRequired } from './input-required.ts'
 import { EraNegotiator, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
-import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
+import type { ListenPlan } from './listen-plan.ts'
 import {
   capabilitiesOf,
   defined,
@@ -55,6 +55,9 @@ import {
   ReadResourceResultCheck,
 } from './result-checks.ts'
 import { ToolHeaders } from './tool-headers.ts'
+
+/** Set by `Client`'s static block (it reads the client's private state). @internal */
+export let listenPlan: (client: Client, filter: SubscriptionFilter, signal?: AbortSignal) => Promise<ListenPlan>
 
 /**
  * An MCP client.
@@ -359,34 +362,22 @@ export class Client {
     return parseResult(CompleteResultCheck, result, 'completion/complete').completion
   }
 
-  /**
-   * `subscriptions/listen`: open a long-lived stream of the notifications `filter` opts in to, and
-   * resolve once the server acknowledged it (`requestTimeoutMs` applies to that wait only). Then
-   * notifications reach the callbacks and the returned async iterable, until you abort `signal` (or
-   * call `close()`), or the server ends the subscription. With a 2025-era server the filter is honoured
-   * from its `initialize` capabilities over the session's GET stream (see legacy-listen.ts).
-   *
-   * @example
-   * const sub = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] }, { signal })
-   * for await (const n of sub) if (n.method === 'notifications/tools/list_changed') await client.listTools()
-   * @throws McpError when the server refuses (e.g. -32602 naming a bad filter field); RequestTimeoutError,
-   *   InvalidResultError and HttpError as for any request. After the acknowledgement, a broken stream
-   *   rejects `subscription.ended` (and the iterator) with SubscriptionDroppedError.
-   */
-  async listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
-    options.signal?.throwIfAborted()
-    const era = await this.#eras.resolve(this.#probe, options.signal)
-    const params = { notifications: filter, _meta: this.#envelope() }
-    // list changes and resource updates drop the cache entries they make stale before the app hears of them
-    const before = this.#cache ? (n: JSONRPCNotification) => this.invalidateCacheFor(n) : undefined
-    return openSubscription(
-      era === 'legacy' ? this.#legacy!.listenTransport() : this.options.transport,
-      { jsonrpc: '2.0', id: this.#nextId++, method: 'subscriptions/listen', params },
-      options,
-      this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      (m) => this.#warn(m),
-      before,
-    )
+  static {
+    // `listen` (listen.ts) is a function of its own, so that an app that never listens does not bundle it
+    listenPlan = async (client, filter, signal) => {
+      signal?.throwIfAborted()
+      const era = await client.#eras.resolve(client.#probe, signal)
+      const params = { notifications: filter, _meta: client.#envelope() }
+      const cache = client.#cache
+      return {
+        ...(era === 'legacy' ? { session: client.#legacy!.listenSession() } : { transport: client.options.transport }),
+        message: { jsonrpc: '2.0', id: client.#nextId++, method: 'subscriptions/listen', params },
+        timeoutMs: client.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        warn: (m) => client.#warn(m),
+        // list changes and resource updates drop the cache entries they make stale before the app hears of them
+        ...(cache ? { before: (n: JSONRPCNotification) => client.invalidateCacheFor(n) } : {}),
+      }
+    }
   }
 
   /** `prompts/list`, walking every page. */
