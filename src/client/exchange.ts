@@ -5,7 +5,7 @@
  * @module
  */
 import { McpError } from '../protocol/errors.ts'
-import { problem, type Check } from '../protocol/check.ts'
+import { parse, type Check } from '../protocol/check.ts'
 import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
 import type { ClientTransport, SendOptions } from '../transport/http-client.ts'
 import { anySignal, rejectOnAbort } from './abort.ts'
@@ -103,11 +103,14 @@ export async function exchange(
   return resultOf(response, id, method)
 }
 
-/** Validate a result with its check (result-checks.ts); @returns it as it is. @throws InvalidResultError naming the first issue. */
+/**
+ * Validate a result with its check (result-checks.ts). @returns its output (a copy, see ../protocol/check.ts).
+ * @throws InvalidResultError naming the first issue.
+ */
 export function parseResult<T>(check: Check<T>, value: unknown, method: string): T {
-  const issue = problem(check, value)
-  if (issue !== undefined) throw new InvalidResultError(`Invalid ${method} result: ${issue}`)
-  return value as T
+  const parsed = parse(check, value)
+  if (parsed[0] !== undefined) throw new InvalidResultError(`Invalid ${method} result: ${parsed[0]}`)
+  return parsed[1]
 }
 
 /**

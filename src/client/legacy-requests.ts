@@ -6,8 +6,8 @@
  */
 import { META } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import { problem } from '../protocol/check.ts'
-import type { InputRequest, JSONRPCRequest, JSONRPCResponse, RequestId } from '../protocol/schemas/index.ts'
+import { parse } from '../protocol/check.ts'
+import type { JSONRPCRequest, JSONRPCResponse, RequestId } from '../protocol/schemas/index.ts'
 import { HttpError } from '../transport/errors.ts'
 import { answerInput } from './carrier.ts'
 import { MissingInputHandlerError } from './errors.ts'
@@ -66,11 +66,10 @@ async function resultOf(
   if (request.method === 'ping') return {}
   if (!['elicitation/create', 'sampling/createMessage', 'roots/list'].includes(request.method))
     throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`)
-  const asked = { method: request.method, params: request.params }
-  const issue = problem(InputRequestCheck, asked)
-  if (issue !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${issue}`)
+  const parsed = parse(InputRequestCheck, { method: request.method, params: request.params })
+  if (parsed[0] !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${parsed[0]}`)
   const key = keyOf(request.id)
-  return await answerInput(options, key, asked as InputRequest, { key, method, target, signal })
+  return await answerInput(options, key, parsed[1], { key, method, target, signal })
 }
 
 /**

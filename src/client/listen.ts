@@ -5,14 +5,8 @@
  */
 import { META } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
-import { problem } from '../protocol/check.ts'
-import type {
-  JSONRPCNotification,
-  JSONRPCRequest,
-  RequestId,
-  SubscriptionFilter,
-  SubscriptionsAcknowledgedNotification,
-} from '../protocol/schemas/index.ts'
+import { parse } from '../protocol/check.ts'
+import type { JSONRPCNotification, JSONRPCRequest, RequestId, SubscriptionFilter } from '../protocol/schemas/index.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
 import { listenPlan, type Client } from './client.ts'
 import { InvalidResultError, RequestTimeoutError, SubscriptionDroppedError } from './errors.ts'
@@ -224,15 +218,15 @@ class ListenStream {
 
   /** The first notification must be the acknowledgement; anything else ends the stream. */
   #acknowledge(n: JSONRPCNotification): void {
-    const issue = problem(SubscriptionsAcknowledgedNotificationCheck, n)
-    if (issue !== undefined) {
+    const parsed = parse(SubscriptionsAcknowledgedNotificationCheck, n)
+    if (parsed[0] !== undefined) {
       const why =
         n.method === 'notifications/subscriptions/acknowledged'
-          ? `an invalid acknowledgement (${issue})`
+          ? `an invalid acknowledgement (${parsed[0]})`
           : `${n.method} before the acknowledgement`
       return this.#finish({ error: new InvalidResultError(`subscriptions/listen: the server sent ${why}`) })
     }
-    this.#acknowledged = (n as SubscriptionsAcknowledgedNotification).params.notifications
+    this.#acknowledged = parsed[1].params.notifications
     clearTimeout(this.#timer)
     this.#ack.resolve(this.#acknowledged)
   }

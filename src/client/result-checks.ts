@@ -306,16 +306,19 @@ export const InputRequiredResultCheck = object<InputRequiredResult>({
 })
 
 /** `notifications/subscriptions/acknowledged` with the honoured filter (schemas/notifications.ts). */
-export const SubscriptionsAcknowledgedNotificationCheck = object<SubscriptionsAcknowledgedNotification>({
-  jsonrpc: literal('2.0'),
-  method: literal('notifications/subscriptions/acknowledged'),
-  params: object({
-    ...meta,
-    notifications: object({
-      toolsListChanged: optBoolean,
-      promptsListChanged: optBoolean,
-      resourcesListChanged: optBoolean,
-      resourceSubscriptions: strings,
+export const SubscriptionsAcknowledgedNotificationCheck = object<SubscriptionsAcknowledgedNotification>(
+  {
+    jsonrpc: literal('2.0'),
+    method: literal('notifications/subscriptions/acknowledged'),
+    params: object({
+      ...meta,
+      notifications: object({
+        toolsListChanged: optBoolean,
+        promptsListChanged: optBoolean,
+        resourcesListChanged: optBoolean,
+        resourceSubscriptions: strings,
+      }),
     }),
-  }),
-})
+  },
+  true, // a JSON-RPC message: its other members are not kept
+)

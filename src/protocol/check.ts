@@ -5,8 +5,10 @@
  * server keeps valibot; test/client-checks.test.ts proves the two agree). It is a fraction of valibot's
  * size, which matters in a browser bundle.
  *
- * A check returns `[typed, issues]`: whether the value has the checked type (valibot's `typed`: a union
- * keeps trying other options after an untyped one), and every issue found, in valibot's order.
+ * A check returns `[typed, issues, output]`: whether the value has the checked type (valibot's `typed`: a
+ * union keeps trying other options after an untyped one), every issue found, in valibot's order, and
+ * valibot's output: a copy of the objects and arrays, each object's schema members first, without the
+ * own members named `__proto__`, `prototype` or `constructor` among those it does not check.
  * @module
  */
 
@@ -17,8 +19,8 @@ export interface Issue {
   union?: Issue[]
 }
 
-/** A check's outcome: whether the value had the checked type, and the issues found (none: it passed). */
-export type Outcome = [typed: boolean, issues: Issue[]]
+/** A check's outcome: whether the value had the checked type, the issues found (none: it passed), the output. */
+export type Outcome = [typed: boolean, issues: Issue[], output?: unknown]
 
 /** A check of one value; `e` is what it expects (for messages), `o` marks an optional one, `n` an object's entries. */
 export interface Check<T = unknown> {
@@ -59,12 +61,12 @@ const make = <T>(e: string, run: (value: unknown) => Outcome, extra?: Partial<Ch
 
 /** A check that passes when `test` holds, else a type issue. */
 const when = <T>(e: string, test: (value: unknown) => boolean): Check<T> =>
-  make(e, (value) => (test(value) ? [true, []] : [false, [issue('type', e, show(value))]]))
+  make(e, (value) => (test(value) ? [true, [], value] : [false, [issue('type', e, show(value))]]))
 
 export const string = when<string>('string', (x) => typeof x === 'string')
 export const number = when<number>('number', (x) => typeof x === 'number' && !isNaN(x))
 export const boolean = when<boolean>('boolean', (x) => typeof x === 'boolean')
-export const unknown = make<unknown>('unknown', () => [true, []])
+export const unknown = make<unknown>('unknown', (value) => [true, [], value])
 
 /** Exactly `literal` (a string). */
 export const literal = <const L extends string>(literal: L): Check<L> => when(show(literal), (x) => x === literal)
@@ -75,7 +77,7 @@ export const picklist = <const L extends string>(options: readonly L[]): Check<L
 
 /** `check`, or undefined. */
 export const optional = <T>(check: Check<T>): Check<T | undefined> =>
-  make(`(${check.e} | undefined)`, (value) => (value === undefined ? [true, []] : check(value)), { o: true })
+  make(`(${check.e} | undefined)`, (value) => (value === undefined ? [true, [], value] : check(value)), { o: true })
 
 /** A refinement of a typed value (valibot's validation actions): an issue, or undefined when it holds. */
 export type Rule = (value: never) => Issue | undefined
@@ -110,11 +112,19 @@ export const url: Rule = (x: string) => (URL.canParse(x) ? undefined : issue('UR
 
 const isObject = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object'
 
-/** Run `check` on one member, putting its issues (under `key`) into `into`; @returns whether it was typed. */
-function member(check: Check, value: unknown, key: string | number, into: Issue[]): boolean {
-  const [typed, issues] = check(value)
+/** An own member of `value` that is not `__proto__`, `prototype` or `constructor` (valibot's `_isValidObjectKey`). */
+const plainKey = (value: object, key: string) =>
+  Object.hasOwn(value, key) && key !== '__proto__' && key !== 'prototype' && key !== 'constructor'
+
+/**
+ * Run `check` on one member: its issues (under `key`) go into `into`, its output to `out[key]`.
+ * @returns whether it was typed.
+ */
+function member(check: Check, value: unknown, key: string | number, into: Issue[], out: object): boolean {
+  const [typed, issues, output] = check(value)
   for (const i of issues) i.path.unshift(key)
   into.push(...issues)
+  ;(out as Record<string | number, unknown>)[key] = output
   return typed
 }
 
@@ -123,27 +133,34 @@ export const array = <T>(item: Check<T>): Check<T[]> =>
   make('Array', (value) => {
     if (!Array.isArray(value)) return [false, [issue('type', 'Array', show(value))]]
     const issues: Issue[] = []
+    const out: unknown[] = []
     let typed = true
-    value.forEach((x, i) => (typed = member(item, x, i, issues) && typed))
-    return [typed, issues]
+    value.forEach((x, i) => (typed = member(item, x, i, issues, out) && typed))
+    return [typed, issues, out]
   })
 
-/** A loose object (any object, an array too): each of `entries` present (unless optional) and valid; other members kept. */
-export const object = <T>(entries: Record<string, Check>): Check<T> =>
+/**
+ * A loose object (any object, an array too): each of `entries` present (unless optional) and valid; other
+ * members kept in the output, unless `strip` (valibot's `object` rather than `looseObject`).
+ */
+export const object = <T>(entries: Record<string, Check>, strip?: boolean): Check<T> =>
   make(
     'Object',
     (value) => {
       if (!isObject(value)) return [false, [issue('type', 'Object', show(value))]]
       const issues: Issue[] = []
+      const out: Record<string, unknown> = {}
       let typed = true
       for (const [key, entry] of Object.entries(entries)) {
-        if (key in value) typed = member(entry, value[key], key, issues) && typed
+        if (key in value) typed = member(entry, value[key], key, issues, out) && typed
         else if (!entry.o) {
           issues.push(issue('key', `"${key}"`, 'undefined', [key]))
           typed = false
         }
       }
-      return [typed, issues]
+      if (!strip)
+        for (const key in value) if (plainKey(value, key) && !Object.hasOwn(entries, key)) out[key] = value[key]
+      return [typed, issues, out]
     },
     { n: entries },
   )
@@ -153,11 +170,10 @@ export const record = <T>(check: Check<T>): Check<Record<string, T>> =>
   make('Object', (value) => {
     if (!isObject(value)) return [false, [issue('type', 'Object', show(value))]]
     const issues: Issue[] = []
+    const out: Record<string, unknown> = {}
     let typed = true
-    for (const key in value)
-      if (Object.hasOwn(value, key) && !['__proto__', 'prototype', 'constructor'].includes(key))
-        typed = member(check, value[key], key, issues) && typed
-    return [typed, issues]
+    for (const key in value) if (plainKey(value, key)) typed = member(check, value[key], key, issues, out) && typed
+    return [typed, issues, out]
   })
 
 /** The first of `options` the value passes; else the issues of the closest (valibot's union). */
@@ -211,6 +227,11 @@ export function describe(first: Issue): string {
 
 /** The first issue of `check` on `value` described, or undefined when it passes. */
 export function problem(check: Check, value: unknown): string | undefined {
-  const issues = check(value)[1]
-  return issues[0] && describe(issues[0])
+  return parse(check, value)[0]
+}
+
+/** `[undefined, output]` when `value` passes `check` (the output as valibot's, see above), else `[the first issue described]`. */
+export function parse<T>(check: Check<T>, value: unknown): [issue: undefined, output: T] | [issue: string] {
+  const [, issues, output] = check(value)
+  return issues[0] ? [describe(issues[0])] : [undefined, output as T]
 }
