@@ -1,10 +1,11 @@
 /**
  * Benchmark: the minified + gzipped size of a browser app's MCP client code per SDK. Each
  * entry in `bench/browser/` (a `Client`, its Streamable HTTP transport and an elicitation handler,
- * calling one tool on a click) is bundled by vite 8.3.8's `build()` the same way: library mode, ES
- * modules, every dependency bundled, `minify: true`, `target: 'es2022'`, browser resolution (the `browser`
- * export condition: the official client resolves its `_shims` to `shimsBrowser.mjs`), nothing written to
- * disk; then each chunk gzipped (zlib level 6). The headline is the sum over every chunk, those an
+ * calling one tool on a click) is bundled by vite 8.3.8's `build()` the same way, as an app is: app mode
+ * (the entry as `rolldownOptions.input`; not library mode, whose ES output vite leaves with its
+ * whitespace), ES modules, every dependency bundled, `minify: true`, `target: 'es2022'`, browser
+ * resolution (the `browser` export condition: the official client resolves its `_shims` to
+ * `shimsBrowser.mjs`), nothing written to disk; then each chunk gzipped (zlib level 6). The headline is the sum over every chunk, those an
  * `import()` loads later included; the chunks loaded at start (entry and its static imports) are shown
  * too. A bundle that still imports a `node:` builtin (or any module outside its own chunks) fails the
  * benchmark. Target: edge-mcp ≤ 1/4 of the official SDK, gzipped.
@@ -44,7 +45,7 @@ async function bundle(entry: string): Promise<Bundle> {
     publicDir: false,
     build: {
       write: false,
-      lib: { entry: fileURLToPath(new URL(`./browser/${entry}`, import.meta.url)), formats: ['es'], fileName: 'app' },
+      rolldownOptions: { input: fileURLToPath(new URL(`./browser/${entry}`, import.meta.url)) },
       minify: true,
       target: 'es2022',
       sourcemap: false,

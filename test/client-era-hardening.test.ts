@@ -10,7 +10,13 @@
 import { McpServer as V1Server } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport, SubscriptionDroppedError, type EraStore } from '../src/client/index.ts'
+import {
+  Client,
+  listen,
+  StreamableHttpClientTransport,
+  SubscriptionDroppedError,
+  type EraStore,
+} from '../src/client/index.ts'
 import { McpError } from '../src/protocol/errors.ts'
 
 /** A JSON-RPC message as the fake servers read it. */
@@ -276,7 +282,7 @@ describe('listen over a 2025 session, at the edges', () => {
       versionNegotiation: 'legacy',
       onWarning: () => {},
     })
-    const sub = await client.listen({ resourceSubscriptions: ['file:///a'] })
+    const sub = await listen(client, { resourceSubscriptions: ['file:///a'] })
     expect(gets).toBe(2) // the first GET stream ended at once; listen opened it again
     expect(sub.acknowledged).toEqual({ resourceSubscriptions: ['file:///a'] })
     await client.close()

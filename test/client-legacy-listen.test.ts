@@ -10,7 +10,7 @@ import { McpServer as V1Server } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport, SubscriptionDroppedError } from '../src/client/index.ts'
+import { Client, listen, StreamableHttpClientTransport, SubscriptionDroppedError } from '../src/client/index.ts'
 import type { JSONRPCNotification } from '../src/index.ts'
 import { createFetchHandler } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
@@ -52,7 +52,8 @@ describe('Client.listen with a 2025-era server', () => {
       transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch: v1.fetch }),
     })
     const changed: string[] = []
-    const sub = await client.listen(
+    const sub = await listen(
+      client,
       { toolsListChanged: true, promptsListChanged: true, resourceSubscriptions: [CONFIG] },
       { onToolsListChanged: () => changed.push('tools'), onResourceUpdated: (uri) => changed.push(uri) },
     )
@@ -83,7 +84,7 @@ describe('Client.listen with a 2025-era server', () => {
     const client = new Client({
       transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch: v1.fetch }),
     })
-    const sub = await client.listen({ toolsListChanged: true })
+    const sub = await listen(client, { toolsListChanged: true })
     await client.close()
     await expect(sub.ended).rejects.toBeInstanceOf(SubscriptionDroppedError)
   })
@@ -100,7 +101,7 @@ describe('Client.listen with a 2025-era server', () => {
       transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch }),
       versionNegotiation: 'legacy',
     })
-    const sub = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['books://sci-fi/shortlist'] })
+    const sub = await listen(client, { toolsListChanged: true, resourceSubscriptions: ['books://sci-fi/shortlist'] })
     expect(sub.acknowledged).toEqual({})
     expect(methods).toEqual(['POST initialize', 'POST notifications/initialized', 'GET'])
     await sub.close()

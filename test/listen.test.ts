@@ -10,6 +10,7 @@ import { schemaErrors } from './spec-schema.ts'
 import {
   Client,
   InvalidResultError,
+  listen,
   RequestTimeoutError,
   StreamableHttpClientTransport,
   SubscriptionDroppedError,
@@ -547,7 +548,8 @@ describe('Client.listen', () => {
     const { client, seen } = connect(mcp)
     const controller = new AbortController()
     const events: string[] = []
-    const sub = await client.listen(
+    const sub = await listen(
+      client,
       { toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] },
       {
         signal: controller.signal,
@@ -579,7 +581,7 @@ describe('Client.listen', () => {
     const bus = new InMemoryNotificationBus()
     const mcp = library(bus)
     const { client } = connect(mcp)
-    const first = await client.listen({ toolsListChanged: true })
+    const first = await listen(client, { toolsListChanged: true })
     mcp.tool('b', {}, () => 'b')
     for await (const n of first) {
       expect(n.method).toBe('notifications/tools/list_changed')
@@ -588,7 +590,7 @@ describe('Client.listen', () => {
     await expect(first.ended).resolves.toBe('aborted')
     await vi.waitFor(() => expect(bus.listenerCount).toBe(0))
 
-    const second = await client.listen({ toolsListChanged: true })
+    const second = await listen(client, { toolsListChanged: true })
     const drained: unknown[] = []
     const loop = (async () => {
       for await (const n of second) drained.push(n)
@@ -603,7 +605,7 @@ describe('Client.listen', () => {
   it('server errors are McpError; local failures are distinct classes', async () => {
     const mcp = library()
     const { client } = connect(mcp)
-    const refused = await client.listen({ resourceSubscriptions: [42 as unknown as string] }).catch((e: unknown) => e)
+    const refused = await listen(client, { resourceSubscriptions: [42 as unknown as string] }).catch((e: unknown) => e)
     expect(refused).toBeInstanceOf(McpError)
     expect(refused).toMatchObject({
       code: -32602,
@@ -613,12 +615,12 @@ describe('Client.listen', () => {
     lowLevel.setRequestHandler('subscriptions/listen', () => {
       throw new McpError(-32601, 'Method not found: subscriptions/listen')
     })
-    await expect(connect(lowLevel).client.listen({})).rejects.toMatchObject({ name: 'McpError', code: -32601 })
+    await expect(listen(connect(lowLevel).client, {})).rejects.toMatchObject({ name: 'McpError', code: -32601 })
 
     // no acknowledgement in time
     const silent: ClientTransport = { send: () => new Promise(() => {}) }
     await expect(
-      new Client({ transport: silent, requestTimeoutMs: 20, versionNegotiation: 'modern' }).listen({
+      listen(new Client({ transport: silent, requestTimeoutMs: 20, versionNegotiation: 'modern' }), {
         toolsListChanged: true,
       }),
     ).rejects.toBeInstanceOf(RequestTimeoutError)
@@ -634,12 +636,12 @@ describe('Client.listen', () => {
       },
     }
     await expect(
-      new Client({ transport: rude, versionNegotiation: 'modern' }).listen({ toolsListChanged: true }),
+      listen(new Client({ transport: rude, versionNegotiation: 'modern' }), { toolsListChanged: true }),
     ).rejects.toBeInstanceOf(InvalidResultError)
     // an already-aborted signal sends nothing
     const controller = new AbortController()
     controller.abort()
-    await expect(client.listen({}, { signal: controller.signal })).rejects.toThrow()
+    await expect(listen(client, {}, { signal: controller.signal })).rejects.toThrow()
   })
 
   it('a stream that breaks after the acknowledgement is a SubscriptionDroppedError', async () => {
@@ -656,7 +658,7 @@ describe('Client.listen', () => {
         headers: res.headers,
       })
     }
-    const sub = await connect(mcp, cutting).client.listen({ toolsListChanged: true })
+    const sub = await listen(connect(mcp, cutting).client, { toolsListChanged: true })
     expect(sub.acknowledged).toEqual({ toolsListChanged: true })
     await expect(sub.ended).rejects.toBeInstanceOf(SubscriptionDroppedError)
     const iterate = async () => {
@@ -668,7 +670,7 @@ describe('Client.listen', () => {
 
   it('the acknowledgement parses with the wire schema the client uses', async () => {
     const { client } = connect(library())
-    const sub = await client.listen({ promptsListChanged: true, resourcesListChanged: true })
+    const sub = await listen(client, { promptsListChanged: true, resourcesListChanged: true })
     expect(
       v.is(v.object({ promptsListChanged: v.literal(true), resourcesListChanged: v.literal(true) }), sub.acknowledged),
     ).toBe(true)
@@ -686,7 +688,7 @@ describe('Client.listen with the response cache on', () => {
       cache: true,
     })
     const callbacks: string[] = []
-    const sub = await client.listen({ toolsListChanged: true }, { onToolsListChanged: () => callbacks.push('tools') })
+    const sub = await listen(client, { toolsListChanged: true }, { onToolsListChanged: () => callbacks.push('tools') })
     mcp.tool('b', {}, () => 'b') // list_changed, then at once the closing result
     await new Promise((resolve) => setTimeout(resolve, 0))
     mcp.server.closeSubscriptions()

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { Client, RequestTimeoutError, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { Client, listen, RequestTimeoutError, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
 
 const V = '2026-07-28'
@@ -122,7 +122,7 @@ describe('R3: SSE events that carry no JSON are not messages', () => {
       )
     })
     const client = new Client({ transport, versionNegotiation: 'modern' })
-    const sub = await client.listen({ toolsListChanged: true })
+    const sub = await listen(client, { toolsListChanged: true })
     const got: string[] = []
     for await (const n of sub) got.push(n.method)
     expect(got).toContain('notifications/tools/list_changed')

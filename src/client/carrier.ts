@@ -5,18 +5,16 @@
  * `driveInputRequired` (input-required.ts).
  * @module
  */
-import * as v from 'valibot'
-import { describeIssue } from '../protocol/issues.ts'
-import {
-  CreateMessageResult,
-  ElicitResult,
-  InputRequiredResult,
-  ListRootsResult,
-  type InputRequest,
-  type InputResponse,
-} from '../protocol/schemas/index.ts'
+import { problem, type Check } from '../protocol/check.ts'
+import type { InputRequest, InputRequiredResult, InputResponse } from '../protocol/schemas/index.ts'
 import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError } from './errors.ts'
 import { parseResult } from './exchange.ts'
+import {
+  CreateMessageResultCheck,
+  ElicitResultCheck,
+  InputRequiredResultCheck,
+  ListRootsResultCheck,
+} from './result-checks.ts'
 import type { ClientOptions, InputContext } from './options.ts'
 
 /**
@@ -28,11 +26,11 @@ import type { ClientOptions, InputContext } from './options.ts'
 export function parseCarrierResult<R>(
   method: string,
   result: Record<string, unknown>,
-  complete: v.GenericSchema<unknown, R>,
+  complete: Check<R>,
 ): R | InputRequiredResult {
   const type = result.resultType
   if (type === 'input_required') {
-    const irr = parseResult(InputRequiredResult, result, method)
+    const irr = parseResult(InputRequiredResultCheck, result, method)
     if (Object.keys(irr.inputRequests ?? {}).length === 0 && irr.requestState === undefined) {
       throw new InvalidResultError(
         `${method} returned an InputRequiredResult with neither inputRequests nor requestState`,
@@ -63,28 +61,28 @@ export async function answerInput(
   ctx: InputContext,
 ): Promise<InputResponse> {
   let answer: unknown
-  let schema: v.GenericSchema
+  let check: Check
   switch (request.method) {
     case 'elicitation/create': {
       if (!callbacks.elicitation) throw new MissingInputHandlerError('elicitation', key)
       answer = await callbacks.elicitation(request.params, ctx)
-      schema = ElicitResult
+      check = ElicitResultCheck
       break
     }
     case 'sampling/createMessage': {
       if (!callbacks.sampling) throw new MissingInputHandlerError('sampling', key)
       answer = await callbacks.sampling(request.params, ctx)
-      schema = CreateMessageResult
+      check = CreateMessageResultCheck
       break
     }
     case 'roots/list': {
       if (!callbacks.roots) throw new MissingInputHandlerError('roots', key)
       answer = await callbacks.roots(ctx)
-      schema = ListRootsResult
+      check = ListRootsResultCheck
       break
     }
   }
-  const parsed = v.safeParse(schema, answer)
-  if (!parsed.success) throw new InvalidInputResponseError(key, describeIssue(parsed.issues[0]))
+  const issue = problem(check, answer)
+  if (issue !== undefined) throw new InvalidInputResponseError(key, issue)
   return answer as InputResponse
 }

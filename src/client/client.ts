@@ -5,28 +5,24 @@
  * server's own requests answered through the same callbacks; see legacy.ts).
  * @module
  */
-import type * as v from 'valibot'
 import { LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import {
+import type { Check } from '../protocol/check.ts'
+import type {
   CallToolResult,
   CompleteResult,
   DiscoverResult,
   GetPromptResult,
-  ListPromptsResult,
-  ListResourceTemplatesResult,
-  ListResourcesResult,
-  ListToolsResult,
   ReadResourceResult,
-  type ClientCapabilities,
-  type InputRequiredResult,
-  type InputResponses,
-  type JSONRPCNotification,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type SubscriptionFilter,
-  type Tool,
+  ClientCapabilities,
+  InputRequiredResult,
+  InputResponses,
+  JSONRPCNotification,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  SubscriptionFilter,
+  Tool,
 } from '../protocol/schemas/index.ts'
 import { invalidateFor, ResponseCache, withUsableHints } from './cache.ts'
 import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
@@ -34,7 +30,7 @@ import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { AnswerMemo, driveInputRequired } from './input-required.ts'
 import { EraNegotiator, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
-import { openSubscription, type ListenOptions, type Subscription } from './listen.ts'
+import type { ListenPlan } from './listen-plan.ts'
 import {
   capabilitiesOf,
   defined,
@@ -47,7 +43,21 @@ import {
   type ManualCallOptions,
 } from './options.ts'
 import { walkPages } from './pages.ts'
+import {
+  CallToolResultCheck,
+  CompleteResultCheck,
+  DiscoverResultCheck,
+  GetPromptResultCheck,
+  ListPromptsResultCheck,
+  ListResourcesResultCheck,
+  ListResourceTemplatesResultCheck,
+  ListToolsResultCheck,
+  ReadResourceResultCheck,
+} from './result-checks.ts'
 import { ToolHeaders } from './tool-headers.ts'
+
+/** Set by `Client`'s static block (it reads the client's private state). @internal */
+export let listenPlan: (client: Client, filter: SubscriptionFilter, signal?: AbortSignal) => Promise<ListenPlan>
 
 /**
  * An MCP client.
@@ -233,7 +243,7 @@ export class Client {
   /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */
   async discover(options: CallOptions = {}): Promise<DiscoverResult> {
     return this.#cached('server/discover', {}, options, (result) =>
-      parseResult(DiscoverResult, result, 'server/discover'),
+      parseResult(DiscoverResultCheck, result, 'server/discover'),
     )
   }
 
@@ -243,7 +253,7 @@ export class Client {
    * `callTool` mirrors them into `Mcp-Param-*` headers.
    */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
-    const tools = await this.#walk<Tool, typeof ListToolsResult>('tools/list', 'tools', ListToolsResult, options)
+    const tools = await this.#walk<Tool>('tools/list', 'tools', ListToolsResultCheck, options)
     return this.#toolHeaders.replace(tools, (message) => this.#warn(message))
   }
 
@@ -276,7 +286,7 @@ export class Client {
   ): Promise<CallToolResult | InputRequiredResult> {
     const memo = new AnswerMemo() // shared by the retry below: the user's answers are not asked again
     const drive = () =>
-      this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
+      this.#drive('tools/call', { name, arguments: args }, name, CallToolResultCheck, {
         ...options,
         headers: this.#toolHeaders.headersFor(name, args), // read again after a re-list
         memo,
@@ -312,7 +322,7 @@ export class Client {
     args: Record<string, string> = {},
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<GetPromptResult | InputRequiredResult> {
-    return this.#drive('prompts/get', { name, arguments: args }, name, GetPromptResult, options)
+    return this.#drive('prompts/get', { name, arguments: args }, name, GetPromptResultCheck, options)
   }
 
   /**
@@ -329,7 +339,7 @@ export class Client {
     uri: string,
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<ReadResourceResult | InputRequiredResult> {
-    return this.#drive('resources/read', { uri }, uri, ReadResourceResult, options)
+    return this.#drive('resources/read', { uri }, uri, ReadResourceResultCheck, options)
   }
 
   /**
@@ -349,61 +359,44 @@ export class Client {
       { ref, argument, context: { arguments: context } },
       options,
     )
-    return parseResult(CompleteResult, result, 'completion/complete').completion
+    return parseResult(CompleteResultCheck, result, 'completion/complete').completion
   }
 
-  /**
-   * `subscriptions/listen`: open a long-lived stream of the notifications `filter` opts in to, and
-   * resolve once the server acknowledged it (`requestTimeoutMs` applies to that wait only). Then
-   * notifications reach the callbacks and the returned async iterable, until you abort `signal` (or
-   * call `close()`), or the server ends the subscription. With a 2025-era server the filter is honoured
-   * from its `initialize` capabilities over the session's GET stream (see legacy-listen.ts).
-   *
-   * @example
-   * const sub = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] }, { signal })
-   * for await (const n of sub) if (n.method === 'notifications/tools/list_changed') await client.listTools()
-   * @throws McpError when the server refuses (e.g. -32602 naming a bad filter field); RequestTimeoutError,
-   *   InvalidResultError and HttpError as for any request. After the acknowledgement, a broken stream
-   *   rejects `subscription.ended` (and the iterator) with SubscriptionDroppedError.
-   */
-  async listen(filter: SubscriptionFilter, options: ListenOptions = {}): Promise<Subscription> {
-    options.signal?.throwIfAborted()
-    const era = await this.#eras.resolve(this.#probe, options.signal)
-    const params = { notifications: filter, _meta: this.#envelope() }
-    // list changes and resource updates drop the cache entries they make stale before the app hears of them
-    const before = this.#cache ? (n: JSONRPCNotification) => this.invalidateCacheFor(n) : undefined
-    return openSubscription(
-      era === 'legacy' ? this.#legacy!.listenTransport() : this.options.transport,
-      { jsonrpc: '2.0', id: this.#nextId++, method: 'subscriptions/listen', params },
-      options,
-      this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      (m) => this.#warn(m),
-      before,
-    )
+  static {
+    // `listen` (listen.ts) is a function of its own, so that an app that never listens does not bundle it
+    listenPlan = async (client, filter, signal) => {
+      signal?.throwIfAborted()
+      const era = await client.#eras.resolve(client.#probe, signal)
+      const params = { notifications: filter, _meta: client.#envelope() }
+      const cache = client.#cache
+      return {
+        ...(era === 'legacy' ? { session: client.#legacy!.listenSession() } : { transport: client.options.transport }),
+        message: { jsonrpc: '2.0', id: client.#nextId++, method: 'subscriptions/listen', params },
+        timeoutMs: client.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        warn: (m) => client.#warn(m),
+        // list changes and resource updates drop the cache entries they make stale before the app hears of them
+        ...(cache ? { before: (n: JSONRPCNotification) => client.invalidateCacheFor(n) } : {}),
+      }
+    }
   }
 
   /** `prompts/list`, walking every page. */
   async listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
-    return this.#walk('prompts/list', 'prompts', ListPromptsResult, options)
+    return this.#walk('prompts/list', 'prompts', ListPromptsResultCheck, options)
   }
 
   /** `resources/list`, walking every page. */
   async listResources(options: CallOptions = {}): Promise<Resource[]> {
-    return this.#walk('resources/list', 'resources', ListResourcesResult, options)
+    return this.#walk('resources/list', 'resources', ListResourcesResultCheck, options)
   }
 
   /** `resources/templates/list`, walking every page. */
   async listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
-    return this.#walk('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResult, options)
+    return this.#walk('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResultCheck, options)
   }
 
   /** Every page of a list method, each through the cache (see {@link walkPages}). */
-  async #walk<T, S extends v.GenericSchema>(
-    method: string,
-    field: string,
-    schema: S,
-    options: CallOptions,
-  ): Promise<T[]> {
+  async #walk<T>(method: string, field: string, check: Check, options: CallOptions): Promise<T[]> {
     return walkPages<T>(
       method,
       field,
@@ -412,7 +405,7 @@ export class Client {
           method,
           params,
           options,
-          (result) => parseResult(schema, result, method) as Record<string, unknown>,
+          (result) => parseResult(check, result, method) as Record<string, unknown>,
         ),
       () => this.invalidateCache(method),
     )
@@ -423,7 +416,7 @@ export class Client {
     method: string,
     base: Record<string, unknown>,
     target: string,
-    complete: v.GenericSchema<unknown, R>,
+    complete: Check<R>,
     options: ExchangeOptions & { manual?: boolean; memo?: AnswerMemo },
   ): Promise<R | InputRequiredResult> {
     const send = async (inputResponses?: InputResponses, requestState?: string) => {

@@ -4,9 +4,8 @@
  * notifications, and check the response before its result is handed back.
  * @module
  */
-import * as v from 'valibot'
 import { McpError } from '../protocol/errors.ts'
-import { describeIssue } from '../protocol/issues.ts'
+import { parse, type Check } from '../protocol/check.ts'
 import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
 import type { ClientTransport, SendOptions } from '../transport/http-client.ts'
 import { anySignal, rejectOnAbort } from './abort.ts'
@@ -104,13 +103,14 @@ export async function exchange(
   return resultOf(response, id, method)
 }
 
-/** Validate a result against its schema. @throws InvalidResultError naming the first issue. */
-export function parseResult<S extends v.GenericSchema>(schema: S, value: unknown, method: string): v.InferOutput<S> {
-  const parsed = v.safeParse(schema, value)
-  if (!parsed.success) {
-    throw new InvalidResultError(`Invalid ${method} result: ${describeIssue(parsed.issues[0])}`)
-  }
-  return parsed.output
+/**
+ * Validate a result with its check (result-checks.ts). @returns its output (a copy, see ../protocol/check.ts).
+ * @throws InvalidResultError naming the first issue.
+ */
+export function parseResult<T>(check: Check<T>, value: unknown, method: string): T {
+  const parsed = parse(check, value)
+  if (parsed[0] !== undefined) throw new InvalidResultError(`Invalid ${method} result: ${parsed[0]}`)
+  return parsed[1]
 }
 
 /**

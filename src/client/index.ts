@@ -1,12 +1,14 @@
 /**
- * `edge-mcp/client`: the `Client` (with its multi-round-trip loop, listen streams and optional response
- * cache), the fetch-based Streamable HTTP transport, OAuth, and the errors the client side raises.
+ * `edge-mcp/client`: the `Client` (with its multi-round-trip loop and optional response cache), `listen`
+ * (notification streams), the fetch-based Streamable HTTP transport, OAuth, and the errors the client
+ * side raises.
  * Protocol types and `McpError` come from `edge-mcp`.
  * @module
  */
 
 // The client and its options
 export { Client } from './client.ts'
+export { listen } from './listen.ts'
 export type {
   CallOptions,
   ClientOptions,

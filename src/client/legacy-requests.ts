@@ -4,14 +4,14 @@
  * client's callbacks.
  * @module
  */
-import * as v from 'valibot'
 import { META } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import { describeIssue } from '../protocol/issues.ts'
-import { InputRequest, type JSONRPCRequest, type JSONRPCResponse, type RequestId } from '../protocol/schemas/index.ts'
+import { parse } from '../protocol/check.ts'
+import type { JSONRPCRequest, JSONRPCResponse, RequestId } from '../protocol/schemas/index.ts'
 import { HttpError } from '../transport/errors.ts'
 import { answerInput } from './carrier.ts'
 import { MissingInputHandlerError } from './errors.ts'
+import { InputRequestCheck } from './result-checks.ts'
 import type { ClientOptions } from './options.ts'
 
 /** What `initialize` told about the server. */
@@ -66,10 +66,10 @@ async function resultOf(
   if (request.method === 'ping') return {}
   if (!['elicitation/create', 'sampling/createMessage', 'roots/list'].includes(request.method))
     throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`)
-  const parsed = v.safeParse(InputRequest, { method: request.method, params: request.params })
-  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
+  const parsed = parse(InputRequestCheck, { method: request.method, params: request.params })
+  if (parsed[0] !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${parsed[0]}`)
   const key = keyOf(request.id)
-  return await answerInput(options, key, parsed.output, { key, method, target, signal })
+  return await answerInput(options, key, parsed[1], { key, method, target, signal })
 }
 
 /**

@@ -15,7 +15,7 @@ import type { ClientCapabilities, JSONRPCNotification, JSONRPCRequest } from '..
 import type { ClientTransport } from '../transport/http-client.ts'
 import { raceAbort } from './abort.ts'
 import { exchange, PauseGroup, type ExchangeOptions } from './exchange.ts'
-import { legacyListenTransport } from './legacy-listen.ts'
+import type { LegacyListenSession } from './legacy-listen.ts'
 import { answerServerRequest, asModern, discoverResult, isSessionGone, type LegacyServer } from './legacy-requests.ts'
 import { wantsProgress, type ClientOptions } from './options.ts'
 import { withUrlElicitation } from './url-elicitation.ts'
@@ -64,12 +64,12 @@ export class LegacyConnection {
   }
 
   /**
-   * `Client.listen` over this session (see legacy-listen.ts): the filter honoured from the `initialize`
-   * capabilities — nothing when the server offers no standalone stream to send on — and the matching
-   * notifications, until the signal aborts or the stream is lost.
+   * What `listen` needs of this session (see legacy-listen.ts, which makes it a transport): the server's
+   * capabilities — nothing when it offers no standalone stream to send on — its requests, and the
+   * notifications of the standalone stream until it is lost.
    */
-  listenTransport(): ClientTransport {
-    return legacyListenTransport({
+  listenSession(): LegacyListenSession {
+    return {
       capabilities: async (signal) => {
         const server = await this.start(signal)
         if (!this.streaming && !this.#noStream) await this.#listen() // it ended: open it again
@@ -83,7 +83,7 @@ export class LegacyConnection {
         this.#droppers.add(drop)
         return () => (remove(), this.#droppers.delete(drop))
       },
-    })
+    }
   }
 
   /** The standalone stream is lost: tell the subscriptions over it, once. */

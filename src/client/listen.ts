@@ -3,21 +3,17 @@
  * wait for the acknowledgement, then hand out notifications as callbacks and as an async iterable.
  * @module
  */
-import * as v from 'valibot'
 import { META } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
-import { describeIssue } from '../protocol/issues.ts'
-import {
-  SubscriptionsAcknowledgedNotification,
-  type JSONRPCNotification,
-  type JSONRPCRequest,
-  type RequestId,
-  type SubscriptionFilter,
-} from '../protocol/schemas/index.ts'
+import { parse } from '../protocol/check.ts'
+import type { JSONRPCNotification, JSONRPCRequest, RequestId, SubscriptionFilter } from '../protocol/schemas/index.ts'
 import type { ClientTransport } from '../transport/http-client.ts'
+import { listenPlan, type Client } from './client.ts'
 import { InvalidResultError, RequestTimeoutError, SubscriptionDroppedError } from './errors.ts'
+import { legacyListenTransport } from './legacy-listen.ts'
+import { SubscriptionsAcknowledgedNotificationCheck } from './result-checks.ts'
 
-/** Options of `Client.listen`. */
+/** Options of {@link listen}. */
 export interface ListenOptions {
   /** Aborting it closes the stream (the cancel, in 2026-07-28); the subscription then ends as `'aborted'`. */
   signal?: AbortSignal
@@ -67,11 +63,37 @@ const DEFAULT_MAX_BUFFERED = 1000
 type StreamEnd = { end: SubscriptionEnd } | { error: unknown }
 
 /**
+ * `subscriptions/listen`: open a long-lived stream of the notifications `filter` opts in to on `client`'s
+ * server, and resolve once the server acknowledged it (the client's `requestTimeoutMs` applies to that
+ * wait only). Then notifications reach the callbacks and the returned async iterable, until you abort
+ * `signal` (or call `close()`), or the server ends the subscription. With a 2025-era server the filter is
+ * honoured from its `initialize` capabilities over the session's GET stream (see legacy-listen.ts). In
+ * `'auto'` mode it first finds the server's era, as a request would. A function rather than a method of
+ * `Client`, so that an app that never listens does not bundle it.
+ *
+ * @example
+ * const sub = await listen(client, { toolsListChanged: true, resourceSubscriptions: ['file:///config.json'] }, { signal })
+ * for await (const n of sub) if (n.method === 'notifications/tools/list_changed') await client.listTools()
+ * @throws McpError when the server refuses (e.g. -32602 naming a bad filter field); RequestTimeoutError,
+ *   InvalidResultError and HttpError as for any request. After the acknowledgement, a broken stream
+ *   rejects `subscription.ended` (and the iterator) with SubscriptionDroppedError.
+ */
+export async function listen(
+  client: Client,
+  filter: SubscriptionFilter,
+  options: ListenOptions = {},
+): Promise<Subscription> {
+  const plan = await listenPlan(client, filter, options.signal)
+  const transport = plan.session ? legacyListenTransport(plan.session) : plan.transport!
+  return openSubscription(transport, plan.message, options, plan.timeoutMs, plan.warn, plan.before)
+}
+
+/**
  * Send a `subscriptions/listen` request and resolve once the server acknowledged it.
  * @throws McpError when the server answers with an error (e.g. -32602 for a bad filter, -32601 when it
  *   has no listen); RequestTimeoutError when no acknowledgement comes within `timeoutMs`;
  *   InvalidResultError when the stream starts with something else or ends before it; HttpError for HTTP failures.
- * @internal use `Client.listen`.
+ * @internal use {@link listen}.
  */
 export function openSubscription(
   transport: ClientTransport,
@@ -196,15 +218,15 @@ class ListenStream {
 
   /** The first notification must be the acknowledgement; anything else ends the stream. */
   #acknowledge(n: JSONRPCNotification): void {
-    const parsed = v.safeParse(SubscriptionsAcknowledgedNotification, n)
-    if (!parsed.success) {
+    const parsed = parse(SubscriptionsAcknowledgedNotificationCheck, n)
+    if (parsed[0] !== undefined) {
       const why =
         n.method === 'notifications/subscriptions/acknowledged'
-          ? `an invalid acknowledgement (${describeIssue(parsed.issues[0])})`
+          ? `an invalid acknowledgement (${parsed[0]})`
           : `${n.method} before the acknowledgement`
       return this.#finish({ error: new InvalidResultError(`subscriptions/listen: the server sent ${why}`) })
     }
-    this.#acknowledged = parsed.output.params.notifications
+    this.#acknowledged = parsed[1].params.notifications
     clearTimeout(this.#timer)
     this.#ack.resolve(this.#acknowledged)
   }

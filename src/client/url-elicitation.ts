@@ -7,11 +7,12 @@
  * same callback through the same `answerInput`.
  * @module
  */
-import * as v from 'valibot'
 import { McpError } from '../protocol/errors.ts'
-import { ElicitRequestURLParams, type ElicitResult } from '../protocol/schemas/index.ts'
+import { problem } from '../protocol/check.ts'
+import type { ElicitRequestURLParams, ElicitResult } from '../protocol/schemas/index.ts'
 import { rejectOnAbort } from './abort.ts'
 import { answerInput } from './carrier.ts'
+import { ElicitRequestURLParamsCheck } from './result-checks.ts'
 import type { ClientOptions } from './options.ts'
 
 /** The JSON-RPC code of `URLElicitationRequiredError` (2025-11-25 only). */
@@ -50,7 +51,8 @@ export function requiredUrlElicitations(error: unknown): RequiredUrlElicitation[
   if (!Array.isArray(listed)) return undefined
   const valid = listed.filter(
     (e): e is RequiredUrlElicitation =>
-      v.is(ElicitRequestURLParams, e) && typeof (e as { elicitationId?: unknown }).elicitationId === 'string',
+      problem(ElicitRequestURLParamsCheck, e) === undefined &&
+      typeof (e as { elicitationId?: unknown }).elicitationId === 'string',
   )
   return valid.length > 0 ? valid : undefined
 }

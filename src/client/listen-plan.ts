@@ -1,0 +1,22 @@
+/**
+ * What `Client` hands to `listen` (listen.ts): a module of its own so that neither imports the other's
+ * types in a cycle.
+ * @module
+ */
+import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
+import type { ClientTransport } from '../transport/http-client.ts'
+import type { LegacyListenSession } from './legacy-listen.ts'
+
+/**
+ * How `listen` opens a subscription on a client: the era found first, then the request to
+ * send (the 2026 envelope, the client's next id) and where: the client's transport, or (2025 era) its
+ * session. @internal
+ */
+export interface ListenPlan {
+  transport?: ClientTransport
+  session?: LegacyListenSession
+  message: JSONRPCRequest
+  timeoutMs: number
+  warn: (message: string) => void
+  before?: (notification: JSONRPCNotification) => Promise<unknown>
+}
