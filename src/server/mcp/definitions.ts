@@ -5,7 +5,7 @@
  * @module
  */
 import * as v from 'valibot'
-import { toJsonSchema } from '@valibot/to-json-schema'
+import { toJsonSchema } from '../../protocol/json-schema.ts'
 import { headerParamsOf } from '../../protocol/param-headers.ts'
 import type { Tool } from '../../protocol/schemas/index.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
@@ -53,10 +53,10 @@ export function toolEntry<I extends ToolInput | undefined, U extends Uses>(
   handler: Registered['handler'],
 ): RegisteredTool {
   const schema = objectSchema(config.input)
-  const inputSchema = jsonSchemaOf(schema)
+  const inputSchema = toJsonSchema(schema, false)
   const plan = config.use ? planResolvers(`tool '${name}'`, argumentNames(schema), config.use) : undefined
   const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
-  if (config.output !== undefined) definition.outputSchema = jsonSchemaOf(config.output)
+  if (config.output !== undefined) definition.outputSchema = toJsonSchema(config.output, false)
   const properties = (definition.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>
   for (const [argName, header] of Object.entries((config.headers ?? {}) as Record<string, string | undefined>)) {
     if (header === undefined) continue
@@ -86,7 +86,7 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
 ): RegisteredPrompt {
   const entries: v.ObjectEntries = config.arguments ?? {}
   const schema = v.object(entries)
-  const json = jsonSchemaOf(schema)
+  const json = toJsonSchema(schema, false)
   const required = new Set((json.required as string[] | undefined) ?? [])
   const props = (json.properties ?? {}) as Record<string, { description?: string; title?: string }>
   const definition: Record<string, unknown> = { name }
@@ -179,15 +179,6 @@ function argumentNames(schema: v.GenericSchema): ReadonlySet<string> | undefined
 /** A tool's input as one valibot schema: none is `{}`, entries become `v.object(entries)`. */
 function objectSchema(input: ToolInput | undefined): v.GenericSchema<unknown, Record<string, unknown>> {
   return input === undefined ? v.object({}) : isSchema(input) ? input : v.object(input)
-}
-
-/** The JSON Schema 2020-12 of a valibot schema (input side; what it cannot express is left out), without `$schema`. */
-function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> {
-  const json: Record<string, unknown> = {
-    ...toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }),
-  }
-  delete json.$schema // the dialect marker is no part of an inputSchema, outputSchema or argument list
-  return json
 }
 
 function isSchema(input: ToolInput): input is v.GenericSchema<Record<string, unknown>, Record<string, unknown>> {
