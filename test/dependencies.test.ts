@@ -10,7 +10,13 @@ import {
   StreamableHttpClientTransport,
   type ClientOptions,
 } from '../src/client/index.ts'
-import { McpError, type CallToolResult, type ElicitRequestFormParams, type InputRequiredResult } from '../src/index.ts'
+import {
+  UriTemplate,
+  McpError,
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type InputRequiredResult,
+} from '../src/index.ts'
 import {
   InvalidSignatureError,
   McpServer,
@@ -674,7 +680,7 @@ describe('prompts and resource templates accept resolved parameters', () => {
     })
     mcp.resourceTemplate(
       'picks',
-      'books://{genre}/picks',
+      new UriTemplate('books://{genre}/picks'),
       { mimeType: 'text/plain', use: { count } },
       ({ genre, count }) => `${count.n} ${genre} picks`,
     )
@@ -780,11 +786,16 @@ describe('forms, names, args, caching, concurrency', () => {
     const needsIsbn = resolver({ isbn: arg<string>() }, function needsIsbn({ isbn }) {
       return isbn
     })
-    mcp.resourceTemplate('ok', 'books://{isbn}', { use: { x: needsIsbn } }, ({ isbn, x }) => `${isbn}${x}`)
-    // @ts-expect-error -- the template has no {isbn}
-    expect(() => mcp.resourceTemplate('bad', 'books://{id}', { use: { x: needsIsbn } }, () => 'x')).toThrow(
-      InvalidSignatureError,
+    mcp.resourceTemplate(
+      'ok',
+      new UriTemplate('books://{isbn}'),
+      { use: { x: needsIsbn } },
+      ({ isbn, x }) => `${isbn}${x}`,
     )
+    expect(() =>
+      // @ts-expect-error -- the template has no {isbn}
+      mcp.resourceTemplate('bad', new UriTemplate('books://{id}'), { use: { x: needsIsbn } }, () => 'x'),
+    ).toThrow(InvalidSignatureError)
   })
 
   it('a result reached through rounds is never cacheable', async () => {
@@ -792,8 +803,8 @@ describe('forms, names, args, caching, concurrency', () => {
     const n = resolver({}, function n() {
       return elicit('How many?', formSchema({ n: v.number() }))
     })
-    mcp.resourceTemplate('list', 'list://{kind}', { use: { n } }, ({ kind, n }) => `${n.n} ${kind}`)
-    mcp.resourceTemplate('plain', 'plain://{kind}', {}, ({ kind }) => kind)
+    mcp.resourceTemplate('list', new UriTemplate('list://{kind}'), { use: { n } }, ({ kind, n }) => `${n.n} ${kind}`)
+    mcp.resourceTemplate('plain', new UriTemplate('plain://{kind}'), {}, ({ kind }) => kind)
     const { client } = connect(mcp, { elicitation: () => ({ action: 'accept', content: { n: 2 } }) })
     expect(await client.readResource('list://books')).toMatchObject({ ttlMs: 0, cacheScope: 'private' })
     expect(await client.readResource('plain://books')).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' })

@@ -9,7 +9,7 @@ import { toJsonSchema } from '../../protocol/json-schema.ts'
 import { headerParamsOf } from '../../protocol/param-headers.ts'
 import type { Tool } from '../../protocol/schemas/index.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
-import { UriTemplate } from '../../protocol/uri-template.ts'
+import type { UriTemplate } from '../../protocol/uri-template.ts'
 import { checkCacheHints } from '../cache.ts'
 import { planResolvers } from '../resolve/plan.ts'
 import { checkScopes } from '../../protocol/auth.ts'
@@ -108,18 +108,30 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
 }
 
 /**
- * A resource template's entry: its `resources/templates/list` definition and its matcher.
- * @throws RangeError for invalid `cache` hints; UriTemplate's error for an invalid template; Error for a
- *   `complete` entry that names no variable; InvalidSignatureError for a resolver graph that cannot work.
+ * A resource template's entry: its `resources/templates/list` definition and its matcher. The template
+ * comes parsed (`new UriTemplate(…)`), so a server without templates bundles no RFC 6570 parser.
+ * @throws TypeError when `template` is not a `UriTemplate` (e.g. the template's text); RangeError for
+ *   invalid `cache` hints; Error for a `complete` entry that names no variable; InvalidSignatureError for
+ *   a resolver graph that cannot work.
  */
 export function templateEntry<T extends string, U extends Uses>(
   name: string,
-  uriTemplate: T,
+  template: UriTemplate<T>,
   config: ResourceTemplateConfig<T, U>,
   handler: Registered['handler'],
 ): RegisteredTemplate {
+  // a string has a `match` method too: only an object with the parsed template's `match` and `variables` will do
+  if (
+    typeof template !== 'object' ||
+    template === null ||
+    typeof template.match !== 'function' ||
+    !template.variables
+  ) {
+    const got = typeof template === 'string' ? `the string ${JSON.stringify(template)}` : String(template)
+    throw new TypeError(`Resource template '${name}': pass new UriTemplate(…) (from edge-mcp), not ${got}`)
+  }
   checkCacheHints(`Resource template '${name}': cache`, config.cache)
-  const template = new UriTemplate(uriTemplate)
+  const uriTemplate = template.template
   const variables = template.variables
   for (const key of Object.keys(config.complete ?? {})) {
     if (!variables.includes(key))
