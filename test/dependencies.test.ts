@@ -221,6 +221,28 @@ describe('registration-time checks (InvalidSignatureError naming the culprit)', 
       /'title' is both an argument and a resolved parameter/,
     )
   })
+  it('a use entry that is no resolver, and a collision, when no entry is a resolver', () => {
+    // no resolver in `use`: the registration errors are those of a graph with one
+    expect(() => mcp().tool('t', { use: { x: 42 as never } }, () => 'x')).toThrow(
+      new InvalidSignatureError("tool 't': use.x must be a resolver or outcome(resolver)"),
+    )
+    expect(() => mcp().tool('t', { use: { x: arg() as never } }, () => 'x')).toThrow(
+      new InvalidSignatureError("tool 't': use.x must be a resolver or outcome(resolver)"),
+    )
+    expect(() =>
+      mcp().tool('t', { input: { title: v.string() }, use: { title: context() as never } }, () => 'x'),
+    ).toThrow(new InvalidSignatureError("tool 't': 'title' is both an argument and a resolved parameter"))
+    // the first bad entry is named, whichever entries hold resolvers
+    const r = resolver({}, function r() {
+      return 1
+    })
+    expect(() => mcp().tool('t', { use: { bad: null as never, r } }, () => 'x')).toThrow(
+      new InvalidSignatureError("tool 't': use.bad must be a resolver or outcome(resolver)"),
+    )
+    expect(() => mcp().prompt('p', { use: { o: outcome(r), bad: 'x' as never } }, () => 'x')).toThrow(
+      new InvalidSignatureError("prompt 'p': use.bad must be a resolver or outcome(resolver)"),
+    )
+  })
   it("a form schema outside the spec's subset", () => {
     expect(() => formSchema({ nested: v.object({ a: v.string() }) })).toThrow(/field 'nested' has type "object"/)
     expect(() => formSchema({ list: v.array(v.string()) })).toThrow(
@@ -646,6 +668,25 @@ describe('resolution semantics', () => {
       'Error executing tool both: the handler returned an InputRequiredResult, but its parameters use resolvers: ' +
         'the questions of a call come from its resolvers or from its handler, not both',
     )
+  })
+
+  it('an empty use: the SDK owns the questions and the state, as with resolvers', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' }, { logger: recordingLogger().logger })
+    const seen: unknown[] = []
+    mcp.tool('empty', { input: { a: v.string() }, use: {} }, ({ a }, ctx) => {
+      seen.push([a, ctx.inputResponses, ctx.requestState])
+      return `a: ${a}`
+    })
+    mcp.tool('asks', { use: {} }, (() => inputRequired(undefined, 'x')) as never)
+    const { client } = connect(mcp)
+    expect(text(await client.callTool('empty', { a: 'x' }))).toBe('a: x')
+    expect(seen).toEqual([['x', undefined, undefined]])
+    const result = await client.callTool('asks')
+    expect([result.isError, text(result)]).toEqual([
+      true,
+      'Error executing tool asks: the handler returned an InputRequiredResult, but its parameters use resolvers: ' +
+        'the questions of a call come from its resolvers or from its handler, not both',
+    ])
   })
 
   it('resolvers receive the context and async resolvers work', async () => {

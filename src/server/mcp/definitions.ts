@@ -11,7 +11,9 @@ import type { Tool } from '../../protocol/schemas/index.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { UriTemplate } from '../../protocol/uri-template.ts'
 import { checkCacheHints } from '../cache.ts'
-import { planResolvers } from '../resolve/plan.ts'
+import type { ResolverPlan } from '../resolve/plan.ts'
+import { InvalidSignatureError } from '../resolve/errors.ts'
+import { kindOf, PLANNER, type OutcomeNeed } from '../resolve/needs.ts'
 import { checkScopes } from '../../protocol/auth.ts'
 import type { Uses } from '../resolve/resolver.ts'
 import type {
@@ -54,7 +56,7 @@ export function toolEntry<I extends ToolInput | undefined, U extends Uses>(
 ): RegisteredTool {
   const schema = objectSchema(config.input)
   const inputSchema = toJsonSchema(schema, false)
-  const plan = config.use ? planResolvers(`tool '${name}'`, argumentNames(schema), config.use) : undefined
+  const plan = config.use ? planOf(`tool '${name}'`, argumentNames(schema), config.use) : undefined
   const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
   if (config.output !== undefined) definition.outputSchema = toJsonSchema(config.output, false)
   const properties = (definition.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>
@@ -102,7 +104,7 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
     })
   }
   if (config.icons !== undefined) definition.icons = config.icons
-  const plan = config.use ? planResolvers(`prompt '${name}'`, new Set(Object.keys(entries)), config.use) : undefined
+  const plan = config.use ? planOf(`prompt '${name}'`, new Set(Object.keys(entries)), config.use) : undefined
   const scopes = checkScopes(`Prompt '${name}'`, config.scopes)
   return { definition, schema, plan, handler, complete: config.complete, scopes }
 }
@@ -142,7 +144,7 @@ export function templateEntry<T extends string, U extends Uses>(
   if (config.description !== undefined) definition.description = config.description
   if (config.mimeType !== undefined) definition.mimeType = config.mimeType
   if (config.icons !== undefined) definition.icons = config.icons
-  const plan = config.use ? planResolvers(`resource template '${name}'`, new Set(variables), config.use) : undefined
+  const plan = config.use ? planOf(`resource template '${name}'`, new Set(variables), config.use) : undefined
   return {
     definition,
     plan,
@@ -179,6 +181,33 @@ export function resourceEntry(
     match: (candidate) => (normalizeUri(candidate) === normal ? {} : undefined),
     cache: config.cache,
     scopes: checkScopes(`Resource '${uri}'`, config.scopes),
+  }
+}
+
+/**
+ * A handler's resolver plan, by the planner its resolvers carry (`planResolvers`: a server without
+ * resolvers bundles no planner and no round runner). Without any resolver in `use`: an empty plan for an
+ * empty `use`, else the error `planResolvers` gives for its first entry.
+ * @throws InvalidSignatureError as `planResolvers`: an unknown argument, a need of the wrong kind, a
+ *   cycle, a resolved name that collides with an argument.
+ */
+function planOf(owner: string, argNames: ReadonlySet<string> | undefined, use: Uses): ResolverPlan {
+  for (const need of Object.values(use)) {
+    const made = kindOf(need) === 'outcome' ? (need as OutcomeNeed).resolver : need
+    const planner = (made as { [PLANNER]?: unknown } | null)?.[PLANNER]
+    if (kindOf(made) === 'resolver' && typeof planner === 'function')
+      return (planner as (...a: unknown[]) => ResolverPlan)(owner, argNames, use)
+  }
+  for (const param of Object.keys(use)) {
+    if (argNames?.has(param))
+      throw new InvalidSignatureError(`${owner}: '${param}' is both an argument and a resolved parameter`)
+    throw new InvalidSignatureError(`${owner}: use.${param} must be a resolver or outcome(resolver)`)
+  }
+  return {
+    uses: [],
+    keys: new Map(),
+    resolvedNames: new Set(),
+    run: () => Promise.resolve({ status: 'ready', values: {} }),
   }
 }
 
