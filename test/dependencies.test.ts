@@ -677,7 +677,7 @@ describe('resolution semantics', () => {
       seen.push([a, ctx.inputResponses, ctx.requestState])
       return `a: ${a}`
     })
-    mcp.tool('asks', { use: {} }, (() => inputRequired(undefined, 'x')) as never)
+    mcp.tool('asks', { use: {} }, () => inputRequired(undefined, 'x'))
     const { client } = connect(mcp)
     expect(text(await client.callTool('empty', { a: 'x' }))).toBe('a: x')
     expect(seen).toEqual([['x', undefined, undefined]])
