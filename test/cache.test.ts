@@ -7,7 +7,7 @@ import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
 import { Client, MemoryCacheStore, StreamableHttpClientTransport, type ClientOptions } from '../src/client/index.ts'
-import { McpError, type InputRequiredResult } from '../src/index.ts'
+import { UriTemplate, McpError, type InputRequiredResult } from '../src/index.ts'
 import {
   McpServer,
   Server,
@@ -64,12 +64,17 @@ describe('server: cache hints', () => {
     mcp.prompt('p', {}, () => 'x')
     mcp.resource('readme', 'docs://readme', { cache: { ttlMs: 5000, cacheScope: 'private' } }, () => '# Hello')
     mcp.resource('logo', 'docs://logo', { cache: { ttlMs: 1000 } }, () => 'png')
-    mcp.resourceTemplate('user', 'user://{id}', { cache: { cacheScope: 'private' } }, ({ id }) => id)
-    mcp.resourceTemplate('own', 'own://{id}', { cache: { ttlMs: 5000, cacheScope: 'private' } }, ({ id }) => ({
-      contents: [{ uri: `own://${id}`, text: id }],
-      ttlMs: 42,
-    }))
-    mcp.resourceTemplate('plain', 'plain://{id}', {}, ({ id }) => id)
+    mcp.resourceTemplate('user', new UriTemplate('user://{id}'), { cache: { cacheScope: 'private' } }, ({ id }) => id)
+    mcp.resourceTemplate(
+      'own',
+      new UriTemplate('own://{id}'),
+      { cache: { ttlMs: 5000, cacheScope: 'private' } },
+      ({ id }) => ({
+        contents: [{ uri: `own://${id}`, text: id }],
+        ttlMs: 42,
+      }),
+    )
+    mcp.resourceTemplate('plain', new UriTemplate('plain://{id}'), {}, ({ id }) => id)
     const h = createFetchHandler(mcp)
     expect(hints(await wire(h, 'server/discover'))).toEqual({ ttlMs: 3_600_000, cacheScope: 'public' })
     expect(hints(await wire(h, 'tools/list'))).toEqual({ ttlMs: 300_000, cacheScope: 'public' })
@@ -102,7 +107,7 @@ describe('server: cache hints', () => {
 
   it('defaults to { ttlMs: 0, cacheScope: "private" } everywhere', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
-    mcp.resourceTemplate('plain', 'plain://{id}', {}, ({ id }) => id)
+    mcp.resourceTemplate('plain', new UriTemplate('plain://{id}'), {}, ({ id }) => id)
     const h = createFetchHandler(mcp)
     for (const [method, params] of [
       ['server/discover', {}],
@@ -157,7 +162,7 @@ describe('server: cache hints', () => {
       /^Resource 'docs:\/\/r': cache\.ttlMs must be an integer >= 0/,
     )
     expect(() =>
-      mcp.resourceTemplate('t', 't://{x}', { cache: { cacheScope: 'everyone' as never } }, () => 'x'),
+      mcp.resourceTemplate('t', new UriTemplate('t://{x}'), { cache: { cacheScope: 'everyone' as never } }, () => 'x'),
     ).toThrow(/^Resource template 't': cache\.cacheScope must be 'public' or 'private', got 'everyone'$/)
     expect(() => mcp.resource('r', 'docs://r', { cache: { ttlMs: 0, cacheScope: 'public' } }, () => 'x')).not.toThrow()
   })
@@ -169,7 +174,7 @@ describe('server: cache hints', () => {
     })
     mcp.resourceTemplate(
       'ask',
-      'ask://{kind}',
+      new UriTemplate('ask://{kind}'),
       { use: { n }, cache: { ttlMs: 60_000, cacheScope: 'public' } },
       ({ kind, n }) => `${n.n} ${kind}`,
     )
@@ -235,8 +240,8 @@ function bookshop(cache = { ttlMs: 60_000, cacheScope: 'public' as const }) {
   mcp.tool('t', {}, () => 'x')
   mcp.prompt('p', {}, () => 'x')
   mcp.resource('readme', 'docs://readme', {}, () => `readme #${++reads}`)
-  mcp.resourceTemplate('doc', 'docs://{name}', { cache: { ttlMs: 5000 } }, ({ name }) => `doc ${name}`)
-  mcp.resourceTemplate('ask', 'ask://{kind}', {}, (_args, ctx) =>
+  mcp.resourceTemplate('doc', new UriTemplate('docs://{name}'), { cache: { ttlMs: 5000 } }, ({ name }) => `doc ${name}`)
+  mcp.resourceTemplate('ask', new UriTemplate('ask://{kind}'), {}, (_args, ctx) =>
     ctx.inputResponses
       ? 'answered'
       : inputRequired({

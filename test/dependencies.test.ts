@@ -10,7 +10,13 @@ import {
   StreamableHttpClientTransport,
   type ClientOptions,
 } from '../src/client/index.ts'
-import { McpError, type CallToolResult, type ElicitRequestFormParams, type InputRequiredResult } from '../src/index.ts'
+import {
+  UriTemplate,
+  McpError,
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type InputRequiredResult,
+} from '../src/index.ts'
 import {
   InvalidSignatureError,
   McpServer,
@@ -213,6 +219,28 @@ describe('registration-time checks (InvalidSignatureError naming the culprit)', 
     // @ts-expect-error -- 'title' is both an argument and a resolved parameter
     expect(() => mcp().tool('t', { input: { title: v.string() }, use: { title: r } }, () => 'x')).toThrow(
       /'title' is both an argument and a resolved parameter/,
+    )
+  })
+  it('a use entry that is no resolver, and a collision, when no entry is a resolver', () => {
+    // no resolver in `use`: the registration errors are those of a graph with one
+    expect(() => mcp().tool('t', { use: { x: 42 as never } }, () => 'x')).toThrow(
+      new InvalidSignatureError("tool 't': use.x must be a resolver or outcome(resolver)"),
+    )
+    expect(() => mcp().tool('t', { use: { x: arg() as never } }, () => 'x')).toThrow(
+      new InvalidSignatureError("tool 't': use.x must be a resolver or outcome(resolver)"),
+    )
+    expect(() =>
+      mcp().tool('t', { input: { title: v.string() }, use: { title: context() as never } }, () => 'x'),
+    ).toThrow(new InvalidSignatureError("tool 't': 'title' is both an argument and a resolved parameter"))
+    // the first bad entry is named, whichever entries hold resolvers
+    const r = resolver({}, function r() {
+      return 1
+    })
+    expect(() => mcp().tool('t', { use: { bad: null as never, r } }, () => 'x')).toThrow(
+      new InvalidSignatureError("tool 't': use.bad must be a resolver or outcome(resolver)"),
+    )
+    expect(() => mcp().prompt('p', { use: { o: outcome(r), bad: 'x' as never } }, () => 'x')).toThrow(
+      new InvalidSignatureError("prompt 'p': use.bad must be a resolver or outcome(resolver)"),
     )
   })
   it("a form schema outside the spec's subset", () => {
@@ -642,6 +670,25 @@ describe('resolution semantics', () => {
     )
   })
 
+  it('an empty use: the SDK owns the questions and the state, as with resolvers', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' }, { logger: recordingLogger().logger })
+    const seen: unknown[] = []
+    mcp.tool('empty', { input: { a: v.string() }, use: {} }, ({ a }, ctx) => {
+      seen.push([a, ctx.inputResponses, ctx.requestState])
+      return `a: ${a}`
+    })
+    mcp.tool('asks', { use: {} }, () => inputRequired(undefined, 'x'))
+    const { client } = connect(mcp)
+    expect(text(await client.callTool('empty', { a: 'x' }))).toBe('a: x')
+    expect(seen).toEqual([['x', undefined, undefined]])
+    const result = await client.callTool('asks')
+    expect([result.isError, text(result)]).toEqual([
+      true,
+      'Error executing tool asks: the handler returned an InputRequiredResult, but its parameters use resolvers: ' +
+        'the questions of a call come from its resolvers or from its handler, not both',
+    ])
+  })
+
   it('resolvers receive the context and async resolvers work', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     const who = resolver({ ctx: context() }, async function who({ ctx }) {
@@ -674,7 +721,7 @@ describe('prompts and resource templates accept resolved parameters', () => {
     })
     mcp.resourceTemplate(
       'picks',
-      'books://{genre}/picks',
+      new UriTemplate('books://{genre}/picks'),
       { mimeType: 'text/plain', use: { count } },
       ({ genre, count }) => `${count.n} ${genre} picks`,
     )
@@ -780,11 +827,16 @@ describe('forms, names, args, caching, concurrency', () => {
     const needsIsbn = resolver({ isbn: arg<string>() }, function needsIsbn({ isbn }) {
       return isbn
     })
-    mcp.resourceTemplate('ok', 'books://{isbn}', { use: { x: needsIsbn } }, ({ isbn, x }) => `${isbn}${x}`)
-    // @ts-expect-error -- the template has no {isbn}
-    expect(() => mcp.resourceTemplate('bad', 'books://{id}', { use: { x: needsIsbn } }, () => 'x')).toThrow(
-      InvalidSignatureError,
+    mcp.resourceTemplate(
+      'ok',
+      new UriTemplate('books://{isbn}'),
+      { use: { x: needsIsbn } },
+      ({ isbn, x }) => `${isbn}${x}`,
     )
+    expect(() =>
+      // @ts-expect-error -- the template has no {isbn}
+      mcp.resourceTemplate('bad', new UriTemplate('books://{id}'), { use: { x: needsIsbn } }, () => 'x'),
+    ).toThrow(InvalidSignatureError)
   })
 
   it('a result reached through rounds is never cacheable', async () => {
@@ -792,8 +844,8 @@ describe('forms, names, args, caching, concurrency', () => {
     const n = resolver({}, function n() {
       return elicit('How many?', formSchema({ n: v.number() }))
     })
-    mcp.resourceTemplate('list', 'list://{kind}', { use: { n } }, ({ kind, n }) => `${n.n} ${kind}`)
-    mcp.resourceTemplate('plain', 'plain://{kind}', {}, ({ kind }) => kind)
+    mcp.resourceTemplate('list', new UriTemplate('list://{kind}'), { use: { n } }, ({ kind, n }) => `${n.n} ${kind}`)
+    mcp.resourceTemplate('plain', new UriTemplate('plain://{kind}'), {}, ({ kind }) => kind)
     const { client } = connect(mcp, { elicitation: () => ({ action: 'accept', content: { n: 2 } }) })
     expect(await client.readResource('list://books')).toMatchObject({ ttlMs: 0, cacheScope: 'private' })
     expect(await client.readResource('plain://books')).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' })

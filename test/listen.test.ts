@@ -16,7 +16,7 @@ import {
   SubscriptionDroppedError,
   type ClientTransport,
 } from '../src/client/index.ts'
-import { McpError } from '../src/index.ts'
+import { UriTemplate, McpError } from '../src/index.ts'
 import {
   createFetchHandler,
   InMemoryNotificationBus,
@@ -186,7 +186,7 @@ describe('subscriptions/listen over HTTP', () => {
     mcp.tool('b', {}, () => 'b')
     mcp.prompt('q', {}, () => 'q')
     mcp.resource('r', 'file:///r', {}, () => 'r')
-    mcp.resourceTemplate('t', 'file:///t/{x}', {}, () => 't')
+    mcp.resourceTemplate('t', new UriTemplate('file:///t/{x}'), {}, () => 't')
     mcp.removeTool('a')
     mcp.removePrompt('p')
     mcp.removeResource('file:///config.json')

@@ -3,6 +3,7 @@
  * resource of the same issuer replayed with a Host header naming that resource, and scope checks that
  * other methods reaching a scoped item's code skipped.
  */
+import { UriTemplate } from '../src/index.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as valibot from 'valibot'
 import { introspectionVerifier, jwtVerifier } from '../src/oauth/index.ts'
@@ -92,7 +93,7 @@ describe('completion/complete runs a scoped item’s completer only for a token 
     )
     mcp.resourceTemplate(
       'account',
-      'crm://accounts/{customer}',
+      new UriTemplate('crm://accounts/{customer}'),
       { scopes: ['crm:read'], complete: { customer: customers } },
       () => 'account',
     )

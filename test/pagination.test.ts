@@ -1,4 +1,5 @@
 /** Pagination of the four list methods (spec: server/utilities/pagination.mdx): opaque cursors, fixed order. */
+import { UriTemplate } from '../src/index.ts'
 import { describe, expect, it } from 'vitest'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
@@ -11,7 +12,7 @@ function server(pageSize?: number) {
     mcp.tool(`t${i}`, {}, () => 'ok')
     mcp.prompt(`p${i}`, {}, () => 'ok')
     mcp.resource(`r${i}`, `mem://r${i}`, {}, () => ({ contents: [{ uri: `mem://r${i}`, text: 'x' }] }))
-    mcp.resourceTemplate(`tpl${i}`, `mem://t${i}/{id}`, {}, ({ id }) => ({
+    mcp.resourceTemplate(`tpl${i}`, new UriTemplate(`mem://t${i}/{id}`), {}, ({ id }) => ({
       contents: [{ uri: `mem://t${i}/${id}`, text: 'x' }],
     }))
   }

@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { McpError } from '../src/index.ts'
+import { UriTemplate, McpError } from '../src/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { createDemoServer } from '../worker/server.ts'
 
@@ -17,7 +17,7 @@ describe('static resources', () => {
     mcp.resource('blob', 'docs://logo', {}, () => ({
       contents: [{ uri: 'docs://logo', mimeType: 'image/png', blob: 'iVBORw0KGgo=' }],
     }))
-    mcp.resourceTemplate('doc', 'docs://{name}', {}, ({ name }) => `template for ${name}`)
+    mcp.resourceTemplate('doc', new UriTemplate('docs://{name}'), {}, ({ name }) => `template for ${name}`)
     const client = clientOf(mcp)
     expect(await client.listResources()).toEqual([
       { uri: 'docs://readme', name: 'readme', title: 'Read me', mimeType: 'text/markdown' },
@@ -99,7 +99,7 @@ describe('completion/complete', () => {
     )
     mcp.resourceTemplate(
       'doc',
-      'docs://{name}',
+      new UriTemplate('docs://{name}'),
       { complete: { name: () => Array.from({ length: 150 }, (_, i) => `doc${i}`) } },
       ({ name }) => name,
     )

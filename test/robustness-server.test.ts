@@ -20,9 +20,9 @@ const clientOf = (mcp: McpServer) =>
 describe('R1: resource-template literals compare after URI normalisation (RFC 3986 section 6.2.2)', () => {
   const server = () => {
     const mcp = new McpServer({ name: 's', version: '1' })
-    mcp.resourceTemplate('cafe', 'file:///docs/café/{name}', {}, ({ name }) => `cafe:${name}`)
-    mcp.resourceTemplate('tilde', 'x://h/%7Euser/{id}', {}, ({ id }) => `tilde:${id}`)
-    mcp.resourceTemplate('any', 'file:///{+path}', {}, ({ path }) => `any:${path}`)
+    mcp.resourceTemplate('cafe', new UriTemplate('file:///docs/café/{name}'), {}, ({ name }) => `cafe:${name}`)
+    mcp.resourceTemplate('tilde', new UriTemplate('x://h/%7Euser/{id}'), {}, ({ id }) => `tilde:${id}`)
+    mcp.resourceTemplate('any', new UriTemplate('file:///{+path}'), {}, ({ path }) => `any:${path}`)
     return mcp
   }
 
@@ -42,7 +42,7 @@ describe('R1: resource-template literals compare after URI normalisation (RFC 39
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.resource('menu', 'file:///docs/café/menu.txt', {}, () => 'menu')
     mcp.resource('home', 'x://h/%7Euser/home', {}, () => 'home')
-    mcp.resourceTemplate('any', 'file:///{+path}', {}, ({ path }) => `any:${path}`)
+    mcp.resourceTemplate('any', new UriTemplate('file:///{+path}'), {}, ({ path }) => `any:${path}`)
     const client = clientOf(mcp)
     for (const uri of [
       'file:///docs/café/menu.txt',
@@ -74,7 +74,7 @@ describe('R1: resource-template literals compare after URI normalisation (RFC 39
 
   it('without a catch-all, a URI that matches no literal is "Resource not found"', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
-    mcp.resourceTemplate('tilde', 'x://h/%7Euser/{id}', {}, ({ id }) => `tilde:${id}`)
+    mcp.resourceTemplate('tilde', new UriTemplate('x://h/%7Euser/{id}'), {}, ({ id }) => `tilde:${id}`)
     const error = (await clientOf(mcp)
       .readResource('x://h/user/1')
       .catch((e: unknown) => e)) as McpError
@@ -83,8 +83,8 @@ describe('R1: resource-template literals compare after URI normalisation (RFC 39
 
   it('registration order decides between two templates that both match', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
-    mcp.resourceTemplate('any', 'file:///{+path}', {}, ({ path }) => `any:${path}`)
-    mcp.resourceTemplate('cafe', 'file:///docs/café/{name}', {}, ({ name }) => `cafe:${name}`)
+    mcp.resourceTemplate('any', new UriTemplate('file:///{+path}'), {}, ({ path }) => `any:${path}`)
+    mcp.resourceTemplate('cafe', new UriTemplate('file:///docs/café/{name}'), {}, ({ name }) => `cafe:${name}`)
     const read = await clientOf(mcp).readResource('file:///docs/caf%c3%a9/a.txt')
     expect(read.contents[0]).toMatchObject({ text: 'any:docs/café/a.txt' })
   })

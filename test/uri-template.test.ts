@@ -273,11 +273,21 @@ const clientOf = (mcp: McpServer) =>
 
 function library(): McpServer {
   const mcp = new McpServer({ name: 'library', version: '1' })
-  mcp.resourceTemplate('file', 'file:///{+path}', { mimeType: 'text/plain' }, ({ path }) => `file ${path}`)
-  mcp.resourceTemplate('doc', 'docs://site{/segments*}', {}, ({ segments }) => `doc ${JSON.stringify(segments)}`)
+  mcp.resourceTemplate(
+    'file',
+    new UriTemplate('file:///{+path}'),
+    { mimeType: 'text/plain' },
+    ({ path }) => `file ${path}`,
+  )
+  mcp.resourceTemplate(
+    'doc',
+    new UriTemplate('docs://site{/segments*}'),
+    {},
+    ({ segments }) => `doc ${JSON.stringify(segments)}`,
+  )
   mcp.resourceTemplate(
     'search',
-    'search://books{?q,lang}',
+    new UriTemplate('search://books{?q,lang}'),
     { complete: { lang: (value) => ['en', 'de', 'fr'].filter((l) => l.startsWith(value)) } },
     ({ q, lang }) => ({
       contents: [
@@ -355,17 +365,28 @@ describe('resources/read through McpServer', () => {
 
   it('checks the template and its completions when you register', () => {
     const mcp = new McpServer({ name: 's', version: '1' })
-    expect(() => mcp.resourceTemplate('bad', 'docs://{name', {}, () => 'x')).toThrow(
+    expect(() => mcp.resourceTemplate('bad', new UriTemplate('docs://{name'), {}, () => 'x')).toThrow(
       new UriTemplateError(`Invalid URI template "docs://{name": '{' is never closed at character 7`),
     )
-    // @ts-expect-error -- 'title' is not a variable of the template
-    expect(() => mcp.resourceTemplate('t', 'docs://{/path*}', { complete: { title: () => [] } }, () => 'x')).toThrow(
-      new Error("Resource template 't': complete.title names no variable of docs://{/path*}"),
+    // the template comes parsed: its text alone (a JavaScript caller, older code) is refused, saying what to pass
+    // @ts-expect-error -- a string is not a UriTemplate
+    expect(() => mcp.resourceTemplate('text', 'docs://{name}', {}, () => 'x')).toThrow(
+      new TypeError(
+        `Resource template 'text': pass new UriTemplate(…) (from edge-mcp), not the string "docs://{name}"`,
+      ),
     )
+    // @ts-expect-error -- neither is anything else
+    expect(() => mcp.resourceTemplate('none', undefined, {}, () => 'x')).toThrow(
+      new TypeError(`Resource template 'none': pass new UriTemplate(…) (from edge-mcp), not undefined`),
+    )
+    expect(() =>
+      // @ts-expect-error -- 'title' is not a variable of the template
+      mcp.resourceTemplate('t', new UriTemplate('docs://{/path*}'), { complete: { title: () => [] } }, () => 'x'),
+    ).toThrow(new Error("Resource template 't': complete.title names no variable of docs://{/path*}"))
     // the handler's variables follow the template
     mcp.resourceTemplate(
       'typed',
-      'repo://{owner}/{+path}{?ref}',
+      new UriTemplate('repo://{owner}/{+path}{?ref}'),
       { complete: { owner: () => [], ref: () => [] } },
       ({ owner, path, ref }) => {
         const strings: [string, string, string | undefined] = [owner, path, ref]

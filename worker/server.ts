@@ -20,7 +20,7 @@ import {
   type NotificationBus,
   type ServerOptions,
 } from '../src/server/index.ts'
-import { type RequestedSchema } from '../src/index.ts'
+import { UriTemplate, type RequestedSchema } from '../src/index.ts'
 
 /** Stock levels of the demo shop. */
 export const INVENTORY: Readonly<Record<string, number>> = Object.freeze({ Dune: 7, Neuromancer: 0 })
@@ -225,7 +225,7 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
 
   mcp.resourceTemplate(
     'shortlist',
-    'books://{genre}/shortlist',
+    new UriTemplate('books://{genre}/shortlist'),
     {
       description: 'A shortlist of books in a genre (asks how long).',
       mimeType: 'text/plain',

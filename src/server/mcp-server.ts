@@ -13,7 +13,7 @@ import type {
   InputRequiredResult,
   ReadResourceResult,
 } from '../protocol/schemas/index.ts'
-import type { TemplateArgs } from '../protocol/uri-template.ts'
+import type { TemplateArgs, UriTemplate } from '../protocol/uri-template.ts'
 import { normalizeUri } from '../protocol/uri-literal.ts'
 import { RequestStateSecurity } from '../request-state/security.ts'
 import type { RequestContext, RequestParams } from './context.ts'
@@ -135,18 +135,20 @@ export class McpServer {
 
   /**
    * Register a resource template (`resources/templates/list`, and `resources/read` for URIs it matches;
-   * spec: server/resources.mdx "Resource Templates"). `uriTemplate` is an RFC 6570 template, levels 1–4
-   * (`file:///{+path}`, `docs://{/segments*}`, `search://{?q,lang}`). `resources/read` routes a URI to
-   * the first template (in registration order) whose `UriTemplate.match` accepts it, and the handler gets
-   * the percent-decoded variables: a `string` for the lone variable of `{x}` or `{+x}`, a `string[]` for an
+   * spec: server/resources.mdx "Resource Templates"). `uriTemplate` is a parsed RFC 6570 template, levels
+   * 1–4 (`new UriTemplate('file:///{+path}')`, `docs://{/segments*}`, `search://{?q,lang}`; parsed by you, so
+   * a server without templates bundles no template parser). `resources/read` routes a URI to the first
+   * template (in registration order) whose `UriTemplate.match` accepts it, and the handler gets the
+   * percent-decoded variables: a `string` for the lone variable of `{x}` or `{+x}`, a `string[]` for an
    * exploded `{x*}`, an optional `string` otherwise (see `uri-template.ts` for the matching rule).
-   * @throws UriTemplateError for an invalid template; Error for a duplicate name or a `complete` entry
-   *   that names no variable; InvalidSignatureError for a bad resolver graph; RangeError for invalid
-   *   `cache` hints.
+   * @throws TypeError when `uriTemplate` is not a `UriTemplate` (e.g. the template's text); Error for a
+   *   duplicate name or a `complete` entry that names no variable; InvalidSignatureError for a bad
+   *   resolver graph; RangeError for invalid `cache` hints. (`new UriTemplate` throws UriTemplateError
+   *   for an invalid template.)
    */
   resourceTemplate<const T extends string, U extends Uses = Record<never, never>>(
     name: string,
-    uriTemplate: T,
+    uriTemplate: UriTemplate<T>,
     config: ResourceTemplateConfig<T, U>,
     handler: ToolHandler<
       TemplateArgs<T> & NeedValues<U>,

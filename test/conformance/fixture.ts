@@ -7,6 +7,7 @@
  *
  * Web APIs only, so it runs on Node (test/conformance/server.ts) and on workerd (test/conformance/worker.ts).
  */
+import { UriTemplate } from '../../src/index.ts'
 import * as v from 'valibot'
 import {
   McpServer,
@@ -295,7 +296,7 @@ export function createConformanceServer(options: McpServerOptions = {}): McpServ
   )
   mcp.resourceTemplate(
     'template',
-    'test://template/{id}/data',
+    new UriTemplate('test://template/{id}/data'),
     {
       title: 'Resource Template',
       description: 'A resource template with parameter substitution',

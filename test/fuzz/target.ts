@@ -5,6 +5,7 @@
  * prompt, a static resource, a template, completions; served by the plain fetch handler and by Hono.
  * Legacy questions time out after 30 ms, so no request of the fuzz waits long for an answer it never gets.
  */
+import { UriTemplate } from '../../src/index.ts'
 import { Hono } from 'hono'
 import * as v from 'valibot'
 import { mcpHandler } from '../../src/hono/index.ts'
@@ -95,7 +96,7 @@ export function fuzzTarget(): FuzzTarget {
     return `Hello ${who}`
   })
   mcp.resource('a', 'file:///a.txt', {}, () => (count('a'), 'A'))
-  mcp.resourceTemplate('user', 'user://{id}', {}, ({ id }) => (count('user'), `user ${id}`))
+  mcp.resourceTemplate('user', new UriTemplate('user://{id}'), {}, ({ id }) => (count('user'), `user ${id}`))
   const app = new Hono()
   app.all('/mcp', mcpHandler(mcp, { maxBodyBytes: FUZZ_MAX_BODY_BYTES }))
   return {

@@ -5,13 +5,15 @@
  * @module
  */
 import * as v from 'valibot'
-import { toJsonSchema } from '@valibot/to-json-schema'
+import { toJsonSchema } from '../../protocol/json-schema.ts'
 import { headerParamsOf } from '../../protocol/param-headers.ts'
 import type { Tool } from '../../protocol/schemas/index.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
-import { UriTemplate } from '../../protocol/uri-template.ts'
+import type { UriTemplate } from '../../protocol/uri-template.ts'
 import { checkCacheHints } from '../cache.ts'
-import { planResolvers } from '../resolve/plan.ts'
+import type { ResolverPlan } from '../resolve/plan.ts'
+import { InvalidSignatureError } from '../resolve/errors.ts'
+import { kindOf, PLANNER, type OutcomeNeed } from '../resolve/needs.ts'
 import { checkScopes } from '../../protocol/auth.ts'
 import type { Uses } from '../resolve/resolver.ts'
 import type {
@@ -53,10 +55,10 @@ export function toolEntry<I extends ToolInput | undefined, U extends Uses>(
   handler: Registered['handler'],
 ): RegisteredTool {
   const schema = objectSchema(config.input)
-  const inputSchema = jsonSchemaOf(schema)
-  const plan = config.use ? planResolvers(`tool '${name}'`, argumentNames(schema), config.use) : undefined
+  const inputSchema = toJsonSchema(schema, false)
+  const plan = config.use ? planOf(`tool '${name}'`, argumentNames(schema), config.use) : undefined
   const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
-  if (config.output !== undefined) definition.outputSchema = jsonSchemaOf(config.output)
+  if (config.output !== undefined) definition.outputSchema = toJsonSchema(config.output, false)
   const properties = (definition.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>
   for (const [argName, header] of Object.entries((config.headers ?? {}) as Record<string, string | undefined>)) {
     if (header === undefined) continue
@@ -86,7 +88,7 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
 ): RegisteredPrompt {
   const entries: v.ObjectEntries = config.arguments ?? {}
   const schema = v.object(entries)
-  const json = jsonSchemaOf(schema)
+  const json = toJsonSchema(schema, false)
   const required = new Set((json.required as string[] | undefined) ?? [])
   const props = (json.properties ?? {}) as Record<string, { description?: string; title?: string }>
   const definition: Record<string, unknown> = { name }
@@ -102,24 +104,36 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
     })
   }
   if (config.icons !== undefined) definition.icons = config.icons
-  const plan = config.use ? planResolvers(`prompt '${name}'`, new Set(Object.keys(entries)), config.use) : undefined
+  const plan = config.use ? planOf(`prompt '${name}'`, new Set(Object.keys(entries)), config.use) : undefined
   const scopes = checkScopes(`Prompt '${name}'`, config.scopes)
   return { definition, schema, plan, handler, complete: config.complete, scopes }
 }
 
 /**
- * A resource template's entry: its `resources/templates/list` definition and its matcher.
- * @throws RangeError for invalid `cache` hints; UriTemplate's error for an invalid template; Error for a
- *   `complete` entry that names no variable; InvalidSignatureError for a resolver graph that cannot work.
+ * A resource template's entry: its `resources/templates/list` definition and its matcher. The template
+ * comes parsed (`new UriTemplate(…)`), so a server without templates bundles no RFC 6570 parser.
+ * @throws TypeError when `template` is not a `UriTemplate` (e.g. the template's text); RangeError for
+ *   invalid `cache` hints; Error for a `complete` entry that names no variable; InvalidSignatureError for
+ *   a resolver graph that cannot work.
  */
 export function templateEntry<T extends string, U extends Uses>(
   name: string,
-  uriTemplate: T,
+  template: UriTemplate<T>,
   config: ResourceTemplateConfig<T, U>,
   handler: Registered['handler'],
 ): RegisteredTemplate {
+  // a string has a `match` method too: only an object with the parsed template's `match` and `variables` will do
+  if (
+    typeof template !== 'object' ||
+    template === null ||
+    typeof template.match !== 'function' ||
+    !template.variables
+  ) {
+    const got = typeof template === 'string' ? `the string ${JSON.stringify(template)}` : String(template)
+    throw new TypeError(`Resource template '${name}': pass new UriTemplate(…) (from edge-mcp), not ${got}`)
+  }
   checkCacheHints(`Resource template '${name}': cache`, config.cache)
-  const template = new UriTemplate(uriTemplate)
+  const uriTemplate = template.template
   const variables = template.variables
   for (const key of Object.keys(config.complete ?? {})) {
     if (!variables.includes(key))
@@ -130,7 +144,7 @@ export function templateEntry<T extends string, U extends Uses>(
   if (config.description !== undefined) definition.description = config.description
   if (config.mimeType !== undefined) definition.mimeType = config.mimeType
   if (config.icons !== undefined) definition.icons = config.icons
-  const plan = config.use ? planResolvers(`resource template '${name}'`, new Set(variables), config.use) : undefined
+  const plan = config.use ? planOf(`resource template '${name}'`, new Set(variables), config.use) : undefined
   return {
     definition,
     plan,
@@ -170,6 +184,33 @@ export function resourceEntry(
   }
 }
 
+/**
+ * A handler's resolver plan, by the planner its resolvers carry (`planResolvers`: a server without
+ * resolvers bundles no planner and no round runner). Without any resolver in `use`: an empty plan for an
+ * empty `use`, else the error `planResolvers` gives for its first entry.
+ * @throws InvalidSignatureError as `planResolvers`: an unknown argument, a need of the wrong kind, a
+ *   cycle, a resolved name that collides with an argument.
+ */
+function planOf(owner: string, argNames: ReadonlySet<string> | undefined, use: Uses): ResolverPlan {
+  for (const need of Object.values(use)) {
+    const made = kindOf(need) === 'outcome' ? (need as OutcomeNeed).resolver : need
+    const planner = (made as { [PLANNER]?: unknown } | null)?.[PLANNER]
+    if (kindOf(made) === 'resolver' && typeof planner === 'function')
+      return (planner as (...a: unknown[]) => ResolverPlan)(owner, argNames, use)
+  }
+  for (const param of Object.keys(use)) {
+    if (argNames?.has(param))
+      throw new InvalidSignatureError(`${owner}: '${param}' is both an argument and a resolved parameter`)
+    throw new InvalidSignatureError(`${owner}: use.${param} must be a resolver or outcome(resolver)`)
+  }
+  return {
+    uses: [],
+    keys: new Map(),
+    resolvedNames: new Set(),
+    run: () => Promise.resolve({ status: 'ready', values: {} }),
+  }
+}
+
 /** The argument names of an object schema, or undefined when they cannot be known (unions, intersections, …). */
 function argumentNames(schema: v.GenericSchema): ReadonlySet<string> | undefined {
   const entries = (schema as { entries?: unknown }).entries
@@ -179,15 +220,6 @@ function argumentNames(schema: v.GenericSchema): ReadonlySet<string> | undefined
 /** A tool's input as one valibot schema: none is `{}`, entries become `v.object(entries)`. */
 function objectSchema(input: ToolInput | undefined): v.GenericSchema<unknown, Record<string, unknown>> {
   return input === undefined ? v.object({}) : isSchema(input) ? input : v.object(input)
-}
-
-/** The JSON Schema 2020-12 of a valibot schema (input side; what it cannot express is left out), without `$schema`. */
-function jsonSchemaOf(schema: v.GenericSchema): Record<string, unknown> {
-  const json: Record<string, unknown> = {
-    ...toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'ignore' }),
-  }
-  delete json.$schema // the dialect marker is no part of an inputSchema, outputSchema or argument list
-  return json
 }
 
 function isSchema(input: ToolInput): input is v.GenericSchema<Record<string, unknown>, Record<string, unknown>> {

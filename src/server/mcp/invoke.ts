@@ -11,7 +11,6 @@ import { CreateMessageResult, ElicitResult, InputResponses, ListRootsResult } fr
 import type { RequestContext, RequestParams } from '../context.ts'
 import { RefusalError, ResolutionError, refusalVerb } from '../resolve/errors.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
-import { resolveRound } from '../resolve/run.ts'
 import { isInputRequired } from '../results.ts'
 import type { Registered, ToolContext } from './types.ts'
 
@@ -49,7 +48,7 @@ export async function invoke(
     inputResponses: undefined,
     requestState: undefined,
   })
-  const resolution = await resolveRound({
+  const resolution = await item.plan.run({
     plan: item.plan,
     args,
     ctx: handlerCtx,

@@ -4,7 +4,7 @@
  * @module
  */
 import * as v from 'valibot'
-import { toJsonSchema } from '@valibot/to-json-schema'
+import { toJsonSchema } from '../../protocol/json-schema.ts'
 import { describeIssue } from '../../protocol/issues.ts'
 import { RequestedSchema } from '../../protocol/schemas/index.ts'
 import { InvalidSignatureError } from './errors.ts'
@@ -49,20 +49,15 @@ export function formSchema<S extends v.ObjectEntries | v.GenericSchema>(
  * @throws InvalidSignatureError naming the field that leaves the form subset.
  */
 function requestedSchemaOf(valibot: v.GenericSchema): RequestedSchema {
-  let converted: Record<string, unknown>
+  let json: Record<string, unknown>
   try {
-    // 'throw': a check the client cannot see (v.check, v.transform, …) could never be satisfied by a form
-    converted = toJsonSchema(valibot, { target: 'draft-2020-12', typeMode: 'input', errorMode: 'throw' }) as Record<
-      string,
-      unknown
-    >
+    // strict: a check the client cannot see (v.check, v.transform, …) could never be satisfied by a form
+    json = toJsonSchema(valibot, true)
   } catch (error) {
     throw new InvalidSignatureError(
       `An elicitation form schema can hold only what JSON Schema forms express: ${error instanceof Error ? error.message : String(error)}`,
     )
   }
-  const json = { ...converted }
-  delete json.$schema // the dialect marker is no part of a requestedSchema
   if (json.type !== 'object' || typeof json.properties !== 'object' || json.properties === null) {
     throw new InvalidSignatureError('An elicitation form schema must be an object of primitive fields')
   }

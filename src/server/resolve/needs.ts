@@ -20,6 +20,11 @@ import { InvalidSignatureError } from './errors.ts'
 
 /** Tags every need with its kind (a registry symbol: needs from another copy of the SDK still match). */
 export const KIND = Symbol.for('edge-mcp.need')
+/**
+ * Where a resolver carries the planner of the graphs it is in (`planResolvers`, whose plans carry the
+ * round runner): only code that makes resolvers reaches them, so a server without any bundles neither.
+ */
+export const PLANNER = Symbol.for('edge-mcp.planner')
 
 /** A need for a handler argument, by the need's key (or the `name` given). */
 export interface ArgNeed<T = unknown, Name extends string = never> {

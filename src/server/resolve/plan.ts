@@ -6,6 +6,7 @@
 import { InvalidSignatureError } from './errors.ts'
 import { kindOf, type AnyResolver, type ArgNeed, type Need, type OutcomeNeed } from './needs.ts'
 import type { Uses } from './resolver.ts'
+import { resolveRound, type Resolution, type RoundInput } from './run.ts'
 
 /** A handler's resolver graph, checked and keyed at registration. */
 export interface ResolverPlan {
@@ -15,6 +16,8 @@ export interface ResolverPlan {
   readonly keys: ReadonlyMap<AnyResolver, string>
   /** Names of the resolved parameters (removed from arguments, hidden from the schema). */
   readonly resolvedNames: ReadonlySet<string>
+  /** Run one round of this plan (`resolveRound`; for a plan without resolvers: ready, no values). */
+  readonly run: (input: RoundInput) => Promise<Resolution>
 }
 
 /**
@@ -36,7 +39,7 @@ export function planResolvers(owner: string, argNames: ReadonlySet<string> | und
     else throw new InvalidSignatureError(`${owner}: use.${param} must be a resolver or outcome(resolver)`)
     uses.push([param, need])
   }
-  return { uses, keys: planner.keys, resolvedNames: new Set(uses.map(([p]) => p)) }
+  return { uses, keys: planner.keys, resolvedNames: new Set(uses.map(([p]) => p)), run: resolveRound }
 }
 
 /** A depth-first walk of one handler's resolver graph: each resolver checked once, keyed after its dependencies. */

@@ -7,8 +7,10 @@ import type * as v from 'valibot'
 import type { CreateMessageResult, ListRootsResult } from '../../protocol/schemas/index.ts'
 import type { RequestContext } from '../context.ts'
 import { InvalidSignatureError } from './errors.ts'
+import { planResolvers } from './plan.ts'
 import {
   KIND,
+  PLANNER,
   type AnyResolver,
   type ArgNeed,
   type ContextNeed,
@@ -112,5 +114,7 @@ export function resolver<const N extends Record<string, Need>, R>(
   }
   if (!/^[A-Za-z0-9_.:-]+$/.test(name))
     throw new InvalidSignatureError(`Resolver name '${name}' must match [A-Za-z0-9_.:-]+`)
-  return { [KIND]: 'resolver', name, needs, fn: fn as (values: Record<string, unknown>) => unknown }
+  const made = { [KIND]: 'resolver' as const, name, needs, fn: fn as (values: Record<string, unknown>) => unknown }
+  // the planner travels with the resolver (not enumerable: the resolver's own shape stays as it was)
+  return Object.defineProperty(made, PLANNER, { value: planResolvers })
 }
