@@ -60,6 +60,8 @@ export interface Resolver<Out = unknown, Args = unknown> {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- variance hole for "any resolver"
 export type AnyResolver = Resolver<any, any>
+/** What a handler's `use` may hold: resolvers and outcomes of resolvers, by parameter name. */
+export type Uses = Record<string, AnyResolver | OutcomeNeed>
 /** Anything a resolver or a handler's `use` may declare. */
 export type Need = ArgNeed<unknown, string> | ContextNeed | OutcomeNeed | AnyResolver
 

@@ -4,21 +4,10 @@
  * @module
  */
 import { InvalidSignatureError } from './errors.ts'
-import { kindOf, type AnyResolver, type ArgNeed, type Need, type OutcomeNeed } from './needs.ts'
-import type { Uses } from './resolver.ts'
-import { resolveRound, type Resolution, type RoundInput } from './run.ts'
+import { kindOf, type AnyResolver, type ArgNeed, type Need, type OutcomeNeed, type Uses } from './needs.ts'
+import { resolveRound, type ResolverPlan } from './run.ts'
 
-/** A handler's resolver graph, checked and keyed at registration. */
-export interface ResolverPlan {
-  /** The handler's resolved parameters, in declaration order. */
-  readonly uses: ReadonlyArray<readonly [string, AnyResolver | OutcomeNeed]>
-  /** Resolver → its stable wire key (`name`, `name#1`, … in DFS order). */
-  readonly keys: ReadonlyMap<AnyResolver, string>
-  /** Names of the resolved parameters (removed from arguments, hidden from the schema). */
-  readonly resolvedNames: ReadonlySet<string>
-  /** Run one round of this plan (`resolveRound`; for a plan without resolvers: ready, no values). */
-  readonly run: (input: RoundInput) => Promise<Resolution>
-}
+export type { ResolverPlan } from './run.ts'
 
 /**
  * Check a handler's resolver graph and assign stable question keys.

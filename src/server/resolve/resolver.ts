@@ -11,7 +11,6 @@ import { planResolvers } from './plan.ts'
 import {
   KIND,
   PLANNER,
-  type AnyResolver,
   type ArgNeed,
   type ContextNeed,
   type Need,
@@ -71,8 +70,7 @@ export type ArgsOfNeeds<N> = [keyof N] extends [never]
   ? unknown
   : UnionToIntersection<{ [K in keyof N]: ArgsOfNeed<K, N[K]> }[keyof N]>
 
-/** What a handler's `use` may hold: resolvers and outcomes of resolvers, by parameter name. */
-export type Uses = Record<string, AnyResolver | OutcomeNeed>
+export type { Uses } from './needs.ts'
 
 /**
  * Compile-time check of a handler's `use` against its arguments `A`: each resolver's argument needs

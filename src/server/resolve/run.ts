@@ -17,11 +17,22 @@ import type { RequestStateValue } from '../../request-state/claims.ts'
 import { readState, restore, take, type ResolverResult, type ResolverState } from './answers.ts'
 import { RefusalError, ResolutionError } from './errors.ts'
 import { kindOf, type AnyResolver, type ArgNeed, type Need, type OutcomeNeed } from './needs.ts'
-import type { ResolverPlan } from './plan.ts'
 import { questionOf, render, type Question } from './questions.ts'
 
 /** How often a question whose answer does not fit its form is asked again before the call fails. */
 export const MAX_REASKS = 2
+
+/** A handler's resolver graph, checked and keyed at registration. */
+export interface ResolverPlan {
+  /** The handler's resolved parameters, in declaration order. */
+  readonly uses: ReadonlyArray<readonly [string, AnyResolver | OutcomeNeed]>
+  /** Resolver → its stable wire key (`name`, `name#1`, … in DFS order). */
+  readonly keys: ReadonlyMap<AnyResolver, string>
+  /** Names of the resolved parameters (removed from arguments, hidden from the schema). */
+  readonly resolvedNames: ReadonlySet<string>
+  /** Run one round of this plan (`resolveRound`; for a plan without resolvers: ready, no values). */
+  readonly run: (input: RoundInput) => Promise<Resolution>
+}
 
 /** What one round of resolution produced. */
 export type Resolution =
