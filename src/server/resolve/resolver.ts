@@ -8,15 +8,7 @@ import type { CreateMessageResult, ListRootsResult } from '../../protocol/schema
 import type { RequestContext } from '../context.ts'
 import { InvalidSignatureError } from './errors.ts'
 import { planResolvers } from './plan.ts'
-import {
-  KIND,
-  PLANNER,
-  type ArgNeed,
-  type ContextNeed,
-  type Need,
-  type OutcomeNeed,
-  type Resolver,
-} from './needs.ts'
+import { KIND, PLANNER, type ArgNeed, type ContextNeed, type Need, type OutcomeNeed, type Resolver } from './needs.ts'
 import type { ElicitQuestion, RootsQuestion, SampleQuestion, UrlQuestion } from './questions.ts'
 
 type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never
