@@ -37,6 +37,11 @@ export const MAX_SESSION_ID_LENGTH = 4096
 /** Most handler targets remembered as sealing state (resource URIs are unbounded): then the memory starts over. */
 const ASKERS_MAX = 1024
 
+/** Most argument digests remembered (oldest forgotten first): a retry's arguments are its first round's. */
+const DIGESTS_MAX = 256
+/** Longest canonical arguments (characters) whose digest is remembered; longer ones are hashed each time. */
+const DIGEST_ARGS_MAX = 2048
+
 /** The active policy and the audience claim its tokens carry (undefined: audience-free tokens). */
 interface Sealer {
   readonly policy: RequestStateSecurity
@@ -57,8 +62,10 @@ export interface SealingRound {
   readonly askerKey: string | undefined
   /** The canonical JSON of the arguments as received (resources: `{}`), taken before the handler ran. */
   readonly canonicalArgs: string
-  /** The digest of `canonicalArgs`, when it was started early (a retry, or a handler known to seal). */
-  readonly argsDigest: Promise<string> | undefined
+  /** The digest of `canonicalArgs` (or its promise), when it was started early (a retry, or a handler known to seal). */
+  readonly argsDigest: string | Promise<string> | undefined
+  /** The principal the early digest was keyed by, when it was computed then (`{ value }`: it may be undefined). */
+  readonly principal: { readonly value: string | undefined } | undefined
   /** The binding the inbound token was opened with; the answer is sealed with the same. */
   readonly binding: RequestBinding | undefined
 }
@@ -100,6 +107,13 @@ export class RequestStateSealing {
    * arguments while the handler runs (the digest is then ready to seal). At most {@link ASKERS_MAX} entries.
    */
   readonly #askers = new Set<string>()
+  /**
+   * Digests of canonical arguments, keyed by `canonicalArgs ‖ NUL ‖ principal` (canonical JSON holds no raw
+   * NUL): a retry carries the arguments of the round that sealed, so its digest is known and opening it
+   * costs one Web Crypto call, not two. Per principal, so one client's timing tells nothing of another's
+   * arguments. A pending digest is shared; a failed one is forgotten. At most {@link DIGESTS_MAX} entries.
+   */
+  readonly #digests = new Map<string, string | Promise<string>>()
 
   constructor(logger: Logger) {
     this.#logger = logger
@@ -133,15 +147,20 @@ export class RequestStateSealing {
     const target = params[targetParamOf(method) ?? 'name']
     const askerKey = typeof target === 'string' ? method + '\u0000' + target : undefined
     const token = params.requestState
-    // A retry, or a first round of a handler that sealed state before: hash now, alongside the unseal or
-    // the handler (independent work); whoever needs the digest awaits it.
-    let argsDigest: Promise<string> | undefined
-    if (token !== undefined || (askerKey !== undefined && this.#askers.has(askerKey))) {
-      argsDigest = digest16(canonicalArgs)
-      argsDigest.then(undefined, () => {}) // a failure surfaces where it is awaited, never as an unhandled rejection
-    }
     if (token === undefined) {
-      return {
+      // A first round of a handler that sealed state before: hash now, alongside the handler (independent
+      // work); the seal awaits it. A principal that cannot be had now is asked again (and fails) at the seal.
+      let argsDigest: string | Promise<string> | undefined
+      let principal: { value: string | undefined } | undefined
+      if (askerKey !== undefined && this.#askers.has(askerKey)) {
+        try {
+          principal = { value: sealer.policy.principalOf(info) }
+          argsDigest = this.#argsDigest(canonicalArgs, principal.value)
+        } catch {
+          principal = undefined
+        }
+      }
+      const round: SealingRound = {
         sealer,
         method,
         info,
@@ -150,10 +169,12 @@ export class RequestStateSealing {
         askerKey,
         canonicalArgs,
         argsDigest,
+        principal,
         binding: undefined,
       }
+      return round
     }
-    return this.#unseal(sealer, method, info, target, argsDigest!, token).then(({ binding, plaintext }) => ({
+    return this.#unseal(sealer, method, info, target, canonicalArgs, token).then(({ binding, plaintext }) => ({
       sealer,
       method,
       info,
@@ -161,9 +182,37 @@ export class RequestStateSealing {
       target,
       askerKey,
       canonicalArgs,
-      argsDigest,
+      argsDigest: binding.argsDigest as string | Promise<string>,
+      principal: { value: binding.principal },
       binding,
     }))
+  }
+
+  /**
+   * {@link digest16} of `canonicalArgs`, remembered per principal (see `#digests`): a string when known, else
+   * the pending digest (whose rejection is handled here too: it surfaces where it is awaited).
+   */
+  #argsDigest(canonicalArgs: string, principal: string | undefined): string | Promise<string> {
+    if (canonicalArgs.length > DIGEST_ARGS_MAX) {
+      const digest = digest16(canonicalArgs)
+      digest.then(undefined, () => {})
+      return digest
+    }
+    const key = principal === undefined ? canonicalArgs : canonicalArgs + '\u0000' + principal
+    const known = this.#digests.get(key)
+    if (known !== undefined) return known
+    const digest = digest16(canonicalArgs)
+    if (this.#digests.size >= DIGESTS_MAX) this.#digests.delete(this.#digests.keys().next().value!)
+    this.#digests.set(key, digest)
+    digest.then(
+      (value) => {
+        if (this.#digests.get(key) === digest) this.#digests.set(key, value)
+      },
+      () => {
+        if (this.#digests.get(key) === digest) this.#digests.delete(key)
+      },
+    )
+    return digest
   }
 
   /**
@@ -291,12 +340,13 @@ export class RequestStateSealing {
     method: string,
     info: RequestInfo,
     target: unknown,
-    argsDigest: Promise<string>,
+    canonicalArgs: string,
     token: unknown,
   ): Promise<{ binding: RequestBinding; plaintext: RequestStateValue }> {
     try {
       if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
-      const binding = { method, target, argsDigest, principal: this.#principal(sealer.policy, info, method) }
+      const principal = this.#principal(sealer.policy, info, method)
+      const binding = { method, target, argsDigest: this.#argsDigest(canonicalArgs, principal), principal }
       return { binding, plaintext: await sealer.policy.open(token, binding, sealer.audience) }
     } catch (error) {
       // fail closed: a codec's rejection without a reason is still a rejection
@@ -311,11 +361,17 @@ export class RequestStateSealing {
     let principal: string | undefined
     try {
       if (typeof target !== 'string') throw new Error(`the request's ${targetParamOf(method)} is not a string`)
-      principal = this.#principal(round.sealer.policy, round.info, method)
+      principal = round.principal ? round.principal.value : this.#principal(round.sealer.policy, round.info, method)
     } catch (error) {
       this.#refuseToSeal(method, error)
     }
-    return { method, target, argsDigest: round.argsDigest ?? digest16(round.canonicalArgs), principal }
+    // an early digest was keyed by the same principal (both are taken when the digest starts)
+    return {
+      method,
+      target,
+      argsDigest: round.argsDigest ?? this.#argsDigest(round.canonicalArgs, principal),
+      principal,
+    }
   }
 
   /** Remember a handler that seals, so its next first rounds hash early (bounded: see {@link ASKERS_MAX}). */
