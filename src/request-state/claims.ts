@@ -49,11 +49,17 @@ export function encodeStatePlaintext(iatMs: number, expMs: number, state: Reques
   if (json === undefined) throw new TypeError('requestState must be a JSON value')
   if (!(iatMs >= 0 && expMs >= 0 && iatMs <= MAX_TIME_MS && expMs <= MAX_TIME_MS))
     throw new RangeError('request-state times must be within 0 … 2^48 − 1 ms')
-  const out = new Uint8Array(2 * TIME_BYTES + json.length * 3)
+  // sized for ASCII JSON (one byte a character, the common case); else for the UTF-8 worst case (3 a unit)
+  let out = new Uint8Array(2 * TIME_BYTES + json.length)
+  const ascii = utf8.encodeInto(json, out.subarray(2 * TIME_BYTES))
+  let written = ascii.written
+  if (ascii.read < json.length) {
+    out = new Uint8Array(2 * TIME_BYTES + json.length * 3)
+    written = utf8.encodeInto(json, out.subarray(2 * TIME_BYTES)).written
+  }
   writeTime(out, 0, iatMs)
   writeTime(out, TIME_BYTES, expMs)
-  const { written } = utf8.encodeInto(json, out.subarray(2 * TIME_BYTES))
-  return out.subarray(0, 2 * TIME_BYTES + written)
+  return written === out.length - 2 * TIME_BYTES ? out : out.subarray(0, 2 * TIME_BYTES + written)
 }
 
 /**
