@@ -205,6 +205,23 @@ describe('codec properties: nonces, principal tags, strict base64url, key-id col
     }
   })
 
+  it('a v2 binding with non-ASCII target, audience or principal opens only for exactly those', async () => {
+    const policy = new RequestStateSecurity({ keys: ['k'.repeat(32)] })
+    const digest = await argumentsDigest({})
+    const binding = { method: 'tools/call', target: 'déploy', argsDigest: digest, principal: 'ünï\u{1F600}' }
+    const token = await policy.seal('s', binding, 'äud')
+    expect(token.startsWith('v2.')).toBe(true)
+    expect(await policy.open(token, binding, 'äud')).toBe('s')
+    for (const [other, audience] of [
+      [{ ...binding, target: 'deploy' }, 'äud'],
+      [{ ...binding, target: 'déploy\u0000' }, 'äud'],
+      [{ ...binding, principal: 'ünï' }, 'äud'],
+      [{ ...binding, principal: 'uni\u{1F600}' }, 'äud'],
+      [binding, 'aud'],
+    ] as const)
+      await expect(policy.open(token, other, audience)).rejects.toMatchObject({ reason: 'seal' })
+  })
+
   it('base64url decoding round-trips every length and refuses any non-alphabet character anywhere', () => {
     const reference = (bytes: Uint8Array) =>
       btoa(String.fromCharCode(...bytes))

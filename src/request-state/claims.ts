@@ -77,17 +77,18 @@ export function decodeStatePlaintext(bytes: Uint8Array): { iatMs: number; expMs:
 }
 
 /**
- * The version-2 binding bytes (the AAD after `"v2." ‖ kid`): UTF-8 compact JSON of `[method, target,
- * argsDigest, audience|null, principal|null]` — unambiguous, and lone surrogates stay distinct (escaped).
+ * The version-2 binding (the AAD after `"v2." ‖ kid` is its UTF-8): compact JSON of `[method, target,
+ * argsDigest, audience|null, principal|null]` — unambiguous, and lone surrogates stay distinct (escaped,
+ * so the text is well-formed UTF-16 and its UTF-8 is exact).
  */
-export function bindingBytes(
+export function bindingJson(
   method: string,
   target: string,
   argsDigest: string,
   audience: string | undefined,
   principal: string | undefined,
-): Uint8Array {
-  return utf8.encode(JSON.stringify([method, target, argsDigest, audience ?? null, principal ?? null]))
+): string {
+  return JSON.stringify([method, target, argsDigest, audience ?? null, principal ?? null])
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {
