@@ -35,7 +35,7 @@ const call = (name: string, args: Record<string, unknown>, signal?: AbortSignal)
   new Request('http://localhost/mcp', {
     method: 'POST',
     headers: std('tools/call', name),
-    signal,
+    signal: signal ?? null,
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
