@@ -98,12 +98,38 @@ describe('the arguments digest overlaps other work', () => {
       send('tools/call', { name, arguments: args, requestState: token }, who)
     expect((await retry('t', { n: 2 }, alice)).error).toEqual(FROZEN) // other arguments: hashed, then refused
     expect(digest).toHaveBeenCalledTimes(2)
-    expect((await retry('u', { n: 1 }, alice)).error).toEqual(FROZEN) // another tool, the same (known) arguments
-    expect((await retry('t', { n: 1 }, { clientId: 'bob' })).error).toEqual(FROZEN) // another principal: its own digest
-    expect((await retry('t', { n: 1 })).error).toEqual(FROZEN) // no principal: its own digest
-    expect(digest).toHaveBeenCalledTimes(4)
+    // the same token and arguments: the digest is known, and the tag still binds tool and principal
+    expect((await retry('u', { n: 1 }, alice)).error).toEqual(FROZEN)
+    expect((await retry('t', { n: 1 }, { clientId: 'bob' })).error).toEqual(FROZEN)
+    expect((await retry('t', { n: 1 })).error).toEqual(FROZEN)
+    expect(digest).toHaveBeenCalledTimes(2)
     expect((await retry('t', { n: 1 }, alice)).result.resultType).toBe('complete')
-    expect(digest).toHaveBeenCalledTimes(4)
+    expect(digest).toHaveBeenCalledTimes(2)
+  })
+
+  it('a digest is known only through the token it was sealed into: the same arguments without it are hashed', async () => {
+    const { server, send } = lowLevel()
+    server.setRequestHandler('tools/call', (params) =>
+      params.requestState !== undefined ? { content: [] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
+    )
+    const token = (await send('tools/call', { name: 't', arguments: { secret: 'x' } })).result.requestState
+    const digest = vi.spyOn(crypto.subtle, 'digest')
+    // another client's first round with the same arguments: hashed (nothing learnt from timing)
+    expect(typeof (await send('tools/call', { name: 't', arguments: { secret: 'x' } })).result.requestState).toBe(
+      'string',
+    )
+    expect(digest).toHaveBeenCalledTimes(1)
+    // another token with the same arguments: hashed
+    const forged = token.slice(0, -2) + (token.endsWith('A') ? 'BB' : 'AA')
+    expect((await send('tools/call', { name: 't', arguments: { secret: 'x' }, requestState: forged })).error).toEqual(
+      FROZEN,
+    )
+    expect(digest).toHaveBeenCalledTimes(2)
+    // the holder of the token: known
+    expect(
+      (await send('tools/call', { name: 't', arguments: { secret: 'x' }, requestState: token })).result.resultType,
+    ).toBe('complete')
+    expect(digest).toHaveBeenCalledTimes(2)
   })
 
   it('remembers at most 256 digests, and forgets a failed one', async () => {

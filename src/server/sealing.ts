@@ -37,7 +37,7 @@ export const MAX_SESSION_ID_LENGTH = 4096
 /** Most handler targets remembered as sealing state (resource URIs are unbounded): then the memory starts over. */
 const ASKERS_MAX = 1024
 
-/** Most argument digests remembered (oldest forgotten first): a retry's arguments are its first round's. */
+/** Most tokens whose arguments' digest is remembered (oldest forgotten first): a retry's arguments are its round's. */
 const DIGESTS_MAX = 256
 /** Longest canonical arguments (characters) whose digest is remembered; longer ones are hashed each time. */
 const DIGEST_ARGS_MAX = 2048
@@ -63,9 +63,7 @@ export interface SealingRound {
   /** The canonical JSON of the arguments as received (resources: `{}`), taken before the handler ran. */
   readonly canonicalArgs: string
   /** The digest of `canonicalArgs` (or its promise), when it was started early (a retry, or a handler known to seal). */
-  readonly argsDigest: string | Promise<string> | undefined
-  /** The principal the early digest was keyed by, when it was computed then (`{ value }`: it may be undefined). */
-  readonly principal: { readonly value: string | undefined } | undefined
+  readonly argsDigest: string | PromiseLike<string> | undefined
   /** The binding the inbound token was opened with; the answer is sealed with the same. */
   readonly binding: RequestBinding | undefined
 }
@@ -108,12 +106,14 @@ export class RequestStateSealing {
    */
   readonly #askers = new Set<string>()
   /**
-   * Digests of canonical arguments, keyed by `canonicalArgs ‖ NUL ‖ principal` (canonical JSON holds no raw
-   * NUL): a retry carries the arguments of the round that sealed, so its digest is known and opening it
-   * costs one Web Crypto call, not two. Per principal, so one client's timing tells nothing of another's
-   * arguments. A pending digest is shared; a failed one is forgotten. At most {@link DIGESTS_MAX} entries.
+   * The canonical arguments and their digest of each token this instance sealed, keyed by the token: a retry
+   * carries the token and the arguments of the round that sealed it, so when its arguments are the same
+   * string the digest is known and opening costs one Web Crypto call, not two (other arguments are hashed
+   * and fail the tag as before). Keyed by the token, which only the client it was sent to holds, so the
+   * timing tells no one else anything about anyone's arguments. At most {@link DIGESTS_MAX} entries,
+   * arguments of at most {@link DIGEST_ARGS_MAX} characters.
    */
-  readonly #digests = new Map<string, string | Promise<string>>()
+  readonly #digests = new Map<string, { readonly args: string; readonly digest: string }>()
 
   constructor(logger: Logger) {
     this.#logger = logger
@@ -150,16 +150,8 @@ export class RequestStateSealing {
     if (token === undefined) {
       // A first round of a handler that sealed state before: hash now, alongside the handler (independent
       // work); the seal awaits it. A principal that cannot be had now is asked again (and fails) at the seal.
-      let argsDigest: string | Promise<string> | undefined
-      let principal: { value: string | undefined } | undefined
-      if (askerKey !== undefined && this.#askers.has(askerKey)) {
-        try {
-          principal = { value: sealer.policy.principalOf(info) }
-          argsDigest = this.#argsDigest(canonicalArgs, principal.value)
-        } catch {
-          principal = undefined
-        }
-      }
+      const argsDigest =
+        askerKey !== undefined && this.#askers.has(askerKey) ? this.#argsDigest(canonicalArgs, undefined) : undefined
       const round: SealingRound = {
         sealer,
         method,
@@ -169,7 +161,6 @@ export class RequestStateSealing {
         askerKey,
         canonicalArgs,
         argsDigest,
-        principal,
         binding: undefined,
       }
       return round
@@ -182,37 +173,28 @@ export class RequestStateSealing {
       target,
       askerKey,
       canonicalArgs,
-      argsDigest: binding.argsDigest as string | Promise<string>,
-      principal: { value: binding.principal },
+      argsDigest: binding.argsDigest,
       binding,
     }))
   }
 
   /**
-   * {@link digest16} of `canonicalArgs`, remembered per principal (see `#digests`): a string when known, else
-   * the pending digest (whose rejection is handled here too: it surfaces where it is awaited).
+   * The digest of `canonicalArgs`: known when `token` is one this instance sealed for the same arguments (see
+   * `#digests`), else {@link digest16}'s promise (its rejection handled here too: it surfaces where awaited).
    */
-  #argsDigest(canonicalArgs: string, principal: string | undefined): string | Promise<string> {
-    if (canonicalArgs.length > DIGEST_ARGS_MAX) {
-      const digest = digest16(canonicalArgs)
-      digest.then(undefined, () => {})
-      return digest
-    }
-    const key = principal === undefined ? canonicalArgs : canonicalArgs + '\u0000' + principal
-    const known = this.#digests.get(key)
-    if (known !== undefined) return known
+  #argsDigest(canonicalArgs: string, token: unknown): string | Promise<string> {
+    const known = typeof token === 'string' ? this.#digests.get(token) : undefined
+    if (known !== undefined && known.args === canonicalArgs) return known.digest
     const digest = digest16(canonicalArgs)
-    if (this.#digests.size >= DIGESTS_MAX) this.#digests.delete(this.#digests.keys().next().value!)
-    this.#digests.set(key, digest)
-    digest.then(
-      (value) => {
-        if (this.#digests.get(key) === digest) this.#digests.set(key, value)
-      },
-      () => {
-        if (this.#digests.get(key) === digest) this.#digests.delete(key)
-      },
-    )
+    digest.then(undefined, () => {})
     return digest
+  }
+
+  /** Remember the arguments and digest `token` was sealed with (bounded: see `#digests`). */
+  #rememberDigest(token: string, args: string, digest: string): void {
+    if (args.length > DIGEST_ARGS_MAX) return
+    if (this.#digests.size >= DIGESTS_MAX) this.#digests.delete(this.#digests.keys().next().value!)
+    this.#digests.set(token, { args, digest })
   }
 
   /**
@@ -236,6 +218,7 @@ export class RequestStateSealing {
           `the sealed requestState is ${token.length} characters, over maxTokenLength (${sealer.policy.maxTokenLength}); keep handler state small`,
         )
       }
+      this.#rememberDigest(token, round.canonicalArgs, await binding.argsDigest)
     } catch (error) {
       this.#refuseToSeal(method, error)
     }
@@ -346,7 +329,7 @@ export class RequestStateSealing {
     try {
       if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
       const principal = this.#principal(sealer.policy, info, method)
-      const binding = { method, target, argsDigest: this.#argsDigest(canonicalArgs, principal), principal }
+      const binding = { method, target, argsDigest: this.#argsDigest(canonicalArgs, token), principal }
       return { binding, plaintext: await sealer.policy.open(token, binding, sealer.audience) }
     } catch (error) {
       // fail closed: a codec's rejection without a reason is still a rejection
@@ -361,15 +344,14 @@ export class RequestStateSealing {
     let principal: string | undefined
     try {
       if (typeof target !== 'string') throw new Error(`the request's ${targetParamOf(method)} is not a string`)
-      principal = round.principal ? round.principal.value : this.#principal(round.sealer.policy, round.info, method)
+      principal = this.#principal(round.sealer.policy, round.info, method)
     } catch (error) {
       this.#refuseToSeal(method, error)
     }
-    // an early digest was keyed by the same principal (both are taken when the digest starts)
     return {
       method,
       target,
-      argsDigest: round.argsDigest ?? this.#argsDigest(round.canonicalArgs, principal),
+      argsDigest: round.argsDigest ?? this.#argsDigest(round.canonicalArgs, undefined),
       principal,
     }
   }
