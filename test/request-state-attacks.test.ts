@@ -188,6 +188,68 @@ describe('codec properties: nonces, principal tags, strict base64url, key-id col
       expect(decodeBase64UrlStrict(junk), junk).toBeUndefined()
   })
 
+  it('a state of any characters reads back the same (ASCII, 2-, 3- and 4-byte UTF-8, lone surrogates)', async () => {
+    const policy = new RequestStateSecurity({ keys: ['k'.repeat(32)] })
+    const binding = { method: 'tools/call', target: 't', argsDigest: await argumentsDigest({}), principal: undefined }
+    for (const state of [
+      '',
+      'plain',
+      'é',
+      'ünïcödé'.repeat(50),
+      '日本語',
+      '\u{1F600}x',
+      '\ud800',
+      { k: ['€', 1, null] },
+    ]) {
+      expect(await policy.open(await policy.seal(state, binding, 'x'), binding, 'x')).toEqual(state)
+    }
+  })
+
+  it('a v2 binding with non-ASCII target, audience or principal opens only for exactly those', async () => {
+    const policy = new RequestStateSecurity({ keys: ['k'.repeat(32)] })
+    const digest = await argumentsDigest({})
+    const binding = { method: 'tools/call', target: 'déploy', argsDigest: digest, principal: 'ünï\u{1F600}' }
+    const token = await policy.seal('s', binding, 'äud')
+    expect(token.startsWith('v2.')).toBe(true)
+    expect(await policy.open(token, binding, 'äud')).toBe('s')
+    for (const [other, audience] of [
+      [{ ...binding, target: 'deploy' }, 'äud'],
+      [{ ...binding, target: 'déploy\u0000' }, 'äud'],
+      [{ ...binding, principal: 'ünï' }, 'äud'],
+      [{ ...binding, principal: 'uni\u{1F600}' }, 'äud'],
+      [binding, 'aud'],
+    ] as const)
+      await expect(policy.open(token, other, audience)).rejects.toMatchObject({ reason: 'seal' })
+  })
+
+  it('base64url decoding round-trips every length and refuses any non-alphabet character anywhere', () => {
+    const reference = (bytes: Uint8Array) =>
+      btoa(String.fromCharCode(...bytes))
+        .replace(/\+/g, '-')
+        .replace(/\//g, '_')
+        .replace(/=+$/, '')
+    for (let n = 0; n < 70; n++) {
+      const bytes = crypto.getRandomValues(new Uint8Array(n))
+      const text = encodeBase64Url(bytes)
+      expect(text).toBe(reference(bytes))
+      expect(decodeBase64UrlStrict(text)).toEqual(bytes)
+      // also as a slice of a longer string, as tokens are decoded after their prefix
+      expect(decodeBase64UrlStrict(('v2.' + text).slice(3))).toEqual(bytes)
+    }
+    const text = encodeBase64Url(crypto.getRandomValues(new Uint8Array(30))) // 40 characters
+    const junk = ['=', '+', '/', ' ', '\n', '\u0000', '\u007f', '\u0080', 'é', '\u00ff', 'Ł', '\ud800', '\u{1F600}']
+    for (const bad of junk)
+      for (const at of [0, 1, 2, 3, 20, 39]) {
+        const swapped = text.slice(0, at) + bad + text.slice(at + 1)
+        expect(decodeBase64UrlStrict(swapped), JSON.stringify(swapped)).toBeUndefined()
+      }
+    expect(decodeBase64UrlStrict(text + '==')).toBeUndefined()
+    // longer than the decoder's reusable buffer (16 Ki characters): the same rules
+    const long = crypto.getRandomValues(new Uint8Array(30_000))
+    expect(decodeBase64UrlStrict(encodeBase64Url(long))).toEqual(long)
+    expect(decodeBase64UrlStrict(encodeBase64Url(long).slice(0, -4) + 'AAé')).toBeUndefined()
+  })
+
   it('two keys that share a key id both keep working (trial among the few that collide)', async () => {
     // a real 32-bit kid collision, found by brute force
     const a = decodeBase64UrlStrict('6v2AaLc-Oh9YlpxXynYwV7UfTVH2WlEl-EslmniZ5mw')!

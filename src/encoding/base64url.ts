@@ -61,6 +61,11 @@ export function encodeBase64Url(bytes: Uint8Array): string {
   return (ascii ??= new TextDecoder()).decode(out)
 }
 
+/** Reused by {@link decodeBase64UrlStrict} for the ASCII bytes of texts up to this many characters. */
+const SCRATCH_CHARS = 16 * 1024
+let scratch: Uint8Array | undefined
+let utf8: TextEncoder | undefined
+
 /**
  * Decode canonical unpadded base64url: only the 64 alphabet characters, no padding or whitespace,
  * a length that is not 1 mod 4, and zero trailing bits — so exactly one string decodes to given bytes.
@@ -70,22 +75,22 @@ export function decodeBase64UrlStrict(text: string): Uint8Array<ArrayBuffer> | u
   const len = text.length
   const tail = len % 4
   if (tail === 1) return undefined
+  // the text's UTF-8 bytes, one a character exactly when every character is ASCII (else: not base64url);
+  // read as bytes, the table lookups are cheaper than charCodeAt on a (often sliced) string
+  const src = len <= SCRATCH_CHARS ? (scratch ??= new Uint8Array(SCRATCH_CHARS)) : new Uint8Array(len)
+  const { read, written } = (utf8 ??= new TextEncoder()).encodeInto(text, src)
+  if (read !== len || written !== len) return undefined
   const out = new Uint8Array(((len - tail) / 4) * 3 + (tail === 0 ? 0 : tail - 1))
   const whole = len - tail
   const lookup = LOOKUP ?? lookupTable()
   let o = 0
   for (let i = 0; i < whole; i += 4) {
-    // `& 0xff` keeps the table lookups branch-free; codes above 0xff are rejected in the same test below
-    const a = lookup[text.charCodeAt(i) & 0xff]!
-    const b = lookup[text.charCodeAt(i + 1) & 0xff]!
-    const c = lookup[text.charCodeAt(i + 2) & 0xff]!
-    const d = lookup[text.charCodeAt(i + 3) & 0xff]!
-    if (
-      (a | b | c | d) < 0 ||
-      (text.charCodeAt(i) | text.charCodeAt(i + 1) | text.charCodeAt(i + 2) | text.charCodeAt(i + 3)) > 0xff
-    ) {
-      return undefined
-    }
+    // a byte past 0x7f (no ASCII character) looks up -1, as every character outside the alphabet does
+    const a = lookup[src[i]!]!
+    const b = lookup[src[i + 1]!]!
+    const c = lookup[src[i + 2]!]!
+    const d = lookup[src[i + 3]!]!
+    if ((a | b | c | d) < 0) return undefined
     const n = (a << 18) | (b << 12) | (c << 6) | d
     out[o++] = n >> 16
     out[o++] = (n >> 8) & 0xff
@@ -94,8 +99,7 @@ export function decodeBase64UrlStrict(text: string): Uint8Array<ArrayBuffer> | u
   if (tail > 0) {
     let n = 0
     for (let i = whole; i < len; i++) {
-      const code = text.charCodeAt(i)
-      const val = code > 0xff ? -1 : lookup[code]!
+      const val = lookup[src[i]!]!
       if (val < 0) return undefined
       n = (n << 6) | val
     }

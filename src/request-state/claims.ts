@@ -49,11 +49,17 @@ export function encodeStatePlaintext(iatMs: number, expMs: number, state: Reques
   if (json === undefined) throw new TypeError('requestState must be a JSON value')
   if (!(iatMs >= 0 && expMs >= 0 && iatMs <= MAX_TIME_MS && expMs <= MAX_TIME_MS))
     throw new RangeError('request-state times must be within 0 … 2^48 − 1 ms')
-  const out = new Uint8Array(2 * TIME_BYTES + json.length * 3)
+  // sized for ASCII JSON (one byte a character, the common case); else for the UTF-8 worst case (3 a unit)
+  let out = new Uint8Array(2 * TIME_BYTES + json.length)
+  const ascii = utf8.encodeInto(json, out.subarray(2 * TIME_BYTES))
+  let written = ascii.written
+  if (ascii.read < json.length) {
+    out = new Uint8Array(2 * TIME_BYTES + json.length * 3)
+    written = utf8.encodeInto(json, out.subarray(2 * TIME_BYTES)).written
+  }
   writeTime(out, 0, iatMs)
   writeTime(out, TIME_BYTES, expMs)
-  const { written } = utf8.encodeInto(json, out.subarray(2 * TIME_BYTES))
-  return out.subarray(0, 2 * TIME_BYTES + written)
+  return written === out.length - 2 * TIME_BYTES ? out : out.subarray(0, 2 * TIME_BYTES + written)
 }
 
 /**
@@ -71,17 +77,18 @@ export function decodeStatePlaintext(bytes: Uint8Array): { iatMs: number; expMs:
 }
 
 /**
- * The version-2 binding bytes (the AAD after `"v2." ‖ kid`): UTF-8 compact JSON of `[method, target,
- * argsDigest, audience|null, principal|null]` — unambiguous, and lone surrogates stay distinct (escaped).
+ * The version-2 binding (the AAD after `"v2." ‖ kid` is its UTF-8): compact JSON of `[method, target,
+ * argsDigest, audience|null, principal|null]` — unambiguous, and lone surrogates stay distinct (escaped,
+ * so the text is well-formed UTF-16 and its UTF-8 is exact).
  */
-export function bindingBytes(
+export function bindingJson(
   method: string,
   target: string,
   argsDigest: string,
   audience: string | undefined,
   principal: string | undefined,
-): Uint8Array {
-  return utf8.encode(JSON.stringify([method, target, argsDigest, audience ?? null, principal ?? null]))
+): string {
+  return JSON.stringify([method, target, argsDigest, audience ?? null, principal ?? null])
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -44,6 +44,9 @@ const TAG_BYTES = 16
 /** Minimum secret length in bytes. */
 export const MIN_KEY_BYTES = 32
 const EMPTY_SALT = new Uint8Array(0)
+const UTF8 = new TextEncoder()
+/** A version-2 binding: bytes, or text sealed as its UTF-8 bytes. */
+type Binding = Uint8Array | string
 
 /**
  * Internal: an option key that replaces the random source (nonces, principal salts) for deterministic
@@ -260,14 +263,22 @@ export class AesGcmKeyRing {
     return codec
   }
 
-  /** The AAD under `entry`: `prefix ‖ kid`, then the binding bytes of a version-2 token. */
-  #aad(entry: RingEntry, scheme: Scheme, binding?: Uint8Array): Uint8Array<ArrayBuffer> {
+  /**
+   * The AAD under `entry`: `prefix ‖ kid`, then the binding of a version-2 token (bytes, or text written
+   * as UTF-8 straight into the AAD: one allocation for the usual ASCII binding).
+   */
+  #aad(entry: RingEntry, scheme: Scheme, binding?: Binding): Uint8Array<ArrayBuffer> {
     if (binding === undefined) return scheme === REQUEST_STATE_SCHEME ? entry.aad! : entry.otherAads.get(scheme)!
     const head = scheme.prefixBytes.length + KID_BYTES
-    const aad = new Uint8Array(head + binding.length)
+    let aad = new Uint8Array(head + binding.length)
+    if (typeof binding !== 'string') aad.set(binding, head)
+    else if (UTF8.encodeInto(binding, aad.subarray(head)).read < binding.length) {
+      const bytes = UTF8.encode(binding) // not ASCII: more bytes than characters
+      aad = new Uint8Array(head + bytes.length)
+      aad.set(bytes, head)
+    }
     aad.set(scheme.prefixBytes)
     aad.set(entry.kidBytes!, scheme.prefixBytes.length)
-    aad.set(binding, head)
     return aad
   }
 
@@ -275,9 +286,10 @@ export class AesGcmKeyRing {
    * Seal `plaintext` as a version-2 token, `"v2." + base64url(kid(4) ‖ nonce(12) ‖ ciphertext ‖ tag(16))`,
    * bound to `binding`: bytes the opener recomputes, carried in the AAD (`"v2." ‖ kid ‖ binding`), not in
    * the token. Under `keys[0]` and the audience's key (the same AES key as `"v1."` tokens).
+   * @param binding - bytes, or text (its UTF-8 bytes; keep it well-formed UTF-16: a lone surrogate becomes U+FFFD).
    * @returns the token (ASCII; 4/3 of 32 + plaintext bytes, plus the 3-character prefix).
    */
-  sealBound(plaintext: Uint8Array, binding: Uint8Array, audience?: string): Promise<string> {
+  sealBound(plaintext: Uint8Array, binding: Binding, audience?: string): Promise<string> {
     return this.#seal(plaintext, audience, BOUND_SCHEME, binding)
   }
 
@@ -286,7 +298,7 @@ export class AesGcmKeyRing {
    * @throws InvalidRequestStateError `malformed`, `unknown key`, or `seal` (tampered, another key, another
    *   audience, or another binding: the tag cannot tell which).
    */
-  openBound(token: string, binding: Uint8Array, audience?: string): Promise<Uint8Array> {
+  openBound(token: string, binding: Binding, audience?: string): Promise<Uint8Array> {
     return this.#unseal(token, audience, BOUND_SCHEME, binding)
   }
 
@@ -317,12 +329,7 @@ export class AesGcmKeyRing {
     return key
   }
 
-  async #seal(
-    plaintext: Uint8Array,
-    audience: string | undefined,
-    scheme: Scheme,
-    binding?: Uint8Array,
-  ): Promise<string> {
+  async #seal(plaintext: Uint8Array, audience: string | undefined, scheme: Scheme, binding?: Binding): Promise<string> {
     const entry = this.#entries[0]!
     const kid = entry.kidBytes ?? (await entry.kid)
     const maybeKey = this.#aesKey(entry, audience, scheme)
@@ -344,12 +351,7 @@ export class AesGcmKeyRing {
     return scheme.prefix + encodeBase64Url(body)
   }
 
-  async #unseal(
-    token: string,
-    audience: string | undefined,
-    scheme: Scheme,
-    binding?: Uint8Array,
-  ): Promise<Uint8Array> {
+  async #unseal(token: string, audience: string | undefined, scheme: Scheme, binding?: Binding): Promise<Uint8Array> {
     if (typeof token !== 'string' || !token.startsWith(scheme.prefix)) throw new InvalidRequestStateError('malformed')
     const body = decodeBase64UrlStrict(token.slice(scheme.prefix.length))
     if (!body || body.length < KID_BYTES + NONCE_BYTES + TAG_BYTES) throw new InvalidRequestStateError('malformed')

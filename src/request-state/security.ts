@@ -29,7 +29,7 @@ import {
 } from './codec.ts'
 import { InvalidRequestStateError } from './errors.ts'
 import {
-  bindingBytes,
+  bindingJson,
   claimsOf,
   decodeStatePlaintext,
   encodeStatePlaintext,
@@ -364,10 +364,10 @@ export class RequestStateSecurity {
    */
   async seal(state: RequestStateValue, binding: RequestBinding, audience: string | undefined): Promise<string> {
     if (this.#codec === undefined && this.#tokenVersion === 2) {
-      const argsDigest = await binding.argsDigest
+      const argsDigest = typeof binding.argsDigest === 'string' ? binding.argsDigest : await binding.argsDigest
       const iatMs = Math.floor(this.#now())
       const plaintext = encodeStatePlaintext(iatMs, Math.floor(iatMs + this.ttl * 1000), state)
-      const bound = bindingBytes(binding.method, binding.target, argsDigest, audience, binding.principal)
+      const bound = bindingJson(binding.method, binding.target, argsDigest, audience, binding.principal)
       return this.#keyRing().sealBound(plaintext, bound, audience)
     }
     if (state === undefined) throw new TypeError('requestState must be a JSON value')
@@ -403,8 +403,8 @@ export class RequestStateSecurity {
     if (typeof token !== 'string') throw new InvalidRequestStateError('non-string requestState')
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
     if (this.#codec === undefined && token.startsWith(TOKEN_PREFIX_V2)) {
-      const argsDigest = await binding.argsDigest
-      const bound = bindingBytes(binding.method, binding.target, argsDigest, audience, binding.principal)
+      const argsDigest = typeof binding.argsDigest === 'string' ? binding.argsDigest : await binding.argsDigest
+      const bound = bindingJson(binding.method, binding.target, argsDigest, audience, binding.principal)
       const { iatMs, expMs, state } = decodeStatePlaintext(await this.#keyRing().openBound(token, bound, audience))
       this.#checkTimes(iatMs / 1000, expMs / 1000, this.ttl)
       return state

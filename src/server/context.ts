@@ -117,6 +117,52 @@ const LOG_SEVERITY: Readonly<Record<LoggingLevel, number>> = {
   emergency: 7,
 }
 
+const LAZY_SIGNAL: unique symbol = Symbol('edge-mcp.lazySignal')
+/** The state of a signal made on first read: shared by the copies of one context. */
+export interface LazySignal {
+  signal?: AbortSignal
+  /** Called once, on the first read. */
+  make: () => AbortSignal
+}
+type Lazy = { [LAZY_SIGNAL]?: LazySignal }
+// One getter and setter for every context (fresh functions per object would cost V8 a new map each).
+function readSignal(this: Lazy): AbortSignal {
+  const lazy = this[LAZY_SIGNAL]!
+  return (lazy.signal ??= lazy.make())
+}
+function writeSignal(this: object, value: unknown): void {
+  Object.defineProperty(this, 'signal', { value, writable: true, enumerable: true, configurable: true })
+}
+const SIGNAL_ACCESSOR: PropertyDescriptor = { get: readSignal, set: writeSignal, enumerable: true, configurable: true }
+const newSignal = (): AbortSignal => new AbortController().signal
+
+/**
+ * Give `target` a `signal` made on first read (an enumerable accessor; assigning a value makes it a plain
+ * data property): an `AbortSignal` costs microseconds on Node, and most handlers never read theirs.
+ */
+export function defineLazySignal(target: object, lazy: LazySignal): void {
+  Object.defineProperty(target, LAZY_SIGNAL, { value: lazy, writable: true, configurable: true })
+  Object.defineProperty(target, 'signal', SIGNAL_ACCESSOR)
+}
+
+/**
+ * `Object.assign({}, source, extra)`, except that a `signal` of `source` not yet made (see
+ * {@link defineLazySignal}) stays unmade in the copy (`Object.assign` would read it), shared with `source`.
+ */
+export function withContext<S extends object, E extends object>(source: S, extra: E): S & E {
+  const lazy = (source as Lazy)[LAZY_SIGNAL]
+  if (
+    lazy === undefined ||
+    lazy.signal !== undefined ||
+    Object.getOwnPropertyDescriptor(source, 'signal')?.get !== readSignal
+  )
+    return Object.assign({}, source, extra)
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(source)) if (key !== 'signal') out[key] = (source as Record<string, unknown>)[key]
+  defineLazySignal(out, lazy)
+  return Object.assign(out, extra) as S & E
+}
+
 /**
  * The context of one request: the transport's `info`, the envelope's shorthands, the opened
  * `requestState`, and `sendProgress` / `log`, which notify through `info.notify` only when the envelope
@@ -132,15 +178,15 @@ export function createRequestContext(
   requestState: RequestStateValue | undefined,
   progress: { last: number } = { last: -Infinity },
 ): RequestContext {
-  // Object.assign, not `{ ...info, … }`: V8 takes a slow path for properties written after a spread.
-  return Object.assign({}, info, {
+  // Object.assign (in withContext), not `{ ...info, … }`: V8 takes a slow path for properties written
+  // after a spread. The signal stays unmade until read (made here only when the transport gave none).
+  const ctx = withContext(info, {
     method: request.method,
     requestId: request.id,
     envelope,
     protocolVersion: envelope.protocolVersion,
     clientCapabilities: envelope.clientCapabilities,
     clientInfo: envelope.clientInfo,
-    signal: info.signal ?? new AbortController().signal,
     requestState,
     requireCapabilities: (...needs: RequiredCapability[]) => requireCapabilities(envelope.clientCapabilities, ...needs),
     sendProgress: (value: number, total?: number, message?: string) => {
@@ -161,5 +207,9 @@ export function createRequestContext(
       info.notify({ jsonrpc: '2.0', method: 'notifications/message', params })
       return true
     },
-  } satisfies Omit<RequestContext, keyof RequestInfo> & { signal: AbortSignal })
+  } satisfies Omit<RequestContext, keyof RequestInfo | 'signal'>)
+  // no signal from the transport: one that never aborts, made if read
+  if ((ctx as Lazy)[LAZY_SIGNAL] === undefined && (ctx as { signal?: unknown }).signal === undefined)
+    defineLazySignal(ctx, { make: newSignal })
+  return ctx as RequestContext
 }

@@ -37,6 +37,11 @@ export const MAX_SESSION_ID_LENGTH = 4096
 /** Most handler targets remembered as sealing state (resource URIs are unbounded): then the memory starts over. */
 const ASKERS_MAX = 1024
 
+/** Most tokens whose arguments' digest is remembered (oldest forgotten first): a retry's arguments are its round's. */
+const DIGESTS_MAX = 256
+/** Longest canonical arguments (characters) whose digest is remembered; longer ones are hashed each time. */
+const DIGEST_ARGS_MAX = 2048
+
 /** The active policy and the audience claim its tokens carry (undefined: audience-free tokens). */
 interface Sealer {
   readonly policy: RequestStateSecurity
@@ -57,8 +62,8 @@ export interface SealingRound {
   readonly askerKey: string | undefined
   /** The canonical JSON of the arguments as received (resources: `{}`), taken before the handler ran. */
   readonly canonicalArgs: string
-  /** The digest of `canonicalArgs`, when it was started early (a retry, or a handler known to seal). */
-  readonly argsDigest: Promise<string> | undefined
+  /** The digest of `canonicalArgs` (or its promise), when it was started early (a retry, or a handler known to seal). */
+  readonly argsDigest: string | PromiseLike<string> | undefined
   /** The binding the inbound token was opened with; the answer is sealed with the same. */
   readonly binding: RequestBinding | undefined
 }
@@ -100,6 +105,15 @@ export class RequestStateSealing {
    * arguments while the handler runs (the digest is then ready to seal). At most {@link ASKERS_MAX} entries.
    */
   readonly #askers = new Set<string>()
+  /**
+   * The canonical arguments and their digest of each token this instance sealed, keyed by the token: a retry
+   * carries the token and the arguments of the round that sealed it, so when its arguments are the same
+   * string the digest is known and opening costs one Web Crypto call, not two (other arguments are hashed
+   * and fail the tag as before). Keyed by the token, which only the client it was sent to holds, so the
+   * timing tells no one else anything about anyone's arguments. At most {@link DIGESTS_MAX} entries,
+   * arguments of at most {@link DIGEST_ARGS_MAX} characters.
+   */
+  readonly #digests = new Map<string, { readonly args: string; readonly digest: string }>()
 
   constructor(logger: Logger) {
     this.#logger = logger
@@ -133,15 +147,12 @@ export class RequestStateSealing {
     const target = params[targetParamOf(method) ?? 'name']
     const askerKey = typeof target === 'string' ? method + '\u0000' + target : undefined
     const token = params.requestState
-    // A retry, or a first round of a handler that sealed state before: hash now, alongside the unseal or
-    // the handler (independent work); whoever needs the digest awaits it.
-    let argsDigest: Promise<string> | undefined
-    if (token !== undefined || (askerKey !== undefined && this.#askers.has(askerKey))) {
-      argsDigest = digest16(canonicalArgs)
-      argsDigest.then(undefined, () => {}) // a failure surfaces where it is awaited, never as an unhandled rejection
-    }
     if (token === undefined) {
-      return {
+      // A first round of a handler that sealed state before: hash now, alongside the handler (independent
+      // work); the seal awaits it. A principal that cannot be had now is asked again (and fails) at the seal.
+      const argsDigest =
+        askerKey !== undefined && this.#askers.has(askerKey) ? this.#argsDigest(canonicalArgs, undefined) : undefined
+      const round: SealingRound = {
         sealer,
         method,
         info,
@@ -152,8 +163,9 @@ export class RequestStateSealing {
         argsDigest,
         binding: undefined,
       }
+      return round
     }
-    return this.#unseal(sealer, method, info, target, argsDigest!, token).then(({ binding, plaintext }) => ({
+    return this.#unseal(sealer, method, info, target, canonicalArgs, token).then(({ binding, plaintext }) => ({
       sealer,
       method,
       info,
@@ -161,9 +173,28 @@ export class RequestStateSealing {
       target,
       askerKey,
       canonicalArgs,
-      argsDigest,
+      argsDigest: binding.argsDigest,
       binding,
     }))
+  }
+
+  /**
+   * The digest of `canonicalArgs`: known when `token` is one this instance sealed for the same arguments (see
+   * `#digests`), else {@link digest16}'s promise (its rejection handled here too: it surfaces where awaited).
+   */
+  #argsDigest(canonicalArgs: string, token: unknown): string | Promise<string> {
+    const known = typeof token === 'string' ? this.#digests.get(token) : undefined
+    if (known !== undefined && known.args === canonicalArgs) return known.digest
+    const digest = digest16(canonicalArgs)
+    digest.then(undefined, () => {})
+    return digest
+  }
+
+  /** Remember the arguments and digest `token` was sealed with (bounded: see `#digests`). */
+  #rememberDigest(token: string, args: string, digest: string): void {
+    if (args.length > DIGEST_ARGS_MAX) return
+    if (this.#digests.size >= DIGESTS_MAX) this.#digests.delete(this.#digests.keys().next().value!)
+    this.#digests.set(token, { args, digest })
   }
 
   /**
@@ -187,6 +218,7 @@ export class RequestStateSealing {
           `the sealed requestState is ${token.length} characters, over maxTokenLength (${sealer.policy.maxTokenLength}); keep handler state small`,
         )
       }
+      this.#rememberDigest(token, round.canonicalArgs, await binding.argsDigest)
     } catch (error) {
       this.#refuseToSeal(method, error)
     }
@@ -291,12 +323,13 @@ export class RequestStateSealing {
     method: string,
     info: RequestInfo,
     target: unknown,
-    argsDigest: Promise<string>,
+    canonicalArgs: string,
     token: unknown,
   ): Promise<{ binding: RequestBinding; plaintext: RequestStateValue }> {
     try {
       if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
-      const binding = { method, target, argsDigest, principal: this.#principal(sealer.policy, info, method) }
+      const principal = this.#principal(sealer.policy, info, method)
+      const binding = { method, target, argsDigest: this.#argsDigest(canonicalArgs, token), principal }
       return { binding, plaintext: await sealer.policy.open(token, binding, sealer.audience) }
     } catch (error) {
       // fail closed: a codec's rejection without a reason is still a rejection
@@ -315,7 +348,12 @@ export class RequestStateSealing {
     } catch (error) {
       this.#refuseToSeal(method, error)
     }
-    return { method, target, argsDigest: round.argsDigest ?? digest16(round.canonicalArgs), principal }
+    return {
+      method,
+      target,
+      argsDigest: round.argsDigest ?? this.#argsDigest(round.canonicalArgs, undefined),
+      principal,
+    }
   }
 
   /** Remember a handler that seals, so its next first rounds hash early (bounded: see {@link ASKERS_MAX}). */

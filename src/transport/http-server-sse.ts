@@ -6,7 +6,7 @@
  */
 import type { InboundMessage } from '../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
-import type { RequestInfo } from '../server/context.ts'
+import { defineLazySignal, type RequestInfo } from '../server/context.ts'
 import type { Handled, Server } from '../server/server.ts'
 
 /** Bytes of notifications a streamed response holds for a reader that does not read; then it is cut off. */
@@ -46,6 +46,7 @@ export function reply(
  * handler's `signal` aborts. The quiet switch exists for workerd, which notices a client that went away
  * only when it next writes: a request whose response is still pending is never seen to close there.
  * `initialize` (whose `Mcp-Session-Id` header needs a plain reply) is never switched for being slow.
+ * `outer` aborts when the client goes away (the request's signal); `info.signal` is set here (see above).
  * `headersOf` gives the headers of a plain reply (a session id, a challenge).
  * `subscriptions/listen` rides the same path: its acknowledgement opens the stream, which then stays
  * open (with keep-alives) until the client disconnects or the server ends the subscription.
@@ -54,15 +55,23 @@ export async function streamIfNotified(
   server: Server,
   message: InboundMessage,
   info: RequestInfo,
+  outer: AbortSignal | undefined,
   accept: Representation,
   keepAliveMs: number,
   headersOf: (handled: Handled) => Record<string, string>,
 ): Promise<Response> {
-  const cancel = new AbortController()
-  const outer = info.signal
-  if (outer?.aborted) cancel.abort(outer.reason)
-  else outer?.addEventListener('abort', () => cancel.abort(outer.reason), { once: true })
-  info.signal = cancel.signal
+  // The handler's signal (`info.signal`, set here) aborts with the client's (`outer`) or when its stream is
+  // cancelled; it is made on first read (an AbortSignal costs microseconds on Node, and most handlers never
+  // read theirs), or to abort.
+  let made: AbortController | undefined
+  const cancel = (): AbortController => {
+    if (made) return made
+    const controller = (made = new AbortController())
+    if (outer?.aborted) controller.abort(outer.reason)
+    else outer?.addEventListener('abort', () => controller.abort(outer.reason), { once: true })
+    return controller
+  }
+  defineLazySignal(info, { make: () => cancel().signal })
   const queued: (JSONRPCNotification | JSONRPCRequest)[] = []
   const sink: NotificationSink = {}
   // Settles with why the answer becomes a stream: a first notification, or a quiet handler still running.
@@ -100,14 +109,14 @@ interface NotificationSink {
  * The SSE body of a streamed response: a keep-alive when `keepAliveFirst`, the `queued` notifications,
  * each later one as `sink.write` gets it, keep-alive comments every `keepAliveMs` ms, then the response
  * of `work`, then the end. Cancelling the body, or a reader more than {@link MAX_UNREAD_BYTES} behind,
- * aborts `cancel` (the handler's signal).
+ * aborts `handlerAbort()` (the handler's signal).
  */
 function notificationStream(
   server: Server,
   work: Promise<Handled>,
   queued: readonly (JSONRPCNotification | JSONRPCRequest)[],
   sink: NotificationSink,
-  cancel: AbortController,
+  handlerAbort: () => AbortController,
   keepAliveMs: number,
   keepAliveFirst: boolean,
 ): ReadableStream<Uint8Array> {
@@ -132,7 +141,7 @@ function notificationStream(
             open = false
             clearInterval(timer)
             controller.error(new Error(`the client fell more than ${MAX_UNREAD_BYTES} bytes behind`))
-            cancel.abort(new Error('the client stopped reading the stream'))
+            handlerAbort().abort(new Error('the client stopped reading the stream'))
             return
           }
           send(sseEvent(message))
@@ -160,7 +169,7 @@ function notificationStream(
       cancel() {
         open = false
         clearInterval(timer)
-        cancel.abort(new Error('the client closed the stream'))
+        handlerAbort().abort(new Error('the client closed the stream'))
       },
     },
     { highWaterMark: MAX_UNREAD_BYTES, size: (chunk) => chunk.byteLength },

@@ -220,7 +220,8 @@ async function serve(
       const mismatch = checkHeaders(request.headers, message.message)
       if (mismatch) return jsonError(400, message.message.id, mismatch)
     }
-    const info: RequestInfo = { request, env, executionCtx, signal: request.signal }
+    // the signal is added below: a streamed answer's is its own, made on first read (http-server-sse.ts)
+    const info: RequestInfo = { request, env, executionCtx }
     if (authInfo) info.authInfo = authInfo
     if (endpoint.options.authenticate) {
       try {
@@ -238,11 +239,12 @@ async function serve(
       }
     }
     if (message.kind !== 'request' || !accept.sse) {
+      info.signal = request.signal
       const handled = await server.handle(message, info)
       if (!handled.response) return new Response(null, { status: handled.status })
       return reply(handled.status, handled.response, accept.as, headersOf(handled))
     }
-    return streamIfNotified(server, message, info, accept.as, endpoint.keepAliveMs, headersOf)
+    return streamIfNotified(server, message, info, request.signal, accept.as, endpoint.keepAliveMs, headersOf)
   } catch (error) {
     server.logger.error('fetch handler failed', error)
     return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))

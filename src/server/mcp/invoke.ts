@@ -8,7 +8,7 @@ import { ErrorCode, McpError } from '../../protocol/errors.ts'
 import { describeIssue } from '../../protocol/issues.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
 import { CreateMessageResult, ElicitResult, InputResponses, ListRootsResult } from '../../protocol/schemas/index.ts'
-import type { RequestContext, RequestParams } from '../context.ts'
+import { withContext, type RequestContext, type RequestParams } from '../context.ts'
 import { RefusalError, ResolutionError, refusalVerb } from '../resolve/errors.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
 import { isInputRequired } from '../results.ts'
@@ -36,14 +36,15 @@ export async function invoke(
   note: (message: string) => void,
 ): Promise<unknown> {
   const inputResponses = inputResponsesOf(params)
-  // Object.assign, not `{ ...ctx, … }`: V8 takes a slow path for properties written after a spread.
+  // Object.assign (in withContext), not `{ ...ctx, … }`: V8 takes a slow path for properties written
+  // after a spread; withContext keeps a signal not yet read unmade.
   if (!item.plan)
     return item.handler(
       args as never,
-      Object.assign({}, ctx, { toolName: target, inputResponses, requestState: ctx.requestState }),
+      withContext(ctx, { toolName: target, inputResponses, requestState: ctx.requestState }),
     )
   // with resolvers, the SDK owns the questions and the state: the handler sees neither
-  const handlerCtx: ToolContext = Object.assign({}, ctx, {
+  const handlerCtx: ToolContext = withContext(ctx, {
     toolName: target,
     inputResponses: undefined,
     requestState: undefined,
