@@ -29,7 +29,7 @@ export async function benchRequestState(): Promise<{ ours: number; theirs: numbe
   const codec = new AesGcmKeyRing([KEY]).codec('bench')
   const codecOp = async () => codec.unseal(await codec.seal(bytes))
   const policy = new RequestStateSecurity({ keys: [KEY] })
-  const binding = { method: 'tools/call', target: 'deploy', argsDigest: 'A'.repeat(22), principal: undefined }
+  const binding = { method: 'tools/call', target: 'deploy', canonicalArgs: '{"env":"prod"}', principal: undefined }
   const policyOp = async () => policy.open(await policy.seal(state, binding, 'bench'), binding, 'bench')
   const official = createRequestStateCodec<Record<string, unknown>>({ key: KEY })
   const officialOp = async () => official.verify(await official.mint(STATE_OBJECT), undefined as never)

@@ -170,7 +170,7 @@ describe('codec properties: nonces, principal tags, strict base64url, key-id col
       unseal: (t: string) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
     }
     const policy = new RequestStateSecurity({ codec: passthrough })
-    const binding = { method: 'tools/call', target: 't', argsDigest: 'a'.repeat(22), principal: 'alice' }
+    const binding = { method: 'tools/call', target: 't', canonicalArgs: '{}', principal: 'alice' }
     const token = await policy.seal('s', binding, 'x')
     const claims = JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(token.slice(2)))) as WireClaims
     const p = decodeBase64UrlStrict(claims.p!)!
@@ -190,7 +190,7 @@ describe('codec properties: nonces, principal tags, strict base64url, key-id col
 
   it('a state of any characters reads back the same (ASCII, 2-, 3- and 4-byte UTF-8, lone surrogates)', async () => {
     const policy = new RequestStateSecurity({ keys: ['k'.repeat(32)] })
-    const binding = { method: 'tools/call', target: 't', argsDigest: await argumentsDigest({}), principal: undefined }
+    const binding = { method: 'tools/call', target: 't', canonicalArgs: '{}', principal: undefined }
     for (const state of [
       '',
       'plain',
@@ -205,16 +205,18 @@ describe('codec properties: nonces, principal tags, strict base64url, key-id col
     }
   })
 
-  it('a v2 binding with non-ASCII target, audience or principal opens only for exactly those', async () => {
+  it('a v2 binding with non-ASCII target, arguments, audience or principal opens only for exactly those', async () => {
     const policy = new RequestStateSecurity({ keys: ['k'.repeat(32)] })
-    const digest = await argumentsDigest({})
-    const binding = { method: 'tools/call', target: 'déploy', argsDigest: digest, principal: 'ünï\u{1F600}' }
+    const canonicalArgs = '{"k":"é\\ud800"}'
+    const binding = { method: 'tools/call', target: 'déploy', canonicalArgs, principal: 'ünï\u{1F600}' }
     const token = await policy.seal('s', binding, 'äud')
     expect(token.startsWith('v2.')).toBe(true)
     expect(await policy.open(token, binding, 'äud')).toBe('s')
     for (const [other, audience] of [
       [{ ...binding, target: 'deploy' }, 'äud'],
       [{ ...binding, target: 'déploy\u0000' }, 'äud'],
+      [{ ...binding, canonicalArgs: '{"k":"é\\udfff"}' }, 'äud'],
+      [{ ...binding, canonicalArgs: '{"k":"e\\ud800"}' }, 'äud'],
       [{ ...binding, principal: 'ünï' }, 'äud'],
       [{ ...binding, principal: 'uni\u{1F600}' }, 'äud'],
       [binding, 'aud'],
@@ -265,7 +267,7 @@ describe('codec properties: nonces, principal tags, strict base64url, key-id col
 
   it('a shortened ttl also shortens tokens already issued', async () => {
     let now = 1_000_000_000
-    const binding = { method: 'tools/call', target: 't', argsDigest: 'a'.repeat(22), principal: undefined }
+    const binding = { method: 'tools/call', target: 't', canonicalArgs: '{}', principal: undefined }
     const long = new RequestStateSecurity({ keys: [KEY], ttl: 86_400, now: () => now })
     const token = await long.seal('s', binding, 'x')
     now += 3_600_000

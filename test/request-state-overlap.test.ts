@@ -1,8 +1,8 @@
 /**
- * The arguments digest runs alongside other work: with the handler on the first round of a handler that has
- * sealed state before; and a retry reuses the digest its first round computed on this instance (per
- * principal). These pin that the binding, the errors and the cost of plain calls are what they were when
- * every digest was computed and awaited on its own.
+ * A `"v2."` round makes exactly one Web Crypto call on our side — the AES-GCM seal, or the open: the
+ * canonical arguments are in the AAD, not hashed. These pin that cost, that the binding still refuses a
+ * token presented with other arguments, for another tool, principal or audience, and that `"v1."` tokens
+ * (`tokenVersion: 1`, the rotation window) still hash and check their arguments digest.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { RequestStateSecurity, Server, elicitForm, inputRequired } from '../src/server/index.ts'
@@ -16,11 +16,12 @@ const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
 }
+const SUBTLE = ['digest', 'encrypt', 'decrypt', 'sign', 'verify', 'importKey', 'deriveBits', 'deriveKey'] as const
 
-function lowLevel() {
+function lowLevel(name = 'low', tokenVersion: 1 | 2 = 2) {
   const log = recordingLogger()
-  const server = new Server({ name: 'low', version: '1' }, { logger: log.logger }).useRequestStateSecurity(
-    new RequestStateSecurity({ keys: [KEY] }),
+  const server = new Server({ name, version: '1' }, { logger: log.logger }).useRequestStateSecurity(
+    new RequestStateSecurity({ keys: [KEY], tokenVersion }),
   )
   const send = async (method: string, params: Record<string, unknown>, authInfo?: AuthInfo) =>
     wireResponse(
@@ -32,20 +33,33 @@ function lowLevel() {
   return { server, send, log }
 }
 
+/** Asks on a first round, completes on a retry. */
+const asker = (params: { requestState?: unknown }) =>
+  params.requestState !== undefined ? { content: [] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked')
+
+/** Spies on every `crypto.subtle` call: `calls()` → `{ name: count }` of those made since. */
+function subtleCalls(): () => Partial<Record<(typeof SUBTLE)[number], number>> {
+  const spies = SUBTLE.map((name) => [name, vi.spyOn(crypto.subtle, name)] as const)
+  return () => {
+    const out: Partial<Record<(typeof SUBTLE)[number], number>> = {}
+    for (const [name, spy] of spies) if (spy.mock.calls.length !== 0) out[name] = spy.mock.calls.length
+    return out
+  }
+}
+
 afterEach(() => vi.restoreAllMocks())
 
-describe('the arguments digest overlaps other work', () => {
-  it('a handler that asked before still binds the arguments as received, not as it changed them', async () => {
+describe('a "v2." round makes one Web Crypto call, and still binds the request', () => {
+  it('a handler that changes its arguments in place still binds them as received', async () => {
     const { server, send } = lowLevel()
     server.setRequestHandler('prompts/get', (params) => {
       const args = params.arguments as Record<string, string>
-      args.lang ??= 'en' // the handler fills a default in place, while the digest may still be running
+      args.lang ??= 'en' // the handler fills a default in place
       return params.requestState
         ? { messages: [{ role: 'user', content: { type: 'text', text: args.lang } }] }
         : inputRequired({ q: elicitForm('?', ASK) }, 'asked')
     })
-    for (let round = 0; round < 3; round++) {
-      // round 0 registers the prompt as one that seals; rounds 1 and 2 hash while the handler runs
+    for (let round = 0; round < 2; round++) {
       const first = await send('prompts/get', { name: 'p', arguments: {} })
       const token = first.result.requestState
       expect(await send('prompts/get', { name: 'p', arguments: { lang: 'en' }, requestState: token })).toMatchObject({
@@ -59,138 +73,107 @@ describe('the arguments digest overlaps other work', () => {
     }
   })
 
-  it('hashes only when a token is opened or sealed, or for a handler that sealed before; a retry reuses its digest', async () => {
+  it('first round: one encrypt; retry: one decrypt, on this instance or another; no digest; plain calls: none', async () => {
     const { server, send } = lowLevel()
-    let ask = true
-    server.setRequestHandler('tools/call', (params) =>
-      params.name === 'plain' || params.requestState !== undefined || !ask
-        ? { content: [] }
-        : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
-    )
-    const digest = vi.spyOn(crypto.subtle, 'digest')
-    for (let i = 0; i < 5; i++)
+    server.setRequestHandler('tools/call', (params) => (params.name === 'plain' ? { content: [] } : asker(params)))
+    const other = lowLevel() // another instance sharing the keys and audience
+    other.server.setRequestHandler('tools/call', asker)
+    const warm = (await send('tools/call', { name: 'asker', arguments: {} })).result.requestState
+    await other.send('tools/call', { name: 'asker', arguments: {}, requestState: warm }) // keys derived once, before counting
+    const calls = subtleCalls()
+    for (let i = 0; i < 3; i++)
       expect((await send('tools/call', { name: 'plain', arguments: { i } })).result.resultType).toBe('complete')
-    expect(digest).toHaveBeenCalledTimes(0)
-    const first = await send('tools/call', { name: 'asker', arguments: { i: 1 } })
-    expect(digest).toHaveBeenCalledTimes(1)
-    expect(
-      (await send('tools/call', { name: 'asker', arguments: { i: 1 }, requestState: first.result.requestState })).result
-        .resultType,
-    ).toBe('complete')
-    expect(digest).toHaveBeenCalledTimes(1) // the retry's arguments are its first round's: their digest is known
-    ask = false // a first round of a handler that sealed before hashes once, even when it completes at once
-    expect((await send('tools/call', { name: 'asker', arguments: { i: 2 } })).result.resultType).toBe('complete')
-    expect(digest).toHaveBeenCalledTimes(2)
-    expect((await send('tools/call', { name: 'plain', arguments: {} })).result.resultType).toBe('complete')
-    expect(digest).toHaveBeenCalledTimes(2)
+    expect(calls()).toEqual({})
+    const args = { n: 1, text: 'é "quoted" \ud800', nested: { b: [1, 2], a: null } }
+    const first = await send('tools/call', { name: 'asker', arguments: args })
+    expect(calls()).toEqual({ encrypt: 1 })
+    const retry = { name: 'asker', arguments: args, requestState: first.result.requestState }
+    expect((await send('tools/call', retry)).result.resultType).toBe('complete')
+    expect(calls()).toEqual({ encrypt: 1, decrypt: 1 })
+    expect((await other.send('tools/call', retry)).result.resultType).toBe('complete')
+    expect(calls()).toEqual({ encrypt: 1, decrypt: 2 })
   })
 
-  it('a reused digest still binds: other arguments, another tool or another principal are refused', async () => {
+  it('other arguments, another tool, another principal or another audience are refused', async () => {
     const { server, send } = lowLevel()
-    server.setRequestHandler('tools/call', (params) =>
-      params.requestState !== undefined ? { content: [] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
-    )
+    server.setRequestHandler('tools/call', asker)
+    const elsewhere = lowLevel('another-audience') // same keys, another server name: another audience
+    elsewhere.server.setRequestHandler('tools/call', asker)
     const alice: AuthInfo = { clientId: 'alice' }
-    const digest = vi.spyOn(crypto.subtle, 'digest')
-    const token = (await send('tools/call', { name: 't', arguments: { n: 1 } }, alice)).result.requestState
-    expect(digest).toHaveBeenCalledTimes(1)
-    const retry = (name: string, args: unknown, who?: AuthInfo) =>
-      send('tools/call', { name, arguments: args, requestState: token }, who)
-    expect((await retry('t', { n: 2 }, alice)).error).toEqual(FROZEN) // other arguments: hashed, then refused
-    expect(digest).toHaveBeenCalledTimes(2)
-    // the same token and arguments: the digest is known, and the tag still binds tool and principal
-    expect((await retry('u', { n: 1 }, alice)).error).toEqual(FROZEN)
-    expect((await retry('t', { n: 1 }, { clientId: 'bob' })).error).toEqual(FROZEN)
-    expect((await retry('t', { n: 1 })).error).toEqual(FROZEN)
-    expect(digest).toHaveBeenCalledTimes(2)
-    expect((await retry('t', { n: 1 }, alice)).result.resultType).toBe('complete')
-    expect(digest).toHaveBeenCalledTimes(2)
+    const token = (await send('tools/call', { name: 't', arguments: { n: 1, s: 'x' } }, alice)).result.requestState
+    const calls = subtleCalls()
+    const retry = (name: string, args: unknown, who?: AuthInfo, via = send) =>
+      via('tools/call', { name, arguments: args, requestState: token }, who)
+    expect((await retry('t', { n: 2, s: 'x' }, alice)).error).toEqual(FROZEN)
+    expect((await retry('t', { n: 1, s: 'x', extra: true }, alice)).error).toEqual(FROZEN)
+    expect((await retry('t', { n: 1 }, alice)).error).toEqual(FROZEN)
+    expect((await retry('t', {}, alice)).error).toEqual(FROZEN)
+    expect((await retry('u', { n: 1, s: 'x' }, alice)).error).toEqual(FROZEN)
+    expect((await retry('t', { n: 1, s: 'x' }, { clientId: 'bob' })).error).toEqual(FROZEN)
+    expect((await retry('t', { n: 1, s: 'x' })).error).toEqual(FROZEN)
+    expect((await retry('t', { n: 1, s: 'x' }, alice, elsewhere.send)).error).toEqual(FROZEN)
+    expect((await retry('t', { s: 'x', n: 1 }, alice)).result.resultType).toBe('complete') // key order is not binding
+    expect(calls().digest).toBeUndefined()
   })
 
-  it('a digest is known only through the token it was sealed into: the same arguments without it are hashed', async () => {
-    const { server, send } = lowLevel()
-    server.setRequestHandler('tools/call', (params) =>
-      params.requestState !== undefined ? { content: [] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
-    )
-    const token = (await send('tools/call', { name: 't', arguments: { secret: 'x' } })).result.requestState
-    const digest = vi.spyOn(crypto.subtle, 'digest')
-    // another client's first round with the same arguments: hashed (nothing learnt from timing)
-    expect(typeof (await send('tools/call', { name: 't', arguments: { secret: 'x' } })).result.requestState).toBe(
-      'string',
-    )
-    expect(digest).toHaveBeenCalledTimes(1)
-    // another token with the same arguments: hashed
-    const forged = token.slice(0, -2) + (token.endsWith('A') ? 'BB' : 'AA')
-    expect((await send('tools/call', { name: 't', arguments: { secret: 'x' }, requestState: forged })).error).toEqual(
-      FROZEN,
-    )
-    expect(digest).toHaveBeenCalledTimes(2)
-    // the holder of the token: known
-    expect(
-      (await send('tools/call', { name: 't', arguments: { secret: 'x' }, requestState: token })).result.resultType,
-    ).toBe('complete')
-    expect(digest).toHaveBeenCalledTimes(2)
-  })
-
-  it('remembers at most 256 digests, and forgets a failed one', async () => {
-    const { server, send } = lowLevel()
-    server.setRequestHandler('tools/call', (params) =>
-      params.requestState !== undefined ? { content: [] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
-    )
-    const tokens: string[] = []
-    for (let i = 0; i < 300; i++)
-      tokens.push((await send('tools/call', { name: 't', arguments: { i } })).result.requestState)
-    const digest = vi.spyOn(crypto.subtle, 'digest')
-    const retry = (i: number) => send('tools/call', { name: 't', arguments: { i }, requestState: tokens[i] })
-    expect((await retry(299)).result.resultType).toBe('complete')
-    expect(digest).toHaveBeenCalledTimes(0)
-    expect((await retry(0)).result.resultType).toBe('complete') // forgotten (the oldest): hashed again
-    expect(digest).toHaveBeenCalledTimes(1)
-    digest.mockRejectedValueOnce(new Error('digest unavailable'))
-    expect((await send('tools/call', { name: 't', arguments: { i: 'x' } })).error).toMatchObject({ code: -32603 })
-    const token = (await send('tools/call', { name: 't', arguments: { i: 'x' } })).result.requestState
-    expect(typeof token).toBe('string') // the failure was not remembered
-    expect(
-      (await send('tools/call', { name: 't', arguments: { i: 'x' }, requestState: token })).result.resultType,
-    ).toBe('complete')
-  })
-
-  it('a failing digest: -32603 without detail at mint, the frozen error on a retry, no unhandled rejection', async () => {
-    const { server, send, log } = lowLevel()
-    let ask = true
-    server.setRequestHandler('tools/call', (params) =>
-      params.requestState !== undefined || !ask ? { content: [] } : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
-    )
-    const token = (await send('tools/call', { name: 't', arguments: {} })).result.requestState
-    // the retry lands on another instance (sharing the keys): it has not hashed these arguments
-    const other = lowLevel()
-    other.server.setRequestHandler('tools/call', () => ({ content: [] }))
-    vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(new Error('digest unavailable'))
-    expect((await send('tools/call', { name: 't', arguments: { n: 1 } })).error).toEqual({
-      code: -32603,
-      message: 'Internal error',
-    })
-    expect((await other.send('tools/call', { name: 't', arguments: {}, requestState: token })).error).toEqual(FROZEN)
-    ask = false // the digest started for a handler that sealed before is not needed: the result stands
-    expect((await send('tools/call', { name: 't', arguments: { n: 2 } })).result.resultType).toBe('complete')
-    expect([...log.warn, ...log.error, ...other.log.warn, ...other.log.error].join('\n')).not.toContain(token)
-  })
-
-  it('remembers at most 1,024 sealing targets and keeps binding past that (resource URIs are unbounded)', async () => {
+  it('a resource binds its URI: another URI is refused', async () => {
     const { server, send } = lowLevel()
     server.setRequestHandler('resources/read', (params) =>
       params.requestState !== undefined
         ? { contents: [{ uri: params.uri, text: 'ok' }] }
         : inputRequired({ q: elicitForm('?', ASK) }, 'asked'),
     )
-    const tokens: string[] = []
-    for (let i = 0; i < 1100; i++)
-      tokens.push((await send('resources/read', { uri: `file:///${i}` })).result.requestState)
-    for (const i of [0, 1023, 1024, 1099]) {
-      expect(
-        (await send('resources/read', { uri: `file:///${i}`, requestState: tokens[i] })).result.contents[0].uri,
-      ).toBe(`file:///${i}`)
-      expect((await send('resources/read', { uri: `file:///${i + 1}`, requestState: tokens[i] })).error).toEqual(FROZEN)
-    }
+    const token = (await send('resources/read', { uri: 'file:///a' })).result.requestState
+    expect((await send('resources/read', { uri: 'file:///b', requestState: token })).error).toEqual(FROZEN)
+    expect((await send('resources/read', { uri: 'file:///a', requestState: token })).result.contents[0].uri).toBe(
+      'file:///a',
+    )
+  })
+
+  it('a failing SHA-256 does not touch "v2." rounds (none is made)', async () => {
+    const { server, send } = lowLevel()
+    server.setRequestHandler('tools/call', asker)
+    vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(new Error('digest unavailable'))
+    const token = (await send('tools/call', { name: 't', arguments: { n: 1 } })).result.requestState
+    expect(token.startsWith('v2.')).toBe(true)
+    expect((await send('tools/call', { name: 't', arguments: { n: 1 }, requestState: token })).result.resultType).toBe(
+      'complete',
+    )
+  })
+})
+
+describe('"v1." tokens (tokenVersion: 1, and the rotation window) still bind the arguments digest', () => {
+  it('seal "v1." with one digest; a default instance opens it with one digest; other arguments are refused', async () => {
+    const v1 = lowLevel('low', 1)
+    v1.server.setRequestHandler('tools/call', asker)
+    const v2 = lowLevel() // an instance already sealing "v2." opens the "v1." tokens still out
+    v2.server.setRequestHandler('tools/call', asker)
+    const calls = subtleCalls()
+    const token = (await v1.send('tools/call', { name: 't', arguments: { n: 1 } })).result.requestState
+    expect(token.startsWith('v1.')).toBe(true)
+    expect(calls().digest).toBe(1)
+    expect((await v2.send('tools/call', { name: 't', arguments: { n: 2 }, requestState: token })).error).toEqual(FROZEN)
+    expect((await v2.send('tools/call', { name: 'u', arguments: { n: 1 }, requestState: token })).error).toEqual(FROZEN)
+    const alice = { clientId: 'alice' }
+    expect((await v2.send('tools/call', { name: 't', arguments: { n: 1 }, requestState: token }, alice)).error).toEqual(
+      FROZEN,
+    )
+    const before = calls().digest!
+    const opened = await v2.send('tools/call', { name: 't', arguments: { n: 1 }, requestState: token })
+    expect(opened.result.resultType).toBe('complete')
+    expect(calls().digest).toBe(before + 1)
+  })
+
+  it('a failing digest: -32603 without detail at a "v1." mint, the frozen error on a "v1." retry', async () => {
+    const { server, send, log } = lowLevel('low', 1)
+    server.setRequestHandler('tools/call', asker)
+    const token = (await send('tools/call', { name: 't', arguments: {} })).result.requestState
+    vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(new Error('digest unavailable'))
+    expect((await send('tools/call', { name: 't', arguments: { n: 1 } })).error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    })
+    expect((await send('tools/call', { name: 't', arguments: {}, requestState: token })).error).toEqual(FROZEN)
+    expect([...log.warn, ...log.error].join('\n')).not.toContain(token)
   })
 })

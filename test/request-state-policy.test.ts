@@ -133,7 +133,7 @@ describe('property: every change to a valid token is rejected with the frozen er
 
   it('replacing any base64url character with each of the 63 others: 100 % rejected', async () => {
     const policy = new RequestStateSecurity({ keys: [KEY] })
-    const binding = { method: 'tools/call', target: 'deploy', argsDigest: 'x'.repeat(22), principal: undefined }
+    const binding = { method: 'tools/call', target: 'deploy', canonicalArgs: '{}', principal: undefined }
     const tokens = [await policy.seal('', binding, 'a'), await policy.seal('s'.repeat(40), binding, 'a')]
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
     let attempts = 0
@@ -508,7 +508,7 @@ describe('claims envelope', () => {
   it('round-trips lone surrogates in state and principal, and keeps them distinct', async () => {
     const mcpState = '\ud800 half a pair'
     const policy = new RequestStateSecurity({ keys: [KEY] })
-    const binding = { method: 'tools/call', target: 't', argsDigest: 'a'.repeat(22), principal: '\ud800' }
+    const binding = { method: 'tools/call', target: 't', canonicalArgs: '{}', principal: '\ud800' }
     const token = await policy.seal(mcpState, binding, 'x')
     expect(await policy.open(token, binding, 'x')).toBe(mcpState)
     await expect(policy.open(token, { ...binding, principal: '\udfff' }, 'x')).rejects.toMatchObject({
@@ -518,7 +518,7 @@ describe('claims envelope', () => {
   it('fractional ttl: 0.5 s accepts at 0.4 s and rejects at 0.6 s', async () => {
     let now = 10_000
     const policy = new RequestStateSecurity({ keys: [KEY], ttl: 0.5, now: () => now })
-    const binding = { method: 'tools/call', target: 't', argsDigest: 'a'.repeat(22), principal: undefined }
+    const binding = { method: 'tools/call', target: 't', canonicalArgs: '{}', principal: undefined }
     const token = await policy.seal('s', binding, 'x')
     now += 400
     expect(await policy.open(token, binding, 'x')).toBe('s')

@@ -3,11 +3,12 @@
  * Deno and Bun. An independent Web Crypto computation checks the construction (HKDF infos, AAD).
  */
 import { execFile } from 'node:child_process'
+import { createCipheriv, createHash, hkdfSync } from 'node:crypto'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { decodeBase64UrlStrict } from '../src/encoding/base64url.ts'
-import { CODEC_VECTORS, POLICY_VECTORS, runVectors } from './vectors/request-state-vectors.ts'
+import { CODEC_VECTORS, POLICY_VECTORS, counterRandom, runVectors } from './vectors/request-state-vectors.ts'
 import { ensureTool } from './tools.ts'
 import { ROOT, startWorker } from './workerd.ts'
 
@@ -24,13 +25,16 @@ async function hkdf(
     await crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt, info: enc.encode(info) }, base, 256),
   )
 }
+/** base64url of the first 16 bytes of SHA-256 (the version-1 claim `a`), by node:crypto. */
+const v1Digest = (text: string) =>
+  createHash('sha256').update(text, 'utf8').digest().subarray(0, 16).toString('base64url')
 const bytesOf = (k: Uint8Array | string) => (typeof k === 'string' ? enc.encode(k) : new Uint8Array(k))
 
 describe('request-state test vectors', () => {
   it('the SDK reproduces every pinned value in Node', async () => {
     const result = await runVectors()
     expect(result.failures).toEqual([])
-    expect(result.passed).toBe(22)
+    expect(result.passed).toBe(24)
   })
 
   it('an independent Web Crypto computation opens each pinned token (HKDF infos and AAD as documented)', async () => {
@@ -52,14 +56,15 @@ describe('request-state test vectors', () => {
       )
       const version = 'version' in v ? v.version : 1
       expect(v.token.slice(0, 3)).toBe(`v${version}.`)
-      // v2: the AAD continues with the binding, compact JSON [method, target, argsDigest, audience|null, principal|null]
+      // v2: the AAD continues with the binding, compact JSON [method, target, canonical arguments (a JSON
+      // string), audience|null, principal|null]
       const bound =
         'binding' in v && version === 2
           ? enc.encode(
               JSON.stringify([
                 v.binding.method,
                 v.binding.target,
-                v.binding.argsDigest,
+                v.binding.canonicalArgs,
                 v.audience ?? null,
                 v.binding.principal ?? null,
               ]),
@@ -93,7 +98,7 @@ describe('request-state test vectors', () => {
           exp: v.nowMs / 1000 + v.ttl,
           m: v.binding.method,
           t: v.binding.target,
-          a: v.binding.argsDigest,
+          a: v1Digest(v.binding.canonicalArgs),
           s: v.state,
           aud: v.audience,
         })
@@ -107,6 +112,40 @@ describe('request-state test vectors', () => {
           body.subarray(16),
         ),
       ).rejects.toThrow()
+    }
+  })
+
+  it('node:crypto seals every "v2." vector to the pinned token, byte for byte (independent of the SDK)', () => {
+    const v2 = POLICY_VECTORS.filter((v) => v.version === 2)
+    expect(v2.length).toBe(3)
+    for (const v of v2) {
+      const secret = bytesOf(v.keys[0])
+      const derive = (info: string, length: number) =>
+        Buffer.from(hkdfSync('sha256', secret, new Uint8Array(0), enc.encode(info), length))
+      const kid = derive('edge-mcp/request-state/v1/kid', 32).subarray(0, 4)
+      const key = derive(
+        v.audience === undefined
+          ? 'edge-mcp/request-state/v1/aes-256-gcm'
+          : `edge-mcp/request-state/v1/aes-256-gcm\u0000${v.audience}`,
+        32,
+      )
+      const nonce = Buffer.from(counterRandom(v.seed)(12)) // the policy draws the nonce first (no principal salt in v2)
+      const time = (ms: number) =>
+        Buffer.from(Array.from({ length: 6 }, (_, i) => Math.floor(ms / 256 ** (5 - i)) % 256))
+      const plaintext = Buffer.concat([
+        time(v.nowMs),
+        time(v.nowMs + v.ttl * 1000),
+        Buffer.from(JSON.stringify(v.state), 'utf8'),
+      ])
+      const b = v.binding
+      const aad = Buffer.concat([
+        Buffer.from('v2.'),
+        kid,
+        Buffer.from(JSON.stringify([b.method, b.target, b.canonicalArgs, v.audience ?? null, b.principal ?? null])),
+      ])
+      const cipher = createCipheriv('aes-256-gcm', key, nonce).setAAD(aad)
+      const sealed = Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()])
+      expect(v.token, v.name).toBe('v2.' + Buffer.concat([kid, nonce, sealed]).toString('base64url'))
     }
   })
 
@@ -129,7 +168,7 @@ describe('request-state test vectors', () => {
       }
       expect(result.runtime).toContain(runtime)
       expect(result.failures).toEqual([])
-      expect(result.passed).toBe(22)
+      expect(result.passed).toBe(24)
     })
   }
 
@@ -143,7 +182,7 @@ describe('request-state test vectors', () => {
       }
       expect(result.runtime).toBe('Cloudflare-Workers')
       expect(result.failures).toEqual([])
-      expect(result.passed).toBe(22)
+      expect(result.passed).toBe(24)
     } finally {
       await worker.stop()
     }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
 import { argumentsDigest, canonicalJson } from '../src/encoding/canonical.ts'
 import { AesGcmKeyRing } from '../src/request-state/codec.ts'
@@ -123,7 +123,7 @@ describe('RequestStateSecurity claims', () => {
   const binding: RequestBinding = {
     method: 'tools/call',
     target: 'deploy',
-    argsDigest: 'd'.repeat(22),
+    canonicalArgs: '{"env":"prod"}',
     principal: undefined,
   }
   it('validates its options', () => {
@@ -164,7 +164,7 @@ describe('RequestStateSecurity claims', () => {
       expect(await reason(policy.open(token, { ...binding, method: 'prompts/get' }, 'svc'))).toBe(
         why('request binding'),
       )
-      expect(await reason(policy.open(token, { ...binding, argsDigest: 'x'.repeat(22) }, 'svc'))).toBe(
+      expect(await reason(policy.open(token, { ...binding, canonicalArgs: '{"env":"staging"}' }, 'svc'))).toBe(
         why('request binding'),
       )
       expect(await reason(policy.open(token, { ...binding, principal: 'alice' }, 'svc'))).toBe(why('principal drift'))
@@ -219,7 +219,17 @@ describe('RequestStateSecurity claims', () => {
     const forged =
       'p.' +
       encodeBase64Url(
-        enc(JSON.stringify({ v: 1, iat: 0, exp: 1, m: 'tools/call', t: 'deploy', a: binding.argsDigest, s: 'x' })),
+        enc(
+          JSON.stringify({
+            v: 1,
+            iat: 0,
+            exp: 1,
+            m: 'tools/call',
+            t: 'deploy',
+            a: await argumentsDigest({ env: 'prod' }),
+            s: 'x',
+          }),
+        ),
       )
     expect(await reason(policy.open(forged, binding, undefined))).toBe('expired')
     expect(await reason(policy.open('p.' + encodeBase64Url(enc('not json')), binding, undefined))).toBe(
@@ -235,53 +245,59 @@ describe('RequestStateSecurity claims', () => {
   })
 })
 
-describe('RequestStateSecurity with a promised arguments digest', () => {
-  const base = { method: 'tools/call', target: 'deploy', principal: undefined }
-  const deferred = () => {
-    let resolve!: (v: string) => void
-    let reject!: (e: unknown) => void
-    const promise = new Promise<string>((res, rej) => ((resolve = res), (reject = rej)))
-    return { promise, resolve, reject }
+describe('RequestStateSecurity hashes the arguments only where a digest is bound ("v1.", custom codec)', () => {
+  const base = { method: 'tools/call', target: 'deploy', canonicalArgs: '{"env":"prod"}', principal: undefined }
+  const passthrough = {
+    seal: (b: Uint8Array) => Promise.resolve('p.' + encodeBase64Url(b)),
+    unseal: (t: string) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
   }
-  const tick = () => new Promise((r) => setTimeout(r, 0))
+  afterEach(() => vi.restoreAllMocks())
 
-  it('starts unsealing before the digest settles, then checks the digest it resolves to', async () => {
-    const passthrough = {
-      seal: (b: Uint8Array) => Promise.resolve('p.' + encodeBase64Url(b)),
-      unseal: (t: string) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
-    }
-    let unsealed = 0
-    const policy = new RequestStateSecurity({
-      codec: { seal: passthrough.seal, unseal: (t) => (unsealed++, passthrough.unseal(t)) },
-    })
-    const digest = await argumentsDigest({ env: 'prod' })
-    const token = await policy.seal('s', { ...base, argsDigest: Promise.resolve(digest) }, 'svc')
-    const pending = deferred()
-    const opened = policy.open(token, { ...base, argsDigest: pending.promise }, 'svc')
-    await tick()
-    expect(unsealed).toBe(1) // the codec ran while the digest was still pending
-    pending.resolve(digest)
-    expect(await opened).toBe('s')
-    const other = deferred()
-    const refused = reason(policy.open(token, { ...base, argsDigest: other.promise }, 'svc'))
-    other.resolve(await argumentsDigest({ env: 'staging' }))
-    expect(await refused).toBe('request binding')
-  })
-  it('seals a principal-bound token from a promised digest (built-in codec), and a failed digest rejects', async () => {
+  it('"v2.": a seal and an open make one Web Crypto call each, no digest; other arguments fail the tag', async () => {
     const policy = new RequestStateSecurity({ keys: [KEY_A] })
-    const digest = await argumentsDigest({ env: 'prod' })
-    const token = await policy.seal('s', { ...base, argsDigest: Promise.resolve(digest), principal: 'alice' }, 'svc')
-    expect(await policy.open(token, { ...base, argsDigest: digest, principal: 'alice' }, 'svc')).toBe('s')
-    expect(
-      await reason(policy.open(token, { ...base, argsDigest: Promise.resolve(digest), principal: 'bob' }, 'svc')),
-    ).toBe('seal') // "v2.": the principal is in the AAD
+    await policy.open(await policy.seal('warm', base, 'svc'), base, 'svc') // derive the keys first
+    const digest = vi.spyOn(crypto.subtle, 'digest')
+    const encrypt = vi.spyOn(crypto.subtle, 'encrypt')
+    const decrypt = vi.spyOn(crypto.subtle, 'decrypt')
+    const token = await policy.seal('s', base, 'svc')
+    expect(await policy.open(token, base, 'svc')).toBe('s')
+    expect([digest.mock.calls.length, encrypt.mock.calls.length, decrypt.mock.calls.length]).toEqual([0, 1, 1])
+    expect(await reason(policy.open(token, { ...base, canonicalArgs: '{"env":"staging"}' }, 'svc'))).toBe('seal')
+    expect(await reason(policy.open(token, { ...base, canonicalArgs: '{"env": "prod"}' }, 'svc'))).toBe('seal')
+    expect(digest).not.toHaveBeenCalled()
+  })
+  it('"v1." and a custom codec bind the digest of the canonical arguments (claim `a`), checked on open', async () => {
+    const expected = await argumentsDigest({ env: 'prod' })
+    const custom = new RequestStateSecurity({ codec: passthrough })
+    const token = await custom.seal('s', base, 'svc')
+    expect(JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(token.slice(2))))).toMatchObject({ a: expected })
+    expect(await custom.open(token, base, 'svc')).toBe('s')
+    expect(await reason(custom.open(token, { ...base, canonicalArgs: '{"env":"staging"}' }, 'svc'))).toBe(
+      'request binding',
+    )
+    const v1 = await new RequestStateSecurity({ keys: [KEY_A], tokenVersion: 1 }).seal('s', base, 'svc')
+    const opener = new RequestStateSecurity({ keys: [KEY_A] }) // seals "v2.", opens "v1." during a rotation window
+    const digest = vi.spyOn(crypto.subtle, 'digest')
+    expect(await opener.open(v1, base, 'svc')).toBe('s')
+    expect(digest).toHaveBeenCalledTimes(1)
+    expect(await reason(opener.open(v1, { ...base, canonicalArgs: '{"env":"staging"}' }, 'svc'))).toBe(
+      'request binding',
+    )
+  })
+  it('starts unsealing before the digest settles ("v1."), and a failed digest rejects with its own error', async () => {
+    const policy = new RequestStateSecurity({ keys: [KEY_A], tokenVersion: 1 })
+    const token = await policy.seal('s', { ...base, principal: 'alice' }, 'svc')
     const boom = new Error('digest failed')
-    await expect(
-      policy.seal('s', { ...base, argsDigest: Promise.reject(boom), principal: 'alice' }, 'svc'),
-    ).rejects.toBe(boom)
-    await expect(
-      policy.open(token, { ...base, argsDigest: Promise.reject(boom), principal: 'alice' }, 'svc'),
-    ).rejects.toBe(boom)
+    const decrypt = vi.spyOn(crypto.subtle, 'decrypt')
+    let unsealedFirst: boolean | undefined
+    vi.spyOn(crypto.subtle, 'digest').mockImplementation(() => {
+      unsealedFirst ??= decrypt.mock.calls.length === 1
+      return Promise.reject(boom)
+    })
+    await expect(policy.open(token, { ...base, principal: 'alice' }, 'svc')).rejects.toBe(boom)
+    expect(unsealedFirst).toBe(false) // the digest was started before the codec's open, and ran alongside it
+    expect(decrypt).toHaveBeenCalledTimes(1)
+    await expect(policy.seal('s', { ...base, principal: 'alice' }, 'svc')).rejects.toBe(boom)
   })
 })
 
@@ -300,7 +316,7 @@ describe('RequestStateSecurity and the key ring at their edges: audience, exp, r
   const binding: RequestBinding = {
     method: 'tools/call',
     target: 'deploy',
-    argsDigest: 'd'.repeat(22),
+    canonicalArgs: '{"env":"prod"}',
     principal: undefined,
   }
   const passthrough = {

@@ -78,17 +78,19 @@ export function decodeStatePlaintext(bytes: Uint8Array): { iatMs: number; expMs:
 
 /**
  * The version-2 binding (the AAD after `"v2." ‖ kid` is its UTF-8): compact JSON of `[method, target,
- * argsDigest, audience|null, principal|null]` — unambiguous, and lone surrogates stay distinct (escaped,
- * so the text is well-formed UTF-16 and its UTF-8 is exact).
+ * canonicalArgs, audience|null, principal|null]`, the canonical arguments as a JSON string (the AAD is
+ * not transmitted, so it carries them rather than a digest) — unambiguous, and lone surrogates stay
+ * distinct (escaped, so the text is well-formed UTF-16 and its UTF-8 is exact). Its length grows with
+ * the arguments (bounded by the request body cap).
  */
 export function bindingJson(
   method: string,
   target: string,
-  argsDigest: string,
+  canonicalArgs: string,
   audience: string | undefined,
   principal: string | undefined,
 ): string {
-  return JSON.stringify([method, target, argsDigest, audience ?? null, principal ?? null])
+  return JSON.stringify([method, target, canonicalArgs, audience ?? null, principal ?? null])
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -3,9 +3,10 @@
  * audience, and open it again — checking every claim for every codec (built-in or your own).
  *
  * Version 2 (`"v2."`, the default with `keys`): the plaintext is `iat(6) ‖ exp(6) ‖ UTF-8 JSON of the
- * state`, times in **milliseconds** (unsigned 48-bit big-endian); the binding — method, target, arguments
- * digest, audience, principal — is not stored: it is the AAD (`"v2." ‖ kid ‖ JSON [m, t, a, aud|null,
- * p|null]`), recomputed by the opener, so a token presented for anything else fails the tag.
+ * state`, times in **milliseconds** (unsigned 48-bit big-endian); the binding — method, target, canonical
+ * arguments, audience, principal — is not stored: it is the AAD (`"v2." ‖ kid ‖ JSON [m, t, args,
+ * aud|null, p|null]`, `args` the canonical JSON as a string), recomputed by the opener, so a token presented
+ * for anything else fails the tag. No digest: a version-2 seal or open is one Web Crypto call.
  *
  * Version 1 (`"v1."`, and every custom codec): claims in compact JSON inside the ciphertext: `v` (1),
  * `iat`/`exp` Unix time in **seconds**, `m` method, `t` target (tool or prompt name, or resource URI), `a`
@@ -39,6 +40,7 @@ import {
   type RequestStateValue,
 } from './claims.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
+import { digest16 } from '../encoding/canonical.ts'
 
 /** What `bindPrincipal` sees: the request's verified auth info, if any. */
 export interface PrincipalSource {
@@ -52,10 +54,13 @@ export interface RequestBinding {
   /** The tool or prompt name, or the resource URI. */
   target: string
   /**
-   * {@link argumentsDigest} of the arguments (resources: the digest of `{}`), or a promise of it: `seal`
-   * and `open` await it alongside their own Web Crypto work, so the digest overlaps it.
+   * The canonical JSON of the arguments as received: compact, object keys sorted by UTF-16 code units at
+   * every depth, lone surrogates escaped, `-0` written `-0`; absent, `null` and `{}` are all `"{}"`
+   * (resources: `"{}"`). `createRequestStateCodec` computes it for you. A `"v2."` token binds it verbatim
+   * in the AAD (not transmitted; the AAD is as long as the arguments, which the request body cap bounds);
+   * `"v1."` and custom-codec tokens bind its digest (`a`, computed only on those paths).
    */
-  argsDigest: string | PromiseLike<string>
+  canonicalArgs: string
   /** The principal string from `bindPrincipal`, or undefined when unauthenticated / unbound. */
   principal: string | undefined
 }
@@ -360,20 +365,19 @@ export class RequestStateSecurity {
    * @param state - any JSON value; a string reads back as the same string.
    * @param audience - the effective audience (the explicit one, else the server's name).
    * @throws TypeError for a state that is not JSON (undefined, a function, a cycle, a BigInt), or a codec
-   *   that returns a non-string; a rejected `binding.argsDigest` rejects with its own error.
+   *   that returns a non-string.
    */
   async seal(state: RequestStateValue, binding: RequestBinding, audience: string | undefined): Promise<string> {
     if (this.#codec === undefined && this.#tokenVersion === 2) {
-      const argsDigest = typeof binding.argsDigest === 'string' ? binding.argsDigest : await binding.argsDigest
       const iatMs = Math.floor(this.#now())
       const plaintext = encodeStatePlaintext(iatMs, Math.floor(iatMs + this.ttl * 1000), state)
-      const bound = bindingJson(binding.method, binding.target, argsDigest, audience, binding.principal)
+      const bound = bindingJson(binding.method, binding.target, binding.canonicalArgs, audience, binding.principal)
       return this.#keyRing().sealBound(plaintext, bound, audience)
     }
     if (state === undefined) throw new TypeError('requestState must be a JSON value')
     // the principal tag and the arguments digest are independent: both run before either is awaited
     const tag = binding.principal === undefined ? undefined : principalTag(binding.principal, this.#random(8))
-    const [argsDigest, principalClaim] = await Promise.all([binding.argsDigest, tag])
+    const [argsDigest, principalClaim] = await Promise.all([digest16(binding.canonicalArgs), tag])
     const iat = this.#now() / 1000
     const claims: Record<string, unknown> = {
       v: 1,
@@ -393,8 +397,9 @@ export class RequestStateSecurity {
 
   /**
    * Open and verify a token presented on a retry: `"v2."` and `"v1."` tokens with keys (version 1 during a
-   * rotation window: each lives at most `ttl` seconds), the codec's tokens with a custom codec. A promised
-   * `binding.argsDigest` runs alongside the codec (version 1); a rejected digest rejects with its own error.
+   * rotation window: each lives at most `ttl` seconds), the codec's tokens with a custom codec. Version 2
+   * makes one Web Crypto call (the open); version 1 and a custom codec also hash `binding.canonicalArgs`,
+   * alongside the codec.
    * @returns the handler's state, as it was sealed (any JSON value).
    * @throws InvalidRequestStateError with a log-only reason for every failure (never the token or plaintext);
    *   a `"v2."` token bound to another request, principal or audience fails its tag: reason `seal`.
@@ -403,13 +408,12 @@ export class RequestStateSecurity {
     if (typeof token !== 'string') throw new InvalidRequestStateError('non-string requestState')
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
     if (this.#codec === undefined && token.startsWith(TOKEN_PREFIX_V2)) {
-      const argsDigest = typeof binding.argsDigest === 'string' ? binding.argsDigest : await binding.argsDigest
-      const bound = bindingJson(binding.method, binding.target, argsDigest, audience, binding.principal)
+      const bound = bindingJson(binding.method, binding.target, binding.canonicalArgs, audience, binding.principal)
       const { iatMs, expMs, state } = decodeStatePlaintext(await this.#keyRing().openBound(token, bound, audience))
       this.#checkTimes(iatMs / 1000, expMs / 1000, this.ttl)
       return state
     }
-    const digest = Promise.resolve(binding.argsDigest)
+    const digest = digest16(binding.canonicalArgs)
     digest.then(undefined, () => {}) // awaited below; a rejection is never unhandled while the codec runs
     let bytes: Uint8Array
     try {

@@ -3,7 +3,7 @@
  * another service sharing the keys) exactly as the server does on each round.
  * @module
  */
-import { canonicalArguments, digest16 } from '../encoding/canonical.ts'
+import { canonicalArguments } from '../encoding/canonical.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
 import type { RequestStateValue } from './claims.ts'
 import type { RequestBinding, RequestStateSecurity } from './security.ts'
@@ -56,7 +56,7 @@ export interface BoundStateCodecOptions {
 
 /**
  * A stand-alone codec over a `RequestStateSecurity`: `seal(state, to)` / `open(token, to)` bind the token to
- * the method, target, a digest of the canonical arguments, the principal and the audience, with the
+ * the method, target, the canonical arguments, the principal and the audience, with the
  * policy's keys and `ttl` — byte for byte what an `McpServer` with that policy mints and accepts.
  * @example
  * const codec = createRequestStateCodec<{ step: number }>(security, { audience: 'billing' })
@@ -72,7 +72,7 @@ export function createRequestStateCodec<S = RequestStateValue>(
   const bind = (to: RequestStateTarget): RequestBinding => ({
     method: to.method,
     target: to.target,
-    argsDigest: digest16(canonicalArguments(to.method === 'resources/read' ? undefined : to.arguments)),
+    canonicalArgs: canonicalArguments(to.method === 'resources/read' ? undefined : to.arguments),
     principal: security.principalOf(to.authInfo === undefined ? {} : { authInfo: to.authInfo }),
   })
   return {

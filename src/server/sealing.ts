@@ -2,7 +2,7 @@
  * The request-state sealing boundary. On `tools/call`, `prompts/get` and `resources/read`, an inbound
  * `requestState` is opened (verified and unsealed) before the handler runs, and the `requestState` of an
  * `InputRequiredResult` is sealed after it. Both are bound to the method, the target (tool or prompt
- * name, resource URI), a digest of the arguments as received, the principal and the audience, so a token
+ * name, resource URI), the canonical arguments as received, the principal and the audience, so a token
  * replayed anywhere else fails with the one frozen `-32602 "Invalid or expired requestState"`.
  *
  * The handler never sees a field change meaning: `params.requestState` stays what came over the wire;
@@ -11,7 +11,7 @@
  */
 import { INPUT_REQUIRED_METHODS, targetParamOf } from '../protocol/constants.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
-import { canonicalArguments, digest16 } from '../encoding/canonical.ts'
+import { canonicalArguments } from '../encoding/canonical.ts'
 import { InvalidRequestStateError } from '../request-state/errors.ts'
 import type { LegacySession, RequestBinding, RequestStateSecurity, SealedQuestion } from '../request-state/security.ts'
 import type { RequestStateValue } from '../request-state/claims.ts'
@@ -34,14 +34,6 @@ let warnedEphemeral = false
 /** The longest `Mcp-Session-Id` minted, in characters; past it the client is served statelessly. */
 export const MAX_SESSION_ID_LENGTH = 4096
 
-/** Most handler targets remembered as sealing state (resource URIs are unbounded): then the memory starts over. */
-const ASKERS_MAX = 1024
-
-/** Most tokens whose arguments' digest is remembered (oldest forgotten first): a retry's arguments are its round's. */
-const DIGESTS_MAX = 256
-/** Longest canonical arguments (characters) whose digest is remembered; longer ones are hashed each time. */
-const DIGEST_ARGS_MAX = 2048
-
 /** The active policy and the audience claim its tokens carry (undefined: audience-free tokens). */
 interface Sealer {
   readonly policy: RequestStateSecurity
@@ -58,12 +50,8 @@ export interface SealingRound {
   readonly plaintext: RequestStateValue | undefined
   /** The tool or prompt name, or the resource URI, as received (a non-string cannot be bound). */
   readonly target: unknown
-  /** `method ‖ NUL ‖ target` when the target is a string: the key of {@link RequestStateSealing} askers. */
-  readonly askerKey: string | undefined
   /** The canonical JSON of the arguments as received (resources: `{}`), taken before the handler ran. */
   readonly canonicalArgs: string
-  /** The digest of `canonicalArgs` (or its promise), when it was started early (a retry, or a handler known to seal). */
-  readonly argsDigest: string | PromiseLike<string> | undefined
   /** The binding the inbound token was opened with; the answer is sealed with the same. */
   readonly binding: RequestBinding | undefined
 }
@@ -93,28 +81,10 @@ export function handlerState(
   return INPUT_REQUIRED_METHODS.has(method) && typeof params.requestState === 'string' ? params.requestState : undefined
 }
 
-/**
- * The boundary of one server: the policy (switched on by `Server.useRequestStateSecurity`), and the
- * handlers known to seal, whose first rounds start hashing their arguments early.
- */
+/** The boundary of one server: the policy, switched on by `Server.useRequestStateSecurity`. */
 export class RequestStateSealing {
   readonly #logger: Logger
   #sealer: Sealer | undefined
-  /**
-   * `method ‖ NUL ‖ target` of handlers that have sealed a requestState: their first rounds hash the
-   * arguments while the handler runs (the digest is then ready to seal). At most {@link ASKERS_MAX} entries.
-   */
-  readonly #askers = new Set<string>()
-  /**
-   * The canonical arguments and their digest of each token this instance sealed, keyed by the token: a retry
-   * carries the token and the arguments of the round that sealed it, so when its arguments are the same
-   * string the digest is known and opening costs one Web Crypto call, not two (other arguments are hashed
-   * and fail the tag as before). Keyed by the token, which only the client it was sent to holds, so the
-   * timing tells no one else anything about anyone's arguments. At most {@link DIGESTS_MAX} entries,
-   * arguments of at most {@link DIGEST_ARGS_MAX} characters.
-   */
-  readonly #digests = new Map<string, { readonly args: string; readonly digest: string }>()
-
   constructor(logger: Logger) {
     this.#logger = logger
   }
@@ -142,25 +112,18 @@ export class RequestStateSealing {
     const sealer = this.#sealer
     if (!sealer || !INPUT_REQUIRED_METHODS.has(method)) return undefined
     // Bind before the handler runs: what a handler does to its arguments must not change the binding.
-    // The canonical form is taken (and checked) now; it is hashed when a token is opened or sealed.
+    // The canonical form is taken (and checked) now; a "v2." token binds it as it is (in the AAD).
     const canonicalArgs = canonicalArgumentsOf(method, params)
     const target = params[targetParamOf(method) ?? 'name']
-    const askerKey = typeof target === 'string' ? method + '\u0000' + target : undefined
     const token = params.requestState
     if (token === undefined) {
-      // A first round of a handler that sealed state before: hash now, alongside the handler (independent
-      // work); the seal awaits it. A principal that cannot be had now is asked again (and fails) at the seal.
-      const argsDigest =
-        askerKey !== undefined && this.#askers.has(askerKey) ? this.#argsDigest(canonicalArgs, undefined) : undefined
       const round: SealingRound = {
         sealer,
         method,
         info,
         plaintext: undefined,
         target,
-        askerKey,
         canonicalArgs,
-        argsDigest,
         binding: undefined,
       }
       return round
@@ -171,30 +134,9 @@ export class RequestStateSealing {
       info,
       plaintext,
       target,
-      askerKey,
       canonicalArgs,
-      argsDigest: binding.argsDigest,
       binding,
     }))
-  }
-
-  /**
-   * The digest of `canonicalArgs`: known when `token` is one this instance sealed for the same arguments (see
-   * `#digests`), else {@link digest16}'s promise (its rejection handled here too: it surfaces where awaited).
-   */
-  #argsDigest(canonicalArgs: string, token: unknown): string | Promise<string> {
-    const known = typeof token === 'string' ? this.#digests.get(token) : undefined
-    if (known !== undefined && known.args === canonicalArgs) return known.digest
-    const digest = digest16(canonicalArgs)
-    digest.then(undefined, () => {})
-    return digest
-  }
-
-  /** Remember the arguments and digest `token` was sealed with (bounded: see `#digests`). */
-  #rememberDigest(token: string, args: string, digest: string): void {
-    if (args.length > DIGEST_ARGS_MAX) return
-    if (this.#digests.size >= DIGESTS_MAX) this.#digests.delete(this.#digests.keys().next().value!)
-    this.#digests.set(token, { args, digest })
   }
 
   /**
@@ -207,7 +149,6 @@ export class RequestStateSealing {
     if (result.requestState === undefined) return result
     const { sealer, method } = round
     const binding = round.binding ?? this.#bindingToSeal(round)
-    this.#rememberAsker(round.askerKey)
     let token: string
     try {
       // a checked InputRequiredResult: its requestState is a JSON value
@@ -218,7 +159,6 @@ export class RequestStateSealing {
           `the sealed requestState is ${token.length} characters, over maxTokenLength (${sealer.policy.maxTokenLength}); keep handler state small`,
         )
       }
-      this.#rememberDigest(token, round.canonicalArgs, await binding.argsDigest)
     } catch (error) {
       this.#refuseToSeal(method, error)
     }
@@ -329,7 +269,7 @@ export class RequestStateSealing {
     try {
       if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
       const principal = this.#principal(sealer.policy, info, method)
-      const binding = { method, target, argsDigest: this.#argsDigest(canonicalArgs, token), principal }
+      const binding = { method, target, canonicalArgs, principal }
       return { binding, plaintext: await sealer.policy.open(token, binding, sealer.audience) }
     } catch (error) {
       // fail closed: a codec's rejection without a reason is still a rejection
@@ -348,19 +288,7 @@ export class RequestStateSealing {
     } catch (error) {
       this.#refuseToSeal(method, error)
     }
-    return {
-      method,
-      target,
-      argsDigest: round.argsDigest ?? this.#argsDigest(round.canonicalArgs, undefined),
-      principal,
-    }
-  }
-
-  /** Remember a handler that seals, so its next first rounds hash early (bounded: see {@link ASKERS_MAX}). */
-  #rememberAsker(askerKey: string | undefined): void {
-    if (askerKey === undefined || this.#askers.has(askerKey)) return
-    if (this.#askers.size >= ASKERS_MAX) this.#askers.clear()
-    this.#askers.add(askerKey)
+    return { method, target, canonicalArgs: round.canonicalArgs, principal }
   }
 
   /** The principal via `bindPrincipal`; a failure is logged (without detail on the wire) and rethrown as a reason. */
