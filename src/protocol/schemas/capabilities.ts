@@ -41,15 +41,16 @@ export interface ClientCapabilities extends v.InferOutput<typeof ClientCapabilit
 const clientCapabilitiesSchema: () => v.GenericSchema<ClientCapabilities> = clientCapabilities
 
 /** `ServerCapabilities`, advertised by `server/discover`. */
-export const ServerCapabilities = v.looseObject({
-  experimental: v.optional(JsonObject),
-  extensions: v.optional(JsonObject),
-  logging: v.optional(JsonObject),
-  completions: v.optional(JsonObject),
-  prompts: v.optional(v.looseObject({ listChanged: v.optional(v.boolean()) })),
-  resources: v.optional(v.looseObject({ subscribe: v.optional(v.boolean()), listChanged: v.optional(v.boolean()) })),
-  tools: v.optional(v.looseObject({ listChanged: v.optional(v.boolean()) })),
-})
+export const ServerCapabilities = /* @__PURE__ */ (() =>
+  v.looseObject({
+    experimental: v.optional(JsonObject),
+    extensions: v.optional(JsonObject),
+    logging: v.optional(JsonObject),
+    completions: v.optional(JsonObject),
+    prompts: v.optional(v.looseObject({ listChanged: v.optional(v.boolean()) })),
+    resources: v.optional(v.looseObject({ subscribe: v.optional(v.boolean()), listChanged: v.optional(v.boolean()) })),
+    tools: v.optional(v.looseObject({ listChanged: v.optional(v.boolean()) })),
+  }))()
 export type ServerCapabilities = v.InferOutput<typeof ServerCapabilities>
 
 /** `LoggingLevel`: the syslog severities (RFC 5424), least severe first. */
