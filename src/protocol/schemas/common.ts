@@ -5,9 +5,10 @@
  * Laziness: each schema the SDK itself reads has a getter (`requestMeta()`, `callToolResult()`, …) that
  * builds it on first use; the exported constant (`RequestMeta`) is that getter's value, marked pure. A
  * bundle that only reaches the getters (a Worker) builds a schema when a request first needs it, not at
- * import, and leaves out the constants and the schemas nothing reads. A schema built with a spread or a
- * computed key that the SDK does not read is a pure IIFE instead: esbuild keeps such an object literal
- * (it might run a getter) unless it sits in a function.
+ * import, and leaves out the constants and the schemas nothing reads. (esbuild keeps a top-level call it
+ * cannot prove pure: valibot's own annotations do not count, hence the explicit marks; and it keeps an
+ * object literal with a spread or a computed key even then, hence the pure IIFEs around the schemas the
+ * SDK does not read that have one.)
  * @module
  */
 /* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
@@ -30,7 +31,7 @@ export const MetaObject = /* @__PURE__ */ jsonObject()
 export type MetaObject = v.InferOutput<typeof MetaObject>
 
 /** `RequestId`: a string or a number (never null). */
-export const RequestId = v.union([v.string(), v.number()])
+export const RequestId = /* @__PURE__ */ v.union([/* @__PURE__ */ v.string(), /* @__PURE__ */ v.number()])
 export type RequestId = v.InferOutput<typeof RequestId>
 
 /** `Icon`: an image for a client to show beside an implementation, tool, prompt or resource. */
