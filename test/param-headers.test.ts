@@ -67,11 +67,13 @@ describe('x-mcp-header declarations', () => {
     })
     expect(() => mcp.tool('bad', annotated('Bad Name'), () => 'x')).toThrow(/Tool 'bad': .*not an HTTP token/)
     mcp.tool('good', annotated('A'), () => 'x')
-    mcp.tool(
-      'plain',
-      { title: 'Plain', input: { s: v.string(), n: v.optional(v.number()), b: v.boolean() } },
-      () => 'x',
-    )
+    const config = {
+      title: 'Plain',
+      input: { s: v.string(), n: v.optional(v.number()), b: v.boolean() } as Record<string, v.GenericSchema>,
+    }
+    mcp.tool('plain', config, () => 'x')
+    config.title = 'Changed after registration'
+    config.input.late = v.string()
     mcp.tool('none', {}, () => 'x')
     const res = await callMethod(createFetchHandler(mcp), 'tools/list')
     const tools = (res.body.result as { tools: unknown[] }).tools

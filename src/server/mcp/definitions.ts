@@ -61,13 +61,14 @@ export function toolEntry<I extends ToolInput | undefined, U extends Uses>(
   const input = config.input ?? {}
   const plain = !config.headers && !config.output && !isSchema(input) && Object.values(input).every(isPlainLeaf)
   let built = plain ? undefined : toolDefinition(name, config, schema)
+  const registered = { ...config, input: { ...input } } // what a later first read lists: the config as registered
   return {
     schema,
     plan,
     handler,
     output: config.output,
     get definition() {
-      return (built ??= toolDefinition(name, config, schema)).definition
+      return (built ??= toolDefinition(name, registered, objectSchema(registered.input))).definition
     },
     headerParams: built?.headerParams ?? [],
     scopes: checkScopes(`Tool '${name}'`, config.scopes),
