@@ -5,7 +5,7 @@ import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { McpError } from '../src/index.ts'
 import { headerParamsOf } from '../src/protocol/param-headers.ts'
-import { adapters, post, req, std } from './helpers.ts'
+import { adapters, call as callMethod, post, req, std } from './helpers.ts'
 
 function deployer() {
   const mcp = new McpServer({ name: 's', version: '1' })
@@ -58,6 +58,48 @@ describe('x-mcp-header declarations', () => {
         () => 'x',
       ),
     ).toThrow(/"number" property/)
+  })
+
+  it('come from metadata too: checked at registration, while a plain-argument tool lists its usual definition', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    const annotated = (header: string) => ({
+      input: { a: v.pipe(v.string(), v.metadata({ 'x-mcp-header': header })) },
+    })
+    expect(() => mcp.tool('bad', annotated('Bad Name'), () => 'x')).toThrow(/Tool 'bad': .*not an HTTP token/)
+    mcp.tool('good', annotated('A'), () => 'x')
+    const config = {
+      title: 'Plain',
+      input: { s: v.string(), n: v.optional(v.number()), b: v.boolean() } as Record<string, v.GenericSchema>,
+    }
+    mcp.tool('plain', config, () => 'x')
+    config.title = 'Changed after registration'
+    config.input.late = v.string()
+    mcp.tool('none', {}, () => 'x')
+    const res = await callMethod(createFetchHandler(mcp), 'tools/list')
+    const tools = (res.body.result as { tools: unknown[] }).tools
+    // key order too: the definition of a plain tool (built on first read) is the one built at registration
+    expect(JSON.stringify(tools)).toBe(
+      JSON.stringify([
+        {
+          name: 'good',
+          inputSchema: {
+            type: 'object',
+            properties: { a: { type: 'string', 'x-mcp-header': 'A' } },
+            required: ['a'],
+          },
+        },
+        {
+          name: 'plain',
+          inputSchema: {
+            type: 'object',
+            properties: { s: { type: 'string' }, n: { type: 'number' }, b: { type: 'boolean' } },
+            required: ['s', 'b'],
+          },
+          title: 'Plain',
+        },
+        { name: 'none', inputSchema: { type: 'object', properties: {}, required: [] } },
+      ]),
+    )
   })
 })
 

@@ -8,13 +8,8 @@ import { META, META_PREFIX } from './constants.ts'
 import { ErrorCode, McpError, missingCapabilityError } from './errors.ts'
 import { describeIssue } from './issues.ts'
 import { isPlainObject } from './jsonrpc.ts'
-import {
-  RequestMeta,
-  type ClientCapabilities,
-  type Implementation,
-  type InputRequest,
-  type LoggingLevel,
-} from './schemas/index.ts'
+import { requestMeta } from './schemas/capabilities.ts'
+import type { ClientCapabilities, Implementation, InputRequest, LoggingLevel } from './schemas/index.ts'
 
 /** The envelope of one modern request, read from `params._meta`. */
 export interface RequestEnvelope {
@@ -61,7 +56,7 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Reque
       }
     }
   }
-  const parsed = v.safeParse(RequestMeta, m)
+  const parsed = v.safeParse(requestMeta(), m)
   if (!parsed.success) {
     throw envelopeError(`Invalid _meta envelope: ${describeIssue(parsed.issues[0])}`)
   }

@@ -18,14 +18,9 @@ import * as v from 'valibot'
 import type { RequestStateValue } from '../request-state/claims.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
-import {
-  CreateMessageResult,
-  ElicitResult,
-  ListRootsResult,
-  type InputRequest,
-  type JSONRPCRequest,
-  type RequestId,
-} from '../protocol/schemas/index.ts'
+import { elicitResult } from '../protocol/schemas/elicitation.ts'
+import type { InputRequest, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
+import { createMessageResult, listRootsResult } from '../protocol/schemas/sampling.ts'
 import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
 import type { Logger, RequestContext, RequestInfo, ResultObject } from './context.ts'
@@ -297,10 +292,10 @@ function legacyParams(question: InputRequest, session: LegacySession): Record<st
 }
 
 /** The result schema of each question's method: an answer is checked before the handler sees it. */
-const RESULT_SCHEMAS: Record<InputRequest['method'], v.GenericSchema> = {
-  'elicitation/create': ElicitResult,
-  'sampling/createMessage': CreateMessageResult,
-  'roots/list': ListRootsResult,
+const RESULT_SCHEMAS: Record<InputRequest['method'], () => v.GenericSchema> = {
+  'elicitation/create': elicitResult,
+  'sampling/createMessage': createMessageResult,
+  'roots/list': listRootsResult,
 }
 
 /**
@@ -312,7 +307,7 @@ const RESULT_SCHEMAS: Record<InputRequest['method'], v.GenericSchema> = {
 function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Record<string, unknown> {
   if ('error' in answer)
     throw new Error(`the client answered ${method} with error ${answer.error.code}: ${answer.error.message}`)
-  const parsed = v.safeParse(RESULT_SCHEMAS[method], answer.result)
+  const parsed = v.safeParse(RESULT_SCHEMAS[method](), answer.result)
   if (!parsed.success)
     throw new Error(`the client sent an invalid answer to ${method}: ${describeIssue(parsed.issues[0])}`)
   return parsed.output as Record<string, unknown> // as parsed: a decline's or cancel's content is dropped, not checked

@@ -11,12 +11,9 @@ import { HEADER, LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
-import {
-  LoggingLevel,
-  type Implementation,
-  type JSONRPCRequest,
-  type ServerCapabilities,
-} from '../protocol/schemas/index.ts'
+import { loggingLevel } from '../protocol/schemas/capabilities.ts'
+import { once } from '../protocol/schemas/common.ts'
+import type { Implementation, JSONRPCRequest, ServerCapabilities } from '../protocol/schemas/index.ts'
 import type { LegacySession } from '../request-state/security.ts'
 import type { RequestInfo, ResultObject } from './context.ts'
 
@@ -34,7 +31,7 @@ export const ACKNOWLEDGED_METHODS: ReadonlySet<string> = new Set([
   'resources/unsubscribe',
 ])
 
-const LOG_LEVELS: ReadonlySet<string> = new Set(LoggingLevel.options)
+const logLevels = /* @__PURE__ */ once((): ReadonlySet<string> => new Set(loggingLevel().options))
 
 /**
  * Check the params of an acknowledged method (its answer is `{}`).
@@ -42,10 +39,10 @@ const LOG_LEVELS: ReadonlySet<string> = new Set(LoggingLevel.options)
  *   without a string `uri` (spec 2025-11-25: server/utilities/logging.mdx, server/resources.mdx).
  */
 export function checkAcknowledged(method: string, params: Record<string, unknown>): void {
-  if (method === 'logging/setLevel' && !(typeof params.level === 'string' && LOG_LEVELS.has(params.level)))
+  if (method === 'logging/setLevel' && !(typeof params.level === 'string' && logLevels().has(params.level)))
     throw new McpError(
       ErrorCode.InvalidParams,
-      `Invalid params: level must be one of ${[...LOG_LEVELS].join(', ')}, got ${JSON.stringify(params.level) ?? 'none'}`,
+      `Invalid params: level must be one of ${[...logLevels()].join(', ')}, got ${JSON.stringify(params.level) ?? 'none'}`,
     )
   if (method.startsWith('resources/') && typeof params.uri !== 'string')
     throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${method} needs a string uri`)

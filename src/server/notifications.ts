@@ -20,7 +20,9 @@ import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
 import { normalizeUri } from '../protocol/uri-literal.ts'
-import { SubscriptionFilter, type JSONRPCNotification, type RequestId } from '../protocol/schemas/index.ts'
+import { once } from '../protocol/schemas/common.ts'
+import type { JSONRPCNotification, RequestId, SubscriptionFilter } from '../protocol/schemas/index.ts'
+import { subscriptionFilter } from '../protocol/schemas/notifications.ts'
 
 /**
  * One server event, plain JSON so that any bus can carry it: a list changed, or a resource was updated
@@ -88,7 +90,7 @@ export function isAbsoluteUri(uri: unknown): uri is string {
   return typeof uri === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/.test(uri)
 }
 
-const ListenParams = v.looseObject({ notifications: SubscriptionFilter })
+const listenParams = /* @__PURE__ */ once(() => v.looseObject({ notifications: subscriptionFilter() }))
 
 /**
  * The filter of a `subscriptions/listen` request.
@@ -102,7 +104,7 @@ export function parseListenFilter(params: Record<string, unknown>): Subscription
       "Invalid params: field 'notifications' must be an object (a SubscriptionFilter)",
     )
   }
-  const parsed = v.safeParse(ListenParams, params)
+  const parsed = v.safeParse(listenParams(), params)
   if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
   const uris = parsed.output.notifications.resourceSubscriptions ?? []
   if (uris.length > MAX_RESOURCE_SUBSCRIPTIONS) {

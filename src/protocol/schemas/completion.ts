@@ -3,23 +3,29 @@
  * @module
  */
 import * as v from 'valibot'
+import { once } from './common.ts'
 import { request } from './jsonrpc.ts'
-import { RequestParamsBase } from './requests.ts'
+import { requestParamsBase } from './requests.ts'
 import { complete } from './results.ts'
 
-export const PromptReference = v.looseObject({
-  type: v.literal('ref/prompt'),
-  name: v.string(),
-  title: v.optional(v.string()),
-})
-export const ResourceTemplateReference = v.looseObject({ type: v.literal('ref/resource'), uri: v.string() })
+const promptReference = /* @__PURE__ */ once(() =>
+  v.looseObject({ type: v.literal('ref/prompt'), name: v.string(), title: v.optional(v.string()) }),
+)
+export const PromptReference = /* @__PURE__ */ promptReference()
+const resourceTemplateReference = /* @__PURE__ */ once(() =>
+  v.looseObject({ type: v.literal('ref/resource'), uri: v.string() }),
+)
+export const ResourceTemplateReference = /* @__PURE__ */ resourceTemplateReference()
 
-export const CompleteRequestParams = v.looseObject({
-  ...RequestParamsBase,
-  ref: v.variant('type', [PromptReference, ResourceTemplateReference]),
-  argument: v.looseObject({ name: v.string(), value: v.string() }),
-  context: v.optional(v.looseObject({ arguments: v.optional(v.record(v.string(), v.string())) })),
-})
+export const completeRequestParams = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    ...requestParamsBase(),
+    ref: v.variant('type', [promptReference(), resourceTemplateReference()]),
+    argument: v.looseObject({ name: v.string(), value: v.string() }),
+    context: v.optional(v.looseObject({ arguments: v.optional(v.record(v.string(), v.string())) })),
+  }),
+)
+export const CompleteRequestParams = /* @__PURE__ */ completeRequestParams()
 export type CompleteRequestParams = v.InferOutput<typeof CompleteRequestParams>
 export const CompleteRequest = /* @__PURE__ */ request('completion/complete', CompleteRequestParams)
 

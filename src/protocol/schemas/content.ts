@@ -6,89 +6,123 @@
 /* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
   -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
-import { IconSchema, JsonObject, MetaObject } from './common.ts'
+import { iconSchema, jsonObject, once } from './common.ts'
 
 /** `Annotations`: hints for the client about who a block is for and how much it matters. */
-export const Annotations = v.looseObject({
-  audience: v.optional(v.array(v.picklist(['user', 'assistant']))),
-  priority: v.optional(v.number()),
-  lastModified: v.optional(v.string()),
-})
-const base = { annotations: v.optional(Annotations), _meta: v.optional(MetaObject) }
+const annotations = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    audience: v.optional(v.array(v.picklist(['user', 'assistant']))),
+    priority: v.optional(v.number()),
+    lastModified: v.optional(v.string()),
+  }),
+)
+export const Annotations = /* @__PURE__ */ annotations()
+const base = () => ({ annotations: v.optional(annotations()), _meta: v.optional(jsonObject()) })
 
-export const TextContent = v.looseObject({ type: v.literal('text'), text: v.string(), ...base })
+const textContent = /* @__PURE__ */ once(() => v.looseObject({ type: v.literal('text'), text: v.string(), ...base() }))
+export const TextContent = /* @__PURE__ */ textContent()
 export interface TextContent extends v.InferOutput<typeof TextContent> {}
-export const ImageContent = v.looseObject({ type: v.literal('image'), data: v.string(), mimeType: v.string(), ...base })
+const imageContent = /* @__PURE__ */ once(() =>
+  v.looseObject({ type: v.literal('image'), data: v.string(), mimeType: v.string(), ...base() }),
+)
+export const ImageContent = /* @__PURE__ */ imageContent()
 export interface ImageContent extends v.InferOutput<typeof ImageContent> {}
-export const AudioContent = v.looseObject({ type: v.literal('audio'), data: v.string(), mimeType: v.string(), ...base })
+const audioContent = /* @__PURE__ */ once(() =>
+  v.looseObject({ type: v.literal('audio'), data: v.string(), mimeType: v.string(), ...base() }),
+)
+export const AudioContent = /* @__PURE__ */ audioContent()
 export interface AudioContent extends v.InferOutput<typeof AudioContent> {}
 
-export const TextResourceContents = v.looseObject({
-  uri: v.string(),
-  mimeType: v.optional(v.string()),
-  text: v.string(),
-  _meta: v.optional(MetaObject),
-})
-export const BlobResourceContents = v.looseObject({
-  uri: v.string(),
-  mimeType: v.optional(v.string()),
-  blob: v.string(),
-  _meta: v.optional(MetaObject),
-})
-export const ResourceContents = v.union([TextResourceContents, BlobResourceContents])
+const textResourceContents = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    uri: v.string(),
+    mimeType: v.optional(v.string()),
+    text: v.string(),
+    _meta: v.optional(jsonObject()),
+  }),
+)
+export const TextResourceContents = /* @__PURE__ */ textResourceContents()
+const blobResourceContents = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    uri: v.string(),
+    mimeType: v.optional(v.string()),
+    blob: v.string(),
+    _meta: v.optional(jsonObject()),
+  }),
+)
+export const BlobResourceContents = /* @__PURE__ */ blobResourceContents()
+const resourceContents = /* @__PURE__ */ once(() => v.union([textResourceContents(), blobResourceContents()]))
+export const ResourceContents = /* @__PURE__ */ resourceContents()
 
-export const ResourceLink = v.looseObject({
-  type: v.literal('resource_link'),
-  uri: v.string(),
-  name: v.string(),
-  title: v.optional(v.string()),
-  description: v.optional(v.string()),
-  mimeType: v.optional(v.string()),
-  size: v.optional(v.number()),
-  icons: v.optional(v.array(IconSchema)),
-  ...base,
-})
+const resourceLink = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    type: v.literal('resource_link'),
+    uri: v.string(),
+    name: v.string(),
+    title: v.optional(v.string()),
+    description: v.optional(v.string()),
+    mimeType: v.optional(v.string()),
+    size: v.optional(v.number()),
+    icons: v.optional(v.array(iconSchema())),
+    ...base(),
+  }),
+)
+export const ResourceLink = /* @__PURE__ */ resourceLink()
 export interface ResourceLink extends v.InferOutput<typeof ResourceLink> {}
-export const EmbeddedResource = v.looseObject({ type: v.literal('resource'), resource: ResourceContents, ...base })
+const embeddedResource = /* @__PURE__ */ once(() =>
+  v.looseObject({ type: v.literal('resource'), resource: resourceContents(), ...base() }),
+)
+export const EmbeddedResource = /* @__PURE__ */ embeddedResource()
 export interface EmbeddedResource extends v.InferOutput<typeof EmbeddedResource> {}
 
 /** `ContentBlock`: what tools and prompts return. */
-export const ContentBlock = v.variant('type', [TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource])
+const contentBlock = /* @__PURE__ */ once(() =>
+  v.variant('type', [textContent(), imageContent(), audioContent(), resourceLink(), embeddedResource()]),
+)
+export const ContentBlock = /* @__PURE__ */ contentBlock()
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
 /** `ContentBlock` typed by its union of interfaces, for embedding. */
+export const contentBlockSchema: () => v.GenericSchema<ContentBlock> = contentBlock
+/** The same, as a constant (for the schemas built at import). */
 export const ContentBlockSchema: v.GenericSchema<ContentBlock> = ContentBlock
 
-export const ToolUseContent = v.looseObject({
-  type: v.literal('tool_use'),
-  id: v.string(),
-  name: v.string(),
-  input: JsonObject,
-  _meta: v.optional(MetaObject),
-})
+const toolUseContent = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    type: v.literal('tool_use'),
+    id: v.string(),
+    name: v.string(),
+    input: jsonObject(),
+    _meta: v.optional(jsonObject()),
+  }),
+)
+export const ToolUseContent = /* @__PURE__ */ toolUseContent()
 export type ToolUseContent = v.InferOutput<typeof ToolUseContent>
-export const ToolResultContent = v.looseObject({
-  type: v.literal('tool_result'),
-  toolUseId: v.string(),
-  content: v.array(ContentBlockSchema),
-  structuredContent: v.optional(v.unknown()),
-  isError: v.optional(v.boolean()),
-  _meta: v.optional(MetaObject),
-})
+const toolResultContent = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    type: v.literal('tool_result'),
+    toolUseId: v.string(),
+    content: v.array(contentBlockSchema()),
+    structuredContent: v.optional(v.unknown()),
+    isError: v.optional(v.boolean()),
+    _meta: v.optional(jsonObject()),
+  }),
+)
+export const ToolResultContent = /* @__PURE__ */ toolResultContent()
 export type ToolResultContent = v.InferOutput<typeof ToolResultContent>
 
 /** A block of a sampling message: text, image, audio, tool use or tool result. */
-export const SamplingContentBlock = v.variant('type', [
-  TextContent,
-  ImageContent,
-  AudioContent,
-  ToolUseContent,
-  ToolResultContent,
-])
-export const SamplingMessage = v.looseObject({
-  role: v.picklist(['user', 'assistant']),
-  content: v.union([SamplingContentBlock, v.array(SamplingContentBlock)]),
-  _meta: v.optional(MetaObject),
+export const samplingContentBlock = /* @__PURE__ */ once(() =>
+  v.variant('type', [textContent(), imageContent(), audioContent(), toolUseContent(), toolResultContent()]),
+)
+const samplingMessage = /* @__PURE__ */ once(() => {
+  const block = samplingContentBlock()
+  return v.looseObject({
+    role: v.picklist(['user', 'assistant']),
+    content: v.union([block, v.array(block)]),
+    _meta: v.optional(jsonObject()),
+  })
 })
+export const SamplingMessage = /* @__PURE__ */ samplingMessage()
 export interface SamplingMessage extends v.InferOutput<typeof SamplingMessage> {}
 /** `SamplingMessage` typed by its interface, for embedding. */
-export const SamplingMessageSchema: v.GenericSchema<SamplingMessage> = SamplingMessage
+export const samplingMessageSchema: () => v.GenericSchema<SamplingMessage> = samplingMessage

@@ -6,89 +6,118 @@
 /* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
   -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
-import { MetaObject } from './common.ts'
+import { jsonObject, once } from './common.ts'
 
 /** A string field of an elicitation form (spec: `StringSchema`; `format` is email, uri, date or date-time; `enum` / `oneOf` make it a single choice). */
-export const StringSchema = v.looseObject({
-  type: v.literal('string'),
-  title: v.optional(v.string()),
-  description: v.optional(v.string()),
-  minLength: v.optional(v.number()),
-  maxLength: v.optional(v.number()),
-  format: v.optional(v.string()),
-  default: v.optional(v.string()),
-  enum: v.optional(v.array(v.string())),
-  enumNames: v.optional(v.array(v.string())),
-  oneOf: v.optional(v.array(v.looseObject({ const: v.string(), title: v.string() }))),
-})
+const stringSchema = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    type: v.literal('string'),
+    title: v.optional(v.string()),
+    description: v.optional(v.string()),
+    minLength: v.optional(v.number()),
+    maxLength: v.optional(v.number()),
+    format: v.optional(v.string()),
+    default: v.optional(v.string()),
+    enum: v.optional(v.array(v.string())),
+    enumNames: v.optional(v.array(v.string())),
+    oneOf: v.optional(v.array(v.looseObject({ const: v.string(), title: v.string() }))),
+  }),
+)
+export const StringSchema = /* @__PURE__ */ stringSchema()
 /** A number or integer field of an elicitation form (spec: `NumberSchema`). */
-export const NumberSchema = v.looseObject({
-  type: v.picklist(['number', 'integer']),
-  title: v.optional(v.string()),
-  description: v.optional(v.string()),
-  minimum: v.optional(v.number()),
-  maximum: v.optional(v.number()),
-  default: v.optional(v.number()),
-})
+const numberSchema = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    type: v.picklist(['number', 'integer']),
+    title: v.optional(v.string()),
+    description: v.optional(v.string()),
+    minimum: v.optional(v.number()),
+    maximum: v.optional(v.number()),
+    default: v.optional(v.number()),
+  }),
+)
+export const NumberSchema = /* @__PURE__ */ numberSchema()
 /** A yes/no field of an elicitation form (spec: `BooleanSchema`). */
-export const BooleanSchema = v.looseObject({
-  type: v.literal('boolean'),
-  title: v.optional(v.string()),
-  description: v.optional(v.string()),
-  default: v.optional(v.boolean()),
-})
+const booleanSchema = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    type: v.literal('boolean'),
+    title: v.optional(v.string()),
+    description: v.optional(v.string()),
+    default: v.optional(v.boolean()),
+  }),
+)
+export const BooleanSchema = /* @__PURE__ */ booleanSchema()
 /** A multiple-choice field of an elicitation form: an array of strings from `items` (spec: `MultiSelectEnumSchema`). */
-export const MultiSelectSchema = v.looseObject({
-  type: v.literal('array'),
-  title: v.optional(v.string()),
-  description: v.optional(v.string()),
-  minItems: v.optional(v.number()),
-  maxItems: v.optional(v.number()),
-  items: v.union([
-    v.looseObject({ type: v.literal('string'), enum: v.array(v.string()) }),
-    v.looseObject({ anyOf: v.array(v.looseObject({ const: v.string(), title: v.string() })) }),
-  ]),
-  default: v.optional(v.array(v.string())),
-})
+const multiSelectSchema = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    type: v.literal('array'),
+    title: v.optional(v.string()),
+    description: v.optional(v.string()),
+    minItems: v.optional(v.number()),
+    maxItems: v.optional(v.number()),
+    items: v.union([
+      v.looseObject({ type: v.literal('string'), enum: v.array(v.string()) }),
+      v.looseObject({ anyOf: v.array(v.looseObject({ const: v.string(), title: v.string() })) }),
+    ]),
+    default: v.optional(v.array(v.string())),
+  }),
+)
+export const MultiSelectSchema = /* @__PURE__ */ multiSelectSchema()
 /** `PrimitiveSchemaDefinition`: one field of a form-mode elicitation schema (flat: no nesting). */
-export const PrimitiveSchemaDefinition = v.union([StringSchema, NumberSchema, BooleanSchema, MultiSelectSchema])
+const primitiveSchemaDefinition = /* @__PURE__ */ once(() =>
+  v.union([stringSchema(), numberSchema(), booleanSchema(), multiSelectSchema()]),
+)
+export const PrimitiveSchemaDefinition = /* @__PURE__ */ primitiveSchemaDefinition()
 export type PrimitiveSchemaDefinition = v.InferOutput<typeof PrimitiveSchemaDefinition>
 
 /** The `requestedSchema` of a form-mode elicitation: a flat object of primitives. */
-export const RequestedSchema = v.looseObject({
-  $schema: v.optional(v.string()),
-  type: v.literal('object'),
-  properties: v.record(v.string(), PrimitiveSchemaDefinition),
-  required: v.optional(v.array(v.string())),
-})
+export const requestedSchema = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    $schema: v.optional(v.string()),
+    type: v.literal('object'),
+    properties: v.record(v.string(), primitiveSchemaDefinition()),
+    required: v.optional(v.array(v.string())),
+  }),
+)
+export const RequestedSchema = /* @__PURE__ */ requestedSchema()
 export interface RequestedSchema extends v.InferOutput<typeof RequestedSchema> {}
-const RequestedSchemaSchema: v.GenericSchema<RequestedSchema> = RequestedSchema
+const requestedSchemaSchema: () => v.GenericSchema<RequestedSchema> = requestedSchema
 
-export const ElicitRequestFormParams = v.looseObject({
-  mode: v.optional(v.literal('form')),
-  message: v.string(),
-  requestedSchema: RequestedSchemaSchema,
-  _meta: v.optional(MetaObject),
-})
+const elicitRequestFormParams = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    mode: v.optional(v.literal('form')),
+    message: v.string(),
+    requestedSchema: requestedSchemaSchema(),
+    _meta: v.optional(jsonObject()),
+  }),
+)
+export const ElicitRequestFormParams = /* @__PURE__ */ elicitRequestFormParams()
 export type ElicitRequestFormParams = v.InferOutput<typeof ElicitRequestFormParams>
 
-export const ElicitRequestURLParams = v.looseObject({
-  mode: v.literal('url'),
-  message: v.string(),
-  url: v.pipe(v.string(), v.url()),
-  _meta: v.optional(MetaObject),
-})
+const elicitRequestURLParams = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    mode: v.literal('url'),
+    message: v.string(),
+    url: v.pipe(v.string(), v.url()),
+    _meta: v.optional(jsonObject()),
+  }),
+)
+export const ElicitRequestURLParams = /* @__PURE__ */ elicitRequestURLParams()
 export type ElicitRequestURLParams = v.InferOutput<typeof ElicitRequestURLParams>
 
-export const ElicitRequestParams = v.union([ElicitRequestURLParams, ElicitRequestFormParams])
+export const elicitRequestParams = /* @__PURE__ */ once(() =>
+  v.union([elicitRequestURLParams(), elicitRequestFormParams()]),
+)
+export const ElicitRequestParams = /* @__PURE__ */ elicitRequestParams()
 export type ElicitRequestParams = v.InferOutput<typeof ElicitRequestParams>
 
 /** The answer's shape once content it does not carry is gone (see {@link ElicitResult}). */
-const ElicitAnswer = v.looseObject({
-  action: v.picklist(['accept', 'decline', 'cancel']),
-  content: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.array(v.string())]))),
-  _meta: v.optional(MetaObject),
-})
+const elicitAnswer = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    action: v.picklist(['accept', 'decline', 'cancel']),
+    content: v.optional(v.record(v.string(), v.union([v.string(), v.number(), v.boolean(), v.array(v.string())]))),
+    _meta: v.optional(jsonObject()),
+  }),
+)
 
 /**
  * `ElicitResult`: the user's answer (spec: client/elicitation.mdx "Response Actions"). `content` only
@@ -96,8 +125,11 @@ const ElicitAnswer = v.looseObject({
  * the output; `content: null` is no content (an `accept` without it is an answer with no fields filled).
  * The output is a copy of the answer's own properties; the input is left as it is.
  */
-export const ElicitResult = v.pipe(v.unknown(), v.transform(withoutIgnoredContent), ElicitAnswer)
-export interface ElicitResult extends v.InferOutput<typeof ElicitAnswer> {}
+export const elicitResult = /* @__PURE__ */ once(() =>
+  v.pipe(v.unknown(), v.transform(withoutIgnoredContent), elicitAnswer()),
+)
+export const ElicitResult = /* @__PURE__ */ elicitResult()
+export interface ElicitResult extends v.InferOutput<ReturnType<typeof elicitAnswer>> {}
 
 /** The answer without a `content` that means nothing: `null`, or any content of a decline or cancel. */
 function withoutIgnoredContent(value: unknown): unknown {

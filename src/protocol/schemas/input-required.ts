@@ -6,49 +6,70 @@
 /* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
   -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
-import { MetaObject } from './common.ts'
-import { ElicitRequestParams, ElicitResult } from './elicitation.ts'
-import { CreateMessageRequestParams, CreateMessageResult, ListRootsResult } from './sampling.ts'
+import { jsonObject, once } from './common.ts'
+import { elicitRequestParams, elicitResult, type ElicitResult } from './elicitation.ts'
+import {
+  createMessageRequestParams,
+  createMessageResult,
+  listRootsResult,
+  type CreateMessageResult,
+  type ListRootsResult,
+} from './sampling.ts'
 
 /** An elicitation request embedded in `inputRequests` (bare `{method, params}`, no id). */
-export const ElicitRequest = v.looseObject({ method: v.literal('elicitation/create'), params: ElicitRequestParams })
+const elicitRequest = /* @__PURE__ */ once(() =>
+  v.looseObject({ method: v.literal('elicitation/create'), params: elicitRequestParams() }),
+)
+export const ElicitRequest = /* @__PURE__ */ elicitRequest()
 export interface ElicitRequest extends v.InferOutput<typeof ElicitRequest> {}
-export const CreateMessageRequest = v.looseObject({
-  method: v.literal('sampling/createMessage'),
-  params: CreateMessageRequestParams,
-})
+const createMessageRequest = /* @__PURE__ */ once(() =>
+  v.looseObject({ method: v.literal('sampling/createMessage'), params: createMessageRequestParams() }),
+)
+export const CreateMessageRequest = /* @__PURE__ */ createMessageRequest()
 export interface CreateMessageRequest extends v.InferOutput<typeof CreateMessageRequest> {}
-export const ListRootsRequest = v.looseObject({
-  method: v.literal('roots/list'),
-  params: v.optional(v.looseObject({ _meta: v.optional(MetaObject) })),
-})
+const listRootsRequest = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    method: v.literal('roots/list'),
+    params: v.optional(v.looseObject({ _meta: v.optional(jsonObject()) })),
+  }),
+)
+export const ListRootsRequest = /* @__PURE__ */ listRootsRequest()
 export interface ListRootsRequest extends v.InferOutput<typeof ListRootsRequest> {}
 
 /** `InputRequest`: what a server may ask the client for inside an `InputRequiredResult`. */
-export const InputRequest = v.variant('method', [ElicitRequest, CreateMessageRequest, ListRootsRequest])
+const inputRequest = /* @__PURE__ */ once(() =>
+  v.variant('method', [elicitRequest(), createMessageRequest(), listRootsRequest()]),
+)
+export const InputRequest = /* @__PURE__ */ inputRequest()
 export type InputRequest = ElicitRequest | CreateMessageRequest | ListRootsRequest
-const InputRequestSchema: v.GenericSchema<InputRequest> = InputRequest
-export const InputRequests = v.record(v.string(), InputRequestSchema)
+const inputRequestSchema: () => v.GenericSchema<InputRequest> = inputRequest
+const inputRequests = /* @__PURE__ */ once(() => v.record(v.string(), inputRequestSchema()))
+export const InputRequests = /* @__PURE__ */ inputRequests()
 export type InputRequests = v.InferOutput<typeof InputRequests>
 
 /** `InputResponse`: the bare result answering one `InputRequest` (no `resultType`). */
-export const InputResponse = v.union([ElicitResult, CreateMessageResult, ListRootsResult])
+const inputResponse = /* @__PURE__ */ once(() => v.union([elicitResult(), createMessageResult(), listRootsResult()]))
+export const InputResponse = /* @__PURE__ */ inputResponse()
 export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult
-const InputResponseSchema: v.GenericSchema<unknown, InputResponse> = InputResponse
-export const InputResponses = v.record(v.string(), InputResponseSchema)
+const inputResponseSchema: () => v.GenericSchema<unknown, InputResponse> = inputResponse
+export const inputResponses = /* @__PURE__ */ once(() => v.record(v.string(), inputResponseSchema()))
+export const InputResponses = /* @__PURE__ */ inputResponses()
 export type InputResponses = v.InferOutput<typeof InputResponses>
 
 /** `InputRequiredResult`: "ask the client, then retry" (spec: basic/patterns/mrtr.mdx). */
-export const InputRequiredResult = v.looseObject({
-  resultType: v.literal('input_required'),
-  inputRequests: v.optional(InputRequests),
-  requestState: v.optional(v.string()),
-  _meta: v.optional(MetaObject),
-})
+export const inputRequiredResult = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    resultType: v.literal('input_required'),
+    inputRequests: v.optional(inputRequests()),
+    requestState: v.optional(v.string()),
+    _meta: v.optional(jsonObject()),
+  }),
+)
+export const InputRequiredResult = /* @__PURE__ */ inputRequiredResult()
 export type InputRequiredResult = v.InferOutput<typeof InputRequiredResult>
 
 /** The members a retried request adds to its params: the answers, and the server's opaque state. */
-export const RetryParams = {
-  inputResponses: v.optional(InputResponses),
+export const retryParams = /* @__PURE__ */ once(() => ({
+  inputResponses: v.optional(inputResponses()),
   requestState: v.optional(v.nullable(v.string())),
-}
+}))

@@ -5,9 +5,9 @@
  */
 import * as v from 'valibot'
 import { META } from '../constants.ts'
-import { MetaObject, RequestId } from './common.ts'
+import { MetaObject, once, RequestId } from './common.ts'
 import { notification, request } from './jsonrpc.ts'
-import { RequestParamsBase } from './requests.ts'
+import { requestParamsBase } from './requests.ts'
 
 export const CancelledNotificationParams = /* @__PURE__ */ v.looseObject({
   requestId: /* @__PURE__ */ v.optional(RequestId),
@@ -20,18 +20,19 @@ export const CancelledNotification = /* @__PURE__ */ notification(
 )
 
 /** `SubscriptionFilter`: the notification kinds a client opts in to on `subscriptions/listen` (all optional). */
-export const SubscriptionFilter = v.looseObject({
-  toolsListChanged: v.optional(v.boolean()),
-  promptsListChanged: v.optional(v.boolean()),
-  resourcesListChanged: v.optional(v.boolean()),
-  resourceSubscriptions: v.optional(v.array(v.string())),
-})
+export const subscriptionFilter = /* @__PURE__ */ once(() =>
+  v.looseObject({
+    toolsListChanged: v.optional(v.boolean()),
+    promptsListChanged: v.optional(v.boolean()),
+    resourcesListChanged: v.optional(v.boolean()),
+    resourceSubscriptions: v.optional(v.array(v.string())),
+  }),
+)
+export const SubscriptionFilter = /* @__PURE__ */ subscriptionFilter()
 export type SubscriptionFilter = v.InferOutput<typeof SubscriptionFilter>
 
-export const SubscriptionsListenRequestParams = v.looseObject({
-  ...RequestParamsBase,
-  notifications: SubscriptionFilter,
-})
+export const SubscriptionsListenRequestParams = /* @__PURE__ */ (() =>
+  v.looseObject({ ...requestParamsBase(), notifications: SubscriptionFilter }))()
 export type SubscriptionsListenRequestParams = v.InferOutput<typeof SubscriptionsListenRequestParams>
 export const SubscriptionsListenRequest = /* @__PURE__ */ request(
   'subscriptions/listen',
@@ -39,7 +40,7 @@ export const SubscriptionsListenRequest = /* @__PURE__ */ request(
 )
 
 /** `_meta` of every message on a listen stream: the JSON-RPC id of the `subscriptions/listen` request. */
-const SubscriptionMeta = v.looseObject({ [META.subscriptionId]: RequestId })
+const SubscriptionMeta = /* @__PURE__ */ (() => v.looseObject({ [META.subscriptionId]: RequestId }))()
 
 /** `SubscriptionsListenResult`: the graceful end of a subscription (no other data). */
 export const SubscriptionsListenResult = /* @__PURE__ */ v.looseObject({

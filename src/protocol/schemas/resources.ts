@@ -6,7 +6,7 @@
 import * as v from 'valibot'
 import { IconSchema, MetaObject } from './common.ts'
 import { Annotations, ResourceContents } from './content.ts'
-import { Cacheable, complete, listResult } from './results.ts'
+import { cacheable, complete, listResult } from './results.ts'
 
 /** `Resource`: a concrete resource as listed by `resources/list`. */
 export const Resource = v.looseObject({
@@ -44,9 +44,8 @@ export const ListResourceTemplatesResult = listResult('resourceTemplates', Resou
 export type ListResourceTemplatesResult = v.InferOutput<typeof ListResourceTemplatesResult>
 
 /** `ReadResourceResult`: the contents of a resource; cacheable (ttlMs/cacheScope) when complete. */
-export const ReadResourceResult = complete({
-  contents: v.array(ResourceContents),
-  ttlMs: v.optional(Cacheable.ttlMs),
-  cacheScope: v.optional(Cacheable.cacheScope),
-})
+export const ReadResourceResult = /* @__PURE__ */ (() => {
+  const { ttlMs, cacheScope } = cacheable()
+  return complete({ contents: v.array(ResourceContents), ttlMs: v.optional(ttlMs), cacheScope: v.optional(cacheScope) })
+})()
 export type ReadResourceResult = v.InferOutput<typeof ReadResourceResult>

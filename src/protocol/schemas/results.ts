@@ -8,13 +8,15 @@
  * @module
  */
 import * as v from 'valibot'
-import { MetaObject } from './common.ts'
+import { jsonObject, once, type MetaObject } from './common.ts'
 
 /** Cache hints (`ttlMs` in milliseconds, ≥ 0; `cacheScope`) that every cacheable result carries. */
-export const Cacheable = {
+export const cacheable = /* @__PURE__ */ once(() => ({
   ttlMs: v.pipe(v.number(), v.integer(), v.minValue(0)),
   cacheScope: v.picklist(['public', 'private']),
-}
+}))
+/** The entries of {@link cacheable}. */
+export type Cacheable = ReturnType<typeof cacheable>
 
 /** The entries {@link complete} puts around a result's own: `resultType` first, `_meta` last. */
 export interface CompleteEntries {
@@ -28,14 +30,14 @@ export type CompleteResultSchema<E extends v.ObjectEntries> = v.LooseObjectSchem
 /** A complete result (loose object): `resultType: 'complete'` (optional on the wire), `entries`, `_meta`. */
 /* @__NO_SIDE_EFFECTS__ */
 export function complete<const E extends v.ObjectEntries>(entries: E): CompleteResultSchema<E> {
-  return v.looseObject({ resultType: v.optional(v.literal('complete')), ...entries, _meta: v.optional(MetaObject) })
+  return v.looseObject({ resultType: v.optional(v.literal('complete')), ...entries, _meta: v.optional(jsonObject()) })
 }
 
 /** The schema of a paginated, cacheable list result whose items, of type `T`, are in member `K`. */
 export type ListResultSchema<K extends string, T> = CompleteResultSchema<
   { readonly [P in K]: v.ArraySchema<v.GenericSchema<T>, undefined> } & {
     readonly nextCursor: v.OptionalSchema<v.StringSchema<undefined>, undefined>
-  } & typeof Cacheable
+  } & Cacheable
 >
 
 /**
@@ -46,5 +48,8 @@ export type ListResultSchema<K extends string, T> = CompleteResultSchema<
 /* @__NO_SIDE_EFFECTS__ */
 export function listResult<const K extends string, T>(key: K, item: v.GenericSchema<T>): ListResultSchema<K, T> {
   // a computed key widens to `{ [x: string]: … }`; the entries are exactly ListResultSchema's
-  return complete({ [key]: v.array(item), nextCursor: v.optional(v.string()), ...Cacheable }) as ListResultSchema<K, T>
+  return complete({ [key]: v.array(item), nextCursor: v.optional(v.string()), ...cacheable() }) as ListResultSchema<
+    K,
+    T
+  >
 }

@@ -7,7 +7,10 @@ import * as v from 'valibot'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
 import { describeIssue } from '../../protocol/issues.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
-import { CreateMessageResult, ElicitResult, InputResponses, ListRootsResult } from '../../protocol/schemas/index.ts'
+import { elicitResult } from '../../protocol/schemas/elicitation.ts'
+import type { InputResponses } from '../../protocol/schemas/index.ts'
+import { inputResponses } from '../../protocol/schemas/input-required.ts'
+import { createMessageResult, listRootsResult } from '../../protocol/schemas/sampling.ts'
 import { withContext, type RequestContext, type RequestParams } from '../context.ts'
 import { RefusalError, ResolutionError, refusalVerb } from '../resolve/errors.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
@@ -121,7 +124,7 @@ function inputResponsesOf(params: RequestParams): InputResponses | undefined {
   if (!isPlainObject(raw) || !Object.values(raw).every(isPlainObject)) {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object of result objects')
   }
-  const parsed = v.safeParse(InputResponses, raw)
+  const parsed = v.safeParse(inputResponses(), raw)
   if (!parsed.success)
     throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${answerIssue(raw, parsed.issues[0])}`)
   return parsed.output
@@ -136,10 +139,10 @@ function answerIssue(raw: Record<string, unknown>, fallback: v.BaseIssue<unknown
   for (const [key, answer] of Object.entries(raw)) {
     const shape = answer as Record<string, unknown>
     const schema = Object.hasOwn(shape, 'action')
-      ? ElicitResult
+      ? elicitResult()
       : Object.hasOwn(shape, 'roots')
-        ? ListRootsResult
-        : CreateMessageResult
+        ? listRootsResult()
+        : createMessageResult()
     const parsed = v.safeParse(schema, answer)
     if (parsed.success) continue
     const why = describeIssue(parsed.issues[0]) // "field 'a.b': …" or the message alone

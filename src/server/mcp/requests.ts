@@ -10,7 +10,10 @@ import { describeIssue } from '../../protocol/issues.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
 import { isVisibleAscii, quoteValue } from '../../protocol/headers.ts'
 import { paramMatches, valueAt, type HeaderParam } from '../../protocol/param-headers.ts'
-import { CallToolResult, CompleteRequestParams } from '../../protocol/schemas/index.ts'
+import { once } from '../../protocol/schemas/common.ts'
+import { completeRequestParams } from '../../protocol/schemas/completion.ts'
+import type { CallToolResult } from '../../protocol/schemas/index.ts'
+import { callToolResult } from '../../protocol/schemas/tools.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
 import { RefusalError } from '../resolve/errors.ts'
@@ -59,7 +62,7 @@ export async function callTool(
   if (typeof out === 'string') return toolResult(false, out)
   if (isInputRequired(out)) return out
   const result = withTextOfStructured(out)
-  const checked = v.safeParse(CallToolResult, result)
+  const checked = v.safeParse(callToolResult(), result)
   if (!checked.success)
     throw new Error(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
   if (tool.output && !checked.output.isError) {
@@ -135,7 +138,7 @@ export async function readResource(
 }
 
 /** The params of `completion/complete` but its `_meta` envelope: that is the server's to check (a 2025-era request has none). */
-const CompleteParams = v.omit(CompleteRequestParams, ['_meta'])
+const completeParams = /* @__PURE__ */ once(() => v.omit(completeRequestParams(), ['_meta']))
 
 /**
  * `completion/complete` (spec: server/utilities/completion.mdx): the argument's completer, if any, cut
@@ -144,7 +147,7 @@ const CompleteParams = v.omit(CompleteRequestParams, ['_meta'])
  * @throws InsufficientScopeError when the caller lacks the prompt's or template's registration `scopes`.
  */
 export async function complete(registry: Registry, params: RequestParams, ctx: RequestContext): Promise<ResultObject> {
-  const parsed = v.safeParse(CompleteParams, params)
+  const parsed = v.safeParse(completeParams(), params)
   if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
   const { ref, argument, context } = parsed.output
   let completers: Record<string, Completer | undefined> | undefined

@@ -5,7 +5,8 @@
  */
 import * as v from 'valibot'
 import { describeIssue } from '../../protocol/issues.ts'
-import { CreateMessageResult, ElicitResult, ListRootsResult } from '../../protocol/schemas/index.ts'
+import { elicitResult } from '../../protocol/schemas/elicitation.ts'
+import { createMessageResult, listRootsResult } from '../../protocol/schemas/sampling.ts'
 import { ResolutionError } from './errors.ts'
 import { QUESTION, type Question } from './questions.ts'
 
@@ -55,13 +56,13 @@ function accepted(question: Question, data: unknown): { result: ResolverResult; 
     case 'url':
       return { result: { kind: 'value', value: true }, data: undefined }
     case 'sample': {
-      if (!v.is(CreateMessageResult, data)) return undefined
+      if (!v.is(createMessageResult(), data)) return undefined
       const { role, content, model, stopReason } = data
       const trimmed = stopReason === undefined ? { role, content, model } : { role, content, model, stopReason }
       return { result: { kind: 'value', value: trimmed }, data: trimmed }
     }
     case 'roots': {
-      if (!v.is(ListRootsResult, data)) return undefined
+      if (!v.is(listRootsResult(), data)) return undefined
       const trimmed = {
         roots: data.roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name })),
       }
@@ -82,7 +83,7 @@ export function take(
 ): { result: ResolverResult; recorded: Omit<Recorded, 'q'> } | { misfit: string } {
   const kind = question[QUESTION]
   if (kind === 'elicit' || kind === 'url') {
-    const parsed = v.safeParse(ElicitResult, answer)
+    const parsed = v.safeParse(elicitResult(), answer)
     if (!parsed.success || !('action' in (answer as object)))
       throw new ResolutionError(`The answer to input request '${key}' is not an elicitation result`)
     const action = parsed.output.action
@@ -111,7 +112,7 @@ function misfitOf(question: Question, content: unknown): string {
 }
 
 function describeShape(question: Question, answer: unknown): string {
-  const schema = question[QUESTION] === 'sample' ? CreateMessageResult : ListRootsResult
+  const schema = question[QUESTION] === 'sample' ? createMessageResult() : listRootsResult()
   const parsed = v.safeParse(schema, answer)
   return parsed.success ? 'ok' : describeIssue(parsed.issues[0])
 }

@@ -6,7 +6,7 @@
 import * as v from 'valibot'
 import { toJsonSchema } from '../../protocol/json-schema.ts'
 import { describeIssue } from '../../protocol/issues.ts'
-import { RequestedSchema } from '../../protocol/schemas/index.ts'
+import { requestedSchema, type RequestedSchema } from '../../protocol/schemas/elicitation.ts'
 import { InvalidSignatureError } from './errors.ts'
 
 /** A form schema for `elicit`: checked against the spec's form subset when it is made. */
@@ -68,7 +68,7 @@ function requestedSchemaOf(valibot: v.GenericSchema): RequestedSchema {
     if (problem) throw new InvalidSignatureError(`Elicitation form field '${field}' ${problem}`)
     properties[field] = normalized
   }
-  const parsed = v.safeParse(RequestedSchema, {
+  const parsed = v.safeParse(requestedSchema(), {
     type: 'object',
     properties,
     ...(Array.isArray(json.required) && json.required.length ? { required: json.required } : {}),
