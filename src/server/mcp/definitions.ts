@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot'
 import { toJsonSchema } from '../../protocol/json-schema.ts'
-import { headerParamsOf, type HeaderParam } from '../../protocol/param-headers.ts'
+import { headerParamsOf } from '../../protocol/param-headers.ts'
 import type { Tool } from '../../protocol/schemas/index.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { UriTemplate } from '../../protocol/uri-template.ts'
@@ -45,9 +45,7 @@ export function checkToolName(name: string, warn: (message: string) => void): vo
 
 /**
  * A tool's entry: `inputSchema` from its input (resolved parameters left out), `outputSchema`,
- * `x-mcp-header` marks, and the optional fields of `Tool`. The `tools/list` definition of a tool whose
- * input is entries of plain strings, numbers and booleans (optional or not, no pipe, no default) and that
- * has no `headers` and no `output` is built on first read: nothing in it can be wrong or carry a header.
+ * `x-mcp-header` marks, and the optional fields of `Tool`.
  * @throws InvalidSignatureError for a resolver graph that cannot work; Error for a `headers` entry that
  *   names no argument or an argument that cannot be mirrored into a header.
  */
@@ -57,34 +55,12 @@ export function toolEntry<I extends ToolInput | undefined, U extends Uses>(
   handler: Registered['handler'],
 ): RegisteredTool {
   const schema = objectSchema(config.input)
+  const inputSchema = toJsonSchema(schema, false)
   const plan = config.use ? planOf(`tool '${name}'`, argumentNames(schema), config.use) : undefined
-  const input = config.input ?? {}
-  const plain = !config.headers && !config.output && !isSchema(input) && Object.values(input).every(isPlainLeaf)
-  let built = plain ? undefined : toolDefinition(name, config, schema)
-  const registered = { ...config, input: { ...input } } // what a later first read lists: the config as registered
-  return {
-    schema,
-    plan,
-    handler,
-    output: config.output,
-    get definition() {
-      return (built ??= toolDefinition(name, registered, objectSchema(registered.input))).definition
-    },
-    headerParams: built?.headerParams ?? [],
-    scopes: checkScopes(`Tool '${name}'`, config.scopes),
-  }
-}
-
-/** A tool's `tools/list` definition and its `x-mcp-header` arguments (throws as {@link toolEntry}). */
-function toolDefinition(
-  name: string,
-  config: ToolConfig<ToolInput | undefined, Uses>,
-  schema: v.GenericSchema,
-): { definition: Tool; headerParams: HeaderParam[] } {
-  const definition: Tool = { name, inputSchema: { type: 'object', ...toJsonSchema(schema, false) } }
+  const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
   if (config.output !== undefined) definition.outputSchema = toJsonSchema(config.output, false)
   const properties = (definition.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>
-  for (const [argName, header] of Object.entries(config.headers ?? {})) {
+  for (const [argName, header] of Object.entries((config.headers ?? {}) as Record<string, string | undefined>)) {
     if (header === undefined) continue
     if (!Object.hasOwn(properties, argName)) throw new Error(`Tool '${name}': headers.${argName} names no argument`)
     properties[argName] = { ...properties[argName], 'x-mcp-header': header }
@@ -96,16 +72,8 @@ function toolDefinition(
   if (config.annotations !== undefined) definition.annotations = config.annotations
   if (config.icons !== undefined) definition.icons = config.icons
   if (config._meta !== undefined) definition._meta = config._meta
-  return { definition, headerParams: found.params }
-}
-
-/** A schema whose JSON Schema is `{ type }` alone: a string, number or boolean, maybe optional without default, no pipe. */
-function isPlainLeaf(schema: unknown): boolean {
-  const s = schema as { type?: unknown; pipe?: unknown; wrapped?: unknown; default?: unknown }
-  if (typeof s !== 'object' || s === null || 'pipe' in s) return false
-  return s.type === 'optional'
-    ? s.default === undefined && isPlainLeaf(s.wrapped)
-    : s.type === 'string' || s.type === 'number' || s.type === 'boolean'
+  const scopes = checkScopes(`Tool '${name}'`, config.scopes)
+  return { definition, schema, plan, handler, output: config.output, headerParams: found.params, scopes }
 }
 
 /**
