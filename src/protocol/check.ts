@@ -211,7 +211,7 @@ export const variant = <T>(key: string, options: Check[]): Check<T> =>
 
 /**
  * "field 'a.b': message" for an issue with a path, else the message alone; a union is explained by the
- * issue of its options with the longest path (as `describeIssue` in ./issues.ts explains valibot's).
+ * issue of its options with the longest path (`describeIssue` in ./issues.ts explains valibot's issues with it).
  */
 export function describe(first: Issue): string {
   const path = first.path.map(String)
