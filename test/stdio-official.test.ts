@@ -62,6 +62,7 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
       transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()))
       try {
         await client.connect(transport)
+        expect(client.getServerVersion()).toEqual({ name: 'bookshop', version: '1.0.0' })
         const { tools } = await client.listTools()
         expect(tools.map((t) => t.name)).toEqual(['greet', 'order_book'])
         const greeted = (await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })) as Text
@@ -76,13 +77,23 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
     },
   )
 
-  it(
-    '@modelcontextprotocol/client 2.4.0 StdioClientTransport: list, greet, order_book with its question answered',
+  it.each([
+    ['default options: 2025-11-25, the question sent as elicitation/create', {}, '2025-11-25'],
+    [
+      'versionNegotiation auto: 2026-07-28, the question an MRTR round',
+      { versionNegotiation: { mode: 'auto' } },
+      '2026-07-28',
+    ],
+  ] as const)(
+    '@modelcontextprotocol/client 2.4.0 StdioClientTransport, %s: list, greet, order_book answered',
     { timeout: 120_000 },
-    async () => {
+    async (_, options, version) => {
       const [command, args] = await RUNTIMES[runtime]!()
       const asked: string[] = []
-      const client = new V2Client({ name: 'v2', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } } })
+      const client = new V2Client({ name: 'v2', version: '2.4.0' }, {
+        capabilities: { elicitation: { form: {} } },
+        ...options,
+      } as never)
       client.setRequestHandler(
         'elicitation/create' as never,
         ((request: { params: { message: string } }) => {
@@ -95,6 +106,10 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
       transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()))
       try {
         await client.connect(transport)
+        expect(client.getNegotiatedProtocolVersion()).toBe(version)
+        expect(client.getServerVersion()).toEqual({ name: 'bookshop', version: '1.0.0' })
+        expect(client.getNegotiatedProtocolVersion()).toBe(version)
+        expect(client.getServerVersion()).toEqual({ name: 'bookshop', version: '1.0.0' })
         const { tools } = await client.listTools()
         expect(tools.map((t) => t.name)).toEqual(['greet', 'order_book'])
         const greeted = (await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })) as Text
