@@ -50,7 +50,7 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
     '@modelcontextprotocol/sdk 1.x StdioClientTransport: list, greet, order_book with its question answered',
     { timeout: 120_000 },
     async () => {
-      const [command, args] = await RUNTIMES[runtime]!()
+      const [command, args] = await RUNTIMES[runtime]()
       const asked: string[] = []
       const client = new V1Client({ name: 'v1', version: '1.0.0' }, { capabilities: { elicitation: {} } })
       client.setRequestHandler(ElicitRequestSchema, (request) => {
@@ -88,12 +88,15 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
     '@modelcontextprotocol/client 2.4.0 StdioClientTransport, %s: list, greet, order_book answered',
     { timeout: 120_000 },
     async (_, options, version) => {
-      const [command, args] = await RUNTIMES[runtime]!()
+      const [command, args] = await RUNTIMES[runtime]()
       const asked: string[] = []
-      const client = new V2Client({ name: 'v2', version: '2.4.0' }, {
-        capabilities: { elicitation: { form: {} } },
-        ...options,
-      } as never)
+      const client = new V2Client(
+        { name: 'v2', version: '2.4.0' },
+        {
+          capabilities: { elicitation: { form: {} } },
+          ...options,
+        },
+      )
       client.setRequestHandler(
         'elicitation/create' as never,
         ((request: { params: { message: string } }) => {
@@ -125,7 +128,7 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
   )
 
   it('answers, then exits by itself (code 0) once its stdin closes', { timeout: 120_000 }, async () => {
-    const [command, args] = await RUNTIMES[runtime]!()
+    const [command, args] = await RUNTIMES[runtime]()
     const child = spawn(command, args, { cwd: APP, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
@@ -153,6 +156,6 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
       .split('\n')
       .map((l) => JSON.parse(l) as { id: number; result: Text })
     expect(lines).toHaveLength(1)
-    expect(lines[0]!.result.content).toEqual([{ type: 'text', text: 'Hello, Bo!' }])
+    expect(lines[0].result.content).toEqual([{ type: 'text', text: 'Hello, Bo!' }])
   })
 })
