@@ -8,7 +8,7 @@
  * `npm run build` first (npm test does).
  */
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -43,6 +43,14 @@ beforeAll(() => {
   // what `npm install edge-mcp valibot` puts there
   symlinkSync(ROOT, join(APP, 'node_modules/edge-mcp'), 'dir')
   symlinkSync(join(ROOT, 'node_modules/valibot'), join(APP, 'node_modules/valibot'), 'dir')
+})
+
+describe('docs/stdio.md', () => {
+  it('shows examples/stdio/server.ts byte for byte', () => {
+    const doc = readFileSync(join(ROOT, 'docs/stdio.md'), 'utf8')
+    const block = /^```ts file=examples\/stdio\/server\.ts\n([\s\S]*?)^```$/m.exec(doc)?.[1]
+    expect(block).toBe(readFileSync(join(ROOT, 'examples/stdio/server.ts'), 'utf8'))
+  })
 })
 
 describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runtime) => {
