@@ -166,4 +166,32 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
     expect(lines).toHaveLength(1)
     expect(lines[0].result.content).toEqual([{ type: 'text', text: 'Hello, Bo!' }])
   })
+
+  it(
+    'stops cleanly, exit code 0, when the host stops reading its stdout (EPIPE) while stdin stays open',
+    { timeout: 120_000 },
+    async () => {
+      const [command, args] = await RUNTIMES[runtime]!()
+      const child = spawn(command, args, { cwd: APP, stdio: ['pipe', 'pipe', 'pipe'] })
+      let stderr = ''
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+      child.stdin.on('error', () => {}) // the child may be gone before the last write
+      child.stdout.destroy() // the read end closes: the server's writes fail with EPIPE
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      }
+      const params = { name: 'greet', arguments: { name: 'x'.repeat(100_000) }, _meta: meta }
+      for (let id = 1; id <= 5; id++)
+        child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }) + '\n')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+      const code = await exited
+      clearTimeout(timer)
+      expect(code).toBe(0)
+      expect(stderr.trimEnd().split('\n')).toEqual([
+        expect.stringMatching(/^\[edge-mcp\] stdio: the output broke \(.*\); stopping$/),
+      ])
+    },
+  )
 })

@@ -135,6 +135,7 @@ class Connection {
   async #run(maxLineBytes: number): Promise<void> {
     try {
       for await (const line of readLines(this.#options.input, { maxLineBytes, signal: this.#stop.signal })) {
+        if (this.#stop.signal.aborted) break // stopped: a cut-off tail is no client mistake
         if (line.kind === 'line') this.#receive(line.text)
         else this.#framingError(line, maxLineBytes)
         if (this.#pending > MAX_PENDING_WRITES) await this.#lastWrite
