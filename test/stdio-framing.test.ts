@@ -167,4 +167,42 @@ describe('serveStdio framing', () => {
       ])
     }
   })
+
+  it('stops reading while more than 64 messages wait for the output, and goes on when it drains', async () => {
+    const mcp = new McpServer({ name: 'counter', version: '1.0.0' })
+    let calls = 0
+    mcp.tool('count', { input: {} }, () => String(++calls))
+    let release!: () => void
+    const drained = new Promise<void>((resolve) => (release = resolve))
+    const received: string[] = []
+    const decoder = new TextDecoder()
+    const output = new WritableStream<Uint8Array>(
+      {
+        async write(chunk) {
+          await drained // a reader that reads nothing until released
+          received.push(decoder.decode(chunk))
+        },
+      },
+      new CountQueuingStrategy({ highWaterMark: 1 }),
+    )
+    const p = pipe(mcp, { output })
+    const lines = Array.from({ length: 300 }, (_, i) =>
+      JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'count', _meta: env() } }),
+    )
+    void p.raw(lines.join('\n') + '\n')
+    await sleep(200)
+    expect(calls).toBeGreaterThan(60)
+    expect(calls).toBeLessThan(80) // the rest of the input is left unread
+    release()
+    await p.end()
+    await p.connection.closed
+    expect(calls).toBe(300)
+    const ids = received
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as Out).id)
+    expect(ids).toHaveLength(300)
+    expect(new Set(ids).size).toBe(300)
+  })
 })
