@@ -171,7 +171,7 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
     'stops cleanly, exit code 0, when the host stops reading its stdout (EPIPE) while stdin stays open',
     { timeout: 120_000 },
     async () => {
-      const [command, args] = await RUNTIMES[runtime]!()
+      const [command, args] = await RUNTIMES[runtime]()
       const child = spawn(command, args, { cwd: APP, stdio: ['pipe', 'pipe', 'pipe'] })
       let stderr = ''
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
