@@ -10,6 +10,7 @@ import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
 import { HttpError, InvalidResultError, NetworkError } from '../transport/errors.ts'
 import { raceAbort } from './abort.ts'
+import { RequestTimeoutError } from './errors.ts'
 
 /** The two protocol eras: 2026-07-28 (`'modern'`) and 2025-11-25 / 2025-06-18 / 2025-03-26 (`'legacy'`). */
 export type Era = 'modern' | 'legacy'
@@ -46,11 +47,13 @@ const MODERN_ERRORS = new Set<number>([ErrorCode.HeaderMismatch, ErrorCode.Missi
  * error (e.g. -32601, a legacy server's -32000 "no session"), -32022 naming only 2025 versions, HTTP 400 /
  * 404 / 405 without a JSON-RPC body, or a JSON-RPC body that cannot be read (InvalidResultError) is a
  * legacy one. (-32022 naming a 2026 version in common never reaches here: the sender retried with it.)
+ * With `silenceIsLegacy` (a transport with `probeTimeoutMs`: stdio), no answer in time (RequestTimeoutError)
+ * is a legacy server too (spec: stdio.mdx "Backward Compatibility").
  * @throws what the probe threw when it is no evidence of an era: -32022 naming no version this client
  *   speaks, 401 / 403 (the transport's OAuth could not authorize), other HTTP failures (5xx, or a 2xx whose
- *   body is not JSON-RPC), a network failure, a timeout or an abort.
+ *   body is not JSON-RPC), a network failure, a timeout (unless `silenceIsLegacy`) or an abort.
  */
-export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
+export async function probeEra(send: () => Promise<unknown>, silenceIsLegacy?: boolean): Promise<Era> {
   try {
     const result = await send()
     const versions = isPlainObject(result) ? result.supportedVersions : undefined
@@ -69,7 +72,8 @@ export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
       return 'legacy'
     }
     if (error instanceof HttpError && [400, 404, 405].includes(error.status)) return 'legacy'
-    if (error instanceof InvalidResultError) return 'legacy'
+    if (error instanceof InvalidResultError || (silenceIsLegacy && error instanceof RequestTimeoutError))
+      return 'legacy'
     throw error
   }
 }
@@ -96,11 +100,20 @@ export class EraNegotiator {
   readonly #store: EraStore | undefined
   readonly #now: () => number
   readonly #warn: (message: string) => void
+  readonly #silenceIsLegacy: boolean | undefined
 
+  /** `options.silenceIsLegacy`: a probe left unanswered is a legacy server (see {@link probeEra}). */
   constructor(
     fixed: Era | undefined,
-    options: { url?: string | undefined; store?: EraStore | undefined; now?: () => number; warn: (m: string) => void },
+    options: {
+      url?: string | undefined
+      store?: EraStore | undefined
+      now?: () => number
+      warn: (m: string) => void
+      silenceIsLegacy?: boolean
+    },
   ) {
+    this.#silenceIsLegacy = options.silenceIsLegacy
     this.#era = fixed
     this.#url = options.url
     this.#store = options.url === undefined ? undefined : options.store
@@ -197,7 +210,7 @@ export class EraNegotiator {
     }
     let era: Era
     try {
-      era = await probeEra(probe)
+      era = await probeEra(probe, this.#silenceIsLegacy)
     } catch (error) {
       if (!(error instanceof NetworkError)) throw error
       this.#tentative = true

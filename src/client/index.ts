@@ -32,6 +32,14 @@ export {
   type StreamableHttpClientTransportOptions,
 } from '../transport/http-client.ts'
 
+// Transport: stdio (a server launched as a child process; its streams as Web Streams)
+export {
+  ConnectionClosedError,
+  DEFAULT_PROBE_TIMEOUT_MS,
+  StdioClientTransport,
+  type StdioClientTransportOptions,
+} from '../transport/stdio-client.ts'
+
 // OAuth 2.1 for MCP servers that answer 401 (discovery, PKCE, refresh; Web APIs only)
 export { OAuthClientProvider, type OAuthClientProviderOptions } from '../transport/oauth.ts'
 export {
