@@ -19,6 +19,12 @@ import type { RequestStateValue } from '../request-state/claims.ts'
 export interface RequestInfo {
   /** The HTTP request, when served over HTTP (read headers here; they are client input, never identity). */
   request?: Request
+  /**
+   * The 2025-era session of a transport that keeps it itself (stdio: the connection is the session, its
+   * `initialize` result's `Handled.sessionId`), read before the `Mcp-Session-Id` header of `request`.
+   * It must come from the transport, never from the client's message.
+   */
+  sessionId?: string
   /** Environment bindings (a Worker's `env`). */
   env?: unknown
   /** The runtime's execution context (a Worker's `ctx`, with `waitUntil`). */

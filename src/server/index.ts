@@ -129,6 +129,8 @@ export {
 // HTTP: the Streamable HTTP fetch handler (a documented re-export from the transport layer above this one)
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
 export { MAX_UNREAD_BYTES } from '../transport/http-server-sse.ts'
+// stdio: one connection over a pair of Web Streams (the process's stdin and stdout, a child's pipes)
+export { serveStdio, type StdioConnection, type StdioServerOptions } from '../transport/stdio-server.ts'
 export type { AllowedOrigins } from '../transport/http-server-policy.ts'
 export {
   InvalidTokenError,

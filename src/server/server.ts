@@ -363,11 +363,12 @@ export class Server {
   }
 
   /**
-   * The legacy session of a request's `Mcp-Session-Id`; undefined without one or with sealing off.
+   * The legacy session of a message: the transport's `info.sessionId` (stdio: the connection's), else
+   * the request's `Mcp-Session-Id` header; undefined without one or with sealing off.
    * @throws McpError -32001 (HTTP 404) for an id that does not open.
    */
   async #openSession(info: RequestInfo): Promise<LegacySession | undefined> {
-    const id = info.request?.headers.get(HEADER.sessionId)
+    const id = info.sessionId ?? info.request?.headers.get(HEADER.sessionId)
     if (id == null) return undefined
     try {
       return await this.#sealing.openSession(id, info)

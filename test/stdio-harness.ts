@@ -1,0 +1,86 @@
+/** An in-process stdio connection for the tests: `serveStdio` over TransformStreams, the client's end scripted. */
+import { serveStdio, type McpServer, type Server, type StdioConnection } from '../src/server/index.ts'
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/** One message the server wrote, parsed. */
+export type Out = Record<string, unknown> & { id?: string | number; method?: string; params?: any; result?: any; error?: any }
+
+/** The client's end of a served connection. */
+export interface Pipe {
+  connection: StdioConnection
+  /** Write raw bytes (or text) to the server's input. */
+  raw(chunk: string | Uint8Array): Promise<void>
+  /** Write one message as a line. */
+  send(message: unknown): Promise<void>
+  /** End the server's input. */
+  end(): Promise<void>
+  /** Every line the server wrote so far, parsed. */
+  out: Out[]
+  /** The raw text the server wrote so far. */
+  text(): string
+  /** Wait for the first message written (from index `from`) matching `pred`. */
+  next(pred: (m: Out) => boolean, timeoutMs?: number): Promise<Out>
+  /** Resolves when the server closed its output. */
+  outputClosed: Promise<void>
+}
+
+/** Serve `target` over a fresh pair of in-memory streams; the output is read eagerly unless `output` is given. */
+export function pipe(
+  target: Server | McpServer,
+  options: { maxLineBytes?: number; output?: WritableStream<Uint8Array>; env?: unknown } = {},
+): Pipe {
+  const input = new TransformStream<Uint8Array, Uint8Array>()
+  const output = new TransformStream<Uint8Array, Uint8Array>()
+  const connection = serveStdio(target, {
+    input: input.readable,
+    output: options.output ?? output.writable,
+    ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
+    ...(options.env !== undefined ? { env: options.env } : {}),
+  })
+  const writer = input.writable.getWriter()
+  let buffer = ''
+  const out: Out[] = []
+  const waiters = new Set<() => void>()
+  const outputClosed = (async () => {
+    if (options.output) return
+    const reader = output.readable.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      buffer += decoder.decode(value, { stream: true })
+      const lines = buffer.split('\n')
+      for (const line of lines.slice(out.length, -1)) out.push(JSON.parse(line) as Out)
+      for (const wake of [...waiters]) wake()
+    }
+  })()
+  return {
+    connection,
+    out,
+    outputClosed,
+    text: () => buffer,
+    raw: (chunk) => writer.write(typeof chunk === 'string' ? encoder.encode(chunk) : chunk),
+    send: (message) => writer.write(encoder.encode(JSON.stringify(message) + '\n')),
+    end: () => writer.close(),
+    next: (pred, timeoutMs = 5000) =>
+      new Promise<Out>((resolve, reject) => {
+        const check = () => {
+          const found = out.find(pred)
+          if (!found) return
+          waiters.delete(check)
+          clearTimeout(timer)
+          resolve(found)
+        }
+        const timer = setTimeout(() => {
+          waiters.delete(check)
+          reject(new Error(`no matching message; got ${JSON.stringify(out)}`))
+        }, timeoutMs)
+        waiters.add(check)
+        check()
+      }),
+  }
+}
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
