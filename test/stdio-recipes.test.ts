@@ -50,7 +50,8 @@ describe('docs/stdio.md: launching a stdio server from a client', () => {
       return file && RECIPES.includes(file) ? [{ file, body }] : []
     })
     expect(named.map((b) => b.file).sort()).toEqual([...RECIPES].sort())
-    for (const { file, body } of named) expect(body, file).toBe(readFileSync(join(ROOT, 'examples/stdio', file), 'utf8'))
+    for (const { file, body } of named)
+      expect(body, file).toBe(readFileSync(join(ROOT, 'examples/stdio', file), 'utf8'))
   })
 
   it("shows the clients' output exactly as the tests see it", () => {
