@@ -165,7 +165,11 @@ export class Client {
     return this.#eras.era
   }
 
-  /** End a `'legacy'` session (`DELETE`, a 405 ignored). @throws HttpError / NetworkError when it fails. */
+  /**
+   * End a `'legacy'` session (`DELETE`, a 405 ignored; nothing over stdio, which has no sessions). The
+   * transport stays open: a stdio transport is closed by its own `close()`.
+   * @throws HttpError / NetworkError when it fails.
+   */
   async close(): Promise<void> {
     await this.#legacy?.close()
   }

@@ -1,7 +1,7 @@
 /**
  * `edge-mcp/client`: the `Client` (with its multi-round-trip loop and optional response cache), `listen`
- * (notification streams), the fetch-based Streamable HTTP transport, OAuth, and the errors the client
- * side raises.
+ * (notification streams), the fetch-based Streamable HTTP transport, the stdio transport (Web Streams of a
+ * child process), OAuth, and the errors the client side raises.
  * Protocol types and `McpError` come from `edge-mcp`.
  * @module
  */
