@@ -12,6 +12,7 @@ import {
   listen,
   RequestTimeoutError,
   StdioClientTransport,
+  StreamableHttpClientTransport,
   type StdioClientTransportOptions,
 } from '../src/client/index.ts'
 import { readLines } from '../src/transport/stdio-lines.ts'
@@ -307,6 +308,25 @@ describe('StdioClientTransport: routing what is not a response', () => {
     expect(asked).toEqual(['call:elicitation/create', 'stream:roots/list'])
   })
 
+  it("a 2025 server's request carrying a request's progressToken goes to that request, of several in flight", async () => {
+    const { transport, next, reply } = connect()
+    const asked: string[] = []
+    const first = transport.send(request(1, 'tools/call', { _meta: { progressToken: 'p-1' } }), {
+      onRequest: () => asked.push('first'),
+    })
+    const second = transport.send(request(2, 'tools/call', { _meta: { progressToken: 'p-2' } }), {
+      onRequest: () => asked.push('second'),
+    })
+    await next()
+    await next()
+    await reply({ jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: { _meta: { progressToken: 'p-2' } } })
+    await reply({ jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: {} }) // no token: the oldest
+    await reply(result(1))
+    await reply(result(2))
+    await Promise.all([first, second])
+    expect(asked).toEqual(['second', 'first'])
+  })
+
   it('listen() over stdio: the acknowledgement and notifications reach the subscription by its id', async () => {
     const { transport, next, reply } = connect()
     const client = new Client({ transport, versionNegotiation: 'modern' })
@@ -388,6 +408,17 @@ function legacyServer(discover: (m: Message) => unknown, options: Partial<StdioC
 }
 
 describe("the Client's era on stdio ('auto')", () => {
+  it('over HTTP (no probeTimeoutMs) a probe that times out is still no verdict: the timeout is thrown', async () => {
+    const hang = (request: Request) =>
+      new Promise<Response>((_, reject) => request.signal.addEventListener('abort', () => reject(new Error('aborted'))))
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch: hang }),
+      requestTimeoutMs: 50,
+    })
+    await expect(client.listTools()).rejects.toThrow(RequestTimeoutError)
+    expect(client.era).toBeUndefined()
+  })
+
   it('a probe left unanswered for probeTimeoutMs means a 2025 server: cancelled, then initialize', async () => {
     const server = legacyServer(() => undefined, { probeTimeoutMs: 100 })
     const client = new Client({ transport: server.transport })

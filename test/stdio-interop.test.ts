@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { Client, StdioClientTransport } from '../src/client/index.ts'
+import { Client, ConnectionClosedError, StdioClientTransport } from '../src/client/index.ts'
 import type { Era } from '../src/client/era.ts'
 
 const ROOT = join(import.meta.dirname, '..')
@@ -103,4 +103,26 @@ describe.each(SERVERS)('our Client launching a stdio server: $name', ({ script, 
       }
     },
   )
+})
+
+describe('a stdio server process that dies mid-request', () => {
+  it('the pending call fails with ConnectionClosedError, and so does the next', { timeout: 30_000 }, async () => {
+    // reads one line, then exits without answering
+    const script = "process.stdin.once('data', () => process.exit(3))"
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] })
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    const transport = new StdioClientTransport({
+      input: Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+      output: Writable.toWeb(child.stdin),
+    })
+    const client = new Client({ transport, versionNegotiation: 'modern' })
+    const error = await client.listTools().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ConnectionClosedError)
+    expect((error as Error).message).toBe(
+      'The stdio server closed its output (it exited?) before the answer to tools/list',
+    )
+    expect(await exited).toBe(3)
+    await expect(client.callTool('echo')).rejects.toThrow(ConnectionClosedError)
+    await transport.close()
+  })
 })
