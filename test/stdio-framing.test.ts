@@ -24,7 +24,7 @@ const call = (id: number | string, text: string) =>
     method: 'tools/call',
     params: { name: 'echo', arguments: { text }, _meta: env() },
   })
-const textOf = (m: Out | undefined) => m?.result?.content?.[0]?.text as string | undefined
+const textOf = (m: Out | undefined) => m?.result?.content?.[0]?.text
 const byId = (id: unknown) => (m: Out) => m.id === id
 
 describe('serveStdio framing', () => {
@@ -76,8 +76,10 @@ describe('serveStdio framing', () => {
     await p.raw('{"jsonrpc":"2.0","id":9,"method":7}\n[1,2]\n' + call(1, 'after') + '\n')
     await p.end()
     await p.connection.closed
-    expect(p.out[0]).toMatchObject({ id: 9, error: { code: -32600, message: expect.stringMatching(/"method"/) } })
-    expect(p.out[1]).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/batches/) } })
+    expect([p.out[0]?.id, p.out[0]?.error.code]).toEqual([9, -32600])
+    expect(p.out[0]?.error.message).toMatch(/"method"/)
+    expect(p.out[1]?.error.code).toBe(-32600)
+    expect(p.out[1]?.error.message).toMatch(/batches/)
     expect(p.out[1]).not.toHaveProperty('id')
     expect(log.warn).toHaveLength(2)
     expect(textOf(p.out[2])).toBe('after')
@@ -91,9 +93,16 @@ describe('serveStdio framing', () => {
     await p.raw(call(2, 'fits') + '\n')
     await p.end()
     await p.connection.closed
-    expect(p.out[0]).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/400-byte cap/) } })
+    expect(p.out[0]?.error.code).toBe(-32600)
+    const bytes = new TextEncoder().encode(call(1, 'x'.repeat(500))).length
+    expect(p.out[0]?.error.message).toBe(
+      `Invalid Request: the line is ${bytes} bytes, over the 400-byte cap (maxLineBytes)`,
+    )
     expect(p.out[0]).not.toHaveProperty('id')
-    expect(p.out[1]).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the line is not valid UTF-8' } })
+    expect(p.out[1]).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error: the line is not valid UTF-8' },
+    })
     expect(textOf(p.out[2])).toBe('fits')
     expect(log.warn).toHaveLength(2)
   })
@@ -144,7 +153,11 @@ describe('serveStdio framing', () => {
     await p.raw(lines.join('\n') + '\n')
     await p.end()
     await p.connection.closed
-    const messages = received.join('').trimEnd().split('\n').map((l) => JSON.parse(l) as Out)
+    const messages = received
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Out)
     expect(messages).toHaveLength(20 * 51)
     for (let id = 1; id <= 20; id++) {
       const mine = messages.filter((m) => m.id === id || m.params?.progressToken === `t${id}`)
@@ -153,5 +166,43 @@ describe('serveStdio framing', () => {
         'counted 50',
       ])
     }
+  })
+
+  it('stops reading while more than 64 messages wait for the output, and goes on when it drains', async () => {
+    const mcp = new McpServer({ name: 'counter', version: '1.0.0' })
+    let calls = 0
+    mcp.tool('count', { input: {} }, () => String(++calls))
+    let release!: () => void
+    const drained = new Promise<void>((resolve) => (release = resolve))
+    const received: string[] = []
+    const decoder = new TextDecoder()
+    const output = new WritableStream<Uint8Array>(
+      {
+        async write(chunk) {
+          await drained // a reader that reads nothing until released
+          received.push(decoder.decode(chunk))
+        },
+      },
+      new CountQueuingStrategy({ highWaterMark: 1 }),
+    )
+    const p = pipe(mcp, { output })
+    const lines = Array.from({ length: 300 }, (_, i) =>
+      JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'count', _meta: env() } }),
+    )
+    void p.raw(lines.join('\n') + '\n')
+    await sleep(200)
+    expect(calls).toBeGreaterThan(60)
+    expect(calls).toBeLessThan(80) // the rest of the input is left unread
+    release()
+    await p.end()
+    await p.connection.closed
+    expect(calls).toBe(300)
+    const ids = received
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as Out).id)
+    expect(ids).toHaveLength(300)
+    expect(new Set(ids).size).toBe(300)
   })
 })

@@ -4,8 +4,35 @@ import { serveStdio, type McpServer, type Server, type StdioConnection } from '.
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
-/** One message the server wrote, parsed. */
-export type Out = Record<string, unknown> & { id?: string | number; method?: string; params?: any; result?: any; error?: any }
+/**
+ * One message the server wrote, parsed, typed loosely as the tests read it: a member a message lacks is
+ * undefined at run time (and the test's expectation fails), whatever this type says.
+ */
+export interface Out {
+  jsonrpc: string
+  id?: string | number
+  method?: string
+  params: {
+    message: string
+    requestId: string | number
+    progressToken: string | number
+    progress: number
+    _meta: Record<string, unknown>
+    [key: string]: unknown
+  }
+  result: {
+    tools: Array<{ name: string }>
+    content: Array<{ type: string; text: string }>
+    isError?: boolean
+    resultType: string
+    inputRequests: Record<string, { method: string }>
+    requestState: string
+    protocolVersion: string
+    _meta: Record<string, unknown>
+    [key: string]: unknown
+  }
+  error: { code: number; message: string; data?: unknown }
+}
 
 /** The client's end of a served connection. */
 export interface Pipe {

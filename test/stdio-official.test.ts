@@ -8,7 +8,7 @@
  * `npm run build` first (npm test does).
  */
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -45,12 +45,20 @@ beforeAll(() => {
   symlinkSync(join(ROOT, 'node_modules/valibot'), join(APP, 'node_modules/valibot'), 'dir')
 })
 
+describe('docs/stdio.md', () => {
+  it('shows examples/stdio/server.ts byte for byte', () => {
+    const doc = readFileSync(join(ROOT, 'docs/stdio.md'), 'utf8')
+    const block = /^```ts file=examples\/stdio\/server\.ts\n([\s\S]*?)^```$/m.exec(doc)?.[1]
+    expect(block).toBe(readFileSync(join(ROOT, 'examples/stdio/server.ts'), 'utf8'))
+  })
+})
+
 describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runtime) => {
   it(
     '@modelcontextprotocol/sdk 1.x StdioClientTransport: list, greet, order_book with its question answered',
     { timeout: 120_000 },
     async () => {
-      const [command, args] = await RUNTIMES[runtime]!()
+      const [command, args] = await RUNTIMES[runtime]()
       const asked: string[] = []
       const client = new V1Client({ name: 'v1', version: '1.0.0' }, { capabilities: { elicitation: {} } })
       client.setRequestHandler(ElicitRequestSchema, (request) => {
@@ -88,12 +96,15 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
     '@modelcontextprotocol/client 2.4.0 StdioClientTransport, %s: list, greet, order_book answered',
     { timeout: 120_000 },
     async (_, options, version) => {
-      const [command, args] = await RUNTIMES[runtime]!()
+      const [command, args] = await RUNTIMES[runtime]()
       const asked: string[] = []
-      const client = new V2Client({ name: 'v2', version: '2.4.0' }, {
-        capabilities: { elicitation: { form: {} } },
-        ...options,
-      } as never)
+      const client = new V2Client(
+        { name: 'v2', version: '2.4.0' },
+        {
+          capabilities: { elicitation: { form: {} } },
+          ...options,
+        },
+      )
       client.setRequestHandler(
         'elicitation/create' as never,
         ((request: { params: { message: string } }) => {
@@ -125,7 +136,7 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
   )
 
   it('answers, then exits by itself (code 0) once its stdin closes', { timeout: 120_000 }, async () => {
-    const [command, args] = await RUNTIMES[runtime]!()
+    const [command, args] = await RUNTIMES[runtime]()
     const child = spawn(command, args, { cwd: APP, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
@@ -153,6 +164,34 @@ describe.each(Object.keys(RUNTIMES))('examples/stdio/server.ts under %s', (runti
       .split('\n')
       .map((l) => JSON.parse(l) as { id: number; result: Text })
     expect(lines).toHaveLength(1)
-    expect(lines[0]!.result.content).toEqual([{ type: 'text', text: 'Hello, Bo!' }])
+    expect(lines[0].result.content).toEqual([{ type: 'text', text: 'Hello, Bo!' }])
   })
+
+  it(
+    'stops cleanly, exit code 0, when the host stops reading its stdout (EPIPE) while stdin stays open',
+    { timeout: 120_000 },
+    async () => {
+      const [command, args] = await RUNTIMES[runtime]()
+      const child = spawn(command, args, { cwd: APP, stdio: ['pipe', 'pipe', 'pipe'] })
+      let stderr = ''
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+      child.stdin.on('error', () => {}) // the child may be gone before the last write
+      child.stdout.destroy() // the read end closes: the server's writes fail with EPIPE
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      }
+      const params = { name: 'greet', arguments: { name: 'x'.repeat(100_000) }, _meta: meta }
+      for (let id = 1; id <= 5; id++)
+        child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }) + '\n')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+      const code = await exited
+      clearTimeout(timer)
+      expect(code).toBe(0)
+      expect(stderr.trimEnd().split('\n')).toEqual([
+        expect.stringMatching(/^\[edge-mcp\] stdio: the output broke \(.*\); stopping$/),
+      ])
+    },
+  )
 })

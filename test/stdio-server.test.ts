@@ -97,16 +97,20 @@ describe('serveStdio, 2026-07-28 client', () => {
   it('runs requests concurrently: a quick one is answered while a slow one runs; progress comes first', async () => {
     const { mcp } = shop()
     const p = pipe(mcp)
-    const slow = modern('tools/call', { name: 'slow', arguments: { ms: 300 }, _meta: { ...env(), progressToken: 'p1' } })
-    ;(slow.params._meta as Record<string, unknown>).progressToken = 'p1'
+    const slow = modern('tools/call', {
+      name: 'slow',
+      arguments: { ms: 300 },
+      _meta: { ...env(), progressToken: 'p1' },
+    })
+    slow.params._meta.progressToken = 'p1'
     const quick = modern('tools/call', { name: 'greet', arguments: { name: 'Bo' } })
     await p.send(slow)
     await p.send(quick)
     await p.next(byId(slow.id))
-    const order = p.out.map((m) => (m.method as string | undefined) ?? m.id)
+    const order = p.out.map((m) => m.method ?? m.id)
     expect(order).toEqual(['notifications/progress', quick.id, slow.id])
     expect(schemaErrors('ProgressNotification', p.out[0])).toEqual([])
-    expect(p.out[0]!.params).toMatchObject({ progressToken: 'p1', progress: 1, total: 2 })
+    expect(p.out[0].params).toMatchObject({ progressToken: 'p1', progress: 1, total: 2 })
     await p.end()
     await p.connection.closed
   })

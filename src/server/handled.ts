@@ -18,7 +18,10 @@ export interface Handled {
   status: number
   /** The JSON-RPC response; undefined for notifications. */
   response?: JSONRPCResponse
-  /** The `Mcp-Session-Id` a legacy `initialize` was given (the transport sends it as that header). */
+  /**
+   * The `Mcp-Session-Id` a legacy `initialize` was given: the HTTP transport sends it as that header; the
+   * stdio transport keeps it as the connection's session (`RequestInfo.sessionId` of its later messages).
+   */
   sessionId?: string
   /**
    * The scopes an operation needs, when the caller's token lacks them (status 403) or it had none (401):

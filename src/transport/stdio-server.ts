@@ -45,7 +45,8 @@ export interface StdioConnection {
   closed: Promise<void>
   /**
    * Stop now: stop reading, abort the signal of every request in flight (their responses are still
-   * written if they come), close the output. Resolves with {@link closed}; never throws.
+   * written if they come), close the output. Resolves with {@link closed} (once the output has taken
+   * what was queued for it); never throws.
    */
   close(): Promise<void>
 }
@@ -112,6 +113,10 @@ class Connection {
   readonly #writer: LineWriter
   /** Stops reading the input. */
   readonly #stop = new AbortController()
+  /** Resolves when {@link #stop} aborts. */
+  readonly #stopped = new Promise<void>((resolve) =>
+    this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }),
+  )
   readonly #inflight = new Map<string, InFlight>()
   readonly #tasks = new Set<Promise<void>>()
   /** The legacy session the client's `initialize` was given. */
@@ -135,9 +140,10 @@ class Connection {
   async #run(maxLineBytes: number): Promise<void> {
     try {
       for await (const line of readLines(this.#options.input, { maxLineBytes, signal: this.#stop.signal })) {
+        if (this.#stop.signal.aborted) break // stopped: a cut-off tail is no client mistake
         if (line.kind === 'line') this.#receive(line.text)
         else this.#framingError(line, maxLineBytes)
-        if (this.#pending > MAX_PENDING_WRITES) await this.#lastWrite
+        if (this.#pending > MAX_PENDING_WRITES) await Promise.race([this.#lastWrite, this.#stopped])
       }
     } catch (error) {
       if (!this.#stop.signal.aborted) this.#server.logger.error('reading the stdio input failed', error)
