@@ -448,6 +448,58 @@ describe("the Client's era on stdio ('auto')", () => {
     expect(server.warnings).toEqual([expect.stringContaining('an answer to no request in flight')]) // the second late answer only
   })
 
+  it('a modern server slow to start: the probe times out, initialize fails as a modern server fails it, a new probe finds it modern', async () => {
+    let discovers = 0
+    const server = scripted(
+      (m) => {
+        if (m.method === 'server/discover')
+          return discovers++ === 0
+            ? undefined // still starting
+            : result(m.id!, { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: {} })
+        if (m.method === 'initialize')
+          return { jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found: initialize' } }
+        if (m.method === 'tools/list') return result(m.id!, { resultType: 'complete', tools: [] })
+        return undefined
+      },
+      { probeTimeoutMs: 50 },
+    )
+    const client = new Client({ transport: server.transport })
+    expect(await client.listTools()).toEqual([])
+    expect(client.era).toBe('modern')
+    expect(server.seen).toEqual([
+      'server/discover',
+      'notifications/cancelled',
+      'initialize',
+      'server/discover',
+      'tools/list',
+    ])
+  })
+
+  it('a silent 2025 server that answered initialize stays legacy, even when the first call then fails', async () => {
+    const server = scripted(
+      (m) => {
+        if (m.method === 'initialize') return result(m.id!, INITIALIZE_RESULT)
+        if (m.method === 'prompts/list')
+          return { jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } }
+        if (m.method === 'tools/list') return result(m.id!, { tools: [] })
+        return undefined // server/discover: not answered
+      },
+      { probeTimeoutMs: 50 },
+    )
+    const client = new Client({ transport: server.transport })
+    await expect(client.listPrompts()).rejects.toThrow('Method not found')
+    expect(await client.listTools()).toEqual([])
+    expect(client.era).toBe('legacy')
+    expect(server.seen).toEqual([
+      'server/discover',
+      'notifications/cancelled',
+      'initialize',
+      'notifications/initialized',
+      'prompts/list',
+      'tools/list', // no second probe
+    ])
+  })
+
   for (const error of [
     { code: -32601, message: 'Method not found' },
     { code: -32602, message: 'Invalid params' },

@@ -47,13 +47,11 @@ const MODERN_ERRORS = new Set<number>([ErrorCode.HeaderMismatch, ErrorCode.Missi
  * error (e.g. -32601, a legacy server's -32000 "no session"), -32022 naming only 2025 versions, HTTP 400 /
  * 404 / 405 without a JSON-RPC body, or a JSON-RPC body that cannot be read (InvalidResultError) is a
  * legacy one. (-32022 naming a 2026 version in common never reaches here: the sender retried with it.)
- * With `silenceIsLegacy` (a transport with `probeTimeoutMs`: stdio), no answer in time (RequestTimeoutError)
- * is a legacy server too (spec: stdio.mdx "Backward Compatibility").
  * @throws what the probe threw when it is no evidence of an era: -32022 naming no version this client
  *   speaks, 401 / 403 (the transport's OAuth could not authorize), other HTTP failures (5xx, or a 2xx whose
- *   body is not JSON-RPC), a network failure, a timeout (unless `silenceIsLegacy`) or an abort.
+ *   body is not JSON-RPC), a network failure, a timeout or an abort.
  */
-export async function probeEra(send: () => Promise<unknown>, silenceIsLegacy?: boolean): Promise<Era> {
+export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
   try {
     const result = await send()
     const versions = isPlainObject(result) ? result.supportedVersions : undefined
@@ -72,8 +70,7 @@ export async function probeEra(send: () => Promise<unknown>, silenceIsLegacy?: b
       return 'legacy'
     }
     if (error instanceof HttpError && [400, 404, 405].includes(error.status)) return 'legacy'
-    if (error instanceof InvalidResultError || (silenceIsLegacy && error instanceof RequestTimeoutError))
-      return 'legacy'
+    if (error instanceof InvalidResultError) return 'legacy'
     throw error
   }
 }
@@ -84,14 +81,21 @@ export async function probeEra(send: () => Promise<unknown>, silenceIsLegacy?: b
  * (thrown to the request that needed it) and made again by the next request. A probe that cannot reach the
  * server at all (a `NetworkError`: in a browser, also a CORS refusal of the 2026 headers) gives a tentative
  * legacy verdict: the request is tried in a 2025 session, whose own network failure takes the verdict back.
+ * So does a probe left unanswered on a transport with `probeTimeoutMs` (stdio): if `initialize` then fails
+ * the way a modern server fails it, the server is probed again (it may have been slow to start); once it
+ * answered `initialize`, the verdict holds.
  */
 export class EraNegotiator {
   #era: Era | undefined
   #probing: Promise<Era> | undefined
   /** Whether the era came from the store (not from a probe made by this client) and no request confirmed it yet. */
   #stored = false
-  /** Whether the era is the tentative legacy verdict of a probe that could not reach the server. */
+  /**
+   * Whether the era is the tentative legacy verdict of a probe that could not reach the server, or (stdio)
+   * got no answer in time (`#silent`): a legacy server may ignore it, but a modern one may still be starting.
+   */
   #tentative = false
+  #silent = false
   /** Bumped whenever the verdict is dropped: an answer to a request sent under an older verdict judges nothing. */
   #generation = 0
   /** Set once a remembered verdict proved wrong: the store is not read again by this client. */
@@ -102,7 +106,10 @@ export class EraNegotiator {
   readonly #warn: (message: string) => void
   readonly #silenceIsLegacy: boolean | undefined
 
-  /** `options.silenceIsLegacy`: a probe left unanswered is a legacy server (see {@link probeEra}). */
+  /**
+   * `options.silenceIsLegacy` (a transport with `probeTimeoutMs`: stdio): a probe left unanswered (its
+   * RequestTimeoutError) is a 2025-era server (spec: stdio.mdx "Backward Compatibility"), tentatively.
+   */
   constructor(
     fixed: Era | undefined,
     options: {
@@ -175,8 +182,12 @@ export class EraNegotiator {
         const mismatch =
           isEraMismatch(error) && (sentUnder.era === 'modern' || !sessionStarted()) && !(error instanceof NetworkError)
         if (sentUnder.tentative) {
-          // the 2025 try after an unreachable probe failed too: no verdict (probed again below on a mismatch)
-          if (current()) this.#drop()
+          // the 2025 try after an unreachable probe failed too: no verdict (probed again below on a mismatch);
+          // but a server that answered `initialize` after a silent probe is a 2025 one: the verdict holds
+          if (current()) {
+            if (this.#silent && sessionStarted()) this.#tentative = false
+            else this.#drop()
+          }
           if (again || !mismatch) throw error
         } else if (sentUnder.stored) {
           if (again || !mismatch) throw error
@@ -210,9 +221,10 @@ export class EraNegotiator {
     }
     let era: Era
     try {
-      era = await probeEra(probe, this.#silenceIsLegacy)
+      era = await probeEra(probe)
     } catch (error) {
-      if (!(error instanceof NetworkError)) throw error
+      this.#silent = this.#silenceIsLegacy === true && error instanceof RequestTimeoutError
+      if (!(error instanceof NetworkError || this.#silent)) throw error
       this.#tentative = true
       return (this.#era = 'legacy')
     }
