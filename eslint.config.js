@@ -23,9 +23,10 @@ export default tseslint.config(
     },
   },
   {
-    // The runtime recipes (docs/runtimes.md) are a user's app: they import `edge-mcp` as installed, which
-    // resolves only in the app test/runtimes.test.ts builds from them (and type-checks there).
-    files: ['examples/runtimes/**/*.ts'],
+    // The runtime and stdio recipes (docs/runtimes.md, docs/stdio.md) are a user's app: they import `edge-mcp`
+    // as installed, which resolves only in the apps test/runtimes.test.ts and test/stdio-recipes.test.ts build
+    // from them (and type-check there).
+    files: ['examples/runtimes/**/*.ts', 'examples/stdio/**/*.ts'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: globals.node },
   },

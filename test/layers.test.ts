@@ -9,10 +9,14 @@ import { describe, expect, it } from 'vitest'
 
 const SRC = join(import.meta.dirname, '../src')
 
-/** Which layer a src/ file belongs to. The transport folder holds two: the fetch client under `client/`, the fetch handler over `server/`. */
+/**
+ * Which layer a src/ file belongs to. The transport folder holds three: the fetch and stdio clients under
+ * `client/`, the fetch handler and stdio server over `server/`, and the stdio framing both stdio sides share.
+ */
 function layerOf(file: string): string {
   const path = relative(SRC, file).replaceAll('\\', '/')
-  if (/^transport\/(http-client|oauth|errors)/.test(path)) return 'transport-client'
+  if (path === 'transport/stdio-lines.ts') return 'transport-stdio'
+  if (/^transport\/(http-client|oauth|errors|stdio-client)/.test(path)) return 'transport-client'
   if (path.startsWith('transport/')) return 'transport-server'
   return path.includes('/') ? path.slice(0, path.indexOf('/')) : 'entry'
 }
@@ -22,9 +26,10 @@ const ALLOWED: Record<string, string[]> = {
   protocol: ['encoding'],
   'request-state': ['encoding', 'protocol'],
   server: ['encoding', 'protocol', 'request-state'],
-  'transport-client': ['encoding', 'protocol'],
+  'transport-stdio': [],
+  'transport-client': ['encoding', 'protocol', 'transport-stdio'],
   client: ['encoding', 'protocol', 'transport-client'],
-  'transport-server': ['encoding', 'protocol', 'request-state', 'server'],
+  'transport-server': ['encoding', 'protocol', 'request-state', 'server', 'transport-stdio'],
   hono: ['protocol', 'server', 'transport-server'],
   browser: ['protocol', 'client', 'transport-client'],
   cloudflare: ['protocol', 'server'],

@@ -89,6 +89,7 @@ export class Client {
     this.#eras = new EraNegotiator(negotiation === 'auto' ? undefined : negotiation, {
       url: typeof url === 'string' ? url : undefined,
       store: options.eraStore,
+      silenceIsLegacy: options.transport.probeTimeoutMs !== undefined,
       warn: (message) => this.#warn(message),
     })
     this.#legacy =
@@ -164,7 +165,11 @@ export class Client {
     return this.#eras.era
   }
 
-  /** End a `'legacy'` session (`DELETE`, a 405 ignored). @throws HttpError / NetworkError when it fails. */
+  /**
+   * End a `'legacy'` session (`DELETE`, a 405 ignored; nothing over stdio, which has no sessions). The
+   * transport stays open: a stdio transport is closed by its own `close()`.
+   * @throws HttpError / NetworkError when it fails.
+   */
   async close(): Promise<void> {
     await this.#legacy?.close()
   }
@@ -190,8 +195,14 @@ export class Client {
     )
   }
 
-  /** The era probe (see era.ts): `server/discover` as a 2026-07-28 request (shared: no caller's signal). */
-  readonly #probe = () => this.#modern('server/discover', {}, {})
+  /**
+   * The era probe (see era.ts): `server/discover` as a 2026-07-28 request (shared: no caller's signal), within
+   * the transport's `probeTimeoutMs` when it sets one (stdio).
+   */
+  readonly #probe = () => {
+    const timeoutMs = this.options.transport.probeTimeoutMs
+    return this.#modern('server/discover', {}, timeoutMs === undefined ? {} : { timeoutMs })
+  }
 
   async #modern(method: string, params: Record<string, unknown>, options: ExchangeOptions) {
     try {

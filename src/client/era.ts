@@ -10,6 +10,7 @@ import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
 import { HttpError, InvalidResultError, NetworkError } from '../transport/errors.ts'
 import { raceAbort } from './abort.ts'
+import { RequestTimeoutError } from './errors.ts'
 
 /** The two protocol eras: 2026-07-28 (`'modern'`) and 2025-11-25 / 2025-06-18 / 2025-03-26 (`'legacy'`). */
 export type Era = 'modern' | 'legacy'
@@ -80,14 +81,21 @@ export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
  * (thrown to the request that needed it) and made again by the next request. A probe that cannot reach the
  * server at all (a `NetworkError`: in a browser, also a CORS refusal of the 2026 headers) gives a tentative
  * legacy verdict: the request is tried in a 2025 session, whose own network failure takes the verdict back.
+ * So does a probe left unanswered on a transport with `probeTimeoutMs` (stdio): if `initialize` then fails
+ * the way a modern server fails it, the server is probed again (it may have been slow to start); once it
+ * answered `initialize`, the verdict holds.
  */
 export class EraNegotiator {
   #era: Era | undefined
   #probing: Promise<Era> | undefined
   /** Whether the era came from the store (not from a probe made by this client) and no request confirmed it yet. */
   #stored = false
-  /** Whether the era is the tentative legacy verdict of a probe that could not reach the server. */
+  /**
+   * Whether the era is the tentative legacy verdict of a probe that could not reach the server, or (stdio)
+   * got no answer in time (`#silent`): a legacy server may ignore it, but a modern one may still be starting.
+   */
   #tentative = false
+  #silent = false
   /** Bumped whenever the verdict is dropped: an answer to a request sent under an older verdict judges nothing. */
   #generation = 0
   /** Set once a remembered verdict proved wrong: the store is not read again by this client. */
@@ -96,11 +104,23 @@ export class EraNegotiator {
   readonly #store: EraStore | undefined
   readonly #now: () => number
   readonly #warn: (message: string) => void
+  readonly #silenceIsLegacy: boolean | undefined
 
+  /**
+   * `options.silenceIsLegacy` (a transport with `probeTimeoutMs`: stdio): a probe left unanswered (its
+   * RequestTimeoutError) is a 2025-era server (spec: stdio.mdx "Backward Compatibility"), tentatively.
+   */
   constructor(
     fixed: Era | undefined,
-    options: { url?: string | undefined; store?: EraStore | undefined; now?: () => number; warn: (m: string) => void },
+    options: {
+      url?: string | undefined
+      store?: EraStore | undefined
+      now?: () => number
+      warn: (m: string) => void
+      silenceIsLegacy?: boolean
+    },
   ) {
+    this.#silenceIsLegacy = options.silenceIsLegacy
     this.#era = fixed
     this.#url = options.url
     this.#store = options.url === undefined ? undefined : options.store
@@ -162,8 +182,12 @@ export class EraNegotiator {
         const mismatch =
           isEraMismatch(error) && (sentUnder.era === 'modern' || !sessionStarted()) && !(error instanceof NetworkError)
         if (sentUnder.tentative) {
-          // the 2025 try after an unreachable probe failed too: no verdict (probed again below on a mismatch)
-          if (current()) this.#drop()
+          // the 2025 try after an unreachable probe failed too: no verdict (probed again below on a mismatch);
+          // but a server that answered `initialize` after a silent probe is a 2025 one: the verdict holds
+          if (current()) {
+            if (this.#silent && sessionStarted()) this.#tentative = false
+            else this.#drop()
+          }
           if (again || !mismatch) throw error
         } else if (sentUnder.stored) {
           if (again || !mismatch) throw error
@@ -199,7 +223,8 @@ export class EraNegotiator {
     try {
       era = await probeEra(probe)
     } catch (error) {
-      if (!(error instanceof NetworkError)) throw error
+      this.#silent = this.#silenceIsLegacy === true && error instanceof RequestTimeoutError
+      if (!(error instanceof NetworkError || this.#silent)) throw error
       this.#tentative = true
       return (this.#era = 'legacy')
     }

@@ -1,7 +1,7 @@
 /**
  * `edge-mcp/client`: the `Client` (with its multi-round-trip loop and optional response cache), `listen`
- * (notification streams), the fetch-based Streamable HTTP transport, OAuth, and the errors the client
- * side raises.
+ * (notification streams), the fetch-based Streamable HTTP transport, the stdio transport (Web Streams of a
+ * child process), OAuth, and the errors the client side raises.
  * Protocol types and `McpError` come from `edge-mcp`.
  * @module
  */
@@ -31,6 +31,14 @@ export {
   type StreamOptions,
   type StreamableHttpClientTransportOptions,
 } from '../transport/http-client.ts'
+
+// Transport: stdio (a server launched as a child process; its streams as Web Streams)
+export {
+  ConnectionClosedError,
+  DEFAULT_PROBE_TIMEOUT_MS,
+  StdioClientTransport,
+  type StdioClientTransportOptions,
+} from '../transport/stdio-client.ts'
 
 // OAuth 2.1 for MCP servers that answer 401 (discovery, PKCE, refresh; Web APIs only)
 export { OAuthClientProvider, type OAuthClientProviderOptions } from '../transport/oauth.ts'

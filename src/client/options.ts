@@ -57,7 +57,8 @@ export interface ClientOptions {
    * Which protocol era to speak. `'auto'` (default): the first request probes with `server/discover` and
    * the answer decides (spec 2026-07-28: basic/versioning.mdx) — kept for the client's life (and in
    * `eraStore` when given); a probe that gives no evidence (a network failure, 5xx, 401/403 the transport
-   * could not authorize) is thrown to that request and made again by the next. `'modern'`: 2026-07-28
+   * could not authorize) is thrown to that request and made again by the next. On a transport with
+   * `probeTimeoutMs` (stdio) a probe unanswered that long means a 2025-era server. `'modern'`: 2026-07-28
    * only, the `_meta` envelope on every request. `'legacy'`: a 2025-era server — `initialize` at
    * 2025-11-25 (accepting 2025-06-18 or 2025-03-26), a session (`Mcp-Session-Id`, started again once after
    * a 404, ended by `close()`), and the server's `elicitation/create`, `sampling/createMessage` and

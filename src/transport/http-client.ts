@@ -88,6 +88,13 @@ export interface ClientTransport {
    * @throws HttpError for another answer (a success that is no SSE stream included); NetworkError.
    */
   openStream?(options: StreamOptions): Promise<{ closed: Promise<void> } | undefined>
+  /**
+   * Set by a transport on which a server may leave an unknown request unanswered (stdio: a 2025-era server
+   * before `initialize`): the `Client`'s era probe (`versionNegotiation: 'auto'`) then waits this long for the
+   * answer to `server/discover`, in milliseconds, and no answer is taken for a 2025-era server. Unset (HTTP):
+   * the probe waits `requestTimeoutMs`, and a timeout is no verdict (thrown to the request).
+   */
+  readonly probeTimeoutMs?: number
 }
 
 /** Options of {@link StreamableHttpClientTransport}. */
