@@ -12,7 +12,7 @@ import { ClientError } from '../protocol/errors.ts'
 import { isPlainObject, isRequestId } from '../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
 import type { ClientTransport, OutboundMessage, SendOptions, StreamOptions } from './http-client.ts'
-import { DEFAULT_MAX_LINE_BYTES, LineWriter, readLines } from './stdio-lines.ts'
+import { CLOSE_GRACE_MS, DEFAULT_MAX_LINE_BYTES, LineWriter, readLines } from './stdio-lines.ts'
 
 /** The default of {@link StdioClientTransportOptions.probeTimeoutMs}: 5 seconds, in milliseconds. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000
@@ -177,12 +177,20 @@ export class StdioClientTransport implements ClientTransport {
 
   /**
    * Close the connection: pending requests fail with a {@link ConnectionClosedError}, open streams end,
-   * and the server's stdin is closed once what is queued was written (its cue to exit). Later sends throw.
-   * What the server still writes is read and dropped until its output ends. Never throws.
+   * and the server's stdin is closed once what is queued was written (its cue to exit). A server that
+   * does not read its stdin gets 1 s to take what is queued; then the stream is aborted and `close()`
+   * resolves (end that server's process). Later sends throw. What the server still writes is read and
+   * dropped until its output ends. Never throws.
    */
   async close(): Promise<void> {
-    this.#end('The stdio transport was closed')
-    await this.#writer.close()
+    const why = 'The stdio transport was closed'
+    this.#end(why)
+    const timer = setTimeout(() => this.#writer.abort(new ConnectionClosedError(why)), CLOSE_GRACE_MS)
+    try {
+      await this.#writer.close()
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   #request(message: JSONRPCRequest, options: SendOptions): Promise<unknown> {
