@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest'
 import * as valibot from 'valibot'
 import { StdioClientTransport } from '../src/client/index.ts'
-import { acceptedContent, elicitForm, inputRequired, McpServer } from '../src/server/index.ts'
+import { acceptedContent, elicitForm, inputRequired, McpServer, serveStdio } from '../src/server/index.ts'
+import type { JSONRPCRequest } from '../src/index.ts'
 import { readLines } from '../src/transport/stdio-lines.ts'
 import { env, recordingLogger } from './helpers.ts'
 import { pipe, sleep, type Out } from './stdio-harness.ts'
@@ -327,5 +328,27 @@ describe('StdioClientTransport at the edges', () => {
       'an answer to no request in flight was dropped (id 77)',
     ])
     await transport.close()
+  })
+})
+
+describe('StdioClientTransport against serveStdio', () => {
+  it('a request over the server’s maxLineBytes fails at once with the -32600 the server answers without an id', async () => {
+    const { mcp } = shop()
+    const toServer = new TransformStream<Uint8Array, Uint8Array>()
+    const toClient = new TransformStream<Uint8Array, Uint8Array>()
+    const connection = serveStdio(mcp, { input: toServer.readable, output: toClient.writable, maxLineBytes: 1000 })
+    const warnings: string[] = []
+    const transport = new StdioClientTransport({
+      input: toClient.readable,
+      output: toServer.writable,
+      onWarning: (w) => warnings.push(w),
+    })
+    const big = modern(1, 'tools/call', { name: 'greet', arguments: { name: 'x'.repeat(2000) } })
+    const answer = (await transport.send(big as JSONRPCRequest, { signal: AbortSignal.timeout(3000) })) as Out
+    expect(answer.error.code).toBe(-32600)
+    expect(answer.error.message).toMatch(/over the 1000-byte cap/)
+    expect(warnings).toEqual([])
+    await transport.close()
+    await connection.closed
   })
 })

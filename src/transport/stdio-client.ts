@@ -81,8 +81,9 @@ const MAX_ABANDONED = 1_000
  * The client end of a stdio connection: one JSON-RPC message per line each way (UTF-8, `\n`-delimited,
  * written in order with the output's back-pressure respected).
  *
- * - `send` of a request resolves with its response (matched by id); of a notification or response, once
- *   written. Aborting a request's `signal` (the caller's abort, or the `Client`'s timeout) sends
+ * - `send` of a request resolves with its response (matched by id; an error response with no id or a
+ *   null one — the server could not read a request — answers the only request in flight, if only one
+ *   is); of a notification or response, once written. Aborting a request's `signal` (the caller's abort, or the `Client`'s timeout) sends
  *   `notifications/cancelled` naming it (stdio has no stream to close; not for `initialize`) and rejects
  *   with the signal's reason; a late answer to it is dropped.
  * - A notification goes to the request it belongs to (`notifications/progress` by the request's `_meta`
@@ -320,9 +321,10 @@ export class StdioClientTransport implements ClientTransport {
       if (this.#abandoned.delete(key)) return // a late answer to a request given up (a timed-out probe): dropped
       return this.#warnLine(`an answer to no request in flight was dropped (id ${JSON.stringify(id)})`)
     }
-    // an error with a null id: the server could not read a request; it is the one in flight, if only one is
+    // an error with a null id, or none (MCP's schema has no null id: serveStdio omits it): the server could
+    // not read a request (not JSON, over its line cap); it is the one in flight, if only one is
     const [only, ...others] = this.#pending.entries()
-    if (id === null && 'error' in response && only && others.length === 0) {
+    if (id == null && 'error' in response && only && others.length === 0) {
       this.#forget(only[0])
       return only[1].resolve(response)
     }
