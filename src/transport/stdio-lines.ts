@@ -164,14 +164,13 @@ export class LineWriter {
   #queue: Promise<void> = Promise.resolve()
   #closed = false
   #closing: Promise<void> | undefined
-  /** Rejects when {@link abort} is called: whatever waits on the stream stops waiting. */
-  readonly #aborted: Promise<never>
-  #abort: (reason: Error) => void = () => {}
+  /** The reason given to {@link abort}, once it was called. */
+  #aborted: Error | undefined
+  /** Ends the wait on the stream in progress: one at a time (writes go in turn, closing comes after them). */
+  #stopWaiting: ((reason: Error) => void) | undefined
 
   constructor(stream: WritableStream<Uint8Array>) {
     this.#writer = stream.getWriter()
-    this.#aborted = new Promise<never>((_, reject) => (this.#abort = reject))
-    this.#aborted.catch(() => {}) // rejected on purpose; each wait observes it through #race
   }
 
   /** Whether {@link close} or {@link abort} was called, or a write failed (the stream broke). */
@@ -224,12 +223,23 @@ export class LineWriter {
    */
   abort(reason: Error): void {
     this.#closed = true
-    this.#abort(reason)
+    this.#aborted ??= reason
+    this.#stopWaiting?.(reason)
     this.#writer.abort(reason).catch(() => {})
   }
 
-  /** `promise`, or the abort's rejection if that comes first. */
+  /** `promise`, or the abort's reason if that comes first (no listener is left on a promise that never settles). */
   #race<T>(promise: Promise<T>): Promise<T> {
-    return Promise.race([promise, this.#aborted])
+    if (this.#aborted) {
+      promise.catch(() => {}) // the stream's own failure after the abort: nobody waits for it
+      return Promise.reject(this.#aborted)
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#stopWaiting = reject
+      promise.then(
+        (value) => ((this.#stopWaiting = undefined), resolve(value)),
+        (error: unknown) => ((this.#stopWaiting = undefined), reject(error)), // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors -- the stream's own error, unchanged
+      )
+    })
   }
 }
