@@ -207,6 +207,26 @@ describe('serveStdio: ids and stray messages on a 2026 connection', () => {
     expect(p.out).toHaveLength(2)
   })
 
+  it('a request reusing the id of one in flight is refused and logged, as docs/stdio.md says', async () => {
+    const { mcp, log } = shop()
+    const p = pipe(mcp)
+    await p.send(initialize)
+    await p.next(byId(0))
+    const buy = {
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'buy', arguments: { item: 'x', ms: 0 } },
+    }
+    await p.send(buy)
+    await p.next((m) => m.method === 'elicitation/create')
+    await p.send(buy)
+    expect((await p.next(byId(4))).error.code).toBe(-32600)
+    expect(log.warn).toContain('stdio: Invalid Request: request id 4 is already in use by a request in flight')
+    await p.end()
+    await p.connection.closed
+  })
+
   it('a response from a 2026 client, and cancellations of unknown requests, write nothing and end nothing', async () => {
     await noUnhandled(async () => {
       const { mcp, log } = shop()

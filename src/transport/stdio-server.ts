@@ -76,8 +76,8 @@ interface InFlight {
  *
  * Errors on the wire are answered, never fatal: a line that is not JSON or not UTF-8 gets -32700, a JSON
  * value that is not one JSON-RPC message -32600 (with its id when readable), a line over `maxLineBytes`
- * -32600 naming the cap — each also logged with `server.logger.warn`; a request reusing the id of one in
- * flight -32600. Error responses without a readable id carry no `id` member (MCP's schema forbids
+ * -32600 naming the cap, a request reusing the id of one in flight -32600 — each also logged with
+ * `server.logger.warn`. Error responses without a readable id carry no `id` member (MCP's schema forbids
  * `null`). `notifications/cancelled` aborts the named request's `ctx.signal`, and nothing more is
  * written for it (its response included).
  *
@@ -234,6 +234,7 @@ class Connection {
     const key = keyOf(request.id)
     if (this.#inflight.has(key)) {
       const why = `Invalid Request: request id ${JSON.stringify(request.id)} is already in use by a request in flight`
+      this.#server.logger.warn(`stdio: ${why}`)
       this.#send(errorResponse(request.id, new McpError(ErrorCode.InvalidRequest, why)))
       return
     }
