@@ -2,7 +2,9 @@
  * stdio under abuse (issue 17 review): a peer that never reads (close() must not wait on it), a 2025 client
  * whose question was answered before it ended its input, ids `1` and `"1"`, answers twice or to no
  * question, a response on a 2026 connection, cancellations of unknown requests, a second `initialize`,
- * thousands of concurrent requests, a line exactly at the cap with CRLF, a UTF-8 BOM; no unhandled rejection.
+ * thousands of concurrent requests, a reused id (refused and logged), a line exactly at the cap with CRLF,
+ * a UTF-8 BOM, the server's id-less error for a line over its cap reaching the client's only request; no
+ * unhandled rejection.
  */
 import { describe, expect, it } from 'vitest'
 import * as valibot from 'valibot'
