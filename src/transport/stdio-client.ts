@@ -12,7 +12,7 @@ import { ClientError } from '../protocol/errors.ts'
 import { isPlainObject, isRequestId } from '../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
 import type { ClientTransport, OutboundMessage, SendOptions, StreamOptions } from './http-client.ts'
-import { DEFAULT_MAX_LINE_BYTES, LineWriter, readLines } from './stdio-lines.ts'
+import { CLOSE_GRACE_MS, DEFAULT_MAX_LINE_BYTES, LineWriter, readLines } from './stdio-lines.ts'
 
 /** The default of {@link StdioClientTransportOptions.probeTimeoutMs}: 5 seconds, in milliseconds. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000
@@ -81,8 +81,9 @@ const MAX_ABANDONED = 1_000
  * The client end of a stdio connection: one JSON-RPC message per line each way (UTF-8, `\n`-delimited,
  * written in order with the output's back-pressure respected).
  *
- * - `send` of a request resolves with its response (matched by id); of a notification or response, once
- *   written. Aborting a request's `signal` (the caller's abort, or the `Client`'s timeout) sends
+ * - `send` of a request resolves with its response (matched by id; an error response with no id or a
+ *   null one — the server could not read a request — answers the only request in flight, if only one
+ *   is); of a notification or response, once written. Aborting a request's `signal` (the caller's abort, or the `Client`'s timeout) sends
  *   `notifications/cancelled` naming it (stdio has no stream to close; not for `initialize`) and rejects
  *   with the signal's reason; a late answer to it is dropped.
  * - A notification goes to the request it belongs to (`notifications/progress` by the request's `_meta`
@@ -177,12 +178,20 @@ export class StdioClientTransport implements ClientTransport {
 
   /**
    * Close the connection: pending requests fail with a {@link ConnectionClosedError}, open streams end,
-   * and the server's stdin is closed once what is queued was written (its cue to exit). Later sends throw.
-   * What the server still writes is read and dropped until its output ends. Never throws.
+   * and the server's stdin is closed once what is queued was written (its cue to exit). A server that
+   * does not read its stdin gets 1 s to take what is queued; then the stream is aborted and `close()`
+   * resolves (end that server's process). Later sends throw. What the server still writes is read and
+   * dropped until its output ends. Never throws.
    */
   async close(): Promise<void> {
-    this.#end('The stdio transport was closed')
-    await this.#writer.close()
+    const why = 'The stdio transport was closed'
+    this.#end(why)
+    const timer = setTimeout(() => this.#writer.abort(new ConnectionClosedError(why)), CLOSE_GRACE_MS)
+    try {
+      await this.#writer.close()
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   #request(message: JSONRPCRequest, options: SendOptions): Promise<unknown> {
@@ -312,9 +321,10 @@ export class StdioClientTransport implements ClientTransport {
       if (this.#abandoned.delete(key)) return // a late answer to a request given up (a timed-out probe): dropped
       return this.#warnLine(`an answer to no request in flight was dropped (id ${JSON.stringify(id)})`)
     }
-    // an error with a null id: the server could not read a request; it is the one in flight, if only one is
+    // an error with a null id, or none (MCP's schema has no null id: serveStdio omits it): the server could
+    // not read a request (not JSON, over its line cap); it is the one in flight, if only one is
     const [only, ...others] = this.#pending.entries()
-    if (id === null && 'error' in response && only && others.length === 0) {
+    if (id == null && 'error' in response && only && others.length === 0) {
       this.#forget(only[0])
       return only[1].resolve(response)
     }

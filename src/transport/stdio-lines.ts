@@ -37,9 +37,11 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 /**
  * Read `stream` line by line. Chunks are split and joined as they come: a line may span many chunks (a
  * multi-byte character across two included: lines are decoded whole), and one chunk may hold many lines.
- * Empty lines are skipped. A line longer than `maxLineBytes` is reported once as `too-long` and its
- * bytes are discarded as they arrive (memory stays bounded by the cap). Ends when the stream ends (a last
- * line without newline is reported as `truncated`) or `signal` aborts; the reader is released either way.
+ * Empty lines are skipped. A line longer than `maxLineBytes` (the `\r` of a CRLF not counted) is reported
+ * once as `too-long` and its bytes are discarded as they arrive (memory stays bounded by the cap). A UTF-8
+ * byte order mark at the start of a line is dropped (a Windows tool may put one before the first message).
+ * Ends when the stream ends (a last line without newline is reported as `truncated`) or `signal` aborts;
+ * the reader is released either way.
  * @throws RangeError for a `maxLineBytes` that is not a positive integer; what the stream's reader throws
  *   (a broken pipe), except after `signal` aborted.
  */
@@ -76,7 +78,8 @@ export async function* readLines(
         const stop = end === -1 ? bytes.length : end
         if (skipping >= 0) {
           skipping += stop - start
-        } else if (length + stop - start > max) {
+        } else if (length + stop - start > max + 1) {
+          // one byte over the cap is kept: it may be the `\r` of a CRLF (checked at the newline)
           skipping = length + stop - start
           parts = []
           length = 0
@@ -86,6 +89,11 @@ export async function* readLines(
         }
         if (end === -1) break
         start = end + 1
+        if (skipping < 0 && length > max && lastByte(parts) !== CR) {
+          skipping = length
+          parts = []
+          length = 0
+        }
         if (skipping >= 0) {
           yield { kind: 'too-long', bytes: skipping }
           skipping = -1
@@ -100,6 +108,7 @@ export async function* readLines(
       // a long line in many small chunks: one buffer, not thousands of views of old chunks
       if (parts.length > 64) parts = [join(parts, length)]
     }
+    if (skipping < 0 && length > max && lastByte(parts) !== CR) skipping = length
     if (skipping >= 0) yield { kind: 'too-long', bytes: skipping }
     else if (length > 0) yield { kind: 'truncated', bytes: length }
   } finally {
@@ -119,7 +128,12 @@ function join(parts: Uint8Array[], length: number): Uint8Array {
   return out
 }
 
-/** A line's text (a final `\r` dropped), '' for a blank line, or `not-utf8`. */
+function lastByte(parts: Uint8Array[]): number | undefined {
+  const last = parts[parts.length - 1]
+  return last?.[last.length - 1]
+}
+
+/** A line's text (a final `\r` dropped, a leading BOM too: the decoder drops it), '' for a blank line, or `not-utf8`. */
 function decode(line: Uint8Array): StdioLine | '' {
   const bytes = line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line
   if (bytes.length === 0) return ''
@@ -134,6 +148,13 @@ function decode(line: Uint8Array): StdioLine | '' {
 const encoder = new TextEncoder()
 
 /**
+ * How long the `close()` of either side of the stdio transport lets the output take what is queued, in
+ * **milliseconds** (1 s): then it is given up ({@link LineWriter.abort}), so that a peer that stopped
+ * reading cannot keep `close()` waiting.
+ */
+export const CLOSE_GRACE_MS = 1_000
+
+/**
  * Writes one JSON-RPC message per line to a stream, in order, waiting for the stream's back-pressure
  * (`writer.ready`) before each write. `JSON.stringify` escapes every newline inside strings, so a message
  * is always one line.
@@ -142,12 +163,17 @@ export class LineWriter {
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>
   #queue: Promise<void> = Promise.resolve()
   #closed = false
+  #closing: Promise<void> | undefined
+  /** The reason given to {@link abort}, once it was called. */
+  #aborted: Error | undefined
+  /** Ends the wait on the stream in progress: one at a time (writes go in turn, closing comes after them). */
+  #stopWaiting: ((reason: Error) => void) | undefined
 
   constructor(stream: WritableStream<Uint8Array>) {
     this.#writer = stream.getWriter()
   }
 
-  /** Whether {@link close} was called or a write failed (the stream broke). */
+  /** Whether {@link close} or {@link abort} was called, or a write failed (the stream broke). */
   get closed(): boolean {
     return this.#closed
   }
@@ -156,7 +182,7 @@ export class LineWriter {
    * Queue `message` as one line.
    * @returns when the line was handed to the stream.
    * @throws Error when the writer is closed; TypeError for a value JSON cannot hold (nothing written); what
-   *   the stream throws (a broken pipe: the writer closes).
+   *   the stream throws (a broken pipe: the writer closes); the reason given to {@link abort}.
    */
   write(message: unknown): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the stdio output is closed'))
@@ -167,8 +193,8 @@ export class LineWriter {
       return Promise.reject(error instanceof Error ? error : new TypeError(String(error))) // a value JSON cannot hold (a BigInt, a cycle): nothing is written
     }
     const next = this.#queue.then(async () => {
-      await this.#writer.ready
-      await this.#writer.write(line)
+      await this.#race(this.#writer.ready)
+      await this.#race(this.#writer.write(line))
     })
     this.#queue = next.catch(() => {
       this.#closed = true
@@ -176,11 +202,44 @@ export class LineWriter {
     return next
   }
 
-  /** Flush what is queued, then close the stream (its end is the peer's end of input). Never throws. */
-  async close(): Promise<void> {
-    if (this.#closed) return
+  /**
+   * Flush what is queued, then close the stream (its end is the peer's end of input). Waits as long as the
+   * peer takes to read, unless {@link abort} is called meanwhile. Calls after the first share its promise.
+   * Never throws.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true
+      await this.#queue
+      await this.#race(this.#writer.close()).catch(() => {})
+    })()
+    return this.#closing
+  }
+
+  /**
+   * Stop writing now: the lines queued and not yet taken are dropped (their `write` rejects with `reason`),
+   * a pending {@link close} resolves, and the stream is aborted with `reason` — without waiting for a write
+   * the stream has not finished (the peer may never read it). Never throws.
+   */
+  abort(reason: Error): void {
     this.#closed = true
-    await this.#queue
-    await this.#writer.close().catch(() => {})
+    this.#aborted ??= reason
+    this.#stopWaiting?.(reason)
+    this.#writer.abort(reason).catch(() => {})
+  }
+
+  /** `promise`, or the abort's reason if that comes first (no listener is left on a promise that never settles). */
+  #race<T>(promise: Promise<T>): Promise<T> {
+    if (this.#aborted) {
+      promise.catch(() => {}) // the stream's own failure after the abort: nobody waits for it
+      return Promise.reject(this.#aborted)
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#stopWaiting = reject
+      promise.then(
+        (value) => ((this.#stopWaiting = undefined), resolve(value)),
+        (error: unknown) => ((this.#stopWaiting = undefined), reject(error)), // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors -- the stream's own error, unchanged
+      )
+    })
   }
 }

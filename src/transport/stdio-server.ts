@@ -14,7 +14,7 @@ import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/in
 import type { RequestInfo } from '../server/context.ts'
 import type { McpServer } from '../server/mcp-server.ts'
 import type { Server } from '../server/server.ts'
-import { DEFAULT_MAX_LINE_BYTES, LineWriter, readLines, type StdioLine } from './stdio-lines.ts'
+import { CLOSE_GRACE_MS, DEFAULT_MAX_LINE_BYTES, LineWriter, readLines, type StdioLine } from './stdio-lines.ts'
 
 /** Options of {@link serveStdio}. */
 export interface StdioServerOptions {
@@ -45,8 +45,9 @@ export interface StdioConnection {
   closed: Promise<void>
   /**
    * Stop now: stop reading, abort the signal of every request in flight (their responses are still
-   * written if they come), close the output. Resolves with {@link closed} (once the output has taken
-   * what was queued for it); never throws.
+   * written if they come), close the output. The output gets 1 s to take what is queued; then it is
+   * aborted and the rest dropped, so that a client that stopped reading cannot hold this up. Resolves
+   * with {@link closed}; never throws.
    */
   close(): Promise<void>
 }
@@ -59,8 +60,10 @@ interface InFlight {
   controller: AbortController
   /** `notifications/cancelled` named it: nothing more is written for it. */
   cancelled: boolean
-  /** It waits on the client (a listen stream, or a question asked): it ends with the input. */
-  waits: boolean
+  /** A `subscriptions/listen` stream: it waits on the client, and ends with the input. */
+  listen: boolean
+  /** The ids (as keys) of its questions to the client not yet answered: while any is, it ends with the input. */
+  asked: Set<string>
 }
 
 /**
@@ -73,8 +76,8 @@ interface InFlight {
  *
  * Errors on the wire are answered, never fatal: a line that is not JSON or not UTF-8 gets -32700, a JSON
  * value that is not one JSON-RPC message -32600 (with its id when readable), a line over `maxLineBytes`
- * -32600 naming the cap — each also logged with `server.logger.warn`; a request reusing the id of one in
- * flight -32600. Error responses without a readable id carry no `id` member (MCP's schema forbids
+ * -32600 naming the cap, a request reusing the id of one in flight -32600 — each also logged with
+ * `server.logger.warn`. Error responses without a readable id carry no `id` member (MCP's schema forbids
  * `null`). `notifications/cancelled` aborts the named request's `ctx.signal`, and nothing more is
  * written for it (its response included).
  *
@@ -84,10 +87,11 @@ interface InFlight {
  * run statelessly and cannot ask.
  *
  * Shutdown (spec: stdio.mdx "Shutdown"): when `input` ends, reading stops; requests that wait on the
- * client (listen streams, requests asking a question) are aborted (a listen stream still gets its
- * closing result), the others finish and their responses are written; then `output` is closed and
- * {@link StdioConnection.closed} resolves — on Node, Deno and Bun the process then exits by itself. A
- * broken `output` (EPIPE: the client went away) stops the connection the same way, aborting everything.
+ * client (listen streams, requests with a question not yet answered, or asking one after) are aborted
+ * (a listen stream still gets its closing result), the others finish and their responses are written;
+ * then `output` is closed (as slowly as the client reads it) and {@link StdioConnection.closed} resolves
+ * — on Node, Deno and Bun the process then exits by itself. A broken `output` (EPIPE: the client went
+ * away) stops the connection the same way, aborting everything.
  * The server's own diagnostics go to `server.logger` (by default `console.warn` / `console.error`:
  * stderr on Node, Deno and Bun).
  *
@@ -118,6 +122,8 @@ class Connection {
     this.#stop.signal.addEventListener('abort', () => resolve(), { once: true }),
   )
   readonly #inflight = new Map<string, InFlight>()
+  /** The request that asked each question not yet answered, by the question's id (as a key). */
+  readonly #questions = new Map<string, InFlight>()
   readonly #tasks = new Set<Promise<void>>()
   /** The legacy session the client's `initialize` was given. */
   #sessionId: string | undefined
@@ -133,8 +139,14 @@ class Connection {
   }
 
   async close(): Promise<void> {
-    this.#abortAll(new Error('the stdio connection was closed'))
-    await this.closed
+    const reason = new Error('the stdio connection was closed')
+    this.#abortAll(reason)
+    const timer = setTimeout(() => this.#writer.abort(reason), CLOSE_GRACE_MS)
+    try {
+      await this.closed
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   async #run(maxLineBytes: number): Promise<void> {
@@ -149,7 +161,7 @@ class Connection {
       if (!this.#stop.signal.aborted) this.#server.logger.error('reading the stdio input failed', error)
     }
     this.#inputEnded = true
-    for (const entry of this.#inflight.values()) if (entry.waits) entry.controller.abort(inputEnded())
+    for (const entry of this.#inflight.values()) if (waitsOnClient(entry)) entry.controller.abort(inputEnded())
     while (this.#tasks.size > 0) await Promise.all(this.#tasks)
     await this.#writer.close()
   }
@@ -203,6 +215,7 @@ class Connection {
 
   /** A notification or a client's answer to a question: handed on; what it could not do is logged. */
   async #other(message: Exclude<InboundMessage, { kind: 'request' }>): Promise<void> {
+    if (message.kind === 'response') this.#answered(message.message.id) // at once: the input may end next
     if (message.kind === 'notification' && message.message.method === 'notifications/cancelled') {
       const params = message.message.params ?? {}
       const entry = isRequestId(params.requestId) ? this.#inflight.get(keyOf(params.requestId)) : undefined
@@ -221,16 +234,18 @@ class Connection {
     const key = keyOf(request.id)
     if (this.#inflight.has(key)) {
       const why = `Invalid Request: request id ${JSON.stringify(request.id)} is already in use by a request in flight`
+      this.#server.logger.warn(`stdio: ${why}`)
       this.#send(errorResponse(request.id, new McpError(ErrorCode.InvalidRequest, why)))
       return
     }
     const entry: InFlight = {
       controller: new AbortController(),
       cancelled: false,
-      waits: request.method === 'subscriptions/listen',
+      listen: request.method === 'subscriptions/listen',
+      asked: new Set(),
     }
     if (this.#stop.signal.aborted) entry.controller.abort(this.#stop.signal.reason)
-    else if (entry.waits && this.#inputEnded) entry.controller.abort(inputEnded())
+    else if (entry.listen && this.#inputEnded) entry.controller.abort(inputEnded())
     this.#inflight.set(key, entry)
     const run = async () => {
       try {
@@ -239,6 +254,7 @@ class Connection {
         if (handled.response && !entry.cancelled) this.#send(handled.response)
       } finally {
         this.#inflight.delete(key)
+        for (const question of entry.asked) this.#questions.delete(question)
       }
     }
     this.#track(run())
@@ -262,14 +278,26 @@ class Connection {
     // a cancelled request sends nothing more (spec: stdio.mdx "Cancellation"), except withdrawing its questions
     if (entry.cancelled && message.method !== 'notifications/cancelled') return
     if ('id' in message) {
-      entry.waits = true
       // nobody can answer once the input has ended: the question is not asked, the request ends
       if (this.#inputEnded) {
         entry.controller.abort(inputEnded())
         return
       }
+      const question = keyOf(message.id)
+      entry.asked.add(question)
+      this.#questions.set(question, entry)
+    } else if (message.method === 'notifications/cancelled' && isRequestId(message.params?.requestId)) {
+      this.#answered(message.params.requestId) // a question withdrawn waits for nothing
     }
     this.#send(message)
+  }
+
+  /** Question `id` was answered (or withdrawn): its request no longer waits on the client for it. */
+  #answered(id: unknown): void {
+    if (!isRequestId(id)) return
+    const key = keyOf(id)
+    this.#questions.get(key)?.asked.delete(key)
+    this.#questions.delete(key)
   }
 
   /** Queue one message on the output; a broken output stops the connection. */
@@ -306,6 +334,11 @@ class Connection {
 /** A request id as a map key: `1` and `"1"` are distinct ids. */
 function keyOf(id: string | number): string {
   return `${typeof id}:${String(id)}`
+}
+
+/** Whether `entry` ends with the input: a listen stream, or a request with a question unanswered. */
+function waitsOnClient(entry: InFlight): boolean {
+  return entry.listen || entry.asked.size > 0
 }
 
 function inputEnded(): Error {
