@@ -165,11 +165,7 @@ export class Client {
     return this.#eras.era
   }
 
-  /**
-   * End a `'legacy'` session (`DELETE`, a 405 ignored; nothing over stdio, which has no sessions). The
-   * transport stays open: a stdio transport is closed by its own `close()`.
-   * @throws HttpError / NetworkError when it fails.
-   */
+  /** End a `'legacy'` session (`DELETE`, a 405 ignored; none on stdio: close that transport itself). @throws HttpError / NetworkError. */
   async close(): Promise<void> {
     await this.#legacy?.close()
   }
@@ -199,10 +195,8 @@ export class Client {
    * The era probe (see era.ts): `server/discover` as a 2026-07-28 request (shared: no caller's signal), within
    * the transport's `probeTimeoutMs` when it sets one (stdio).
    */
-  readonly #probe = () => {
-    const timeoutMs = this.options.transport.probeTimeoutMs
-    return this.#modern('server/discover', {}, timeoutMs === undefined ? {} : { timeoutMs })
-  }
+  readonly #probe = () =>
+    this.#modern('server/discover', {}, defined({ timeoutMs: this.options.transport.probeTimeoutMs }))
 
   async #modern(method: string, params: Record<string, unknown>, options: ExchangeOptions) {
     try {
