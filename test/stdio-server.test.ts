@@ -222,6 +222,22 @@ describe('serveStdio, 2025-era client (the connection is the session)', () => {
     await p.connection.closed
   })
 
+  it('pipelined in one write, initialize + initialized + tools/call: the call waits for the session, then asks', async () => {
+    const { mcp } = shop()
+    const p = pipe(mcp)
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'buy', arguments: { item: 'jam' } } }
+    const lines = [initialize, { jsonrpc: '2.0', method: 'notifications/initialized' }, call]
+    await p.raw(lines.map((m) => JSON.stringify(m) + '\n').join(''))
+    const question = await p.next((m) => m.method === 'elicitation/create' || byId(1)(m))
+    expect(question.error).toBeUndefined() // before the fix: -32021, the call handled before the session existed
+    expect(question.params.message).toBe('Buy jam?')
+    expect(p.out.findIndex(byId(0))).toBe(0) // initialize answered first
+    await p.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { ok: true } } })
+    expect((await p.next(byId(1))).result.content).toEqual([{ type: 'text', text: 'bought jam' }])
+    await p.end()
+    await p.connection.closed
+  })
+
   it('a cancelled question-asking request writes no response and withdraws its question', async () => {
     const { mcp } = shop()
     const p = pipe(mcp)

@@ -1,12 +1,13 @@
-// Node 20+: npx tsx client-node.ts   (launches `node --import tsx server.ts`, talks to it, shuts it down)
+// Node 20.6+: npx tsx client-node.ts   (launches `node --import tsx server.ts`, talks to it, shuts it down)
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { Readable, Writable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
 import { StdioClientTransport } from 'edge-mcp/client'
 import { session } from './session.ts'
 
 const server = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
-  cwd: import.meta.dirname,
+  cwd: fileURLToPath(new URL('.', import.meta.url)), // import.meta.dirname needs Node 20.11
   stdio: ['pipe', 'pipe', 'inherit'], // the server's logs (stderr) show with ours
 })
 const exited = once(server, 'exit') as Promise<[number | null, string | null]>

@@ -320,7 +320,7 @@ function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Recor
  */
 export function withSessionNote(error: unknown, session: LegacySession | undefined): unknown {
   if (session || !(error instanceof McpError) || error.code !== ErrorCode.MissingRequiredClientCapability) return error
-  const why = `${error.message} (this request carries no Mcp-Session-Id, so what its client declared at initialize is unknown)`
+  const why = `${error.message} (no session: this request carries no Mcp-Session-Id, or came before initialize was answered, so what its client declared at initialize is unknown)`
   return new McpError(error.code, why, error.data, error.httpStatus)
 }
 

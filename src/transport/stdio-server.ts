@@ -7,6 +7,7 @@
  * @module
  */
 import type { AuthInfo } from '../protocol/auth.ts'
+import { hasEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { classifyMessage, errorResponse, isPlainObject, isRequestId, requestIdOf } from '../protocol/jsonrpc.ts'
 import type { InboundMessage } from '../protocol/jsonrpc.ts'
@@ -84,7 +85,9 @@ interface InFlight {
  * 2025 era: the connection is the session. The `Mcp-Session-Id` its `initialize` is given (when the
  * server seals sessions, as `McpServer` does by default) is handed to the server with every later
  * message (`RequestInfo.sessionId`), so a tool may ask the client questions; with sealing off, requests
- * run statelessly and cannot ask.
+ * run statelessly and cannot ask. Reading pauses after a 2025 `initialize` (one without the `_meta`
+ * envelope) until it has been answered, so that a client pipelining `notifications/initialized` and its
+ * first requests behind it has them handled, in order, within the session.
  *
  * Shutdown (spec: stdio.mdx "Shutdown"): when `input` ends, reading stops; requests that wait on the
  * client (listen streams, requests with a question not yet answered, or asking one after) are aborted
@@ -127,6 +130,8 @@ class Connection {
   readonly #tasks = new Set<Promise<void>>()
   /** The legacy session the client's `initialize` was given. */
   #sessionId: string | undefined
+  /** A 2025 `initialize` being handled: nothing more is read until it has been answered (session set). */
+  #initializing: Promise<void> | undefined
   #inputEnded = false
   #pending = 0
   #lastWrite: Promise<void> = Promise.resolve()
@@ -155,6 +160,9 @@ class Connection {
         if (this.#stop.signal.aborted) break // stopped: a cut-off tail is no client mistake
         if (line.kind === 'line') this.#receive(line.text)
         else this.#framingError(line, maxLineBytes)
+        // a pipelined `notifications/initialized` and first requests wait, unread, for the session
+        if (this.#initializing) await Promise.race([this.#initializing, this.#stopped])
+        this.#initializing = undefined
         if (this.#pending > MAX_PENDING_WRITES) await Promise.race([this.#lastWrite, this.#stopped])
       }
     } catch (error) {
@@ -257,7 +265,9 @@ class Connection {
         for (const question of entry.asked) this.#questions.delete(question)
       }
     }
-    this.#track(run())
+    const task = run()
+    this.#track(task)
+    if (request.method === 'initialize' && !hasEnvelope(request.params)) this.#initializing = task.catch(() => {})
   }
 
   /** The facts of one message; `entry` for a request (its signal, and its notifications). */
