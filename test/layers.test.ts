@@ -26,7 +26,7 @@ const ALLOWED: Record<string, string[]> = {
   protocol: ['encoding'],
   'request-state': ['encoding', 'protocol'],
   server: ['encoding', 'protocol', 'request-state'],
-  'transport-stdio': [],
+  'transport-stdio': ['encoding'],
   'transport-client': ['encoding', 'protocol', 'transport-stdio'],
   client: ['encoding', 'protocol', 'transport-client'],
   'transport-server': ['encoding', 'protocol', 'request-state', 'server', 'transport-stdio'],

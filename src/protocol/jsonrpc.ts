@@ -31,6 +31,11 @@ export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))
 }
 
+/** A request id as a map key that keeps `1` and `"1"` apart (JSON-RPC: they are different ids). */
+export function requestIdKey(id: RequestId): string {
+  return `${typeof id}:${String(id)}`
+}
+
 /**
  * Parse the text of one JSON-RPC message.
  * @throws McpError -32700 for invalid JSON; -32600 as {@link classifyMessage}.

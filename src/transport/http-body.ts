@@ -2,6 +2,7 @@
  * Reading a POST's body under a byte cap, for the Streamable HTTP server (`http-server.ts`).
  * @module
  */
+import { concatBytes } from '../encoding/bytes.ts'
 
 /**
  * The body, counted while it streams in; `'too-large'` once it (or its `Content-Length`) exceeds `max` bytes;
@@ -37,12 +38,5 @@ export async function readBody(request: Request, max: number): Promise<Uint8Arra
     }
     chunks.push(value)
   }
-  if (chunks.length === 1) return chunks[0]! // the usual case: no copy
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const c of chunks) {
-    out.set(c, offset)
-    offset += c.byteLength
-  }
-  return out
+  return concatBytes(chunks, total) // the usual case, one chunk: no copy
 }

@@ -9,8 +9,8 @@
  */
 import { META } from '../protocol/constants.ts'
 import { ClientError } from '../protocol/errors.ts'
-import { isPlainObject, isRequestId } from '../protocol/jsonrpc.ts'
-import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
+import { isPlainObject, isRequestId, requestIdKey } from '../protocol/jsonrpc.ts'
+import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
 import type { ClientTransport, OutboundMessage, SendOptions, StreamOptions } from './http-client.ts'
 import { CLOSE_GRACE_MS, DEFAULT_MAX_LINE_BYTES, LineWriter, readLines } from './stdio-lines.ts'
 
@@ -196,7 +196,7 @@ export class StdioClientTransport implements ClientTransport {
 
   #request(message: JSONRPCRequest, options: SendOptions): Promise<unknown> {
     const { id, method } = message
-    const key = keyOf(id)
+    const key = requestIdKey(id)
     const { signal } = options
     if (signal?.aborted) return Promise.reject(signal.reason as unknown) // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors -- the caller's reason, unchanged
     if (this.#pending.has(key))
@@ -312,7 +312,7 @@ export class StdioClientTransport implements ClientTransport {
   #response(response: Record<string, unknown>): void {
     const { id } = response
     if (isRequestId(id)) {
-      const key = keyOf(id)
+      const key = requestIdKey(id)
       const pending = this.#pending.get(key)
       if (pending) {
         this.#forget(key)
@@ -341,12 +341,12 @@ export class StdioClientTransport implements ClientTransport {
     }
     const subscription = isPlainObject(params._meta) ? params._meta[META.subscriptionId] : undefined
     if (isRequestId(subscription)) {
-      const owner = this.#pending.get(keyOf(subscription))
+      const owner = this.#pending.get(requestIdKey(subscription))
       if (owner) this.#call('a subscription listener', owner.options.onNotification, notification)
       return
     }
     if (notification.method === 'notifications/cancelled' && isRequestId(params.requestId)) {
-      const key = keyOf(params.requestId)
+      const key = requestIdKey(params.requestId)
       const listen = this.#pending.get(key)
       if (listen?.method === 'subscriptions/listen') {
         this.#forget(key)
@@ -402,11 +402,6 @@ export class StdioClientTransport implements ClientTransport {
     if (count <= MAX_WARNINGS) this.#onWarning(message)
     if (count === MAX_WARNINGS) this.#onWarning(`more of the server's output may be wrong: no more is reported`)
   }
-}
-
-/** A map key for a request id that keeps `1` and `"1"` apart. */
-function keyOf(id: RequestId): string {
-  return `${typeof id}:${String(id)}`
 }
 
 /** At most 80 characters of server text, quoted (control characters escaped). */

@@ -6,6 +6,7 @@
  * with {@link readLines} and write with {@link LineWriter}.
  * @module
  */
+import { concatBytes } from '../encoding/bytes.ts'
 
 /** Default cap on one line, in **bytes** (newline excluded): 4 MiB, as the HTTP transport's body cap. */
 export const DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -99,14 +100,14 @@ export async function* readLines(
           skipping = -1
           continue
         }
-        const line = join(parts, length)
+        const line = concatBytes(parts, length)
         parts = []
         length = 0
         const decoded = decode(line)
         if (decoded !== '') yield decoded
       }
       // a long line in many small chunks: one buffer, not thousands of views of old chunks
-      if (parts.length > 64) parts = [join(parts, length)]
+      if (parts.length > 64) parts = [concatBytes(parts, length)]
     }
     if (skipping < 0 && length > max && lastByte(parts) !== CR) skipping = length
     if (skipping >= 0) yield { kind: 'too-long', bytes: skipping }
@@ -115,17 +116,6 @@ export async function* readLines(
     signal?.removeEventListener('abort', onAbort)
     reader.releaseLock()
   }
-}
-
-function join(parts: Uint8Array[], length: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!
-  const out = new Uint8Array(length)
-  let at = 0
-  for (const part of parts) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
 }
 
 function lastByte(parts: Uint8Array[]): number | undefined {

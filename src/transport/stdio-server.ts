@@ -9,7 +9,14 @@
 import type { AuthInfo } from '../protocol/auth.ts'
 import { hasEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import { classifyMessage, errorResponse, isPlainObject, isRequestId, requestIdOf } from '../protocol/jsonrpc.ts'
+import {
+  classifyMessage,
+  errorResponse,
+  isPlainObject,
+  isRequestId,
+  requestIdKey,
+  requestIdOf,
+} from '../protocol/jsonrpc.ts'
 import type { InboundMessage } from '../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
 import type { RequestInfo } from '../server/context.ts'
@@ -226,7 +233,7 @@ class Connection {
     if (message.kind === 'response') this.#answered(message.message.id) // at once: the input may end next
     if (message.kind === 'notification' && message.message.method === 'notifications/cancelled') {
       const params = message.message.params ?? {}
-      const entry = isRequestId(params.requestId) ? this.#inflight.get(keyOf(params.requestId)) : undefined
+      const entry = isRequestId(params.requestId) ? this.#inflight.get(requestIdKey(params.requestId)) : undefined
       if (entry && !entry.cancelled) {
         entry.cancelled = true
         const reason = typeof params.reason === 'string' ? params.reason : 'cancelled by the client'
@@ -239,7 +246,7 @@ class Connection {
   }
 
   #request(request: JSONRPCRequest): void {
-    const key = keyOf(request.id)
+    const key = requestIdKey(request.id)
     if (this.#inflight.has(key)) {
       const why = `Invalid Request: request id ${JSON.stringify(request.id)} is already in use by a request in flight`
       this.#server.logger.warn(`stdio: ${why}`)
@@ -293,7 +300,7 @@ class Connection {
         entry.controller.abort(inputEnded())
         return
       }
-      const question = keyOf(message.id)
+      const question = requestIdKey(message.id)
       entry.asked.add(question)
       this.#questions.set(question, entry)
     } else if (message.method === 'notifications/cancelled' && isRequestId(message.params?.requestId)) {
@@ -305,7 +312,7 @@ class Connection {
   /** Question `id` was answered (or withdrawn): its request no longer waits on the client for it. */
   #answered(id: unknown): void {
     if (!isRequestId(id)) return
-    const key = keyOf(id)
+    const key = requestIdKey(id)
     this.#questions.get(key)?.asked.delete(key)
     this.#questions.delete(key)
   }
@@ -339,11 +346,6 @@ class Connection {
     this.#tasks.add(tracked)
     void tracked.finally(() => this.#tasks.delete(tracked))
   }
-}
-
-/** A request id as a map key: `1` and `"1"` are distinct ids. */
-function keyOf(id: string | number): string {
-  return `${typeof id}:${String(id)}`
 }
 
 /** Whether `entry` ends with the input: a listen stream, or a request with a question unanswered. */
