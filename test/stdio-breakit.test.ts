@@ -13,7 +13,7 @@ import { acceptedContent, elicitForm, inputRequired, McpServer, serveStdio } fro
 import type { JSONRPCRequest } from '../src/index.ts'
 import { readLines } from '../src/transport/stdio-lines.ts'
 import { env, recordingLogger } from './helpers.ts'
-import { pipe, sleep, type Out } from './stdio-harness.ts'
+import { initialize, pipe, sleep, type Out } from './stdio-harness.ts'
 
 const CONFIRM = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] }
 const byId = (id: unknown) => (m: Out) => m.id === id && !('method' in m)
@@ -42,16 +42,6 @@ function shop() {
   return { mcp, log, aborted }
 }
 
-const initialize = {
-  jsonrpc: '2.0',
-  id: 0,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: { elicitation: { form: {} } },
-    clientInfo: { name: 'legacy', version: '1' },
-  },
-}
 const modern = (id: string | number, method: string, params: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',
   id,

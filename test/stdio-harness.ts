@@ -111,3 +111,15 @@ export function pipe(
 
 /** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** A 2025-era client's `initialize` (id 0), declaring form elicitation. */
+export const initialize = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: { elicitation: { form: {} } },
+    clientInfo: { name: 'legacy', version: '1' },
+  },
+}

@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { readMarkdown } from './markdown.ts'
 import { ensureTool } from './tools.ts'
 
 const run = promisify(execFile)
@@ -33,29 +34,21 @@ const EXPECTED = [
   '',
 ].join('\n')
 
-/** The doc's fenced blocks: info string and body (final newline included). */
-function fences(markdown: string): Array<{ info: string; body: string }> {
-  const blocks: Array<{ info: string; body: string }> = []
-  const re = /^```(.*)\n([\s\S]*?)^```$/gm
-  for (let m = re.exec(markdown); m; m = re.exec(markdown)) blocks.push({ info: m[1], body: m[2] })
-  return blocks
-}
-
 describe('docs/stdio.md: launching a stdio server from a client', () => {
-  const doc = readFileSync(DOC, 'utf8')
+  const { blocks } = readMarkdown(DOC, ROOT)
 
   it('shows every client recipe, each block byte-equal to its file', () => {
-    const named = fences(doc).flatMap(({ info, body }) => {
-      const file = /\bfile=examples\/stdio\/(\S+)/.exec(info)?.[1]
+    const named = blocks.flatMap(({ attributes, body }) => {
+      const file = attributes.file?.replace(/^examples\/stdio\//, '')
       return file && RECIPES.includes(file) ? [{ file, body }] : []
     })
     expect(named.map((b) => b.file).sort()).toEqual([...RECIPES].sort())
     for (const { file, body } of named)
-      expect(body, file).toBe(readFileSync(join(ROOT, 'examples/stdio', file), 'utf8'))
+      expect(`${body}\n`, file).toBe(readFileSync(join(ROOT, 'examples/stdio', file), 'utf8'))
   })
 
   it("shows the clients' output exactly as the tests see it", () => {
-    expect(fences(doc).filter((b) => b.info === 'text')).toContainEqual({ info: 'text', body: EXPECTED })
+    expect(blocks.filter((b) => b.info === 'text').map((b) => `${b.body}\n`)).toContain(EXPECTED)
   })
 })
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { acceptedContent, elicitForm, inputRequired, McpServer, Server, serveStdio } from '../src/server/index.ts'
 import { env, recordingLogger } from './helpers.ts'
 import { schemaErrors, schemaErrors2025 } from './spec-schema.ts'
-import { pipe, sleep, type Out } from './stdio-harness.ts'
+import { initialize, pipe, sleep, type Out } from './stdio-harness.ts'
 
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 const CONFIRM = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] }
@@ -190,17 +190,6 @@ describe('serveStdio, 2026-07-28 client', () => {
 })
 
 describe('serveStdio, 2025-era client (the connection is the session)', () => {
-  const initialize = {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-11-25',
-      capabilities: { elicitation: { form: {} } },
-      clientInfo: { name: 'legacy', version: '1' },
-    },
-  }
-
   it('initializes, then a tools/call asks its question on the pipe and the answer comes back on input', async () => {
     const { mcp } = shop()
     const p = pipe(mcp)
