@@ -21,7 +21,7 @@ import { describeIssue } from '../protocol/issues.ts'
 import { elicitResult } from '../protocol/schemas/elicitation.ts'
 import type { InputRequest, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
 import { createMessageResult, listRootsResult } from '../protocol/schemas/sampling.ts'
-import { requestIdKey, type InboundResponse } from '../protocol/jsonrpc.ts'
+import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
 import type { Logger, RequestContext, RequestInfo, ResultObject } from './context.ts'
 import { inputRequiredResult } from './finish.ts'
@@ -346,7 +346,7 @@ export interface Tracked {
 
 /** The key of a session's request, in the in-flight registry and the mailbox (never a question's `qid`). */
 function requestKey(sid: string, requestId: RequestId): string {
-  return `request:${sid}:${requestIdKey(requestId)}`
+  return `request:${sid}:${typeof requestId}:${String(requestId)}`
 }
 
 /** A question that could not be asked or answered: a tool error on `tools/call`, else -32603. */
