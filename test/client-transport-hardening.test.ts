@@ -18,7 +18,7 @@ import {
   MIN_RETRY_MS,
   followSse,
   type Reconnect,
-} from '../src/transport/http-client-sse.ts'
+} from '../src/client/http/sse.ts'
 
 const enc = new TextEncoder()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -210,7 +210,7 @@ describe('DNS rebinding: without allowedHosts', () => {
 
 describe('an unparsable request URL', () => {
   it('is a 400 JSON-RPC error, not a rejected promise (Bun passes a bad Host header through to request.url)', async () => {
-    const { createFetchHandler } = await import('../src/transport/http-server.ts')
+    const { createFetchHandler } = await import('../src/server/http/handler.ts')
     const handler = createFetchHandler(createDemoServer())
     const request = {
       url: 'http://a b c/mcp',

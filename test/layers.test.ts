@@ -10,31 +10,33 @@ import { describe, expect, it } from 'vitest'
 const SRC = join(import.meta.dirname, '../src')
 
 /**
- * Which layer a src/ file belongs to. The transport folder holds three: the fetch and stdio clients under
- * `client/`, the fetch handler and stdio server over `server/`, and the stdio framing both stdio sides share.
+ * The layers, by folder, and the layers each may import (its own always). A file's layer is its folder
+ * (`server/http/sse.ts` → `server/http`); a subfolder without an entry here belongs to its parent's layer
+ * (`server/resolve/`, `protocol/schemas/`). Server and client never import each other; each side's
+ * transports sit above its core, and its core never imports them.
  */
-function layerOf(file: string): string {
-  const path = relative(SRC, file).replaceAll('\\', '/')
-  if (path === 'transport/stdio-lines.ts') return 'transport-stdio'
-  if (/^transport\/(http-client|oauth|errors|stdio-client)/.test(path)) return 'transport-client'
-  if (path.startsWith('transport/')) return 'transport-server'
-  return path.includes('/') ? path.slice(0, path.indexOf('/')) : 'entry'
-}
-
 const ALLOWED: Record<string, string[]> = {
   encoding: [],
   protocol: ['encoding'],
   'request-state': ['encoding', 'protocol'],
   server: ['encoding', 'protocol', 'request-state'],
-  'transport-stdio': ['encoding'],
-  'transport-client': ['encoding', 'protocol', 'transport-stdio'],
-  client: ['encoding', 'protocol', 'transport-client'],
-  'transport-server': ['encoding', 'protocol', 'request-state', 'server', 'transport-stdio'],
-  hono: ['protocol', 'server', 'transport-server'],
-  browser: ['protocol', 'client', 'transport-client'],
+  'server/http': ['encoding', 'protocol', 'server'],
+  client: ['encoding', 'protocol'],
+  'client/oauth': ['encoding', 'protocol', 'client'],
+  'client/http': ['encoding', 'protocol', 'client', 'client/oauth'],
+  hono: ['protocol', 'server', 'server/http'],
+  browser: ['protocol', 'client'],
   cloudflare: ['protocol', 'server'],
-  oauth: ['encoding', 'protocol', 'transport-server', 'transport-client'],
+  oauth: ['encoding', 'protocol', 'server/http'],
 }
+
+/** The layer of a src/ file: its folder, or the nearest folder above it that is a layer; `entry` at the top. */
+function layerOf(file: string): string {
+  let folder = dirname(relative(SRC, file).replaceAll('\\', '/'))
+  while (folder !== '.' && !(folder in ALLOWED)) folder = dirname(folder)
+  return folder === '.' ? 'entry' : folder
+}
+
 const ENTRY_POINTS = new Set([
   'index.ts',
   'server/index.ts',

@@ -274,7 +274,7 @@ describe('subscriptions/listen over HTTP', () => {
   })
 
   it('a reader that stops reading is cut off after 1 MiB of unread notifications, and unsubscribed', async () => {
-    const { MAX_UNREAD_BYTES } = await import('../src/transport/http-server-sse.ts')
+    const { MAX_UNREAD_BYTES } = await import('../src/server/http/sse.ts')
     const bus = new InMemoryNotificationBus()
     const mcp = library(bus)
     const uri = `file:///${'x'.repeat(4000)}`

@@ -11,7 +11,7 @@ import * as valibot from 'valibot'
 import { StdioClientTransport } from '../src/client/index.ts'
 import { acceptedContent, elicitForm, inputRequired, McpServer, serveStdio } from '../src/server/index.ts'
 import type { JSONRPCRequest } from '../src/index.ts'
-import { readLines } from '../src/transport/stdio-lines.ts'
+import { readLines } from '../src/protocol/stdio-lines.ts'
 import { env, recordingLogger } from './helpers.ts'
 import { initialize, pipe, sleep, type Out } from './stdio-harness.ts'
 

@@ -15,7 +15,7 @@ import {
   StreamableHttpClientTransport,
   type StdioClientTransportOptions,
 } from '../src/client/index.ts'
-import { readLines } from '../src/transport/stdio-lines.ts'
+import { readLines } from '../src/protocol/stdio-lines.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../src/index.ts'
 
 const encoder = new TextEncoder()

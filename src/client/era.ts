@@ -8,7 +8,7 @@
 import { LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
-import { HttpError, InvalidResultError, NetworkError } from '../transport/errors.ts'
+import { HttpError, InvalidResultError, NetworkError } from './errors.ts'
 import { raceAbort } from './abort.ts'
 import { RequestTimeoutError } from './errors.ts'
 

@@ -7,7 +7,7 @@
 import { McpError } from '../protocol/errors.ts'
 import { parse, type Check } from '../protocol/check.ts'
 import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
-import type { ClientTransport, SendOptions } from '../transport/http-client.ts'
+import type { ClientTransport, SendOptions } from './transport.ts'
 import { anySignal, rejectOnAbort } from './abort.ts'
 import { InvalidResultError, RequestTimeoutError } from './errors.ts'
 import type { CallOptions } from './options.ts'

@@ -24,13 +24,8 @@ export type { ListenOptions, Subscription, SubscriptionEnd } from './listen.ts'
 export { MemoryCacheStore, type CacheEntry, type ResponseCacheOptions, type ResponseCacheStore } from './cache.ts'
 
 // Transport: Streamable HTTP over fetch
-export {
-  StreamableHttpClientTransport,
-  type ClientTransport,
-  type SendOptions,
-  type StreamOptions,
-  type StreamableHttpClientTransportOptions,
-} from '../transport/http-client.ts'
+export type { ClientTransport, SendOptions, StreamOptions } from './transport.ts'
+export { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './http/transport.ts'
 
 // Transport: stdio (a server launched as a child process; its streams as Web Streams)
 export {
@@ -38,17 +33,17 @@ export {
   DEFAULT_PROBE_TIMEOUT_MS,
   StdioClientTransport,
   type StdioClientTransportOptions,
-} from '../transport/stdio-client.ts'
+} from './stdio.ts'
 
 // OAuth 2.1 for MCP servers that answer 401 (discovery, PKCE, refresh; Web APIs only)
-export { OAuthClientProvider, type OAuthClientProviderOptions } from '../transport/oauth.ts'
+export { OAuthClientProvider, type OAuthClientProviderOptions } from './oauth/provider.ts'
 export {
   MemoryOAuthStorage,
   type OAuthClientInformation,
   type OAuthStorage,
   type PreRegisteredClient,
   type StoredTokens,
-} from '../transport/oauth-storage.ts'
+} from './oauth/storage.ts'
 
 // Errors the client side raises itself (an error the server answered with is an McpError)
 export {

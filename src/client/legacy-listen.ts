@@ -17,7 +17,7 @@ import type {
   ServerCapabilities,
   SubscriptionFilter,
 } from '../protocol/schemas/index.ts'
-import type { ClientTransport, OutboundMessage, SendOptions } from '../transport/http-client.ts'
+import type { ClientTransport, OutboundMessage, SendOptions } from './transport.ts'
 
 /** What the listen adapter needs of the 2025-era session. */
 export interface LegacyListenSession {

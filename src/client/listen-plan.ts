@@ -4,7 +4,7 @@
  * @module
  */
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
-import type { ClientTransport } from '../transport/http-client.ts'
+import type { ClientTransport } from './transport.ts'
 import type { LegacyListenSession } from './legacy-listen.ts'
 
 /**

@@ -15,7 +15,7 @@ import type {
   ListRootsResult,
   LoggingLevel,
 } from '../protocol/schemas/index.ts'
-import type { ClientTransport } from '../transport/http-client.ts'
+import type { ClientTransport } from './transport.ts'
 import type { ResponseCacheOptions } from './cache.ts'
 import type { EraStore } from './era.ts'
 import type { RoundInfo } from './input-required.ts'

@@ -5,7 +5,7 @@
 import type { Context, Handler } from 'hono'
 import type { McpServer } from '../server/mcp-server.ts'
 import type { Server } from '../server/server.ts'
-import { createFetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
+import { createFetchHandler, type FetchHandlerOptions } from '../server/http/handler.ts'
 
 /**
  * A Hono handler serving MCP Streamable HTTP (same behaviour as `createFetchHandler`). The Worker's

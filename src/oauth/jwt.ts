@@ -6,8 +6,8 @@
  */
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose'
 import type { AuthInfo } from '../protocol/auth.ts'
-import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../transport/http-auth.ts'
-import { authorizationServerMetadataUrls, fetchHeld, readJson, type OAuthFetch } from '../transport/oauth-discovery.ts'
+import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../server/http/bearer.ts'
+import { authorizationServerMetadataUrls, fetchHeld, readJson, type OAuthFetch } from '../protocol/oauth-metadata.ts'
 import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
 
 /** Options of {@link jwtVerifier}. */

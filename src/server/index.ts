@@ -127,11 +127,11 @@ export {
 } from './notifications.ts'
 
 // HTTP: the Streamable HTTP fetch handler (a documented re-export from the transport layer above this one)
-export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from '../transport/http-server.ts'
-export { MAX_UNREAD_BYTES } from '../transport/http-server-sse.ts'
+export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/handler.ts'
+export { MAX_UNREAD_BYTES } from './http/sse.ts'
 // stdio: one connection over a pair of Web Streams (the process's stdin and stdout, a child's pipes)
-export { serveStdio, type StdioConnection, type StdioServerOptions } from '../transport/stdio-server.ts'
-export type { AllowedOrigins } from '../transport/http-server-policy.ts'
+export { serveStdio, type StdioConnection, type StdioServerOptions } from './stdio.ts'
+export type { AllowedOrigins } from './http/policy.ts'
 export {
   InvalidTokenError,
   protectedResource,
@@ -139,7 +139,7 @@ export {
   type ProtectedResourceOptions,
   type VerifyToken,
   type VerifyTokenContext,
-} from '../transport/http-auth.ts'
+} from './http/bearer.ts'
 // Authorization: scopes per tool, prompt or resource, and their challenge
 export { InsufficientScopeError } from './scopes.ts'
 export type { ImpliedScopes } from '../protocol/auth.ts'

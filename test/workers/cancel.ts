@@ -5,7 +5,7 @@
  * started,quiet aborted,quiet completed`.
  * Runs under the root wrangler.toml, whose `enable_request_signal` flag makes workerd abort `request.signal`.
  */
-import { createFetchHandler } from '../../src/transport/http-server.ts'
+import { createFetchHandler } from '../../src/server/http/handler.ts'
 import * as v from 'valibot'
 import { McpServer } from '../../src/server/index.ts'
 

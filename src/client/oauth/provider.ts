@@ -6,24 +6,23 @@
  * OpenID Discovery) is oauth-discovery.ts.
  * @module
  */
-import { encodeBase64Url } from '../encoding/base64url.ts'
-import { OAuthError } from './errors.ts'
+import { encodeBase64Url } from '../../encoding/base64url.ts'
+import { OAuthError } from '../errors.ts'
 import {
   MemoryOAuthStorage,
   type OAuthClientInformation,
   type OAuthStorage,
   type PreRegisteredClient,
   type StoredTokens,
-} from './oauth-storage.ts'
+} from './storage.ts'
 import {
   bearerParams,
   fetchAuthorizationServerMetadata,
   fetchProtectedResourceMetadata,
-  fetchHeld,
-  readJson,
   strings,
   type Metadata,
-} from './oauth-discovery.ts'
+} from './discovery.ts'
+import { fetchHeld, readJson } from '../../protocol/oauth-metadata.ts'
 
 /** Options of {@link OAuthClientProvider}. */
 export interface OAuthClientProviderOptions {

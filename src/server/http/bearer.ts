@@ -7,7 +7,7 @@
  * not verify tokens carries none.
  * @module
  */
-import { checkScopes, missingScopes, type AuthInfo, type ImpliedScopes } from '../protocol/auth.ts'
+import { checkScopes, missingScopes, type AuthInfo, type ImpliedScopes } from '../../protocol/auth.ts'
 
 /** What a token verifier is told about the request: the resource it must be valid for, and the request. */
 export interface VerifyTokenContext {

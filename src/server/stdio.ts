@@ -19,10 +19,16 @@ import {
 } from '../protocol/jsonrpc.ts'
 import type { InboundMessage } from '../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
-import type { RequestInfo } from '../server/context.ts'
-import type { McpServer } from '../server/mcp-server.ts'
-import type { Server } from '../server/server.ts'
-import { CLOSE_GRACE_MS, DEFAULT_MAX_LINE_BYTES, LineWriter, readLines, type StdioLine } from './stdio-lines.ts'
+import type { RequestInfo } from './context.ts'
+import type { McpServer } from './mcp-server.ts'
+import type { Server } from './server.ts'
+import {
+  CLOSE_GRACE_MS,
+  DEFAULT_MAX_LINE_BYTES,
+  LineWriter,
+  readLines,
+  type StdioLine,
+} from '../protocol/stdio-lines.ts'
 
 /** Options of {@link serveStdio}. */
 export interface StdioServerOptions {

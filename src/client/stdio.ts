@@ -11,8 +11,8 @@ import { META } from '../protocol/constants.ts'
 import { ClientError } from '../protocol/errors.ts'
 import { isPlainObject, isRequestId, requestIdKey } from '../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
-import type { ClientTransport, OutboundMessage, SendOptions, StreamOptions } from './http-client.ts'
-import { CLOSE_GRACE_MS, DEFAULT_MAX_LINE_BYTES, LineWriter, readLines } from './stdio-lines.ts'
+import type { ClientTransport, OutboundMessage, SendOptions, StreamOptions } from './transport.ts'
+import { CLOSE_GRACE_MS, DEFAULT_MAX_LINE_BYTES, LineWriter, readLines } from '../protocol/stdio-lines.ts'
 
 /** The default of {@link StdioClientTransportOptions.probeTimeoutMs}: 5 seconds, in milliseconds. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000

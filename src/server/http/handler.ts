@@ -4,21 +4,21 @@
  * Who may call is http-server-policy.ts; how the answer is written, http-server-sse.ts.
  * @module
  */
-import { HEADER, META, targetParamOf } from '../protocol/constants.ts'
-import { hasEnvelope } from '../protocol/envelope.ts'
-import { ErrorCode, McpError } from '../protocol/errors.ts'
-import { decodeHeaderValue, isVisibleAscii, quoteValue } from '../protocol/headers.ts'
-import { classifyMessage, errorResponse, requestIdOf, type InboundMessage } from '../protocol/jsonrpc.ts'
-import type { JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
-import type { RequestInfo } from '../server/context.ts'
-import type { McpServer } from '../server/mcp-server.ts'
-import type { Server } from '../server/server.ts'
-import type { AuthInfo } from '../protocol/auth.ts'
-import { hostPolicy, originPolicy, preflightResponse, withCors, type AllowedOrigins } from './http-server-policy.ts'
-import { reply, streamIfNotified, type Representation } from './http-server-sse.ts'
-import { readBody } from './http-body.ts'
-import { bearerChallenge, type ProtectedResource } from './http-auth.ts'
-import type { Handled } from '../server/handled.ts'
+import { HEADER, META, targetParamOf } from '../../protocol/constants.ts'
+import { hasEnvelope } from '../../protocol/envelope.ts'
+import { ErrorCode, McpError } from '../../protocol/errors.ts'
+import { decodeHeaderValue, isVisibleAscii, quoteValue } from '../../protocol/headers.ts'
+import { classifyMessage, errorResponse, requestIdOf, type InboundMessage } from '../../protocol/jsonrpc.ts'
+import type { JSONRPCRequest, RequestId } from '../../protocol/schemas/index.ts'
+import type { RequestInfo } from '../context.ts'
+import type { McpServer } from '../mcp-server.ts'
+import type { Server } from '../server.ts'
+import type { AuthInfo } from '../../protocol/auth.ts'
+import { hostPolicy, originPolicy, preflightResponse, withCors, type AllowedOrigins } from './policy.ts'
+import { reply, streamIfNotified, type Representation } from './sse.ts'
+import { readBody } from './body.ts'
+import { bearerChallenge, type ProtectedResource } from './bearer.ts'
+import type { Handled } from '../handled.ts'
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {

@@ -6,8 +6,8 @@
  * reconnections, a longest event ({@link MAX_SSE_EVENT_LENGTH}).
  * @module
  */
-import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
-import { HttpError, InvalidResultError, NetworkError } from './errors.ts'
+import type { JSONRPCNotification, JSONRPCRequest } from '../../protocol/schemas/index.ts'
+import { HttpError, InvalidResultError, NetworkError } from '../errors.ts'
 
 /** Where a stream stands: the SSE "last event ID" and reconnection time it set, and how many messages it brought. */
 export interface SseCursor {

@@ -4,31 +4,16 @@
  * authorization-server metadata (RFC 8414 / OpenID Discovery), each fetched and checked.
  * @module
  */
-import { OAuthError } from './errors.ts'
+import { OAuthError } from '../errors.ts'
+import {
+  authorizationServerMetadataUrls,
+  fetchHeld,
+  readJson,
+  type Metadata,
+  type OAuthFetch,
+} from '../../protocol/oauth-metadata.ts'
 
-/** A metadata document (or any JSON object an OAuth endpoint answered with). */
-export type Metadata = Record<string, unknown>
-
-/** The fetch the OAuth client uses for metadata, registration and token requests. */
-export type OAuthFetch = (input: Request) => Promise<Response>
-
-/**
- * `fetch(request)` then `read(response)`, keeping `request` reachable until `read` settles: Node 20's
- * `fetch` stops following the signal of a `Request` once that object is garbage-collected, so a timeout
- * signal (`AbortSignal.timeout`) would never abort a request to a server that does not answer.
- * @throws whatever `fetch` or `read` throws (a `TimeoutError` DOMException once the signal fires).
- */
-export async function fetchHeld<T>(
-  fetch: OAuthFetch,
-  request: Request,
-  read: (response: Response) => Promise<T>,
-): Promise<T> {
-  try {
-    return await read(await fetch(request))
-  } finally {
-    void request.signal.aborted // held until here (see above)
-  }
-}
+export type { Metadata, OAuthFetch }
 
 /** `value` when it is an array of strings, else undefined. */
 export const strings = (value: unknown): string[] | undefined =>
@@ -65,23 +50,6 @@ export function parseWwwAuthenticate(header: string): Challenge[] {
 /** The Bearer challenge's params of a `WWW-Authenticate` header (empty when absent). */
 export function bearerParams(header: string | undefined): Record<string, string> {
   return parseWwwAuthenticate(header ?? '').find((c) => c.scheme.toLowerCase() === 'bearer')?.params ?? {}
-}
-
-/**
- * The well-known URLs of an issuer's metadata, in the order the spec requires
- * (authorization-server-discovery.mdx; RFC 8414 §3.1 and §5, OpenID Discovery §4).
- * @internal exported for unit tests and the discovery of edge-mcp/oauth; not part of the public API
- */
-export function authorizationServerMetadataUrls(issuer: string): URL[] {
-  const url = new URL(issuer)
-  const path = url.pathname.replace(/\/+$/, '')
-  const at = (p: string) => new URL(p, url.origin)
-  if (path === '') return [at('/.well-known/oauth-authorization-server'), at('/.well-known/openid-configuration')]
-  return [
-    at(`/.well-known/oauth-authorization-server${path}`),
-    at(`/.well-known/openid-configuration${path}`),
-    at(`${path}/.well-known/openid-configuration`),
-  ]
 }
 
 /**
@@ -187,14 +155,4 @@ async function getJson(fetch: OAuthFetch, url: URL, signal: AbortSignal | undefi
     await response.body?.cancel().catch(() => {})
     return undefined
   })
-}
-
-/** The JSON object a response carries; undefined when its body is not one. */
-export async function readJson(response: Response): Promise<Metadata | undefined> {
-  try {
-    const value: unknown = await response.json()
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Metadata) : undefined
-  } catch {
-    return undefined
-  }
 }

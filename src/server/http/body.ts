@@ -2,7 +2,7 @@
  * Reading a POST's body under a byte cap, for the Streamable HTTP server (`http-server.ts`).
  * @module
  */
-import { concatBytes } from '../encoding/bytes.ts'
+import { concatBytes } from '../../encoding/bytes.ts'
 
 /**
  * The body, counted while it streams in; `'too-large'` once it (or its `Content-Length`) exceeds `max` bytes;

@@ -4,10 +4,10 @@
  * (spec: basic/transports/streamable-http.mdx).
  * @module
  */
-import type { InboundMessage } from '../protocol/jsonrpc.ts'
-import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
-import { defineLazySignal, type RequestInfo } from '../server/context.ts'
-import type { Handled, Server } from '../server/server.ts'
+import type { InboundMessage } from '../../protocol/jsonrpc.ts'
+import type { JSONRPCNotification, JSONRPCRequest } from '../../protocol/schemas/index.ts'
+import { defineLazySignal, type RequestInfo } from '../context.ts'
+import type { Handled, Server } from '../server.ts'
 
 /** Bytes of notifications a streamed response holds for a reader that does not read; then it is cut off. */
 export const MAX_UNREAD_BYTES = 1024 * 1024
