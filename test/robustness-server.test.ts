@@ -235,8 +235,11 @@ describe('R10: __proto__ is never an argument', () => {
   })
 
   it('inputResponses and a resolver state with such keys set no prototype', () => {
+    // an opened token's state is JSON.parse'd, which makes `__proto__` an own key
     const state = readState(
-      '{"v":1,"outcomes":{"__proto__":{"q":"x","action":"accept"}},"asked":{"__proto__":"x","constructor":"y"}}',
+      JSON.parse(
+        '{"v":1,"outcomes":{"__proto__":{"q":"x","action":"accept"}},"asked":{"__proto__":"x","constructor":"y"}}',
+      ),
     )
     expect(Object.getPrototypeOf(state.outcomes)).toBe(Object.prototype)
     expect(Object.getPrototypeOf(state.asked)).toBe(Object.prototype)

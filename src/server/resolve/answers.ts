@@ -118,14 +118,14 @@ function describeShape(question: Question, answer: unknown): string {
 }
 
 /**
- * The resolver state in an opened `requestState`: the object itself, or its JSON (`"v1."` tokens minted
- * before state could be any JSON value); anything unreadable is an empty state ("no progress").
+ * The resolver state in an opened `requestState` (the object the previous round sealed); anything else
+ * is an empty state ("no progress").
  */
 export function readState(plaintext: unknown): ResolverState {
   const empty: ResolverState = { v: 1, outcomes: {}, asked: {} }
   if (!plaintext) return empty
   try {
-    const parsed = (typeof plaintext === 'string' ? JSON.parse(plaintext) : plaintext) as Partial<ResolverState>
+    const parsed = plaintext as Partial<ResolverState>
     if (
       parsed?.v !== 1 ||
       typeof parsed.outcomes !== 'object' ||
