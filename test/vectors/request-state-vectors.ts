@@ -3,12 +3,9 @@
  * Web APIs only, so the same file runs in Node, workerd, Deno and Bun (see run.ts and worker.ts).
  */
 import { argumentsDigest, canonicalJson } from '../../src/encoding/canonical.ts'
-import { AesGcmKeyRing, TEST_RANDOM_SOURCE, type RandomSource } from '../../src/request-state/codec.ts'
+import { TEST_RANDOM_SOURCE, type RandomSource } from '../../src/request-state/codec.ts'
 import { RequestStateSecurity, type RequestBinding } from '../../src/request-state/security.ts'
 import type { RequestStateValue } from '../../src/request-state/claims.ts'
-
-const enc = new TextEncoder()
-const dec = new TextDecoder()
 
 /** A deterministic "random" source: bytes seed, seed+1, … continuing across calls. */
 export function counterRandom(seed: number): RandomSource {
@@ -19,42 +16,6 @@ export function counterRandom(seed: number): RandomSource {
 export const KEY_1 = Uint8Array.from({ length: 32 }, (_, i) => i) // 00 01 … 1f
 export const KEY_2 = 'edge-mcp test vector key number two!' // a string key: its UTF-8 bytes
 
-export interface CodecVector {
-  name: string
-  keys: Array<Uint8Array | string>
-  audience: string | undefined
-  seed: number
-  plaintext: string
-  token: string
-}
-
-export const CODEC_VECTORS: CodecVector[] = [
-  {
-    name: 'empty plaintext, audience "svc"',
-    keys: [KEY_1],
-    audience: 'svc',
-    seed: 0x10,
-    plaintext: '',
-    token: 'v1.P7hEGhAREhMUFRYXGBkaG0p9hHgWfqNGa31PqDGHC7g',
-  },
-  {
-    name: 'UTF-8 plaintext, no audience',
-    keys: [KEY_1],
-    audience: undefined,
-    seed: 0x40,
-    plaintext: 'héllo → 世界',
-    token: 'v1.P7hEGkBBQkNERUZHSElKS433yAkrmsYeXZjKLUiKwGvL-iMMcr-py4ynQB9nbfjkZw',
-  },
-  {
-    name: 'string key, audience "billing", sealed by keys[0] of a two-key ring',
-    keys: [KEY_2, KEY_1],
-    audience: 'billing',
-    seed: 0x80,
-    plaintext: '{"step":2}',
-    token: 'v1.NxrIXICBgoOEhYaHiImKi3NwQ55R9_AyMbdOWSS8R6YgLpBE1zfmqBpx',
-  },
-]
-
 export interface PolicyVector {
   name: string
   keys: Array<Uint8Array | string>
@@ -62,17 +23,15 @@ export interface PolicyVector {
   ttl: number
   audience: string | undefined
   binding: RequestBinding
-  /** Any JSON value (`"v1."` vectors: strings, as before version 2). */
+  /** Any JSON value. */
   state: RequestStateValue
   seed: number
-  /** The format sealed: 1 (`tokenVersion: 1`) or 2 (the default). */
-  version: 1 | 2
   token: string
 }
 
 export const POLICY_VECTORS: PolicyVector[] = [
   {
-    name: 'tools/call deploy {env:"prod"}, audience "deployer", no principal',
+    name: 'tools/call deploy {env:"prod"}, audience "deployer", no principal, a string state',
     keys: [KEY_1],
     nowMs: 1_800_000_000_000,
     ttl: 600,
@@ -80,43 +39,11 @@ export const POLICY_VECTORS: PolicyVector[] = [
     binding: { method: 'tools/call', target: 'deploy', canonicalArgs: '{"env":"prod"}', principal: undefined },
     state: 'awaiting-confirm',
     seed: 0x20,
-    version: 1,
-    token:
-      'v1.P7hEGiAhIiMkJSYnKCkqKx_q0m7W4Eq4w-mRXqUHNc4P5RKmovLdg11QTE2Vn_5omQwp9wNpZdkfoF7rDtGkuYMsz1elFPH57uM3YYi2RZxJEStIWz-ywiOxFvhhGg6oz5xVRwrXn_HAAGF_fm77OsCyRXZmzjjpqVdqan3cSHERk6JLBs-nFAN3ykXrUSL1xJILiyEMfLNwdOKigiMtcNGLJB_jKbTZ_6Zu3Q',
-  },
-  {
-    name: 'resources/read with a principal',
-    keys: [KEY_2],
-    nowMs: 1_700_000_000_500,
-    ttl: 30,
-    audience: 'files',
-    binding: {
-      method: 'resources/read',
-      target: 'file:///notes.txt',
-      canonicalArgs: '{}',
-      principal: '["client-123",null,"alice"]',
-    },
-    state: 'page-2',
-    seed: 0x60,
-    version: 1,
-    token:
-      'v1.NxrIXGhpamtsbW5vcHFyc75B6-IsClUFE4YEX2CNx64wq74dwXKSPbE3eQusQiwmtVFPFHb43wX6y_P9paSYuvfF6M0g6mhrLAc8Jj4pMn9ewqrkDB9ZOeVuebHMocTwCANxE4GqRI5Te8rfp3Lbf2_Dnwwl-y7YfAbNcMf9xpjKgmjxm1yM7UvAGwdhEraw2mrDLllPgZR5ITi5gLWZf7R02IA8lFxu0UYfxy0ArqA4kJ_zazVQF_POSzJmxSIbSZej8m6G9GRf4SS5_5WVNTBjuGXYAKM2GA',
-  },
-  {
-    name: 'v2: tools/call deploy {env:"prod"}, audience "deployer", no principal, a string state',
-    keys: [KEY_1],
-    nowMs: 1_800_000_000_000,
-    ttl: 600,
-    audience: 'deployer',
-    binding: { method: 'tools/call', target: 'deploy', canonicalArgs: '{"env":"prod"}', principal: undefined },
-    state: 'awaiting-confirm',
-    seed: 0x20,
-    version: 2,
     token: 'v2.P7hEGiAhIiMkJSYnKCkqK2VrvBC80Wc5su2SvL1Xep9WoUv49e-OwBFTXU_ah2Z2uq9H0NMySWu1WxCU1ok',
   },
   {
-    name: 'v2: resources/read with a principal, an object state',
-    keys: [KEY_2],
+    name: 'resources/read with a principal, an object state, sealed by keys[0] of a two-key ring',
+    keys: [KEY_2, KEY_1],
     nowMs: 1_700_000_000_500,
     ttl: 30,
     audience: 'files',
@@ -128,12 +55,11 @@ export const POLICY_VECTORS: PolicyVector[] = [
     },
     state: { page: 2, seen: ['a', 'b'], note: 'é\ud800' },
     seed: 0x60,
-    version: 2,
     token:
       'v2.NxrIXGBhYmNkZWZnaGlqa3T3LWOfBtRNrLhK4-gDP7N8BTxkDP6txguF8ibj-m8VkVyrHLiaphd-sjNoWGGMCLw0KmKU0FqRRIFwTn-OXltJqKnFcrpoVAU',
   },
   {
-    name: 'v2: tools/call with nested non-ASCII arguments (quotes, a lone surrogate), no audience, a principal',
+    name: 'tools/call with nested non-ASCII arguments (quotes, a lone surrogate), no audience, a principal',
     keys: [KEY_1],
     nowMs: 1_750_000_000_123,
     ttl: 120,
@@ -146,7 +72,6 @@ export const POLICY_VECTORS: PolicyVector[] = [
     },
     state: ['step', 3],
     seed: 0xa0,
-    version: 2,
     token: 'v2.P7hEGqChoqOkpaanqKmqqybeuQlBfOoCsGTaoiN4MMKr4NRGnVPnHlfPgOWyg5GzuvT_TWtT',
   },
 ]
@@ -176,24 +101,12 @@ export async function runVectors(): Promise<{ passed: number; failures: string[]
     check(`canonical ${v.canonical}`, canonicalJson(v.args ?? {}), v.canonical)
     check(`digest ${v.canonical}`, await argumentsDigest(v.args), v.digest)
   }
-  for (const v of CODEC_VECTORS) {
-    const ring = new AesGcmKeyRing(v.keys, { [TEST_RANDOM_SOURCE]: counterRandom(v.seed) })
-    check(`codec seal: ${v.name}`, await ring.codec(v.audience).seal(enc.encode(v.plaintext)), v.token)
-    const opened = await new AesGcmKeyRing([...v.keys].reverse()).codec(v.audience).unseal(v.token) // any key of the ring opens
-    check(`codec unseal: ${v.name}`, dec.decode(opened), v.plaintext)
-  }
   for (const v of POLICY_VECTORS) {
-    const options = {
-      keys: v.keys,
-      ttl: v.ttl,
-      now: () => v.nowMs,
-      tokenVersion: v.version,
-      [TEST_RANDOM_SOURCE]: counterRandom(v.seed),
-    }
+    const options = { keys: v.keys, ttl: v.ttl, now: () => v.nowMs, [TEST_RANDOM_SOURCE]: counterRandom(v.seed) }
     const policy = new RequestStateSecurity(options)
     check(`policy seal: ${v.name}`, await policy.seal(v.state, v.binding, v.audience), v.token)
-    // a default policy (sealing "v2.") opens both formats: "v1." during the rotation window
-    const opener = new RequestStateSecurity({ keys: v.keys, ttl: v.ttl, now: () => v.nowMs })
+    // any key of the ring opens: the same keys in reverse order, and a fresh policy (no shared cache)
+    const opener = new RequestStateSecurity({ keys: [...v.keys].reverse(), ttl: v.ttl, now: () => v.nowMs })
     const opened = await opener.open(v.token, v.binding, v.audience).catch((e: Error) => e.message)
     check(`policy open: ${v.name}`, JSON.stringify(opened), JSON.stringify(v.state))
   }
