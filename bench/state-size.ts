@@ -4,7 +4,7 @@
  * string length is measured, and round 2 (the token echoed) must hand the handler the same object back.
  * edge-mcp: sealed by the default policy (AES-256-GCM, bound to method, tool, arguments, audience, time).
  * Official SDK 2.4.0: `createRequestStateCodec` bound to the method, as its docs use it (signed, not
- * encrypted). Floor: the bare AES-GCM codec (`AesGcmKeyRing.codec`) of the same JSON bytes, no claims.
+ * encrypted). Floor: the bare AES-GCM layer (`AesGcmKeyRing.sealBound`) of the same JSON bytes, no times.
  * Target: edge-mcp ≤ 1.0× the official token.
  */
 import {
@@ -100,7 +100,8 @@ export async function benchStateSize(): Promise<{ theirs: number; ours: number; 
   const ours = await tokenLength('edge-mcp', ourServer())
   const theirs = await tokenLength('official SDK 2.4.0', officialServer())
   const json = new TextEncoder().encode(JSON.stringify(STATE_OBJECT))
-  const floor = (await new AesGcmKeyRing([crypto.getRandomValues(new Uint8Array(32))]).codec('bench').seal(json)).length
+  const ring = new AesGcmKeyRing([crypto.getRandomValues(new Uint8Array(32))])
+  const floor = (await ring.sealBound(json, '', 'bench')).length
   const unbound = (await createRequestStateCodec({ key: new Uint8Array(32) }).mint(STATE_OBJECT)).length
   const lines = [
     '### Sealed size of a 1 KiB state',
@@ -110,7 +111,7 @@ export async function benchStateSize(): Promise<{ theirs: number; ours: number; 
     `| official SDK 2.4.0 (\`createRequestStateCodec\`, bound to the method; signed, readable) | ${fmt(theirs)} |`,
     `| official SDK 2.4.0, no \`bind\` (info) | ${fmt(unbound)} |`,
     `| edge-mcp (sealed: AES-256-GCM + claims, the default policy) | ${fmt(ours)} |`,
-    `| floor: bare AES-GCM codec of the JSON bytes (\`AesGcmKeyRing.codec\`, no claims) | ${fmt(floor)} |`,
+    `| floor: bare AES-GCM layer of the JSON bytes (\`AesGcmKeyRing.sealBound\`, no times) | ${fmt(floor)} |`,
     `| **ratio** edge-mcp ÷ official (target ≤ 1.0×) | **${x(ours / theirs)}** ${met(ours <= theirs)} |`,
   ]
   return { theirs, ours, floor, lines }

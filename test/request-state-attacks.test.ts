@@ -144,7 +144,7 @@ describe('argument binding edge cases', () => {
     })
     const mcp = new McpServer({ name: 's', version: '1' }, { requestStateSecurity: security, logger: log.logger })
     mcp.tool('t', {}, () => 'ran')
-    const res = await call(createFetchHandler(mcp), 'tools/call', { name: 't', requestState: 'v1.AAAA' })
+    const res = await call(createFetchHandler(mcp), 'tools/call', { name: 't', requestState: 'v2.AAAA' })
     expect(res.body.error).toEqual(FROZEN)
     expect(res.text).not.toContain('alice')
     expect(log.error.join()).toContain('bindPrincipal failed')
@@ -153,10 +153,10 @@ describe('argument binding edge cases', () => {
 
 describe('codec properties: nonces, principal tags, strict base64url, key-id collisions, ttl', () => {
   it('1,000 consecutive seals use 1,000 distinct, non-zero nonces (the pool refills)', async () => {
-    const codec = new AesGcmKeyRing([KEY]).codec('a')
+    const ring = new AesGcmKeyRing([KEY])
     const nonces = new Set<string>()
     for (let i = 0; i < 1000; i++) {
-      const body = decodeBase64UrlStrict((await codec.seal(new Uint8Array([i & 0xff]))).slice(3))!
+      const body = decodeBase64UrlStrict((await ring.sealBound(new Uint8Array([i & 0xff]), 'b', 'a')).slice(3))!
       const nonce = body.subarray(4, 16)
       expect(nonce.some((b) => b !== 0)).toBe(true)
       nonces.add(encodeBase64Url(nonce))
@@ -256,12 +256,12 @@ describe('codec properties: nonces, principal tags, strict base64url, key-id col
     // a real 32-bit kid collision, found by brute force
     const a = decodeBase64UrlStrict('6v2AaLc-Oh9YlpxXynYwV7UfTVH2WlEl-EslmniZ5mw')!
     const b = decodeBase64UrlStrict('Mo2Ux5Rmlae7hvjEW-uo_eYNO-7i0inuiLgpbtTH4lA')!
-    const tokenA = await new AesGcmKeyRing([a]).codec('s').seal(new Uint8Array([1]))
-    const tokenB = await new AesGcmKeyRing([b]).codec('s').seal(new Uint8Array([2]))
+    const tokenA = await new AesGcmKeyRing([a]).sealBound(new Uint8Array([1]), 'b', 's')
+    const tokenB = await new AesGcmKeyRing([b]).sealBound(new Uint8Array([2]), 'b', 's')
     expect(tokenA.slice(0, 8)).toBe(tokenB.slice(0, 8)) // same prefix and the 30 kid bits the first 5 characters carry
     for (const ring of [new AesGcmKeyRing([a, b]), new AesGcmKeyRing([b, a])]) {
-      expect([...(await ring.codec('s').unseal(tokenA))]).toEqual([1])
-      expect([...(await ring.codec('s').unseal(tokenB))]).toEqual([2])
+      expect([...(await ring.openBound(tokenA, 'b', 's'))]).toEqual([1])
+      expect([...(await ring.openBound(tokenB, 'b', 's'))]).toEqual([2])
     }
   })
 

@@ -1,11 +1,13 @@
 /**
- * A `"v2."` round makes exactly one Web Crypto call on our side — the AES-GCM seal, or the open: the
+ * With keys, a round makes exactly one Web Crypto call on our side — the AES-GCM seal, or the open: the
  * canonical arguments are in the AAD, not hashed. These pin that cost, that the binding still refuses a
- * token presented with other arguments, for another tool, principal or audience, and that `"v1."` tokens
- * (`tokenVersion: 1`, the rotation window) still hash and check their arguments digest.
+ * token presented with other arguments, for another tool, principal or audience, and that a custom
+ * codec's claims (which carry an arguments digest) make one digest a round and check it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { RequestStateSecurity, Server, elicitForm, inputRequired } from '../src/server/index.ts'
+import type { RequestStateCodec } from '../src/request-state/codec.ts'
+import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
 import type { AuthInfo } from '../src/protocol/auth.ts'
 import { recordingLogger, wireResponse } from './helpers.ts'
 
@@ -18,10 +20,16 @@ const META = {
 }
 const SUBTLE = ['digest', 'encrypt', 'decrypt', 'sign', 'verify', 'importKey', 'deriveBits', 'deriveKey'] as const
 
-function lowLevel(name = 'low', tokenVersion: 1 | 2 = 2) {
+/** A codec that seals nothing (integrity aside, enough to count the SDK's own calls around it). */
+const passthrough: RequestStateCodec = {
+  seal: (b) => Promise.resolve('p.' + encodeBase64Url(b)),
+  unseal: (t) => Promise.resolve(decodeBase64UrlStrict(t.slice(2))!),
+}
+
+function lowLevel(name = 'low', codec?: RequestStateCodec) {
   const log = recordingLogger()
   const server = new Server({ name, version: '1' }, { logger: log.logger }).useRequestStateSecurity(
-    new RequestStateSecurity({ keys: [KEY], tokenVersion }),
+    new RequestStateSecurity(codec ? { codec } : { keys: [KEY] }),
   )
   const send = async (method: string, params: Record<string, unknown>, authInfo?: AuthInfo) =>
     wireResponse(
@@ -49,7 +57,7 @@ function subtleCalls(): () => Partial<Record<(typeof SUBTLE)[number], number>> {
 
 afterEach(() => vi.restoreAllMocks())
 
-describe('a "v2." round makes one Web Crypto call, and still binds the request', () => {
+describe('with keys a round makes one Web Crypto call, and still binds the request', () => {
   it('a handler that changes its arguments in place still binds them as received', async () => {
     const { server, send } = lowLevel()
     server.setRequestHandler('prompts/get', (params) => {
@@ -130,7 +138,7 @@ describe('a "v2." round makes one Web Crypto call, and still binds the request',
     )
   })
 
-  it('a failing SHA-256 does not touch "v2." rounds (none is made)', async () => {
+  it('a failing SHA-256 does not touch rounds sealed with keys (none is made)', async () => {
     const { server, send } = lowLevel()
     server.setRequestHandler('tools/call', asker)
     vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(new Error('digest unavailable'))
@@ -142,30 +150,31 @@ describe('a "v2." round makes one Web Crypto call, and still binds the request',
   })
 })
 
-describe('"v1." tokens (tokenVersion: 1, and the rotation window) still bind the arguments digest', () => {
-  it('seal "v1." with one digest; a default instance opens it with one digest; other arguments are refused', async () => {
-    const v1 = lowLevel('low', 1)
-    v1.server.setRequestHandler('tools/call', asker)
-    const v2 = lowLevel() // an instance already sealing "v2." opens the "v1." tokens still out
-    v2.server.setRequestHandler('tools/call', asker)
+describe("a custom codec's claims bind the arguments digest", () => {
+  it('seal with one digest; another instance opens it with one digest; other arguments are refused', async () => {
+    const one = lowLevel('low', passthrough)
+    one.server.setRequestHandler('tools/call', asker)
+    const other = lowLevel('low', passthrough) // another instance with the same codec and audience
+    other.server.setRequestHandler('tools/call', asker)
     const calls = subtleCalls()
-    const token = (await v1.send('tools/call', { name: 't', arguments: { n: 1 } })).result.requestState
-    expect(token.startsWith('v1.')).toBe(true)
+    const token = (await one.send('tools/call', { name: 't', arguments: { n: 1 } })).result.requestState
+    expect(token.startsWith('p.')).toBe(true)
     expect(calls().digest).toBe(1)
-    expect((await v2.send('tools/call', { name: 't', arguments: { n: 2 }, requestState: token })).error).toEqual(FROZEN)
-    expect((await v2.send('tools/call', { name: 'u', arguments: { n: 1 }, requestState: token })).error).toEqual(FROZEN)
+    const send = other.send
+    expect((await send('tools/call', { name: 't', arguments: { n: 2 }, requestState: token })).error).toEqual(FROZEN)
+    expect((await send('tools/call', { name: 'u', arguments: { n: 1 }, requestState: token })).error).toEqual(FROZEN)
     const alice = { clientId: 'alice' }
-    expect((await v2.send('tools/call', { name: 't', arguments: { n: 1 }, requestState: token }, alice)).error).toEqual(
+    expect((await send('tools/call', { name: 't', arguments: { n: 1 }, requestState: token }, alice)).error).toEqual(
       FROZEN,
     )
     const before = calls().digest!
-    const opened = await v2.send('tools/call', { name: 't', arguments: { n: 1 }, requestState: token })
+    const opened = await send('tools/call', { name: 't', arguments: { n: 1 }, requestState: token })
     expect(opened.result.resultType).toBe('complete')
     expect(calls().digest).toBe(before + 1)
   })
 
-  it('a failing digest: -32603 without detail at a "v1." mint, the frozen error on a "v1." retry', async () => {
-    const { server, send, log } = lowLevel('low', 1)
+  it('a failing digest: -32603 without detail at a mint, the frozen error on a retry', async () => {
+    const { server, send, log } = lowLevel('low', passthrough)
     server.setRequestHandler('tools/call', asker)
     const token = (await send('tools/call', { name: 't', arguments: {} })).result.requestState
     vi.spyOn(crypto.subtle, 'digest').mockRejectedValue(new Error('digest unavailable'))

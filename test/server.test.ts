@@ -215,7 +215,7 @@ describe('sealed requestState (McpServer default)', () => {
     for (const res of [otherTool, otherArgs, nonString, plaintextEcho, expired]) expect(res.body.error).toEqual(FROZEN)
     expect(seen).toEqual([])
     expect(log.warn.map((l) => l.split(': ')[1])).toEqual([
-      'seal', // "v2.": another tool or other arguments change the AAD, so the tag fails
+      'seal', // another tool or other arguments change the AAD, so the tag fails
       'seal',
       'non-string requestState',
       'malformed',
@@ -448,7 +448,7 @@ describe('server-side checks of what a handler returns', () => {
       code: -32602,
       message: expect.stringContaining('nested deeper than 256 levels') as unknown,
     })
-    const retry = await call(handler, 'tools/call', { name: 't', arguments: { deep }, requestState: 'v1.AAAA' })
+    const retry = await call(handler, 'tools/call', { name: 't', arguments: { deep }, requestState: 'v2.AAAA' })
     expect(retry.body.error.code).toBe(-32602)
   })
   it('refuses to send an invalid CallToolResult or a token it would itself reject', async () => {

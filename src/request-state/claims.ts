@@ -1,6 +1,6 @@
 /**
- * What is inside a sealed token: the version-1 JSON claims (salted principal tags), and the version-2
- * binary plaintext and binding (see `security.ts` for the formats).
+ * What is inside a sealed token: the `"v2."` binary plaintext and binding (with keys), and the JSON
+ * claims envelope a custom codec seals (salted principal tags); see `security.ts` for both.
  * @module
  */
 import { decodeBase64UrlStrict, encodeBase64Url } from '../encoding/base64url.ts'
@@ -16,9 +16,9 @@ export type RequestStateValue =
 const utf8 = new TextEncoder()
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 const PRINCIPAL_DOMAIN = utf8.encode('edge-mcp/request-state/principal:')
-/** Bytes of each time in a version-2 plaintext: an unsigned 48-bit big-endian count of milliseconds. */
+/** Bytes of each time in a `"v2."` plaintext: an unsigned 48-bit big-endian count of milliseconds. */
 const TIME_BYTES = 6
-/** Largest time a version-2 plaintext holds: 2^48 − 1 ms (year 10889). */
+/** Largest time a `"v2."` plaintext holds: 2^48 − 1 ms (year 10889). */
 const MAX_TIME_MS = 2 ** 48 - 1
 
 function writeTime(out: Uint8Array, at: number, ms: number): void {
@@ -39,7 +39,7 @@ function readTime(bytes: Uint8Array, at: number): number {
 }
 
 /**
- * The version-2 plaintext: `iat(6) ‖ exp(6) ‖ UTF-8 JSON of the state`, times in milliseconds since the
+ * The `"v2."` plaintext: `iat(6) ‖ exp(6) ‖ UTF-8 JSON of the state`, times in milliseconds since the
  * epoch (unsigned 48-bit big-endian).
  * @throws TypeError for a state `JSON.stringify` cannot write (undefined, a function, a cycle, a BigInt);
  *   RangeError for a time outside 0 … 2^48 − 1 ms.
@@ -63,7 +63,7 @@ export function encodeStatePlaintext(iatMs: number, expMs: number, state: Reques
 }
 
 /**
- * Read a version-2 plaintext back.
+ * Read a `"v2."` plaintext back.
  * @throws InvalidRequestStateError `malformed claims` for anything else (short, not UTF-8, not JSON).
  */
 export function decodeStatePlaintext(bytes: Uint8Array): { iatMs: number; expMs: number; state: RequestStateValue } {
@@ -77,7 +77,7 @@ export function decodeStatePlaintext(bytes: Uint8Array): { iatMs: number; expMs:
 }
 
 /**
- * The version-2 binding (the AAD after `"v2." ‖ kid` is its UTF-8): compact JSON of `[method, target,
+ * The `"v2."` binding (the AAD after `"v2." ‖ kid` is its UTF-8): compact JSON of `[method, target,
  * canonicalArgs, audience|null, principal|null]`, the canonical arguments as a JSON string (the AAD is
  * not transmitted, so it carries them rather than a digest) — unambiguous, and lone surrogates stay
  * distinct (escaped, so the text is well-formed UTF-16 and its UTF-8 is exact). Its length grows with

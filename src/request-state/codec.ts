@@ -1,19 +1,19 @@
 /**
- * The built-in AES-256-GCM request-state codec over a key ring (Web Crypto only).
+ * The built-in AES-256-GCM sealing of `requestState` over a key ring (Web Crypto only).
  *
- * Token: `"v1." + base64url(kid(4) ‖ nonce(12) ‖ ciphertext ‖ tag(16))`, unpadded and canonical; the
- * additional authenticated data (AAD) is the ASCII prefix `"v1."` followed by the 4 kid bytes, so a
- * changed prefix or a kid moved onto another body fails the tag.
+ * Token: `"v2." + base64url(kid(4) ‖ nonce(12) ‖ ciphertext ‖ tag(16))`, unpadded and canonical; the
+ * additional authenticated data (AAD) is the ASCII prefix `"v2."`, the 4 kid bytes, then `binding`: bytes
+ * the opener recomputes (the request binding), carried in the AAD, not in the token. A token opens only
+ * for the binding it was sealed with, and a changed prefix or a kid moved onto another body fails the tag
+ * ({@link AesGcmKeyRing.sealBound}). The prefix is the format's marker: a string without it is refused as
+ * `malformed` before any cryptography.
  *
  * Keys: each secret (≥ 32 bytes; a string is its UTF-8 bytes) is an HKDF-SHA256 input key. Per audience,
  * HKDF derives one AES-256-GCM key with `info = "edge-mcp/request-state/v1/aes-256-gcm" ‖ 0x00 ‖ utf8(audience)`
  * (no audience: the info without the separator), so a token minted for one audience cannot be opened by
  * another. The kid is the first 4 bytes of HKDF(secret, info `"edge-mcp/request-state/v1/kid"`): a
  * non-secret fingerprint that picks the key without trial decryption. `keys[0]` seals; every key opens.
- *
- * Format version 2 (`"v2."`, what `RequestStateSecurity` seals with keys): the same key, kid, nonce and
- * layout, with the AAD `"v2." ‖ kid ‖ binding`, where `binding` is bytes the opener recomputes (the request
- * binding): a token opens only for the binding it was sealed with ({@link AesGcmKeyRing.sealBound}).
+ * (The `v1` in the HKDF infos names the key derivation, not the token format.)
  *
  * Session ids (the legacy lane's `Mcp-Session-Id`) use the same ring under a scheme of their own: prefix
  * `"s1."` (also the AAD prefix) and `info = "edge-mcp/session/v1/aes-256-gcm"` (‖ 0x00 ‖ audience), so a
@@ -35,9 +35,8 @@ export interface RequestStateCodec {
 /** A request-state secret: ≥ 32 bytes of randomness; a string counts as its UTF-8 bytes. */
 export type RequestStateKey = string | Uint8Array
 
-/** The token prefix of the built-in codec's format version 1. */
-export const TOKEN_PREFIX = 'v1.'
-const PREFIX_BYTES = new TextEncoder().encode(TOKEN_PREFIX)
+/** The token prefix of sealed `requestState` (see {@link AesGcmKeyRing.sealBound}). */
+export const TOKEN_PREFIX = 'v2.'
 const KID_BYTES = 4
 const NONCE_BYTES = 12
 const TAG_BYTES = 16
@@ -45,7 +44,7 @@ const TAG_BYTES = 16
 export const MIN_KEY_BYTES = 32
 const EMPTY_SALT = new Uint8Array(0)
 const UTF8 = new TextEncoder()
-/** A version-2 binding: bytes, or text sealed as its UTF-8 bytes. */
+/** A request binding: bytes, or text sealed as its UTF-8 bytes. */
 type Binding = Uint8Array | string
 
 /**
@@ -89,9 +88,10 @@ interface Scheme {
   readonly prefixBytes: Uint8Array
   readonly info: string
 }
+/** `requestState`: the request binding follows `prefix ‖ kid` in the AAD. */
 const REQUEST_STATE_SCHEME: Scheme = {
   prefix: TOKEN_PREFIX,
-  prefixBytes: PREFIX_BYTES,
+  prefixBytes: new TextEncoder().encode(TOKEN_PREFIX),
   info: 'edge-mcp/request-state/v1/aes-256-gcm',
 }
 const SESSION_SCHEME: Scheme = {
@@ -106,26 +106,16 @@ const QUESTION_SCHEME: Scheme = {
   prefixBytes: new TextEncoder().encode(QUESTION_TOKEN_PREFIX),
   info: 'edge-mcp/question/v1/aes-256-gcm',
 }
-/** The token prefix of format version 2: the request binding is in the AAD (see {@link AesGcmKeyRing.sealBound}). */
-export const TOKEN_PREFIX_V2 = 'v2.'
-/** Version 2 shares version 1's AES keys (same HKDF info): the AAD prefix tells the versions apart. */
-const BOUND_SCHEME: Scheme = {
-  prefix: TOKEN_PREFIX_V2,
-  prefixBytes: new TextEncoder().encode(TOKEN_PREFIX_V2),
-  info: REQUEST_STATE_SCHEME.info,
-}
-/** The schemes other than request-state's, whose AAD each entry also derives. */
-const OTHER_SCHEMES: readonly Scheme[] = [SESSION_SCHEME, QUESTION_SCHEME]
+/** The schemes sealed without a binding, whose AAD (`prefix ‖ kid`) each entry derives once. */
+const UNBOUND_SCHEMES: readonly Scheme[] = [SESSION_SCHEME, QUESTION_SCHEME]
 
 interface RingEntry {
   hkdf: Promise<CryptoKey>
   kid: Promise<Uint8Array>
   /** The kid once derived (so the hot path does not await). */
   kidBytes?: Uint8Array
-  /** `"v1." ‖ kid`, the AAD of every token under this key, once derived. */
-  aad?: Uint8Array<ArrayBuffer>
   /** `prefix ‖ kid` of the session and question schemes, once derived. */
-  otherAads: Map<Scheme, Uint8Array<ArrayBuffer>>
+  unboundAads: Map<Scheme, Uint8Array<ArrayBuffer>>
   aes: Map<string, Promise<CryptoKey>>
   /** AES keys once derived, by audience id. */
   aesReady: Map<string, CryptoKey>
@@ -153,7 +143,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * @throws RangeError for an empty ring, a key shorter than 32 bytes, or a duplicate key.
  * @example
  * const ring = new AesGcmKeyRing([env.NEW_KEY, env.OLD_KEY]) // NEW seals, both open
- * const token = await ring.codec('billing').seal(new TextEncoder().encode('hello'))
+ * const token = await ring.sealBound(new TextEncoder().encode('hello'), 'the request binding', 'billing')
  */
 export class AesGcmKeyRing {
   readonly #raw: Uint8Array<ArrayBuffer>[]
@@ -191,7 +181,7 @@ export class AesGcmKeyRing {
       const entry: RingEntry = {
         hkdf,
         kid: Promise.resolve(new Uint8Array(0)),
-        otherAads: new Map(),
+        unboundAads: new Map(),
         aes: new Map(),
         aesReady: new Map(),
       }
@@ -202,14 +192,11 @@ export class AesGcmKeyRing {
           256,
         )
         entry.kidBytes = new Uint8Array(bits).slice(0, KID_BYTES)
-        entry.aad = new Uint8Array(PREFIX_BYTES.length + KID_BYTES)
-        entry.aad.set(PREFIX_BYTES)
-        entry.aad.set(entry.kidBytes, PREFIX_BYTES.length)
-        for (const scheme of OTHER_SCHEMES) {
+        for (const scheme of UNBOUND_SCHEMES) {
           const aad = new Uint8Array(scheme.prefixBytes.length + KID_BYTES)
           aad.set(scheme.prefixBytes)
           aad.set(entry.kidBytes, scheme.prefixBytes.length)
-          entry.otherAads.set(scheme, aad)
+          entry.unboundAads.set(scheme, aad)
         }
         return entry.kidBytes
       })
@@ -217,20 +204,6 @@ export class AesGcmKeyRing {
       return entry
     })
     return this.#built
-  }
-
-  /** The codec that seals with `keys[0]` and opens with any key, for one audience (undefined: none). */
-  codec(audience?: string): RequestStateCodec {
-    const id = audience === undefined ? '' : '\u0000' + audience
-    let codec = this.#codecs.get(id)
-    if (!codec) {
-      codec = {
-        seal: (p) => this.#seal(p, audience, REQUEST_STATE_SCHEME),
-        unseal: (t) => this.#unseal(t, audience, REQUEST_STATE_SCHEME),
-      }
-      this.#codecs.set(id, codec)
-    }
-    return codec
   }
 
   /**
@@ -264,11 +237,11 @@ export class AesGcmKeyRing {
   }
 
   /**
-   * The AAD under `entry`: `prefix ‖ kid`, then the binding of a version-2 token (bytes, or text written
-   * as UTF-8 straight into the AAD: one allocation for the usual ASCII binding).
+   * The AAD under `entry`: `prefix ‖ kid`, then the binding of a `requestState` token (bytes, or text
+   * written as UTF-8 straight into the AAD: one allocation for the usual ASCII binding).
    */
   #aad(entry: RingEntry, scheme: Scheme, binding?: Binding): Uint8Array<ArrayBuffer> {
-    if (binding === undefined) return scheme === REQUEST_STATE_SCHEME ? entry.aad! : entry.otherAads.get(scheme)!
+    if (binding === undefined) return entry.unboundAads.get(scheme)!
     const head = scheme.prefixBytes.length + KID_BYTES
     let aad = new Uint8Array(head + binding.length)
     if (typeof binding !== 'string') aad.set(binding, head)
@@ -283,23 +256,24 @@ export class AesGcmKeyRing {
   }
 
   /**
-   * Seal `plaintext` as a version-2 token, `"v2." + base64url(kid(4) ‖ nonce(12) ‖ ciphertext ‖ tag(16))`,
+   * Seal `plaintext` as a `requestState` token, `"v2." + base64url(kid(4) ‖ nonce(12) ‖ ciphertext ‖ tag(16))`,
    * bound to `binding`: bytes the opener recomputes, carried in the AAD (`"v2." ‖ kid ‖ binding`), not in
-   * the token. Under `keys[0]` and the audience's key (the same AES key as `"v1."` tokens).
+   * the token. Under `keys[0]` and the audience's key.
    * @param binding - bytes, or text (its UTF-8 bytes; keep it well-formed UTF-16: a lone surrogate becomes U+FFFD).
    * @returns the token (ASCII; 4/3 of 32 + plaintext bytes, plus the 3-character prefix).
    */
   sealBound(plaintext: Uint8Array, binding: Binding, audience?: string): Promise<string> {
-    return this.#seal(plaintext, audience, BOUND_SCHEME, binding)
+    return this.#seal(plaintext, audience, REQUEST_STATE_SCHEME, binding)
   }
 
   /**
-   * Open a version-2 token sealed for exactly `binding` (and `audience`), with any key of the ring.
-   * @throws InvalidRequestStateError `malformed`, `unknown key`, or `seal` (tampered, another key, another
-   *   audience, or another binding: the tag cannot tell which).
+   * Open a `requestState` token sealed for exactly `binding` (and `audience`), with any key of the ring.
+   * @throws InvalidRequestStateError `malformed` (not `"v2."` and canonical base64url of ≥ 32 bytes),
+   *   `unknown key`, or `seal` (tampered, another key, another audience, or another binding: the tag cannot
+   *   tell which).
    */
   openBound(token: string, binding: Binding, audience?: string): Promise<Uint8Array> {
-    return this.#unseal(token, audience, BOUND_SCHEME, binding)
+    return this.#unseal(token, audience, REQUEST_STATE_SCHEME, binding)
   }
 
   #aesKey(entry: RingEntry, audience: string | undefined, scheme: Scheme): CryptoKey | Promise<CryptoKey> {

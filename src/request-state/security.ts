@@ -2,16 +2,17 @@
  * The request-state policy: seal plaintext state into a token bound to time, request, principal and
  * audience, and open it again — checking every claim for every codec (built-in or your own).
  *
- * Version 2 (`"v2."`, the default with `keys`): the plaintext is `iat(6) ‖ exp(6) ‖ UTF-8 JSON of the
- * state`, times in **milliseconds** (unsigned 48-bit big-endian); the binding — method, target, canonical
+ * With `keys` (the token format, `"v2."`): the plaintext is `iat(6) ‖ exp(6) ‖ UTF-8 JSON of the state`,
+ * times in **milliseconds** (unsigned 48-bit big-endian); the binding — method, target, canonical
  * arguments, audience, principal — is not stored: it is the AAD (`"v2." ‖ kid ‖ JSON [m, t, args,
  * aud|null, p|null]`, `args` the canonical JSON as a string), recomputed by the opener, so a token presented
- * for anything else fails the tag. No digest: a version-2 seal or open is one Web Crypto call.
+ * for anything else fails the tag. No digest: a seal or an open is one Web Crypto call.
  *
- * Version 1 (`"v1."`, and every custom codec): claims in compact JSON inside the ciphertext: `v` (1),
- * `iat`/`exp` Unix time in **seconds**, `m` method, `t` target (tool or prompt name, or resource URI), `a`
- * digest of the canonical JSON of the arguments, `s` the handler's state (a JSON value), `aud` audience
- * (when there is one), `p` a salted principal tag (when a principal is bound). Every round is re-sealed,
+ * With a custom `codec` (byte-transparent, so it cannot carry a binding beside the bytes): the codec seals
+ * the claims envelope, compact JSON: `v` (1), `iat`/`exp` Unix time in **seconds**, `m` method, `t`
+ * target (tool or prompt name, or resource URI), `a` digest of the canonical JSON of the arguments, `s`
+ * the handler's state (a JSON value), `aud` audience (when there is one), `p` a salted principal tag (when
+ * a principal is bound); the SDK checks every claim after `unseal`. Either way every round is re-sealed,
  * so `ttl` bounds each round's think time.
  *
  * The same policy seals the legacy lane's session ids (`"s1."` tokens: the key ring's session scheme, its
@@ -23,7 +24,6 @@
 import {
   AesGcmKeyRing,
   TEST_RANDOM_SOURCE,
-  TOKEN_PREFIX_V2,
   type RandomSource,
   type RequestStateCodec,
   type RequestStateKey,
@@ -58,7 +58,7 @@ export interface RequestBinding {
    * every depth, lone surrogates escaped, `-0` written `-0`; absent, `null` and `{}` are all `"{}"`
    * (resources: `"{}"`). `createRequestStateCodec` computes it for you. A `"v2."` token binds it verbatim
    * in the AAD (not transmitted; the AAD is as long as the arguments, which the request body cap bounds);
-   * `"v1."` and custom-codec tokens bind its digest (`a`, computed only on those paths).
+   * a custom codec's claims bind its digest (`a`, computed only on that path).
    */
   canonicalArgs: string
   /** The principal string from `bindPrincipal`, or undefined when unauthenticated / unbound. */
@@ -90,12 +90,6 @@ export interface RequestStateSecurityOptions {
    * so sessions are long-lived; rotate keys to end them sooner.
    */
   sessionTtl?: number
-  /**
-   * The format `keys` seal `requestState` with: 2 (default, `"v2."`: binary times, the binding in the AAD,
-   * the state as JSON) or 1 (`"v1."` JSON claims; keep strings then). Both are always opened. Seal 1 while a
-   * rolling deploy still runs instances of edge-mcp that open only `"v1."`; then 2. Ignored with a `codec`.
-   */
-  tokenVersion?: 1 | 2
 }
 
 /**
@@ -170,7 +164,6 @@ export class RequestStateSecurity {
   readonly #maxTokenLength: number
   readonly #now: () => number
   readonly #random: RandomSource
-  readonly #tokenVersion: 1 | 2
 
   constructor(options: RequestStateSecurityOptions) {
     if ((options.keys === undefined) === (options.codec === undefined)) {
@@ -202,10 +195,6 @@ export class RequestStateSecurity {
     }
     this.#maxTokenLength = maxTokenLength
     this.#now = options.now ?? Date.now
-    const tokenVersion = options.tokenVersion ?? 2
-    if (tokenVersion !== 1 && tokenVersion !== 2)
-      throw new RangeError(`request-state tokenVersion must be 1 or 2, got ${String(tokenVersion)}`)
-    this.#tokenVersion = tokenVersion
   }
 
   /** One random 32-byte secret for this process: tokens die with the process (single instance only). */
@@ -229,11 +218,6 @@ export class RequestStateSecurity {
   #keyRing(): AesGcmKeyRing {
     this.#ring ??= new AesGcmKeyRing(this.isEphemeral ? [crypto.getRandomValues(new Uint8Array(32))] : this.#ringKeys!)
     return this.#ring
-  }
-
-  #codecFor(audience: string | undefined): RequestStateCodec {
-    if (this.#codec) return this.#codec
-    return this.#keyRing().codec(audience)
   }
 
   /** True when this policy can seal legacy session ids: it has keys (a custom `codec` seals none). */
@@ -360,15 +344,15 @@ export class RequestStateSecurity {
   /**
    * Seal a handler's state for one round, bound to `binding` and `audience` (exactly what the server does
    * after a handler returns an `InputRequiredResult`; see also `createRequestStateCodec`). With keys: a
-   * `"v2."` token (binding in the AAD), or `"v1."` JSON claims with `tokenVersion: 1`; with a custom codec:
-   * the version-1 JSON claims, sealed by the codec.
+   * `"v2."` token (binding in the AAD); with a custom codec: the claims envelope, sealed by the codec.
    * @param state - any JSON value; a string reads back as the same string.
    * @param audience - the effective audience (the explicit one, else the server's name).
    * @throws TypeError for a state that is not JSON (undefined, a function, a cycle, a BigInt), or a codec
    *   that returns a non-string.
    */
   async seal(state: RequestStateValue, binding: RequestBinding, audience: string | undefined): Promise<string> {
-    if (this.#codec === undefined && this.#tokenVersion === 2) {
+    const codec = this.#codec
+    if (codec === undefined) {
       const iatMs = Math.floor(this.#now())
       const plaintext = encodeStatePlaintext(iatMs, Math.floor(iatMs + this.ttl * 1000), state)
       const bound = bindingJson(binding.method, binding.target, binding.canonicalArgs, audience, binding.principal)
@@ -390,24 +374,24 @@ export class RequestStateSecurity {
     }
     if (audience !== undefined) claims.aud = audience
     if (principalClaim !== undefined) claims.p = principalClaim
-    const token = await this.#codecFor(audience).seal(utf8.encode(JSON.stringify(claims)))
+    const token = await codec.seal(utf8.encode(JSON.stringify(claims)))
     if (typeof token !== 'string') throw new TypeError('the request-state codec returned a non-string token')
     return token
   }
 
   /**
-   * Open and verify a token presented on a retry: `"v2."` and `"v1."` tokens with keys (version 1 during a
-   * rotation window: each lives at most `ttl` seconds), the codec's tokens with a custom codec. Version 2
-   * makes one Web Crypto call (the open); version 1 and a custom codec also hash `binding.canonicalArgs`,
-   * alongside the codec.
+   * Open and verify a token presented on a retry: a `"v2."` token with keys (one Web Crypto call, the
+   * open), the codec's tokens with a custom codec (the codec's open, and alongside it a hash of
+   * `binding.canonicalArgs`).
    * @returns the handler's state, as it was sealed (any JSON value).
    * @throws InvalidRequestStateError with a log-only reason for every failure (never the token or plaintext);
-   *   a `"v2."` token bound to another request, principal or audience fails its tag: reason `seal`.
+   *   with keys, a token bound to another request, principal or audience fails its tag: reason `seal`.
    */
   async open(token: unknown, binding: RequestBinding, audience: string | undefined): Promise<RequestStateValue> {
     if (typeof token !== 'string') throw new InvalidRequestStateError('non-string requestState')
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
-    if (this.#codec === undefined && token.startsWith(TOKEN_PREFIX_V2)) {
+    const codec = this.#codec
+    if (codec === undefined) {
       const bound = bindingJson(binding.method, binding.target, binding.canonicalArgs, audience, binding.principal)
       const { iatMs, expMs, state } = decodeStatePlaintext(await this.#keyRing().openBound(token, bound, audience))
       this.#checkTimes(iatMs / 1000, expMs / 1000, this.ttl)
@@ -417,7 +401,7 @@ export class RequestStateSecurity {
     digest.then(undefined, () => {}) // awaited below; a rejection is never unhandled while the codec runs
     let bytes: Uint8Array
     try {
-      bytes = await this.#codecFor(audience).unseal(token)
+      bytes = await codec.unseal(token)
     } catch (error) {
       if (error instanceof InvalidRequestStateError) throw error
       throw new InvalidRequestStateError('codec error')
