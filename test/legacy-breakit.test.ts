@@ -369,3 +369,36 @@ describe('a 2025 client that cancels its request (notifications/cancelled) while
     expect(effects).toEqual(['kept'])
   })
 })
+
+describe('2025-11-25 `_meta` keys (related-task) are not the 2026 envelope: only its protocolVersion claim is', () => {
+  const TASK = { 'io.modelcontextprotocol/related-task': { taskId: 't1' } }
+
+  it('a request and its answer carrying related-task in a 2025 session are served as 2025', async () => {
+    const { handler } = makeServer()
+    const session = await initialize(handler)
+    const res = await legacyPost(handler, callTool('greet', TASK), session)
+    expect(res.status).toBe(200) // before: 400 -32020 "missing Mcp-Method header", taken for a 2026 request
+    const stream = sseReader(res)
+    const q = await stream.next()
+    expect(q.method).toBe('elicitation/create')
+    const accepted = { action: 'accept', content: { name: 'x' }, _meta: TASK }
+    expect((await legacyPost(handler, answer(q.id, accepted), session)).status).toBe(202)
+    expect(toolText(await stream.next())).toBe('Hello, x!')
+  })
+
+  it('a notifications/cancelled carrying related-task cancels the request of its session', async () => {
+    const { handler } = makeServer({ timeoutMs: 2000 })
+    const session = await initialize(handler)
+    const call = callTool('greet')
+    const stream = sseReader(await legacyPost(handler, call, session))
+    const q = await stream.next()
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id, _meta: TASK } }
+    expect((await legacyPost(handler, cancel, session)).status).toBe(202)
+    // withdrawn because of the cancel (before: ignored as a 2026 notification, the question timed out)
+    expect(await stream.next()).toMatchObject({
+      method: 'notifications/cancelled',
+      params: { requestId: q.id, reason: 'the request was cancelled' },
+    })
+    await expect(stream.next()).rejects.toThrow('stream ended')
+  })
+})

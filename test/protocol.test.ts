@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { ErrorCode, McpError } from '../src/index.ts'
-import { checkProtocolVersion, hasCapability, readEnvelope, requireCapabilities } from '../src/protocol/envelope.ts'
+import {
+  checkProtocolVersion,
+  hasCapability,
+  hasEnvelope,
+  readEnvelope,
+  requireCapabilities,
+} from '../src/protocol/envelope.ts'
 import { decodeHeaderValue, encodeHeaderValue } from '../src/protocol/headers.ts'
 import { classifyMessage, parseMessage } from '../src/protocol/jsonrpc.ts'
 import { env } from './helpers.ts'
@@ -68,6 +74,16 @@ describe('request envelope', () => {
     expect(e.protocolVersion).toBe('2026-07-28')
     expect(e.clientCapabilities).toEqual({ sampling: {} })
     expect(e.clientInfo).toEqual({ name: 't', version: '0' })
+  })
+  it('is claimed by the protocolVersion key alone, not by the io.modelcontextprotocol/ prefix 2025 keys share', () => {
+    const task = { 'io.modelcontextprotocol/related-task': { taskId: 't1' } } // defined by the 2025-11-25 schema
+    expect(hasEnvelope({ _meta: task })).toBe(false)
+    expect(hasEnvelope({ _meta: { ...task, progressToken: 1 } })).toBe(false)
+    expect(hasEnvelope(undefined)).toBe(false)
+    expect(hasEnvelope({ _meta: null })).toBe(false)
+    expect(hasEnvelope({ _meta: { ...task, ...env() } })).toBe(true)
+    // a malformed claim is still a claim: the 2026 lane answers it -32602
+    expect(hasEnvelope({ _meta: { 'io.modelcontextprotocol/protocolVersion': 5 } })).toBe(true)
   })
   it('answers -32602 with HTTP 400 naming the missing field', () => {
     for (const params of [{}, { _meta: {} }, { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }]) {

@@ -242,6 +242,34 @@ describe('serveStdio, 2025-era client (the connection is the session)', () => {
     expect(p.out.filter(byId(7))).toEqual([])
   })
 
+  it('a request, answer and cancellation carrying the 2025 related-task `_meta` key are 2025 messages', async () => {
+    const task = { 'io.modelcontextprotocol/related-task': { taskId: 't1' } }
+    const { mcp } = shop()
+    const p = pipe(mcp)
+    await p.send(initialize)
+    await p.next(byId(0))
+    const buy = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'buy', arguments: { item: 'jam' }, _meta: task },
+    })
+    await p.send(buy(1))
+    // before: -32602 "Missing required _meta field io.modelcontextprotocol/protocolVersion"
+    const question = await p.next((m) => m.method === 'elicitation/create' || byId(1)(m))
+    expect(question.method).toBe('elicitation/create')
+    await p.send({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { ok: true }, _meta: task } })
+    expect((await p.next(byId(1))).result.content).toEqual([{ type: 'text', text: 'bought jam' }])
+    await p.send(buy(2))
+    const second = await p.next((m) => m.method === 'elicitation/create' && m.id !== question.id)
+    await p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, _meta: task } })
+    const withdrawn = await p.next((m) => m.method === 'notifications/cancelled')
+    expect(withdrawn.params.requestId).toBe(second.id)
+    await p.end()
+    await p.connection.closed
+    expect(p.out.filter(byId(2))).toEqual([])
+  })
+
   it('a request asking a question when the input ends is aborted; the connection closes', async () => {
     const { mcp } = shop()
     const p = pipe(mcp)

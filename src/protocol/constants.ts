@@ -21,9 +21,6 @@ export const META = Object.freeze({
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const)
 
-/** The prefix every envelope key shares; its presence marks a request as modern-era. */
-export const META_PREFIX = 'io.modelcontextprotocol/'
-
 /** Methods whose result may be an `InputRequiredResult` (spec: basic/patterns/mrtr.mdx). */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read'])
 

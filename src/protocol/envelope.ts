@@ -4,7 +4,7 @@
  * @module
  */
 import * as v from 'valibot'
-import { META, META_PREFIX } from './constants.ts'
+import { META } from './constants.ts'
 import { ErrorCode, McpError, missingCapabilityError } from './errors.ts'
 import { describeIssue } from './issues.ts'
 import { isPlainObject } from './jsonrpc.ts'
@@ -25,11 +25,16 @@ export interface RequestEnvelope {
   progressToken?: string | number
 }
 
-/** True when `params._meta` carries any `io.modelcontextprotocol/*` key, i.e. the request is modern-era. */
+/**
+ * True when `params._meta` claims the 2026-07-28 envelope: it has the `io.modelcontextprotocol/protocolVersion`
+ * key (whatever its value: a malformed claim is a malformed 2026 message, answered -32602 by
+ * {@link readEnvelope}). This is how a request, notification or answer is told 2026 from 2025, not the
+ * `io.modelcontextprotocol/` prefix: the 2025-11-25 schema defines keys under it too
+ * (`io.modelcontextprotocol/related-task`).
+ */
 export function hasEnvelope(params: Record<string, unknown> | undefined): boolean {
   const meta = params?._meta
-  if (typeof meta !== 'object' || meta === null) return false
-  return Object.keys(meta).some((k) => k.startsWith(META_PREFIX))
+  return typeof meta === 'object' && meta !== null && Object.hasOwn(meta, META.protocolVersion)
 }
 
 /**
