@@ -147,6 +147,44 @@ describe('MCP-Protocol-Version on answers and notifications (spec 2025-11-25: tr
   })
 })
 
+describe('a 2026 MCP-Protocol-Version in a 2025 session names the mismatch, whatever the message', () => {
+  const MODERN = '2026-07-28'
+  const mismatch = `Bad Request: MCP-Protocol-Version '${MODERN}' differs from the session's '2025-11-25'`
+  const readError = async (res: Response) => ((await res.json()) as { error: { code: number; message: string } }).error
+
+  it('an answer, a notification and a request: 400 -32600 naming both versions; the question still waits', async () => {
+    const { handler } = makeServer()
+    const session = await initialize(handler)
+    const call = callTool('greet')
+    const stream = sseReader(await legacyPost(handler, call, session))
+    const q = await stream.next()
+    const wrong = { ...session, 'mcp-protocol-version': MODERN }
+    const ok = { action: 'accept', content: { name: 'x' } }
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id } }
+    // before: "an answer needs the Mcp-Session-Id of the session it was asked in" (it had one), a cancel
+    // taken for a 2026 client's (202, nothing cancelled), -32602 about a missing 2026 envelope
+    for (const body of [answer(q.id, ok), cancel, callTool('greet')]) {
+      const res = await legacyPost(handler, body, wrong)
+      expect(res.status).toBe(400)
+      expect(await readError(res)).toEqual({ code: -32600, message: mismatch })
+    }
+    expect((await legacyPost(handler, answer(q.id, ok), session)).status).toBe(202)
+    expect(toolText(await stream.next())).toBe('Hello, x!')
+  })
+
+  it('an id that is no session of this server: a 2026 message ignores it, an answer gets 404', async () => {
+    const { handler } = makeServer()
+    const stray = { 'mcp-session-id': 's1.stray', 'mcp-protocol-version': MODERN }
+    // spec 2026-07-28 streamable-http.mdx: an Mcp-Session-Id on a request is ignored
+    const note = { jsonrpc: '2.0', method: 'notifications/initialized' }
+    expect((await legacyPost(handler, note, stray)).status).toBe(202)
+    const request = await legacyPost(handler, callTool('greet'), stray)
+    expect([request.status, (await readError(request)).code]).toEqual([400, -32602]) // no envelope, as without the id
+    const res = await legacyPost(handler, answer('q1.x', {}), stray) // answers are 2025-only: the id is checked
+    expect([res.status, (await readError(res)).code]).toEqual([404, -32001])
+  })
+})
+
 describe('the early-answer buffer', () => {
   const big = (n: number): QuestionAnswer => ({ result: { action: 'accept', content: { name: 'x'.repeat(n) } } })
 

@@ -220,9 +220,8 @@ export class Server {
     this.#serving = true
     let era: Era | undefined
     try {
-      const found = this.#eraOf(request, info)
       // a legacy request's session is opened before `era` is set: its 404 / 400 are real HTTP statuses
-      era = found.legacy && request.method !== 'initialize' ? await this.#inSession(found, info) : found
+      era = await this.#eraOf(request, info)
       const result = era.legacy
         ? await this.#dispatchLegacy(request, era, info)
         : await this.#dispatch(request, era.envelope, info)
@@ -326,7 +325,7 @@ export class Server {
     try {
       if (this.options.legacy === 'reject')
         throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: clients must not send responses', undefined, 400)
-      const session = await this.#legacyMessageSession(info)
+      const session = await this.#legacyMessageSession(info, true)
       await deliverAnswer(this.#questions, response, info, session, (token, at) =>
         this.#sealing.openQuestion(token, at),
       )
@@ -338,26 +337,20 @@ export class Server {
   }
 
   /**
-   * A legacy request's era within its session: the session's version, capabilities and client info.
-   * @throws McpError -32001 (HTTP 404) for an id that does not open; -32600 (HTTP 400) for an
-   *   `MCP-Protocol-Version` header other than the session's.
+   * The session of a message without the 2026 envelope, its `MCP-Protocol-Version` header checked
+   * against it; undefined without an id or with sealing off. Under a 2026 header the message may be a
+   * 2026 client's, whose id that does not open is ignored (spec 2026: streamable-http.mdx); not an
+   * `answer` (there are none in 2026).
+   * @throws McpError -32600 (HTTP 400) for an unsupported version, or another than the session's (a 2026
+   *   one included: the message is a 2025 client's); -32001 (HTTP 404) for an id that does not open.
    */
-  async #inSession(era: Era, info: RequestInfo): Promise<Era> {
-    const session = await this.#openSession(info)
-    if (session === undefined) return era // no id, or sealing off: no id was issued, so none is checked
-    return { legacy: true, envelope: sessionEnvelope(era.envelope, session, info), session }
-  }
-
-  /**
-   * The session of a 2025-era notification or answer, its `MCP-Protocol-Version` header checked as a
-   * request's is; undefined without an id or with sealing off.
-   * @throws McpError -32600 (HTTP 400) for an unsupported version or another than the session's; -32001
-   *   (HTTP 404) for an id that does not open.
-   */
-  async #legacyMessageSession(info: RequestInfo): Promise<LegacySession | undefined> {
+  async #legacyMessageSession(info: RequestInfo, answer = false): Promise<LegacySession | undefined> {
     const header = versionHeader(info, this.supportedVersions)
-    if (header !== null && this.supportedVersions.includes(header)) return undefined // a 2026 client's: no session
-    const session = await this.#openSession(info)
+    const modern = !answer && header !== null && this.supportedVersions.includes(header)
+    const session = await this.#openSession(info).catch((error: unknown) => {
+      if (modern) return undefined
+      throw error
+    })
     if (session) checkSessionVersion(session, info)
     return session
   }
@@ -379,14 +372,19 @@ export class Server {
 
   /**
    * The era of a request: modern when it carries the 2026 envelope claim (or when legacy clients are
-   * rejected), legacy otherwise.
-   * @throws McpError as `#envelopeOf` for a modern request; -32600 (HTTP 400) for a legacy
-   *   request whose `MCP-Protocol-Version` header names an unsupported version.
+   * rejected), legacy otherwise: then, but for `initialize`, within its session (the session's version,
+   * capabilities and client info) when it has one.
+   * @throws McpError as `#envelopeOf` for a modern request; for a legacy one as `#legacyMessageSession`,
+   *   then -32602 (HTTP 400) under a 2026 `MCP-Protocol-Version` header outside a session (no envelope).
    */
-  #eraOf(request: JSONRPCRequest, info: RequestInfo): Era {
+  async #eraOf(request: JSONRPCRequest, info: RequestInfo): Promise<Era> {
     if (this.options.legacy === 'reject' || hasEnvelope(request.params))
       return { legacy: false, envelope: this.#envelopeOf(request) }
-    return { legacy: true, envelope: legacyEnvelope(request, info, this.supportedVersions) }
+    const session = request.method === 'initialize' ? undefined : await this.#legacyMessageSession(info)
+    const envelope = legacyEnvelope(request, info, this.supportedVersions)
+    return session
+      ? { legacy: true, envelope: sessionEnvelope(envelope, session, info), session }
+      : { legacy: true, envelope }
   }
 
   /**
