@@ -208,9 +208,14 @@ export class LegacyQuestions {
       onAbort() // gone while the handler ran: ask nothing
     else ctx.signal.addEventListener('abort', onAbort, { once: true })
     const unanswered = new Set<string>() // ids of the questions sent whose answer has not come
+    const signals = fanOut(round.signal) // a signal per wait: no signal gathers a listener per question
+    const waitFor = (qid: string) => {
+      const { signal, close } = signals()
+      return mailbox.wait(qid, this.timeoutMs, signal).finally(close)
+    }
     // a cancellation that reached another instance comes through the mailbox: it aborts this request here
     const key = requestKey(session.sid, ctx.requestId)
-    mailbox.wait(key, this.timeoutMs, round.signal).then(
+    waitFor(key).then(
       () => this.#inflight.get(key)?.abort(new Error('cancelled by the client')),
       () => {}, // the round ended (or timed out) first
     )
@@ -220,7 +225,7 @@ export class LegacyQuestions {
           const minted = await deps.mint(session.sid, ctx, Math.ceil(this.timeoutMs / 1000) + 60)
           if (!minted) throw new Error('this server seals no question ids')
           round.signal.throwIfAborted() // another question of the round failed while this one was minted
-          const answer = mailbox.wait(minted.qid, this.timeoutMs, round.signal)
+          const answer = waitFor(minted.qid)
           answer.catch(() => {}) // awaited below; a rejection is never unhandled if sending fails first
           notify({ jsonrpc: '2.0', id: minted.id, method: question.method, params: legacyParams(question, session) })
           unanswered.add(minted.id)
@@ -280,6 +285,23 @@ export async function deliverAnswer(
 
 function badAnswer(why: string): McpError {
   return new McpError(ErrorCode.InvalidRequest, `Bad Request: ${why}`, undefined, 400)
+}
+
+/**
+ * Signals that abort with `parent`, through one listener on it however many are handed out: each call
+ * gives a new signal (aborted at once if `parent` is) and its `close`, which forgets it (call it when the
+ * wait on it ends). One listener per round, not one per question: Node warns of a leak past 10 listeners
+ * on one signal, and each wait keeps its own until it settles.
+ */
+function fanOut(parent: AbortSignal): () => { signal: AbortSignal; close: () => void } {
+  const open = new Set<AbortController>()
+  parent.addEventListener('abort', () => open.forEach((child) => child.abort(parent.reason)), { once: true })
+  return () => {
+    const child = new AbortController()
+    if (parent.aborted) child.abort(parent.reason)
+    else open.add(child)
+    return { signal: child.signal, close: () => open.delete(child) }
+  }
 }
 
 /** A question's params as a client of the session's version expects them. */
