@@ -6,7 +6,7 @@
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { schemaErrors } from './spec-schema.ts'
-import { Client, MemoryCacheStore, StreamableHttpClientTransport, type ClientOptions } from '../src/client/index.ts'
+import { Client, InMemoryCacheStore, StreamableHttpClientTransport, type ClientOptions } from '../src/client/index.ts'
 import { UriTemplate, McpError, type InputRequiredResult } from '../src/index.ts'
 import {
   McpServer,
@@ -358,7 +358,7 @@ describe('client: response cache', () => {
     const handler = createFetchHandler(mcp, {
       authenticate: (r) => ({ clientId: 'c', subject: (r.headers.get('authorization') ?? '').replace('Bearer ', '') }),
     })
-    const store = new MemoryCacheStore()
+    const store = new InMemoryCacheStore()
     const alice = counted(handler, { cache: { store, principal: 'alice' } }, 'http://x/mcp', 'Bearer alice')
     const bob = counted(handler, { cache: { store, principal: () => 'bob' } }, 'http://x/mcp', 'Bearer bob')
     const text = async (c: Client, uri: string) => ((await c.readResource(uri)).contents[0] as { text: string }).text
@@ -523,7 +523,7 @@ describe('client: response cache', () => {
     expect(() => new Client({ transport: scriptedTransport(() => undefined), cache: { maxEntries: 0 } })).toThrow(
       RangeError,
     )
-    expect(() => new MemoryCacheStore({ maxEntries: 1.5 })).toThrow(/maxEntries must be a positive integer/)
+    expect(() => new InMemoryCacheStore({ maxEntries: 1.5 })).toThrow(/maxEntries must be a positive integer/)
     const { client, counts } = counted(createFetchHandler(bookshop()), { cache: { maxEntries: 2 } })
     await client.readResource('docs://a')
     await client.readResource('docs://b')

@@ -442,10 +442,10 @@ describe('OAuthClientProvider against a fake authorization server', () => {
     expect(w.authorizations).toHaveLength(1)
     expect(w.tokenRequests.map((t) => t.form.get('grant_type'))).toEqual(['authorization_code', 'refresh_token'])
     expect(w.tokenRequests[1].form.get('resource')).toBe(MCP)
-    expect((await auth.storage.loadTokens(MCP))?.refresh_token).toBe('refresh-3') // rotated: the first grant issued refresh-2
+    expect((await auth.store.loadTokens(MCP))?.refresh_token).toBe('refresh-3') // rotated: the first grant issued refresh-2
 
     w.tokens.clear()
-    await auth.storage.saveTokens(MCP, { ...(await auth.storage.loadTokens(MCP))!, refresh_token: 'revoked' })
+    await auth.store.saveTokens(MCP, { ...(await auth.store.loadTokens(MCP))!, refresh_token: 'revoked' })
     await client.listTools()
     expect(w.authorizations).toHaveLength(2)
   })
@@ -453,24 +453,24 @@ describe('OAuthClientProvider against a fake authorization server', () => {
   it('sends no token it holds from another issuer, and registers anew with the new authorization server', async () => {
     const w = world()
     const { auth, client } = connect(w)
-    await auth.storage.saveTokens(MCP, {
+    await auth.store.saveTokens(MCP, {
       issuer: 'https://old-as.test',
       access_token: 'old',
       token_type: 'Bearer',
       refresh_token: 'old-refresh',
     })
-    await auth.storage.saveClient('https://old-as.test', { client_id: 'old-client' })
+    await auth.store.saveClient('https://old-as.test', { client_id: 'old-client' })
     await client.listTools()
     expect(w.tokenRequests.map((t) => t.form.get('grant_type'))).toEqual(['authorization_code'])
     expect(w.authorizations[0].get('client_id')).toBe('client-1')
-    expect((await auth.storage.loadTokens(MCP))?.issuer).toBe(w.issuer)
+    expect((await auth.store.loadTokens(MCP))?.issuer).toBe(w.issuer)
   })
 
   it('refuses a token that is not a Bearer token (and stores nothing)', async () => {
     const w = world({ tokenType: 'DPoP' })
     const { auth, client } = connect(w)
     await expect(client.listTools()).rejects.toMatchObject({ name: 'OAuthError', code: 'unsupported_token_type' })
-    expect(await auth.storage.loadTokens(MCP)).toBeUndefined()
+    expect(await auth.store.loadTokens(MCP)).toBeUndefined()
   })
 
   it('authorizes once per request after a 401: a second 401 is an HttpError', async () => {
@@ -581,11 +581,11 @@ describe('OAuthClientProvider: a server that moved to another authorization serv
       preRegistered: [{ issuer: 'https://new-as.test', client_id: 'c' }],
       redirectToAuthorization: () => Promise.reject(new Error('the user closed the login window')),
     })
-    await auth.storage.saveTokens(MCP, { issuer: 'https://old-as.test', access_token: 'old', token_type: 'Bearer' })
+    await auth.store.saveTokens(MCP, { issuer: 'https://old-as.test', access_token: 'old', token_type: 'Bearer' })
     const client = new Client({ transport: new StreamableHttpClientTransport(MCP, { fetch, auth }) })
     await expect(client.listTools()).rejects.toThrow('the user closed the login window')
     expect(sent).toEqual(['Bearer old']) // unavoidable: nothing said the issuer changed until this 401
-    expect(await auth.storage.loadTokens(MCP)).toBeUndefined()
+    expect(await auth.store.loadTokens(MCP)).toBeUndefined()
     const again = await client.listTools().catch((e: unknown) => e)
     expect(again).toBeInstanceOf(Error)
     expect(again).not.toBeInstanceOf(HttpError)

@@ -55,7 +55,7 @@ export interface ResponseCacheStore {
 
 /** Options of the client's response cache (`new Client({ cache: { … } })`). */
 export interface ResponseCacheOptions {
-  /** Where entries live. Default: a {@link MemoryCacheStore} of `maxEntries` entries, private to the Client. */
+  /** Where entries live. Default: an {@link InMemoryCacheStore} of `maxEntries` entries, private to the Client. */
   store?: ResponseCacheStore
   /** Bound of the default in-memory store, in entries (least recently used go first). Default 500. */
   maxEntries?: number
@@ -75,7 +75,7 @@ export interface ResponseCacheOptions {
  * copied in and out (`structuredClone`), so callers cannot change what is cached.
  * @throws RangeError when `maxEntries` is not a positive integer.
  */
-export class MemoryCacheStore implements ResponseCacheStore {
+export class InMemoryCacheStore implements ResponseCacheStore {
   readonly maxEntries: number
   readonly #entries = new Map<string, CacheEntry>()
 
@@ -144,7 +144,8 @@ export class ResponseCache {
   /** @throws RangeError when `maxEntries` is not a positive integer. */
   constructor(options: ResponseCacheOptions, identity: CacheServerIdentity) {
     this.#store =
-      options.store ?? new MemoryCacheStore(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries })
+      options.store ??
+      new InMemoryCacheStore(options.maxEntries === undefined ? {} : { maxEntries: options.maxEntries })
     this.#now = options.now ?? Date.now
     this.#principal = options.principal
     this.#identity = identity

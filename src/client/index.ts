@@ -21,7 +21,7 @@ export type {
 export type { RoundInfo } from './input-required.ts'
 export { ERA_VERDICT_MAX_AGE_MS, type Era, type EraStore, type EraVerdict } from './era.ts'
 export type { ListenOptions, Subscription, SubscriptionEnd } from './listen.ts'
-export { MemoryCacheStore, type CacheEntry, type ResponseCacheOptions, type ResponseCacheStore } from './cache.ts'
+export { InMemoryCacheStore, type CacheEntry, type ResponseCacheOptions, type ResponseCacheStore } from './cache.ts'
 
 // Transport: Streamable HTTP over fetch
 export type { ClientTransport, SendOptions, StreamOptions } from './transport.ts'
@@ -38,12 +38,12 @@ export {
 // OAuth 2.1 for MCP servers that answer 401 (discovery, PKCE, refresh; Web APIs only)
 export { OAuthClientProvider, type OAuthClientProviderOptions } from './oauth/provider.ts'
 export {
-  MemoryOAuthStorage,
+  InMemoryOAuthStore,
   type OAuthClientInformation,
-  type OAuthStorage,
+  type OAuthStore,
   type PreRegisteredClient,
   type StoredTokens,
-} from './oauth/storage.ts'
+} from './oauth/store.ts'
 
 // Errors the client side raises itself (an error the server answered with is an McpError)
 export {

@@ -9,12 +9,12 @@
 import { encodeBase64Url } from '../../encoding/base64url.ts'
 import { OAuthError } from '../errors.ts'
 import {
-  MemoryOAuthStorage,
+  InMemoryOAuthStore,
   type OAuthClientInformation,
-  type OAuthStorage,
+  type OAuthStore,
   type PreRegisteredClient,
   type StoredTokens,
-} from './storage.ts'
+} from './store.ts'
 import {
   bearerParams,
   fetchAuthorizationServerMetadata,
@@ -43,8 +43,8 @@ export interface OAuthClientProviderOptions {
   preRegistered?: PreRegisteredClient[]
   /** Ask for `offline_access` when the AS lists it in `scopes_supported` (spec §Refresh Tokens). Default true. */
   offlineAccess?: boolean
-  /** Default: a {@link MemoryOAuthStorage}. */
-  storage?: OAuthStorage
+  /** Default: an {@link InMemoryOAuthStore}. */
+  store?: OAuthStore
   /** The fetch for metadata, registration and token requests. Default: the global one. */
   fetch?: (input: Request) => Promise<Response>
   /** Re-authorizations allowed per request after `403 insufficient_scope` (spec §Step-Up). Default 2. */
@@ -108,7 +108,7 @@ const formEncode = (value: string) => encodeURIComponent(value).replace(/%20/g, 
  */
 export class OAuthClientProvider {
   readonly options: OAuthClientProviderOptions
-  readonly storage: OAuthStorage
+  readonly store: OAuthStore
   readonly #fetch: (input: Request) => Promise<Response>
 
   /** @throws RangeError when `maxStepUps` is not a non-negative integer. */
@@ -117,7 +117,7 @@ export class OAuthClientProvider {
       throw new RangeError(`maxStepUps must be a non-negative integer, got ${String(options.maxStepUps)}`)
     }
     this.options = options
-    this.storage = options.storage ?? new MemoryOAuthStorage()
+    this.store = options.store ?? new InMemoryOAuthStore()
     this.#fetch = options.fetch ?? ((input) => fetch(input))
   }
 
@@ -128,7 +128,7 @@ export class OAuthClientProvider {
 
   /** The `Authorization` header value for requests to `serverUrl`, if a token is stored. */
   async authorizationHeader(serverUrl: string): Promise<string | undefined> {
-    const tokens = await this.storage.loadTokens(serverUrl)
+    const tokens = await this.store.loadTokens(serverUrl)
     return tokens ? `Bearer ${tokens.access_token}` : undefined
   }
 
@@ -153,11 +153,11 @@ export class OAuthClientProvider {
     if (!issuer)
       throw new OAuthError('invalid_resource_metadata', 'Protected resource metadata lists no authorization_servers')
     const as = await fetchAuthorizationServerMetadata(fetch, issuer, signal)
-    const stored = await this.storage.loadTokens(serverUrl)
+    const stored = await this.store.loadTokens(serverUrl)
     const previous = stored?.issuer === issuer ? stored : undefined
     // the server moved to another authorization server: its tokens are dropped now, not only once a new
     // one is issued, so that a failed or abandoned authorization never sends them again
-    if (stored !== undefined && previous === undefined) await this.storage.saveTokens(serverUrl, undefined)
+    if (stored !== undefined && previous === undefined) await this.store.saveTokens(serverUrl, undefined)
 
     if (!stepUp && previous?.refresh_token) {
       if (await this.#refresh(serverUrl, issuer, as, resource, previous, previous.refresh_token, signal)) return
@@ -257,7 +257,7 @@ export class OAuthClientProvider {
   async #client(issuer: string, as: Metadata, signal: AbortSignal | undefined): Promise<OAuthClientInformation> {
     const pre = this.options.preRegistered?.find((c) => c.issuer === issuer)
     if (pre) return pre
-    const saved = await this.storage.loadClient(issuer)
+    const saved = await this.store.loadClient(issuer)
     if (saved) return saved
     if (this.options.clientMetadataUrl && as.client_id_metadata_document_supported === true) {
       return { client_id: this.options.clientMetadataUrl, token_endpoint_auth_method: 'none' }
@@ -297,7 +297,7 @@ export class OAuthClientProvider {
     if (typeof info.client_secret === 'string') client.client_secret = info.client_secret
     if (typeof info.token_endpoint_auth_method === 'string')
       client.token_endpoint_auth_method = info.token_endpoint_auth_method
-    await this.storage.saveClient(issuer, client)
+    await this.store.saveClient(issuer, client)
     return client
   }
 
@@ -349,7 +349,7 @@ export class OAuthClientProvider {
     if (refresh !== undefined) tokens.refresh_token = refresh
     if (scope !== undefined) tokens.scope = scope
     if (typeof body.expires_in === 'number') tokens.expires_at = Date.now() + body.expires_in * 1000
-    await this.storage.saveTokens(serverUrl, tokens)
+    await this.store.saveTokens(serverUrl, tokens)
   }
 }
 

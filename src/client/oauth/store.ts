@@ -33,8 +33,8 @@ export interface PreRegisteredClient extends OAuthClientInformation {
   issuer: string
 }
 
-/** Where tokens and registrations live. {@link MemoryOAuthStorage} is the default; persist them yourself. */
-export interface OAuthStorage {
+/** Where tokens and registrations live. {@link InMemoryOAuthStore} is the default; persist them yourself. */
+export interface OAuthStore {
   loadTokens(resource: string): Awaitable<StoredTokens | undefined>
   saveTokens(resource: string, tokens: StoredTokens | undefined): Awaitable<void>
   /** Dynamically registered clients, keyed by issuer (spec: client-registration.mdx §Authorization Server Binding). */
@@ -42,8 +42,8 @@ export interface OAuthStorage {
   saveClient(issuer: string, client: OAuthClientInformation): Awaitable<void>
 }
 
-/** In-memory {@link OAuthStorage} (lost with the process). */
-export class MemoryOAuthStorage implements OAuthStorage {
+/** In-memory {@link OAuthStore} (lost with the process). */
+export class InMemoryOAuthStore implements OAuthStore {
   readonly #tokens = new Map<string, StoredTokens>()
   readonly #clients = new Map<string, OAuthClientInformation>()
   loadTokens(resource: string): StoredTokens | undefined {
