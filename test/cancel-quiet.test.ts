@@ -11,7 +11,7 @@ import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mcpHandler } from '../src/hono/index.ts'
+import { createHonoHandler } from '../src/hono/index.ts'
 import { McpServer, createFetchHandler, type FetchHandler } from '../src/server/index.ts'
 import { serveOnNode } from './conformance/server.ts'
 import { env, std } from './helpers.ts'
@@ -88,7 +88,7 @@ describe('a quiet handler on Node: the client going away aborts its signal', () 
     const hono = await listen((request) => handler(request))
     servers.push({ name: '@hono/node-server', ...hono })
     const app = new Hono()
-    app.all('/mcp', mcpHandler(mcp, { keepAliveMs: KEEP_ALIVE_MS }))
+    app.all('/mcp', createHonoHandler(mcp, { keepAliveMs: KEEP_ALIVE_MS }))
     const viaHono = await listen(app.fetch)
     servers.push({ name: 'edge-mcp/hono on @hono/node-server', ...viaHono })
   })

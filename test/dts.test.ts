@@ -189,7 +189,7 @@ describe('the published declarations, as a consumer compiles them', () => {
       'e1.ToolHandler<any>): e1.ToolHandler<any> // edge-mcp/server ToolHandler',
       'typeof e1.createFetchHandler): typeof e1.createFetchHandler // edge-mcp/server createFetchHandler',
       'e2.Client): e2.Client // edge-mcp/client Client',
-      'typeof e3.mcpHandler): typeof e3.mcpHandler // edge-mcp/hono mcpHandler',
+      'typeof e3.createHonoHandler): typeof e3.createHonoHandler // edge-mcp/hono createHonoHandler',
       'e4.BrowserFormOptions): e4.BrowserFormOptions // edge-mcp/browser BrowserFormOptions',
     ]) {
       expect(generated).toContain(line)

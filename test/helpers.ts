@@ -6,7 +6,7 @@ import {
   type FetchHandlerOptions,
 } from '../src/server/index.ts'
 import type { ClientTransport } from '../src/client/index.ts'
-import { mcpHandler } from '../src/hono/index.ts'
+import { createHonoHandler } from '../src/hono/index.ts'
 import { Hono } from 'hono'
 
 export const V = '2026-07-28'
@@ -158,7 +158,7 @@ export function scriptedTransport(
 /** The two ways we serve HTTP: the plain fetch handler and the Hono adapter. */
 export function adapters(server: Server | McpServer, options: FetchHandlerOptions = {}): Array<[string, FetchHandler]> {
   const app = new Hono()
-  app.all('/mcp', mcpHandler(server, options))
+  app.all('/mcp', createHonoHandler(server, options))
   return [
     ['fetch handler', createFetchHandler(server, options)],
     ['hono adapter', async (request) => app.fetch(request)],

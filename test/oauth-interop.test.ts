@@ -19,7 +19,7 @@ import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as Transport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { UnauthorizedError as Unauthorized1 } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Hono } from 'hono'
-import { mcpHandler } from '../src/hono/index.ts'
+import { createHonoHandler } from '../src/hono/index.ts'
 import { McpServer, createFetchHandler, protectedResource, type ProtectedResourceOptions } from '../src/server/index.ts'
 import { jwtVerifier } from '../src/oauth/index.ts'
 import { startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
@@ -47,7 +47,7 @@ beforeAll(async () => {
   const allowedHosts = [new URL(ORIGIN).host]
   const fetchHandler = createFetchHandler(shop, { oauth: protectedResource(oauth), allowedHosts })
   // docs/authorization.md, Hono: one handler on the endpoint and on its metadata URL; `path` when not /mcp
-  const mcp = mcpHandler(shop, { oauth: protectedResource({ ...oauth, path: '/api/mcp' }), allowedHosts })
+  const mcp = createHonoHandler(shop, { oauth: protectedResource({ ...oauth, path: '/api/mcp' }), allowedHosts })
   floored = createFetchHandler(shop, {
     oauth: protectedResource({ ...oauth, requiredScopes: ['books:read'] }),
     allowedHosts,

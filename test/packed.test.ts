@@ -142,7 +142,7 @@ import { createServer } from 'node:http'
 import * as v from 'valibot'
 import { Hono } from 'hono'
 import { McpServer, arg, createFetchHandler, elicit, formSchema, resolver } from 'edge-mcp/server'
-import { mcpHandler } from 'edge-mcp/hono'
+import { createHonoHandler } from 'edge-mcp/hono'
 
 const mcp = new McpServer({ name: 'shop', version: '1.0.0' })
 mcp.tool('hello', { description: 'Say hello.', input: { name: v.string() } }, ({ name }) => \`Hello, \${name}!\`)
@@ -159,7 +159,7 @@ mcp.tool(
 
 const plain = createFetchHandler(mcp)
 const app = new Hono()
-app.all('/hono/mcp', mcpHandler(mcp))
+app.all('/hono/mcp', createHonoHandler(mcp))
 
 createServer(async (req, res) => {
   const chunks = []
@@ -205,7 +205,7 @@ import { Hono } from 'hono'
 import type { CallToolResult } from 'edge-mcp'
 import { McpServer, arg, createFetchHandler, elicit, formSchema, resolver, type FetchHandler } from 'edge-mcp/server'
 import { Client, StreamableHttpClientTransport } from 'edge-mcp/client'
-import { mcpHandler } from 'edge-mcp/hono'
+import { createHonoHandler } from 'edge-mcp/hono'
 
 const mcp = new McpServer({ name: 'shop', version: '1.0.0' })
 const Confirm = formSchema({ confirm: v.boolean() })
@@ -219,7 +219,7 @@ mcp.tool('order_book', { input: { title: v.string() }, use: { answer: confirmOrd
   return yes ? title : String(wrong)
 })
 const handler: FetchHandler = createFetchHandler(mcp)
-new Hono().all('/mcp', mcpHandler(mcp))
+new Hono().all('/mcp', createHonoHandler(mcp))
 
 const client = new Client({
   transport: new StreamableHttpClientTransport('http://127.0.0.1:8787/mcp'),

@@ -9,7 +9,7 @@ import { Hono } from 'hono'
 import * as v from 'valibot'
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mcpHandler } from '../src/hono/index.ts'
+import { createHonoHandler } from '../src/hono/index.ts'
 import { encodeHeaderValue, isVisibleAscii, quoteValue } from '../src/protocol/headers.ts'
 import {
   McpServer,
@@ -81,7 +81,7 @@ describe('R4: Hono, a body already read by a middleware', () => {
       if (c.req.method === 'POST') c.set('rpc', (await c.req.json<{ method: string }>()).method)
       await next()
     })
-    hono.all('/mcp', mcpHandler(makeServer(), options))
+    hono.all('/mcp', createHonoHandler(makeServer(), options))
     return (request: Request) => Promise.resolve(hono.fetch(request))
   }
 
@@ -98,7 +98,7 @@ describe('R4: Hono, a body already read by a middleware', () => {
       await c.req.json()
       await next()
     })
-    hono.all('/mcp', mcpHandler(makeServer()))
+    hono.all('/mcp', createHonoHandler(makeServer()))
     const res = await call((r) => Promise.resolve(hono.fetch(r)), 'tools/call', { name: 'ping', arguments: {} })
     expect([res.status, textOf(res)]).toEqual([200, 'pong'])
   })
@@ -112,7 +112,7 @@ describe('R4: Hono, a body already read by a middleware', () => {
       await c.req.raw.text() // the raw Request: Hono keeps no copy
       await next()
     })
-    hono.all('/mcp', mcpHandler(mcp))
+    hono.all('/mcp', createHonoHandler(mcp))
     const res = await post(
       (r) => Promise.resolve(hono.fetch(r)),
       req('tools/call', { name: 'ping', arguments: {} }),

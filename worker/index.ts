@@ -33,7 +33,7 @@ import {
   type MailboxNamespace,
   type NotificationNamespace,
 } from '../src/cloudflare/index.ts'
-import { mcpHandler } from '../src/hono/index.ts'
+import { createHonoHandler } from '../src/hono/index.ts'
 import {
   parseRequestStateKeys,
   protectedResource,
@@ -94,9 +94,9 @@ export interface DemoWorkerHooks {
 
 /** The demo Worker's app (the default export is `createDemoWorker()`). */
 export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: Env }> {
-  let cached: { config: string; handler: ReturnType<typeof mcpHandler> } | undefined
+  let cached: { config: string; handler: ReturnType<typeof createHonoHandler> } | undefined
 
-  function handlerFor(env: Env): ReturnType<typeof mcpHandler> {
+  function handlerFor(env: Env): ReturnType<typeof createHonoHandler> {
     const keys = env.REQUEST_STATE_KEYS?.trim() ?? ''
     const origins = env.ALLOWED_ORIGINS?.trim() ?? ''
     const hosts = env.ALLOWED_HOSTS?.trim() ?? '*'
@@ -124,7 +124,7 @@ export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: 
           resourceName: 'edge-mcp demo bookshop',
         })
       }
-      cached = { config, handler: mcpHandler(server, options) }
+      cached = { config, handler: createHonoHandler(server, options) }
     }
     return cached.handler
   }

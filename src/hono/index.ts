@@ -19,10 +19,10 @@ import { createFetchHandler, type FetchHandlerOptions } from '../server/http/han
  *
  * @example
  * const app = new Hono()
- * app.all('/mcp', mcpHandler(mcp))
+ * app.all('/mcp', createHonoHandler(mcp))
  * export default app
  */
-export function mcpHandler(server: Server | McpServer, options: FetchHandlerOptions = {}): Handler {
+export function createHonoHandler(server: Server | McpServer, options: FetchHandlerOptions = {}): Handler {
   const fetchHandler = createFetchHandler(server, options)
   return async (c: Context) => {
     let executionCtx: unknown

@@ -8,7 +8,7 @@
 import { UriTemplate } from '../../src/index.ts'
 import { Hono } from 'hono'
 import * as v from 'valibot'
-import { mcpHandler } from '../../src/hono/index.ts'
+import { createHonoHandler } from '../../src/hono/index.ts'
 import {
   McpServer,
   RequestStateSecurity,
@@ -98,7 +98,7 @@ export function fuzzTarget(): FuzzTarget {
   mcp.resource('a', 'file:///a.txt', {}, () => (count('a'), 'A'))
   mcp.resourceTemplate('user', new UriTemplate('user://{id}'), {}, ({ id }) => (count('user'), `user ${id}`))
   const app = new Hono()
-  app.all('/mcp', mcpHandler(mcp, { maxBodyBytes: FUZZ_MAX_BODY_BYTES }))
+  app.all('/mcp', createHonoHandler(mcp, { maxBodyBytes: FUZZ_MAX_BODY_BYTES }))
   return {
     runs,
     errors,
