@@ -31,7 +31,7 @@ interface Setup {
 
 /** A named server sealing with `keys` (null: sealing off), a settable clock, and `subject` as the caller. */
 function setup(
-  options: { keys?: string[] | null; subject?: () => string | undefined; sessionTtl?: number } = {},
+  options: { keys?: string[] | null; subject?: () => string | undefined; sessionTtlSeconds?: number } = {},
 ): Setup {
   const clock = { ms: Date.UTC(2026, 0, 1) }
   const { warn, logger } = recordingLogger()
@@ -42,7 +42,7 @@ function setup(
       new RequestStateSecurity({
         keys,
         now: () => clock.ms,
-        ...(options.sessionTtl ? { sessionTtl: options.sessionTtl } : {}),
+        ...(options.sessionTtlSeconds ? { sessionTtlSeconds: options.sessionTtlSeconds } : {}),
       }),
     )
   const seen: RequestContext[] = []
@@ -172,7 +172,7 @@ describe('legacy sessions without storage', () => {
     clock.ms += 2000
     expect404(await legacy(handler, 'tools/list', { sessionId: id }))
 
-    const short = setup({ sessionTtl: 60 })
+    const short = setup({ sessionTtlSeconds: 60 })
     const shortId = await initialize(short.handler)
     short.clock.ms += 61_000
     expect404(await legacy(short.handler, 'tools/list', { sessionId: shortId }))

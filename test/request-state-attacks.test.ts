@@ -268,11 +268,11 @@ describe('codec properties: nonces, principal tags, strict base64url, key-id col
   it('a shortened ttl also shortens tokens already issued', async () => {
     let now = 1_000_000_000
     const binding = { method: 'tools/call', target: 't', canonicalArgs: '{}', principal: undefined }
-    const long = new RequestStateSecurity({ keys: [KEY], ttl: 86_400, now: () => now })
+    const long = new RequestStateSecurity({ keys: [KEY], ttlSeconds: 86_400, now: () => now })
     const token = await long.seal('s', binding, 'x')
     now += 3_600_000
     expect(await long.open(token, binding, 'x')).toBe('s')
-    const short = new RequestStateSecurity({ keys: [KEY], ttl: 60, now: () => now })
+    const short = new RequestStateSecurity({ keys: [KEY], ttlSeconds: 60, now: () => now })
     await expect(short.open(token, binding, 'x')).rejects.toMatchObject({ reason: 'expired' })
   })
 

@@ -432,7 +432,7 @@ describe('claims envelope', () => {
     JSON.parse(new TextDecoder().decode(decodeBase64UrlStrict(token.slice(2)))) as WireClaims
 
   it('has exactly {v, iat, exp, m, t, a, s, aud}; exp = iat + ttl; aud = the server name', async () => {
-    const f = fixture('deployer', { keys: undefined, codec: passthrough, ttl: 90, now: () => 1_000_000 })
+    const f = fixture('deployer', { keys: undefined, codec: passthrough, ttlSeconds: 90, now: () => 1_000_000 })
     const claims = claimsOf(await mint(f))
     expect(Object.keys(claims)).toEqual(['v', 'iat', 'exp', 'm', 't', 'a', 's', 'aud'])
     expect(claims).toMatchObject({
@@ -517,7 +517,7 @@ describe('claims envelope', () => {
   })
   it('fractional ttl: 0.5 s accepts at 0.4 s and rejects at 0.6 s', async () => {
     let now = 10_000
-    const policy = new RequestStateSecurity({ keys: [KEY], ttl: 0.5, now: () => now })
+    const policy = new RequestStateSecurity({ keys: [KEY], ttlSeconds: 0.5, now: () => now })
     const binding = { method: 'tools/call', target: 't', canonicalArgs: '{}', principal: undefined }
     const token = await policy.seal('s', binding, 'x')
     now += 400

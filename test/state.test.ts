@@ -144,8 +144,8 @@ describe('RequestStateSecurity claims', () => {
         }),
     ).toThrow(/exactly one/)
     for (const ttl of [0, -600, NaN, Infinity]) {
-      expect(() => new RequestStateSecurity({ keys: [KEY_A], ttl })).toThrow(/positive finite/)
-      expect(() => RequestStateSecurity.ephemeral({ ttl })).toThrow(/positive finite/)
+      expect(() => new RequestStateSecurity({ keys: [KEY_A], ttlSeconds: ttl })).toThrow(/positive finite/)
+      expect(() => RequestStateSecurity.ephemeral({ ttlSeconds: ttl })).toThrow(/positive finite/)
     }
   })
   it('expires after ttl seconds (exp is strict) and tolerates 60 s of future skew', async () => {
@@ -344,7 +344,7 @@ describe('RequestStateSecurity and the key ring at their edges: audience, exp, r
   })
   it('rejects exactly at exp (now < exp is strict) and accepts 1 ms before', async () => {
     let now = 1_000_000_000_000
-    const policy = new RequestStateSecurity({ keys: [KEY_A], ttl: 1, now: () => now })
+    const policy = new RequestStateSecurity({ keys: [KEY_A], ttlSeconds: 1, now: () => now })
     const token = await policy.seal('s', binding, 'a')
     now += 1000
     expect(await reason(policy.open(token, binding, 'a'))).toBe('expired')

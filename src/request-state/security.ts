@@ -13,12 +13,12 @@
  * target (tool or prompt name, or resource URI), `a` digest of the canonical JSON of the arguments, `s`
  * the handler's state (a JSON value), `aud` audience (when there is one), `p` a salted principal tag (when
  * a principal is bound); the SDK checks every claim after `unseal`. Either way every round is re-sealed,
- * so `ttl` bounds each round's think time.
+ * so `ttlSeconds` bounds each round's think time.
  *
  * The same policy seals the legacy lane's session ids (`"s1."` tokens: the key ring's session scheme, its
  * own HKDF info): claims `v` (1), `sid` (128 random bits), `pv` the negotiated protocol version, `caps` the
  * client's capabilities, `ci` its client info, `aud`, `p` the principal tag, `iat`/`exp` in seconds
- * (`sessionTtl`, default 14 days). A policy with a custom `codec` seals no sessions.
+ * (`sessionTtlSeconds`, default 14 days). A policy with a custom `codec` seals no sessions.
  * @module
  */
 import {
@@ -72,7 +72,7 @@ export interface RequestStateSecurityOptions {
   /** Your own codec instead of the built-in AES-GCM one; claims are still checked by the SDK. */
   codec?: RequestStateCodec
   /** Lifetime of one round's token in **seconds** (positive, finite). Default 600. */
-  ttl?: number
+  ttlSeconds?: number
   /** The audience claim. Default: the server's name. */
   audience?: string
   /**
@@ -89,7 +89,7 @@ export interface RequestStateSecurityOptions {
    * days): a 2025 client that gets 404 for an expired session must re-initialize, and some wedge instead,
    * so sessions are long-lived; rotate keys to end them sooner.
    */
-  sessionTtl?: number
+  sessionTtlSeconds?: number
 }
 
 /**
@@ -139,16 +139,16 @@ export function authenticatedPrincipal(source: PrincipalSource): string | undefi
  * bound to. `McpServer` uses `RequestStateSecurity.ephemeral()` unless you pass one.
  *
  * @throws TypeError when both or neither of `keys` / `codec` are given.
- * @throws RangeError for a ttl that is not a positive finite number, or for invalid keys (see AesGcmKeyRing).
+ * @throws RangeError for a `ttlSeconds` or `sessionTtlSeconds` that is not a positive finite number, or for invalid keys (see AesGcmKeyRing).
  * @example
  * // many instances: every instance shares the keys (newest first)
- * new RequestStateSecurity({ keys: parseRequestStateKeys(env.REQUEST_STATE_KEYS), ttl: 600 })
+ * new RequestStateSecurity({ keys: parseRequestStateKeys(env.REQUEST_STATE_KEYS), ttlSeconds: 600 })
  */
 export class RequestStateSecurity {
   /** Lifetime of a round's token, in seconds. */
-  readonly ttl: number
+  readonly ttlSeconds: number
   /** Lifetime of a legacy session id, in seconds (default 14 days). */
-  readonly sessionTtl: number
+  readonly sessionTtlSeconds: number
   /** The explicit audience, or undefined to use the server's name. */
   readonly audience: string | undefined
   /** The largest token accepted (characters); the server refuses to mint a larger one. */
@@ -169,16 +169,16 @@ export class RequestStateSecurity {
     if ((options.keys === undefined) === (options.codec === undefined)) {
       throw new TypeError('RequestStateSecurity takes exactly one of keys or codec')
     }
-    const ttl = options.ttl ?? DEFAULT_TTL_SECONDS
+    const ttl = options.ttlSeconds ?? DEFAULT_TTL_SECONDS
     if (!(typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0)) {
-      throw new RangeError(`request-state ttl must be a positive finite number of seconds, got ${String(ttl)}`)
+      throw new RangeError(`request-state ttlSeconds must be a positive finite number of seconds, got ${String(ttl)}`)
     }
-    this.ttl = ttl
-    const sessionTtl = options.sessionTtl ?? DEFAULT_SESSION_TTL_SECONDS
+    this.ttlSeconds = ttl
+    const sessionTtl = options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS
     if (!(typeof sessionTtl === 'number' && Number.isFinite(sessionTtl) && sessionTtl > 0)) {
-      throw new RangeError(`sessionTtl must be a positive finite number of seconds, got ${String(sessionTtl)}`)
+      throw new RangeError(`sessionTtlSeconds must be a positive finite number of seconds, got ${String(sessionTtl)}`)
     }
-    this.sessionTtl = sessionTtl
+    this.sessionTtlSeconds = sessionTtl
     this.audience = options.audience
     this.isEphemeral = (options as { [EPHEMERAL]?: boolean })[EPHEMERAL] === true
     const random = (options as { [TEST_RANDOM_SOURCE]?: RandomSource })[TEST_RANDOM_SOURCE]
@@ -226,7 +226,7 @@ export class RequestStateSecurity {
   }
 
   /**
-   * Seal a legacy session into an `Mcp-Session-Id` (`"s1."` token, valid `sessionTtl` seconds).
+   * Seal a legacy session into an `Mcp-Session-Id` (`"s1."` token, valid `sessionTtlSeconds`).
    * @param principal - from {@link principalOf}; undefined binds none.
    * @throws TypeError when the policy has a custom codec (see {@link sealsSessions}).
    */
@@ -243,7 +243,7 @@ export class RequestStateSecurity {
       pv: session.protocolVersion,
       caps: session.clientCapabilities,
       iat,
-      exp: iat + this.sessionTtl,
+      exp: iat + this.sessionTtlSeconds,
     }
     if (session.clientInfo !== undefined) claims.ci = session.clientInfo
     if (audience !== undefined) claims.aud = audience
@@ -277,7 +277,7 @@ export class RequestStateSecurity {
       !(ci === undefined || isObject(ci))
     )
       throw new InvalidRequestStateError('malformed claims')
-    this.#checkTimes(iat, exp, this.sessionTtl)
+    this.#checkTimes(iat, exp, this.sessionTtlSeconds)
     const audienceOk = claims.aud === audience
     const hasTag = 'p' in claims
     const principalOk = principal === undefined ? !hasTag : await principalMatches(claims.p, principal)
@@ -290,18 +290,18 @@ export class RequestStateSecurity {
 
   /**
    * Seal the id of a server-to-client request (`"q1."` token under the question HKDF info): the
-   * mailbox key `qid`, the session `sid` it was asked in, the principal, valid `ttl` seconds.
+   * mailbox key `qid`, the session `sid` it was asked in, the principal, valid `ttlSeconds`.
    * @throws TypeError when the policy has a custom codec (see {@link sealsSessions}).
    */
   async sealQuestion(
     question: SealedQuestion,
     principal: string | undefined,
     audience: string | undefined,
-    ttl: number,
+    ttlSeconds: number,
   ) {
     if (!this.sealsSessions) throw new TypeError('a RequestStateSecurity with a custom codec seals no questions')
     const iat = this.#now() / 1000
-    const claims: Record<string, unknown> = { v: 1, qid: question.qid, sid: question.sid, iat, exp: iat + ttl }
+    const claims: Record<string, unknown> = { v: 1, qid: question.qid, sid: question.sid, iat, exp: iat + ttlSeconds }
     if (audience !== undefined) claims.aud = audience
     if (principal !== undefined) claims.p = await principalTag(principal, this.#random(8))
     return this.#keyRing()
@@ -330,15 +330,15 @@ export class RequestStateSecurity {
 
   /**
    * Check a token's times against this policy's clock: minted at most `CLOCK_SKEW_SECONDS` in the
-   * future, and not expired by its own `exp` nor by `ttl` (seconds; a shortened ttl also shortens tokens
+   * future, and not expired by its own `exp` nor by `ttlSeconds` (a shortened one also shortens tokens
    * already out).
    * @throws InvalidRequestStateError `minted in the future` or `expired`.
    */
-  #checkTimes(iat: unknown, exp: unknown, ttl: number): void {
+  #checkTimes(iat: unknown, exp: unknown, ttlSeconds: number): void {
     const now = this.#now() / 1000
     if (!(typeof iat === 'number' && iat <= now + CLOCK_SKEW_SECONDS))
       throw new InvalidRequestStateError('minted in the future')
-    if (!(typeof exp === 'number' && now < exp && now < iat + ttl)) throw new InvalidRequestStateError('expired')
+    if (!(typeof exp === 'number' && now < exp && now < iat + ttlSeconds)) throw new InvalidRequestStateError('expired')
   }
 
   /**
@@ -354,7 +354,7 @@ export class RequestStateSecurity {
     const codec = this.#codec
     if (codec === undefined) {
       const iatMs = Math.floor(this.#now())
-      const plaintext = encodeStatePlaintext(iatMs, Math.floor(iatMs + this.ttl * 1000), state)
+      const plaintext = encodeStatePlaintext(iatMs, Math.floor(iatMs + this.ttlSeconds * 1000), state)
       const bound = bindingJson(binding.method, binding.target, binding.canonicalArgs, audience, binding.principal)
       return this.#keyRing().sealBound(plaintext, bound, audience)
     }
@@ -366,7 +366,7 @@ export class RequestStateSecurity {
     const claims: Record<string, unknown> = {
       v: 1,
       iat,
-      exp: iat + this.ttl,
+      exp: iat + this.ttlSeconds,
       m: binding.method,
       t: binding.target,
       a: argsDigest,
@@ -394,7 +394,7 @@ export class RequestStateSecurity {
     if (codec === undefined) {
       const bound = bindingJson(binding.method, binding.target, binding.canonicalArgs, audience, binding.principal)
       const { iatMs, expMs, state } = decodeStatePlaintext(await this.#keyRing().openBound(token, bound, audience))
-      this.#checkTimes(iatMs / 1000, expMs / 1000, this.ttl)
+      this.#checkTimes(iatMs / 1000, expMs / 1000, this.ttlSeconds)
       return state
     }
     const digest = digest16(binding.canonicalArgs)
@@ -409,7 +409,7 @@ export class RequestStateSecurity {
     const claims = claimsOf(bytes)
     const { v, iat, exp, s } = claims
     if (v !== 1 || s === undefined) throw new InvalidRequestStateError('malformed claims')
-    this.#checkTimes(iat, exp, this.ttl)
+    this.#checkTimes(iat, exp, this.ttlSeconds)
     // Every binding check runs before any verdict, so the time taken does not tell which one failed.
     const argsDigest = await digest
     const requestOk = claims.m === binding.method && claims.t === binding.target && claims.a === argsDigest

@@ -29,7 +29,7 @@ export interface RequestStateTarget {
 /** Seals and opens one kind of state `S` for a request, under one policy and audience. */
 export interface BoundStateCodec<S = RequestStateValue> {
   /**
-   * Seal `state` for `to`, valid the policy's `ttl` seconds: the token the server would mint had a handler
+   * Seal `state` for `to`, valid the policy's `ttlSeconds`: the token the server would mint had a handler
    * returned `inputRequired(…, state)` on that request.
    * @returns the token (`"v2."…` with keys; the custom codec's with one).
    * @throws Error for arguments that cannot be bound (nested deeper than 256 levels, non-finite numbers);
@@ -57,7 +57,7 @@ export interface BoundStateCodecOptions {
 /**
  * A stand-alone codec over a `RequestStateSecurity`: `seal(state, to)` / `open(token, to)` bind the token to
  * the method, target, the canonical arguments, the principal and the audience, with the
- * policy's keys and `ttl` — byte for byte what an `McpServer` with that policy mints and accepts.
+ * policy's keys and `ttlSeconds` — byte for byte what an `McpServer` with that policy mints and accepts.
  * @example
  * const codec = createRequestStateCodec<{ step: number }>(security, { audience: 'billing' })
  * const to = { method: 'tools/call', target: 'deploy', arguments: { env: 'prod' } } as const

@@ -60,8 +60,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 /** What asking needs from the server: the session, and sealing of question ids. */
 export interface AskDeps {
   session: LegacySession | undefined
-  /** Mint a sealed question id for session `sid`, valid `ttl` seconds (undefined: no sealing). */
-  mint(sid: string, info: RequestInfo, ttl: number): Promise<{ id: string; qid: string } | undefined>
+  /** Mint a sealed question id for session `sid`, valid `ttlSeconds` (undefined: no sealing). */
+  mint(sid: string, info: RequestInfo, ttlSeconds: number): Promise<{ id: string; qid: string } | undefined>
   /** Run the handler again with this round's answers and state. */
   rerun(
     inputResponses: Record<string, unknown> | undefined,

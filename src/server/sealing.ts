@@ -219,15 +219,19 @@ export class RequestStateSealing {
 
   /**
    * Mint the id of a server-to-client request asked in session `sid` (see `SealedQuestion`): a fresh
-   * mailbox key, bound to the request's principal and this server's audience, valid `ttl` seconds.
+   * mailbox key, bound to the request's principal and this server's audience, valid `ttlSeconds`.
    * @returns undefined when this server seals no sessions.
    */
-  async mintQuestion(sid: string, info: RequestInfo, ttl: number): Promise<{ id: string; qid: string } | undefined> {
+  async mintQuestion(
+    sid: string,
+    info: RequestInfo,
+    ttlSeconds: number,
+  ): Promise<{ id: string; qid: string } | undefined> {
     const sealer = this.#sealer
     if (!sealer?.policy.sealsSessions) return undefined
     const qid = encodeBase64Url(crypto.getRandomValues(new Uint8Array(16)))
     const principal = this.#principal(sealer.policy, info, 'a question')
-    return { id: await sealer.policy.sealQuestion({ qid, sid }, principal, sealer.audience, ttl), qid }
+    return { id: await sealer.policy.sealQuestion({ qid, sid }, principal, sealer.audience, ttlSeconds), qid }
   }
 
   /**

@@ -57,7 +57,7 @@ export interface ServerOptions {
    * Sessions without storage: when request-state sealing is on (`useRequestStateSecurity` with keys;
    * `McpServer` turns it on by default), `initialize` answers with a sealed `Mcp-Session-Id` ("s1." token:
    * the negotiated version, the client's capabilities and info, its principal; valid the policy's
-   * `sessionTtl`, default 14 days). A request carrying it gets them back (`ctx.clientCapabilities`); an id
+   * `sessionTtlSeconds`, default 14 days). A request carrying it gets them back (`ctx.clientCapabilities`); an id
    * that does not open (forged, expired, another principal's) gets HTTP 404, a version header other than the
    * session's HTTP 400. A request without one is served statelessly (it declared no capabilities, so a
    * question gets -32021). With sealing off no id is issued and any received is ignored; 2026 requests

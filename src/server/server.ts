@@ -304,7 +304,7 @@ export class Server {
       if (isInputRequired(result)) {
         result = await this.#questions.ask(request, result, ctx, {
           session: era.session,
-          mint: (sid, at, ttl) => this.#sealing.mintQuestion(sid, at, ttl),
+          mint: (sid, at, ttlSeconds) => this.#sealing.mintQuestion(sid, at, ttlSeconds),
           rerun: async (inputResponses, requestState) => {
             const next = inputResponses === undefined ? params : { ...params, inputResponses }
             const again = createRequestContext(request, era.envelope, tracked.info, requestState, progress)

@@ -102,11 +102,11 @@ export async function runVectors(): Promise<{ passed: number; failures: string[]
     check(`digest ${v.canonical}`, await argumentsDigest(v.args), v.digest)
   }
   for (const v of POLICY_VECTORS) {
-    const options = { keys: v.keys, ttl: v.ttl, now: () => v.nowMs, [TEST_RANDOM_SOURCE]: counterRandom(v.seed) }
+    const options = { keys: v.keys, ttlSeconds: v.ttl, now: () => v.nowMs, [TEST_RANDOM_SOURCE]: counterRandom(v.seed) }
     const policy = new RequestStateSecurity(options)
     check(`policy seal: ${v.name}`, await policy.seal(v.state, v.binding, v.audience), v.token)
     // any key of the ring opens: the same keys in reverse order, and a fresh policy (no shared cache)
-    const opener = new RequestStateSecurity({ keys: [...v.keys].reverse(), ttl: v.ttl, now: () => v.nowMs })
+    const opener = new RequestStateSecurity({ keys: [...v.keys].reverse(), ttlSeconds: v.ttl, now: () => v.nowMs })
     const opened = await opener.open(v.token, v.binding, v.audience).catch((e: Error) => e.message)
     check(`policy open: ${v.name}`, JSON.stringify(opened), JSON.stringify(v.state))
   }
