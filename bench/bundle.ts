@@ -83,16 +83,25 @@ const kib = (n: number) => `${fmt(n)} (${(n / 1024).toFixed(1)} KiB)`
 
 /**
  * Sizes of the five Workers and the table lines: edge-mcp, edge-mcp/hono, edge-mcp with OAuth (a
- * `jwtVerifier`, so jose), edge-mcp with `edge-mcp/cloudflare`'s Durable Objects and the official SDK.
- * @throws Error when jose is in the Worker without the verifier, or missing from the one with it; the same
- *   for `edge-mcp/cloudflare`'s code.
+ * `jwtVerifier`, so jose), edge-mcp with `edge-mcp/cloudflare`'s Durable Objects and the official SDK; a
+ * sixth, `protectedResource` with a verifier of its own, is bundled only to check it carries no jose.
+ * @throws Error when jose is in a Worker without the JWT verifier (the one importing `edge-mcp/oauth` for
+ *   `protectedResource` included), or missing from the one with it; the same for `edge-mcp/cloudflare`'s code.
  */
 export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; theirs: Bundle; lines: string[] }> {
-  const [ours, hono, oauth, cloudflare, theirs] = (await Promise.all(
-    ['edge-mcp.ts', 'edge-mcp-hono.ts', 'edge-mcp-oauth.ts', 'edge-mcp-cloudflare.ts', 'official.ts'].map(bundle),
-  )) as [Bundle, Bundle, Bundle, Bundle, Bundle]
+  const [ours, hono, oauth, cloudflare, theirs, ownVerifier] = (await Promise.all(
+    [
+      'edge-mcp.ts',
+      'edge-mcp-hono.ts',
+      'edge-mcp-oauth.ts',
+      'edge-mcp-cloudflare.ts',
+      'official.ts',
+      'edge-mcp-own-verifier.ts',
+    ].map(bundle),
+  )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
   if (ours.jose || hono.jose || cloudflare.jose)
     throw new Error('jose was bundled into a Worker that verifies no token')
+  if (ownVerifier.jose) throw new Error('jose was bundled into a Worker that verifies tokens without jwtVerifier')
   if (!oauth.jose) throw new Error('jose is missing from the Worker with a jwtVerifier (the check is stale)')
   if (ours.cloudflare || hono.cloudflare || oauth.cloudflare)
     throw new Error('edge-mcp/cloudflare was bundled into a Worker that does not import it')

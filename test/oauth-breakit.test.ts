@@ -6,15 +6,15 @@
 import { UriTemplate } from '../src/index.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as valibot from 'valibot'
-import { introspectionVerifier, jwtVerifier } from '../src/oauth/index.ts'
 import {
+  introspectionVerifier,
+  jwtVerifier,
   InvalidTokenError,
-  McpServer,
-  createFetchHandler,
   protectedResource,
   type ProtectedResourceOptions,
   type VerifyToken,
-} from '../src/server/index.ts'
+} from '../src/oauth/index.ts'
+import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
 import { env, std } from './helpers.ts'
 

@@ -20,8 +20,8 @@ import { StreamableHTTPClientTransport as Transport1 } from '@modelcontextprotoc
 import { UnauthorizedError as Unauthorized1 } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Hono } from 'hono'
 import { createHonoHandler } from '../src/hono/index.ts'
-import { McpServer, createFetchHandler, protectedResource, type ProtectedResourceOptions } from '../src/server/index.ts'
-import { jwtVerifier } from '../src/oauth/index.ts'
+import { McpServer, createFetchHandler } from '../src/server/index.ts'
+import { jwtVerifier, protectedResource, type ProtectedResourceOptions } from '../src/oauth/index.ts'
 import { startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
 
 const ORIGIN = 'https://shop.test'

@@ -9,15 +9,17 @@ import { describe, expect, it } from 'vitest'
 import {
   InsufficientScopeError,
   InvalidTokenError,
+  protectedResource,
+  type ProtectedResourceOptions,
+  type VerifyToken,
+} from '../src/oauth/index.ts'
+import {
   McpServer,
   createFetchHandler,
   elicit,
   formSchema,
   resolver,
-  protectedResource,
   type FetchHandlerOptions,
-  type ProtectedResourceOptions,
-  type VerifyToken,
 } from '../src/server/index.ts'
 import type { AuthInfo } from '../src/index.ts'
 import { env, std } from './helpers.ts'

@@ -5,8 +5,7 @@
  * introspection.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { introspectionVerifier, jwtVerifier } from '../src/oauth/index.ts'
-import { InvalidTokenError, type VerifyToken } from '../src/server/index.ts'
+import { introspectionVerifier, jwtVerifier, InvalidTokenError, type VerifyToken } from '../src/oauth/index.ts'
 import { foreignKey, startOAuthServer, unsignedToken, type TestAuthorizationServer } from './oauth-server.ts'
 
 const RESOURCE = 'https://mcp.example.com/mcp'

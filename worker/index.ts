@@ -34,13 +34,8 @@ import {
   type NotificationNamespace,
 } from '../src/cloudflare/index.ts'
 import { createHonoHandler } from '../src/hono/index.ts'
-import {
-  parseRequestStateKeys,
-  protectedResource,
-  type FetchHandlerOptions,
-  type McpServer,
-} from '../src/server/index.ts'
-import { jwtVerifier } from '../src/oauth/index.ts'
+import { parseRequestStateKeys, type FetchHandlerOptions, type McpServer } from '../src/server/index.ts'
+import { jwtVerifier, protectedResource } from '../src/oauth/index.ts'
 import { createDemoServer, type DemoServerOptions } from './server.ts'
 
 interface Env {

@@ -4,8 +4,8 @@
  * measure what token verification adds to the bundle.
  */
 import * as v from 'valibot'
-import { jwtVerifier } from '../../src/oauth/index.ts'
-import { McpServer, createFetchHandler, protectedResource } from '../../src/server/index.ts'
+import { jwtVerifier, protectedResource } from '../../src/oauth/index.ts'
+import { McpServer, createFetchHandler } from '../../src/server/index.ts'
 
 const mcp = new McpServer({ name: 'bench', version: '1.0.0' })
 mcp.tool('echo', { input: { text: v.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }))

@@ -1,10 +1,21 @@
 /**
- * `edge-mcp/oauth`: token verifiers for an MCP server that is an OAuth 2.1 protected resource (pass one
- * as `FetchHandlerOptions.oauth.verifyToken`): {@link jwtVerifier} for JWT access tokens (RFC 9068,
- * keys from the issuer's JWKS, by jose) and {@link introspectionVerifier} for opaque tokens (RFC 7662).
- * A Worker that imports neither carries no JOSE code. `InvalidTokenError` and the `VerifyToken` type (for a
- * verifier of your own) come from `edge-mcp/server`; `AuthInfo` from `edge-mcp`.
+ * `edge-mcp/oauth`: authorization for an MCP server that is an OAuth 2.1 protected resource. Pass
+ * {@link protectedResource} as `FetchHandlerOptions.oauth`, with a token verifier: {@link jwtVerifier}
+ * for JWT access tokens (RFC 9068, keys from the issuer's JWKS, by jose), {@link introspectionVerifier}
+ * for opaque tokens (RFC 7662), or your own {@link VerifyToken} (throwing {@link InvalidTokenError}). A
+ * handler throws {@link InsufficientScopeError} for scopes its arguments decide. A Worker that imports
+ * neither verifier carries no JOSE code. `AuthInfo` (what a verifier returns) comes from `edge-mcp`.
  * @module
  */
+export {
+  InvalidTokenError,
+  protectedResource,
+  type ProtectedResource,
+  type ProtectedResourceOptions,
+  type VerifyToken,
+  type VerifyTokenContext,
+} from '../server/http/bearer.ts'
+export { InsufficientScopeError } from '../server/scopes.ts'
+export type { ImpliedScopes } from '../protocol/auth.ts'
 export { jwtVerifier, type JwtVerifierOptions } from './jwt.ts'
 export { introspectionVerifier, type IntrospectionVerifierOptions } from './introspection.ts'

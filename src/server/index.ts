@@ -132,14 +132,3 @@ export { MAX_UNREAD_BYTES } from './http/sse.ts'
 // stdio: one connection over a pair of Web Streams (the process's stdin and stdout, a child's pipes)
 export { serveStdio, type StdioConnection, type StdioServerOptions } from './stdio.ts'
 export type { AllowedOrigins } from './http/policy.ts'
-export {
-  InvalidTokenError,
-  protectedResource,
-  type ProtectedResource,
-  type ProtectedResourceOptions,
-  type VerifyToken,
-  type VerifyTokenContext,
-} from './http/bearer.ts'
-// Authorization: scopes per tool, prompt or resource, and their challenge
-export { InsufficientScopeError } from './scopes.ts'
-export type { ImpliedScopes } from '../protocol/auth.ts'

@@ -2,8 +2,7 @@
  * A Worker that verifies the bearer token of each request with edge-mcp/oauth (jose under workerd) and
  * answers what the verifier decided, for test/oauth-verify-workerd.test.ts.
  */
-import { introspectionVerifier, jwtVerifier } from '../../src/oauth/index.ts'
-import { InvalidTokenError, type VerifyToken } from '../../src/server/index.ts'
+import { introspectionVerifier, jwtVerifier, InvalidTokenError, type VerifyToken } from '../../src/oauth/index.ts'
 
 interface Env {
   ISSUER: string
