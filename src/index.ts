@@ -7,39 +7,17 @@
  */
 
 // Errors: the wire error (McpError, JSON-RPC codes) and the bases of the errors edge-mcp raises itself
-export {
-  ClientError,
-  EdgeMcpError,
-  ErrorCode,
-  INVALID_REQUEST_STATE_MESSAGE,
-  McpError,
-  ServerError,
-  missingCapabilityError,
-} from './protocol/errors.ts'
+export { ClientError, EdgeMcpError, ErrorCode, McpError, ServerError } from './protocol/errors.ts'
 
 // Protocol versions, standard header names and `_meta` keys
 export { HEADER, LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from './protocol/constants.ts'
-export type { RequestEnvelope, RequiredCapability } from './protocol/envelope.ts'
-export type { InboundMessage } from './protocol/jsonrpc.ts'
 
 // Who is calling, as your auth layer reports it
 export type { AuthInfo } from './protocol/auth.ts'
 
 // RFC 6570 URI templates (resource templates)
-export {
-  MAX_MATCH_LENGTH,
-  UriTemplate,
-  type TemplateArgs,
-  type TemplateVariables,
-  type UriTemplateScalar,
-  type UriTemplateValue,
-} from './protocol/uri-template.ts'
-export {
-  UriTemplateError,
-  type UriTemplateExpression,
-  type UriTemplateOperator,
-  type UriTemplateVarspec,
-} from './protocol/uri-template-syntax.ts'
+export { UriTemplate } from './protocol/uri-template.ts'
+export { UriTemplateError } from './protocol/uri-template-syntax.ts'
 
 // Wire schemas: shared shapes
 export { Icon, MetaObject, RequestId } from './protocol/schemas/index.ts'

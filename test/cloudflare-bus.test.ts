@@ -7,12 +7,10 @@
  * test/crossiso-bus.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest'
+import { MAX_BUS_BACKLOG, MAX_BUS_EVENT_BYTES, parseBusEvent } from '../src/cloudflare/notifications.ts'
 import {
-  MAX_BUS_BACKLOG,
-  MAX_BUS_EVENT_BYTES,
   McpNotificationBus,
   durableObjectNotificationBus,
-  parseBusEvent,
   type NotificationNamespace,
 } from '../src/cloudflare/index.ts'
 import { createFetchHandler, McpServer, type ServerEvent } from '../src/server/index.ts'

@@ -17,6 +17,7 @@ import {
   type ElicitRequestFormParams,
   type InputRequiredResult,
 } from '../src/index.ts'
+import type { Outcome } from '../src/server/resolve/resolver.ts'
 import {
   InvalidSignatureError,
   McpServer,
@@ -31,7 +32,6 @@ import {
   outcome,
   resolver,
   sample,
-  type Outcome,
 } from '../src/server/index.ts'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'
 import * as t1 from '../examples/dependencies/tutorial001.ts'

@@ -186,7 +186,7 @@ describe('the published declarations, as a consumer compiles them', () => {
       'e0.InputRequiredResult): e0.InputRequiredResult // edge-mcp InputRequiredResult',
       "import('valibot').InferOutput<typeof e0.CallToolRequest>",
       'e1.McpServer): e1.McpServer // edge-mcp/server McpServer',
-      'e1.ToolHandler<any>): e1.ToolHandler<any> // edge-mcp/server ToolHandler',
+      'e1.ToolContext): e1.ToolContext // edge-mcp/server ToolContext',
       'typeof e1.createFetchHandler): typeof e1.createFetchHandler // edge-mcp/server createFetchHandler',
       'e2.Client): e2.Client // edge-mcp/client Client',
       'typeof e3.createHonoHandler): typeof e3.createHonoHandler // edge-mcp/hono createHonoHandler',

@@ -6,12 +6,12 @@
 import { UriTemplate } from '../src/index.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as valibot from 'valibot'
+import type { ProtectedResourceOptions } from '../src/server/http/bearer.ts'
 import {
   introspectionVerifier,
   jwtVerifier,
   InvalidTokenError,
   protectedResource,
-  type ProtectedResourceOptions,
   type VerifyToken,
 } from '../src/oauth/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'

@@ -21,7 +21,8 @@ import { UnauthorizedError as Unauthorized1 } from '@modelcontextprotocol/sdk/cl
 import { Hono } from 'hono'
 import { createHonoHandler } from '../src/hono/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
-import { jwtVerifier, protectedResource, type ProtectedResourceOptions } from '../src/oauth/index.ts'
+import type { ProtectedResourceOptions } from '../src/server/http/bearer.ts'
+import { jwtVerifier, protectedResource } from '../src/oauth/index.ts'
 import { startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
 
 const ORIGIN = 'https://shop.test'

@@ -6,13 +6,8 @@
  */
 import * as valibot from 'valibot'
 import { describe, expect, it } from 'vitest'
-import {
-  InsufficientScopeError,
-  InvalidTokenError,
-  protectedResource,
-  type ProtectedResourceOptions,
-  type VerifyToken,
-} from '../src/oauth/index.ts'
+import type { ProtectedResourceOptions } from '../src/server/http/bearer.ts'
+import { InsufficientScopeError, InvalidTokenError, protectedResource, type VerifyToken } from '../src/oauth/index.ts'
 import {
   McpServer,
   createFetchHandler,

@@ -5,12 +5,11 @@ import {
   OAuthClientProvider,
   OAuthError,
   StreamableHttpClientTransport,
-  type OAuthClientProviderOptions,
 } from '../src/client/index.ts'
 import { McpError } from '../src/index.ts'
 import { authorizationServerMetadataUrls } from '../src/protocol/oauth-metadata.ts'
 import { parseWwwAuthenticate, protectedResourceMetadataUrls, resourceMatches } from '../src/client/oauth/discovery.ts'
-import { createPkce, selectTokenAuthMethod } from '../src/client/oauth/provider.ts'
+import { createPkce, selectTokenAuthMethod, type OAuthClientProviderOptions } from '../src/client/oauth/provider.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
 import { encodeBase64Url } from '../src/encoding/base64url.ts'
 import type { WireRequest } from './helpers.ts'

@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
+import type { RequestStateValue } from '../src/request-state/claims.ts'
 import {
   McpServer,
   RequestStateSecurity,
@@ -12,7 +13,6 @@ import {
   elicitForm,
   inputRequired,
   type RequestStateTarget,
-  type RequestStateValue,
 } from '../src/server/index.ts'
 import { InvalidRequestStateError } from '../src/request-state/errors.ts'
 import { ASK, call, recordingLogger } from './helpers.ts'

@@ -5,15 +5,14 @@
  */
 import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
+import { authenticatedPrincipal, type RequestStateSecurityOptions } from '../src/request-state/security.ts'
 import {
   InvalidRequestStateError,
   McpServer,
   RequestStateSecurity,
   Server,
-  authenticatedPrincipal,
   elicitForm,
   inputRequired,
-  type RequestStateSecurityOptions,
 } from '../src/server/index.ts'
 import { type AuthInfo } from '../src/index.ts'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../src/encoding/base64url.ts'

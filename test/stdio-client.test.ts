@@ -6,6 +6,7 @@
  * legacy server; a late answer is dropped).
  */
 import { describe, expect, it } from 'vitest'
+import type { StdioClientTransportOptions } from '../src/client/stdio.ts'
 import {
   Client,
   ConnectionClosedError,
@@ -13,7 +14,6 @@ import {
   RequestTimeoutError,
   StdioClientTransport,
   StreamableHttpClientTransport,
-  type StdioClientTransportOptions,
 } from '../src/client/index.ts'
 import { readLines } from '../src/protocol/stdio-lines.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../src/index.ts'

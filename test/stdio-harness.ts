@@ -1,5 +1,6 @@
 /** An in-process stdio connection for the tests: `serveStdio` over TransformStreams, the client's end scripted. */
-import { serveStdio, type McpServer, type Server, type StdioConnection } from '../src/server/index.ts'
+import type { StdioConnection } from '../src/server/stdio.ts'
+import { serveStdio, type McpServer, type Server } from '../src/server/index.ts'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()

@@ -10,7 +10,8 @@ import { schemaErrors } from './spec-schema.ts'
 import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
 import { McpError } from '../src/index.ts'
 import { McpServer, createFetchHandler } from '../src/server/index.ts'
-import { MAX_MATCH_LENGTH, UriTemplate, UriTemplateError, type UriTemplateValue } from '../src/index.ts'
+import { MAX_MATCH_LENGTH, type UriTemplateValue } from '../src/protocol/uri-template.ts'
+import { UriTemplate, UriTemplateError } from '../src/index.ts'
 import { call } from './helpers.ts'
 
 type Suite = Record<

@@ -28,7 +28,10 @@ export function toUri(raw: string): string | undefined {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0')
 
-/** A `datetime-local` value (`YYYY-MM-DDTHH:MM[:SS]`, local time) as RFC 3339 with the local UTC offset at that instant. */
+/**
+ * A `datetime-local` value (`YYYY-MM-DDTHH:MM[:SS]`, local time) as RFC 3339 with the local UTC offset at that instant.
+ * @internal not in the public API: the form's date-time conversion
+ */
 export function toRfc3339(local: string): string | undefined {
   const date = new Date(local)
   if (Number.isNaN(date.getTime()) || date.getFullYear() > 9999) return undefined

@@ -10,7 +10,6 @@
  * @module
  */
 export { createElicitationHandler } from './elicitation.ts'
-export { toRfc3339 } from './form-values.ts'
 export { createSamplingHandler, staticRoots, SamplingDeclinedError } from './sampling.ts'
 export type { BrowserFormOptions } from './host.ts'
 export { DEFAULT_STRINGS, type BrowserStrings } from './strings.ts'

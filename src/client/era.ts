@@ -33,7 +33,10 @@ export interface EraStore {
   delete(url: string): void | Promise<void>
 }
 
-/** How long a stored verdict is trusted before the server is probed again: 24 hours, in ms. */
+/**
+ * How long a stored verdict is trusted before the server is probed again: 24 hours, in ms.
+ * @internal not in the public API: the docs state its value
+ */
 export const ERA_VERDICT_MAX_AGE_MS = 24 * 60 * 60 * 1000
 
 /** The errors a 2026-07-28 server sends about the request's own shape: a probe answered with one found a modern server. */

@@ -14,36 +14,21 @@ export type {
   ClientOptions,
   ElicitationCallback,
   InputContext,
-  ManualCallOptions,
   RootsCallback,
   SamplingCallback,
 } from './options.ts'
 export type { RoundInfo } from './input-required.ts'
-export { ERA_VERDICT_MAX_AGE_MS, type Era, type EraStore, type EraVerdict } from './era.ts'
-export type { ListenOptions, Subscription, SubscriptionEnd } from './listen.ts'
-export { InMemoryCacheStore, type CacheEntry, type ResponseCacheOptions, type ResponseCacheStore } from './cache.ts'
+export type { EraStore, EraVerdict } from './era.ts'
+export { InMemoryCacheStore, type CacheEntry, type ResponseCacheStore } from './cache.ts'
 
-// Transport: Streamable HTTP over fetch
-export type { ClientTransport, SendOptions, StreamOptions } from './transport.ts'
-export { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from './http/transport.ts'
-
-// Transport: stdio (a server launched as a child process; its streams as Web Streams)
-export {
-  ConnectionClosedError,
-  DEFAULT_PROBE_TIMEOUT_MS,
-  StdioClientTransport,
-  type StdioClientTransportOptions,
-} from './stdio.ts'
+// Transports: Streamable HTTP over fetch, and stdio (a server launched as a child process, its streams as Web Streams)
+export type { ClientTransport } from './transport.ts'
+export { StreamableHttpClientTransport } from './http/transport.ts'
+export { ConnectionClosedError, StdioClientTransport } from './stdio.ts'
 
 // OAuth 2.1 for MCP servers that answer 401 (discovery, PKCE, refresh; Web APIs only)
-export { OAuthClientProvider, type OAuthClientProviderOptions } from './oauth/provider.ts'
-export {
-  InMemoryOAuthStore,
-  type OAuthClientInformation,
-  type OAuthStore,
-  type PreRegisteredClient,
-  type StoredTokens,
-} from './oauth/store.ts'
+export { OAuthClientProvider } from './oauth/provider.ts'
+export { InMemoryOAuthStore, type OAuthClientInformation, type OAuthStore, type StoredTokens } from './oauth/store.ts'
 
 // Errors the client side raises itself (an error the server answered with is an McpError)
 export {

@@ -14,7 +14,10 @@ import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/in
 import type { ClientTransport, OutboundMessage, SendOptions, StreamOptions } from './transport.ts'
 import { CLOSE_GRACE_MS, DEFAULT_MAX_LINE_BYTES, LineWriter, readLines } from '../protocol/stdio-lines.ts'
 
-/** The default of {@link StdioClientTransportOptions.probeTimeoutMs}: 5 seconds, in milliseconds. */
+/**
+ * The default of {@link StdioClientTransportOptions.probeTimeoutMs}: 5 seconds, in milliseconds.
+ * @internal not in the public API: the `probeTimeoutMs` default
+ */
 export const DEFAULT_PROBE_TIMEOUT_MS = 5_000
 
 /** Options of {@link StdioClientTransport}. */

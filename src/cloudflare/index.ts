@@ -4,13 +4,5 @@
  * `subscriptions/listen` (see `notificationBus`) between isolates.
  * @module
  */
-export { DEFAULT_MAILBOX_BINDING, McpQuestionMailbox, durableObjectMailbox, type MailboxNamespace } from './mailbox.ts'
-export {
-  DEFAULT_NOTIFICATIONS_BINDING,
-  MAX_BUS_BACKLOG,
-  MAX_BUS_EVENT_BYTES,
-  McpNotificationBus,
-  durableObjectNotificationBus,
-  parseBusEvent,
-  type NotificationNamespace,
-} from './notifications.ts'
+export { McpQuestionMailbox, durableObjectMailbox, type MailboxNamespace } from './mailbox.ts'
+export { McpNotificationBus, durableObjectNotificationBus, type NotificationNamespace } from './notifications.ts'

@@ -13,7 +13,10 @@ import {
   type QuestionMailbox,
 } from '../server/mailbox.ts'
 
-/** The binding name the README and the demo use. */
+/**
+ * The binding name the README and the demo use.
+ * @internal not in the public API: the `binding` default
+ */
 export const DEFAULT_MAILBOX_BINDING = 'MCP_MAILBOX'
 
 /** What the mailbox needs of a Durable Object namespace binding (`DurableObjectNamespace` fits). */

@@ -18,12 +18,16 @@ import {
   type ServerEvent,
 } from '../server/notifications.ts'
 
-/** The binding name the README and the demo use. */
+/**
+ * The binding name the README and the demo use.
+ * @internal not in the public API: the `binding` default
+ */
 export const DEFAULT_NOTIFICATIONS_BINDING = 'MCP_NOTIFICATIONS'
 
 /**
  * Largest event on the wire, in bytes of its JSON (UTF-8): a `resourceUpdated` of a 4096-character URI
  * (the longest a stream may subscribe to) fits even with every character escaped.
+ * @internal not in the public API: a limit of the Durable Object bus
  */
 export const MAX_BUS_EVENT_BYTES = 32 * 1024
 
@@ -31,6 +35,7 @@ export const MAX_BUS_EVENT_BYTES = 32 * 1024
  * Events a connection may fall behind by before the object cuts it (its listen stream then ends with an
  * error, see {@link durableObjectNotificationBus}): a reader this far behind is stuck, and the object's
  * memory stays bounded.
+ * @internal not in the public API: a limit of the Durable Object bus
  */
 export const MAX_BUS_BACKLOG = 1000
 
@@ -51,6 +56,7 @@ const encoder = new TextEncoder()
  * `value` as a {@link ServerEvent} (a fresh object with only its fields), or undefined when it is not
  * one: a list kind, or `resourceUpdated` with an absolute `uri` of at most 4096 characters (a longer one
  * matches no stream). Both ends of the bus check every event with it.
+ * @internal not in the public API: the Durable Object bus's check of what comes off the wire
  */
 export function parseBusEvent(value: unknown): ServerEvent | undefined {
   if (typeof value !== 'object' || value === null) return undefined

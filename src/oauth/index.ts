@@ -10,12 +10,9 @@
 export {
   InvalidTokenError,
   protectedResource,
-  type ProtectedResource,
-  type ProtectedResourceOptions,
   type VerifyToken,
   type VerifyTokenContext,
 } from '../server/http/bearer.ts'
 export { InsufficientScopeError } from '../server/scopes.ts'
-export type { ImpliedScopes } from '../protocol/auth.ts'
-export { jwtVerifier, type JwtVerifierOptions } from './jwt.ts'
-export { introspectionVerifier, type IntrospectionVerifierOptions } from './introspection.ts'
+export { jwtVerifier } from './jwt.ts'
+export { introspectionVerifier } from './introspection.ts'

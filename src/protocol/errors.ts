@@ -95,7 +95,10 @@ function defaultHttpStatus(code: number): number | undefined {
   }
 }
 
-/** The one message every rejected `requestState` gets, whatever the cause (never reveals which check failed). */
+/**
+ * The one message every rejected `requestState` gets, whatever the cause (never reveals which check failed).
+ * @internal not in the public API: the wire message both sides recognise
+ */
 export const INVALID_REQUEST_STATE_MESSAGE = 'Invalid or expired requestState'
 
 /** The frozen JSON-RPC error for a rejected `requestState`: `-32602 "Invalid or expired requestState"`. */
@@ -106,6 +109,7 @@ export function invalidRequestStateError(): McpError {
 /**
  * `-32021` with `data.requiredCapabilities` (spec: MissingRequiredClientCapabilityError).
  * @param required - the capabilities the request needs, e.g. `{ elicitation: { form: {} } }`
+ * @internal not in the public API: the server's error for a missing client capability
  */
 export function missingCapabilityError(required: Record<string, unknown>, message?: string): McpError {
   const names = Object.keys(required).join(', ')

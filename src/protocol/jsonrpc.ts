@@ -5,7 +5,10 @@
 import { ErrorCode, McpError } from './errors.ts'
 import type { JSONRPCErrorResponse, JSONRPCNotification, JSONRPCRequest, RequestId } from './schemas/index.ts'
 
-/** One classified inbound message. */
+/**
+ * One classified inbound message.
+ * @internal not in the public API: what the transports hand the server
+ */
 export type InboundMessage =
   | { kind: 'request'; message: JSONRPCRequest }
   | { kind: 'notification'; message: JSONRPCNotification }

@@ -62,7 +62,10 @@ export type UriTemplateScalar = string | number | boolean | null | undefined
 export type UriTemplateValue =
   UriTemplateScalar | readonly UriTemplateScalar[] | { readonly [key: string]: UriTemplateScalar }
 
-/** URIs longer than this many characters match no template (it bounds matching time). */
+/**
+ * URIs longer than this many characters match no template (it bounds matching time).
+ * @internal not in the public API: the docs state its value
+ */
 export const MAX_MATCH_LENGTH = 4096
 
 // The names of a template's variables, at the type level (for literal template strings).

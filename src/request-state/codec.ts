@@ -144,6 +144,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * @example
  * const ring = new AesGcmKeyRing([env.NEW_KEY, env.OLD_KEY]) // NEW seals, both open
  * const token = await ring.sealBound(new TextEncoder().encode('hello'), 'the request binding', 'billing')
+ * @internal not in the public API: RequestStateSecurity's built-in codec; `keys` reaches it
  */
 export class AesGcmKeyRing {
   readonly #raw: Uint8Array<ArrayBuffer>[]

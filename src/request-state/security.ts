@@ -47,7 +47,10 @@ export interface PrincipalSource {
   authInfo?: AuthInfo
 }
 
-/** The request a token is bound to. */
+/**
+ * The request a token is bound to.
+ * @internal not in the public API: what the server binds a token to
+ */
 export interface RequestBinding {
   /** `tools/call`, `prompts/get` or `resources/read`. */
   method: string
@@ -95,6 +98,7 @@ export interface RequestStateSecurityOptions {
 /**
  * What a legacy session id holds: the `initialize` a 2025-era client made, carried back on every request.
  * Client input, unverified (except that it is what this client declared).
+ * @internal not in the public API: what the server's 2025-era session id holds
  */
 export interface LegacySession {
   /** 128 random bits, base64url: tells sessions apart (non-deterministic ids). */
@@ -127,6 +131,7 @@ const utf8 = new TextEncoder()
 /**
  * The default principal: compact JSON `[clientId, issuer|null, subject|null]` of verified auth info,
  * or undefined when the request is unauthenticated.
+ * @internal not in the public API: the default `bindPrincipal`
  */
 export function authenticatedPrincipal(source: PrincipalSource): string | undefined {
   const a = source.authInfo

@@ -105,7 +105,10 @@ export interface Logger {
   error(message: string, error?: unknown): void
 }
 
-/** The default logger: `console.warn` / `console.error`. */
+/**
+ * The default logger: `console.warn` / `console.error`.
+ * @internal not in the public API: the `logger` default
+ */
 export const consoleLogger: Logger = {
   warn: (message) => console.warn(`[edge-mcp] ${message}`),
   error: (message, error) => console.error(`[edge-mcp] ${message}`, error ?? ''),

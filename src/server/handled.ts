@@ -8,7 +8,10 @@ import type { McpError } from '../protocol/errors.ts'
 import type { JSONRPCResponse, RequestId } from '../protocol/schemas/index.ts'
 import { InsufficientScopeError } from './scopes.ts'
 
-/** What the server answers for one inbound message: an HTTP-like status and, for requests, a response. */
+/**
+ * What the server answers for one inbound message: an HTTP-like status and, for requests, a response.
+ * @internal not in the public API: what Server.handle gives its transports
+ */
 export interface Handled {
   /**
    * 200 for results and in-band errors; 202 for notifications and accepted answers; 400/404 where the

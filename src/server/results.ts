@@ -62,7 +62,10 @@ export function toolError(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true }
 }
 
-/** True when a result object is an `InputRequiredResult`. */
+/**
+ * True when a result object is an `InputRequiredResult`.
+ * @internal not in the public API: the server's own check; a client reads `resultType`
+ */
 export function isInputRequired(result: unknown): result is InputRequiredResult {
   return (
     typeof result === 'object' &&

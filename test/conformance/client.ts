@@ -9,12 +9,8 @@
  *
  *   node --import tsx test/conformance/client.ts http://localhost:PORT/mcp
  */
-import {
-  Client,
-  OAuthClientProvider,
-  StreamableHttpClientTransport,
-  type OAuthClientProviderOptions,
-} from '../../src/client/index.ts'
+import type { OAuthClientProviderOptions } from '../../src/client/oauth/provider.ts'
+import { Client, OAuthClientProvider, StreamableHttpClientTransport } from '../../src/client/index.ts'
 import { type ElicitRequestParams, type Tool } from '../../src/index.ts'
 
 const url = process.argv[2]

@@ -9,7 +9,10 @@ import type { JSONRPCNotification, JSONRPCRequest } from '../../protocol/schemas
 import { defineLazySignal, type RequestInfo } from '../context.ts'
 import type { Handled, Server } from '../server.ts'
 
-/** Bytes of notifications a streamed response holds for a reader that does not read; then it is cut off. */
+/**
+ * Bytes of notifications a streamed response holds for a reader that does not read; then it is cut off.
+ * @internal not in the public API: the docs state its value
+ */
 export const MAX_UNREAD_BYTES = 1024 * 1024
 
 /** How a response is written: one JSON body, or SSE. */

@@ -13,7 +13,10 @@ import type { ElicitQuestion, RootsQuestion, SampleQuestion, UrlQuestion } from 
 
 type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never
 
-/** The value a question resolves to. */
+/**
+ * The value a question resolves to.
+ * @internal not in the public API: type machinery of `resolver()`
+ */
 export type Answered<R> =
   R extends ElicitQuestion<infer S>
     ? v.InferOutput<S>
@@ -28,7 +31,10 @@ export type Answered<R> =
 /** The full outcome of a resolver. */
 export type Outcome<T> = { action: 'accept'; value: T } | { action: 'decline' } | { action: 'cancel' }
 
-/** The value a need injects. */
+/**
+ * The value a need injects.
+ * @internal not in the public API: type machinery of `resolver()`
+ */
 export type NeedValue<N> =
   N extends ArgNeed<infer T, string>
     ? T
@@ -39,9 +45,15 @@ export type NeedValue<N> =
         : N extends Resolver<infer O, unknown>
           ? O
           : never
-/** The values of a needs map. */
+/**
+ * The values of a needs map.
+ * @internal not in the public API: type machinery of `resolver()`
+ */
 export type NeedValues<N> = { [K in keyof N]: NeedValue<N[K]> }
-/** The value a resolver injects. */
+/**
+ * The value a resolver injects.
+ * @internal not in the public API: type machinery of `resolver()`
+ */
 export type ResolvedOf<R> = R extends Resolver<infer O, unknown> ? O : never
 
 /** The handler arguments a single need requires (by name and type). */
@@ -67,6 +79,7 @@ export type { Uses } from './needs.ts'
 /**
  * Compile-time check of a handler's `use` against its arguments `A`: each resolver's argument needs
  * must be satisfied by `A` (by name and type), and no resolved name may shadow an argument.
+ * @internal not in the public API: type machinery of `resolver()`
  */
 export type CheckedUses<A, U> = {
   [K in keyof U]: K extends keyof A

@@ -19,7 +19,10 @@ import { RefusalError, ResolutionError } from './errors.ts'
 import { kindOf, type AnyResolver, type ArgNeed, type Need, type OutcomeNeed } from './needs.ts'
 import { questionOf, render, type Question } from './questions.ts'
 
-/** How often a question whose answer does not fit its form is asked again before the call fails. */
+/**
+ * How often a question whose answer does not fit its form is asked again before the call fails.
+ * @internal not in the public API: the docs state its value
+ */
 export const MAX_REASKS = 2
 
 /** A handler's resolver graph, checked and keyed at registration. */
