@@ -1,8 +1,9 @@
 /**
- * `edge-mcp`: the protocol shared by server and client — MCP 2026-07-28 wire types as valibot schemas
- * (each with a same-named type), error codes and the error classes, protocol versions, header and `_meta`
- * names, RFC 6570 URI templates and the authenticated caller's shape. Import `edge-mcp/server`,
- * `edge-mcp/client`, `edge-mcp/hono` or `edge-mcp/browser` for the rest.
+ * `edge-mcp`: the protocol shared by server and client — the MCP 2026-07-28 wire types a handler builds or a
+ * client reads, as valibot schemas (each with a same-named type), error codes and the error classes,
+ * protocol versions, header and `_meta` names, RFC 6570 URI templates and the authenticated caller's shape.
+ * Import `edge-mcp/server`, `edge-mcp/client`, `edge-mcp/oauth`, `edge-mcp/hono`, `edge-mcp/browser` or
+ * `edge-mcp/cloudflare` for the rest.
  * @module
  */
 
@@ -19,133 +20,55 @@ export type { AuthInfo } from './protocol/auth.ts'
 export { UriTemplate } from './protocol/uri-template.ts'
 export { UriTemplateError } from './protocol/uri-template-syntax.ts'
 
-// Wire schemas: shared shapes
-export { Icon, MetaObject, RequestId } from './protocol/schemas/index.ts'
-
-// Wire schemas: capabilities, implementation info, server/discover
+// Wire schemas (valibot, each with a same-named type) of what handlers build and clients read
+// JSON-RPC framing, identity and capabilities
 export {
   ClientCapabilities,
-  DiscoverResult,
   Implementation,
-  LoggingLevel,
-  RequestMeta,
-  ServerCapabilities,
-} from './protocol/schemas/index.ts'
-
-// Wire schemas: JSON-RPC framing
-export {
-  ErrorObject,
   JSONRPCErrorResponse,
   JSONRPCNotification,
   JSONRPCRequest,
   JSONRPCResponse,
   JSONRPCResultResponse,
+  RequestId,
+  ServerCapabilities,
 } from './protocol/schemas/index.ts'
 
-// Wire schemas: content blocks
+// Content blocks
 export {
   AudioContent,
   BlobResourceContents,
   ContentBlock,
   EmbeddedResource,
   ImageContent,
-  ResourceContents,
   ResourceLink,
-  SamplingMessage,
   TextContent,
   TextResourceContents,
-  ToolResultContent,
-  ToolUseContent,
 } from './protocol/schemas/index.ts'
 
-// Wire schemas: tools
-export { CallToolResult, ListToolsResult, Tool, ToolAnnotations } from './protocol/schemas/index.ts'
-
-// Wire schemas: prompts
-export { GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage } from './protocol/schemas/index.ts'
-
-// Wire schemas: resources and templates
+// Tools, prompts, resources and their results
 export {
-  ListResourceTemplatesResult,
-  ListResourcesResult,
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  PromptMessage,
   ReadResourceResult,
   Resource,
   ResourceTemplate,
+  Tool,
 } from './protocol/schemas/index.ts'
 
-// Wire schemas: elicitation
-export {
-  BooleanSchema,
-  ElicitRequestFormParams,
-  ElicitRequestParams,
-  ElicitRequestURLParams,
-  ElicitResult,
-  MultiSelectSchema,
-  NumberSchema,
-  PrimitiveSchemaDefinition,
-  RequestedSchema,
-  StringSchema,
-} from './protocol/schemas/index.ts'
-
-// Wire schemas: sampling and roots
+// Multi-round-trip requests: what a server asks (elicitation, sampling, roots) and what a client answers
 export {
   CreateMessageRequestParams,
   CreateMessageResult,
-  ListRootsResult,
-  ModelPreferences,
-  Root,
-} from './protocol/schemas/index.ts'
-
-// Wire schemas: multi-round-trip requests (MRTR)
-export {
-  CreateMessageRequest,
-  ElicitRequest,
+  ElicitRequestParams,
+  ElicitResult,
   InputRequest,
-  InputRequests,
   InputRequiredResult,
-  InputResponse,
   InputResponses,
-  ListRootsRequest,
-} from './protocol/schemas/index.ts'
-
-// Wire schemas: requests
-export {
-  CallToolRequest,
-  CallToolRequestParams,
-  DiscoverRequest,
-  GetPromptRequest,
-  GetPromptRequestParams,
-  ListPromptsRequest,
-  ListResourceTemplatesRequest,
-  ListResourcesRequest,
-  ListToolsRequest,
-  PaginatedRequestParams,
-  ReadResourceRequest,
-  ReadResourceRequestParams,
-} from './protocol/schemas/index.ts'
-
-// Wire schemas: completion
-export {
-  CompleteRequest,
-  CompleteRequestParams,
-  CompleteResult,
-  PromptReference,
-  ResourceTemplateReference,
-} from './protocol/schemas/index.ts'
-
-// Wire schemas: notifications and subscriptions/listen
-export {
-  CancelledNotification,
-  CancelledNotificationParams,
-  PromptListChangedNotification,
-  ResourceListChangedNotification,
-  ResourceUpdatedNotification,
-  ResourceUpdatedNotificationParams,
-  SubscriptionFilter,
-  SubscriptionsAcknowledgedNotification,
-  SubscriptionsListenRequest,
-  SubscriptionsListenRequestParams,
-  SubscriptionsListenResult,
-  SubscriptionsListenResultResponse,
-  ToolListChangedNotification,
+  PrimitiveSchemaDefinition,
+  RequestedSchema,
+  Root,
+  SamplingMessage,
 } from './protocol/schemas/index.ts'

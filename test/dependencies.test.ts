@@ -10,13 +10,8 @@ import {
   StreamableHttpClientTransport,
   type ClientOptions,
 } from '../src/client/index.ts'
-import {
-  UriTemplate,
-  McpError,
-  type CallToolResult,
-  type ElicitRequestFormParams,
-  type InputRequiredResult,
-} from '../src/index.ts'
+import type { ElicitRequestFormParams } from '../src/protocol/schemas/index.ts'
+import { UriTemplate, McpError, type CallToolResult, type InputRequiredResult } from '../src/index.ts'
 import type { Outcome } from '../src/server/resolve/resolver.ts'
 import {
   InvalidSignatureError,

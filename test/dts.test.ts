@@ -182,9 +182,9 @@ describe('the published declarations, as a consumer compiles them', () => {
     for (const { specifier } of ENTRIES)
       expect(exported.filter((x) => x.specifier === specifier).length, specifier).toBeGreaterThan(0)
     for (const line of [
-      'e0.InputRequests): e0.InputRequests // edge-mcp InputRequests',
+      'e0.InputResponses): e0.InputResponses // edge-mcp InputResponses',
       'e0.InputRequiredResult): e0.InputRequiredResult // edge-mcp InputRequiredResult',
-      "import('valibot').InferOutput<typeof e0.CallToolRequest>",
+      "import('valibot').InferOutput<typeof e0.TextResourceContents>",
       'e1.McpServer): e1.McpServer // edge-mcp/server McpServer',
       'e1.ToolContext): e1.ToolContext // edge-mcp/server ToolContext',
       'typeof e1.createFetchHandler): typeof e1.createFetchHandler // edge-mcp/server createFetchHandler',
@@ -213,7 +213,7 @@ describe('the published declarations, as a consumer compiles them', () => {
   it('type-checks each export on its own, in a fresh compiler, with zero diagnostics', () => {
     const seen = new Set<ts.Symbol>()
     const unique = exported.filter((x) => !seen.has(x.target) && seen.add(x.target))
-    expect(unique.length).toBeGreaterThan(200)
+    expect(unique.length).toBeGreaterThan(100)
     const failures = unique.flatMap((x, n) => {
       const file = `isolated/${n}-${x.specifier.replaceAll('/', '_')}-${x.name}.ts`
       writeFileSync(join(OUT, file), [...header([x.specifier]), declaration(x, n)].join('\n') + '\n')

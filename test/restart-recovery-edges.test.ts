@@ -16,7 +16,8 @@ import {
 } from '../src/server/index.ts'
 import { Client, StreamableHttpClientTransport, type RoundInfo } from '../src/client/index.ts'
 import { driveInputRequired } from '../src/client/input-required.ts'
-import { McpError, type InputRequest, type InputRequiredResult, type InputResponse } from '../src/index.ts'
+import type { InputResponse } from '../src/protocol/schemas/index.ts'
+import { McpError, type InputRequest, type InputRequiredResult } from '../src/index.ts'
 import { ASK, scriptedTransport } from './helpers.ts'
 
 const FROZEN = 'Invalid or expired requestState'

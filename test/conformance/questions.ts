@@ -19,7 +19,8 @@ import {
   sample,
   type McpServer,
 } from '../../src/server/index.ts'
-import type { CreateMessageResult, ElicitResult, InputResponse, RequestedSchema } from '../../src/index.ts'
+import type { InputResponse } from '../../src/protocol/schemas/index.ts'
+import type { CreateMessageResult, ElicitResult, RequestedSchema } from '../../src/index.ts'
 
 /** The form of `test_elicitation` (scenario tools-call-elicitation). */
 const UserInfo = formSchema({
