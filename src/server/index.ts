@@ -10,7 +10,7 @@
 export { McpServer } from './mcp-server.ts'
 export type { McpServerOptions, ToolContext } from './mcp/types.ts'
 export { Server, type ServerOptions } from './server.ts'
-export type { Logger, RequestContext, RequestInfo } from './context.ts'
+export type { Logger, RequestContext } from './context.ts'
 
 // Results: complete results, tool errors, and InputRequiredResult with its embedded questions
 export { acceptedContent, elicitForm, elicitUrl, inputRequired, textResult, toolError } from './results.ts'
