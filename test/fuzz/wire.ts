@@ -160,9 +160,7 @@ const LEGACY_STATUS: Record<number, number[]> = {
 export function isModern(body: unknown): boolean {
   const params = isObject(body) ? body.params : undefined
   const meta = isObject(params) ? params._meta : undefined
-  return (
-    typeof meta === 'object' && meta !== null && Object.keys(meta).some((k) => k.startsWith('io.modelcontextprotocol/'))
-  )
+  return typeof meta === 'object' && meta !== null && Object.hasOwn(meta, 'io.modelcontextprotocol/protocolVersion')
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {
