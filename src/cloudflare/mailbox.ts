@@ -1,8 +1,10 @@
 /**
  * The question mailbox on Cloudflare Workers: a Durable Object that a 2025-era client's answer reaches
  * from whichever isolate received it, and that the isolate holding the question's stream waits on. One
- * object per question (addressed by its random id); it keeps nothing in storage, only the waiting request
- * and, for up to 30 s, an answer that came before its waiter.
+ * object per key: a question's random id, or for a request's cancellation a fixed-size digest of its
+ * session and id (a client chooses the id; the key stays short whatever its length). An object keeps
+ * nothing in storage, only the waiting request and, for up to 30 s, an answer that came before its
+ * waiter: whatever one session sends, it lands in objects of its own, never evicting another's.
  * @module
  */
 import type { RequestInfo } from '../server/context.ts'
@@ -28,6 +30,8 @@ export interface MailboxNamespace {
 /** The internal HTTP exchange with the object (never exposed to clients). */
 const ORIGIN = 'https://mailbox.edge-mcp.internal'
 const TIMEOUT_STATUS = 504
+/** The longest key an object accepts, in characters (the SDK's are 22 or 30). */
+const MAX_KEY_CHARS = 256
 
 /**
  * The Durable Object class of the question mailbox. Export it from your Worker's main module and bind it:
@@ -43,7 +47,8 @@ const TIMEOUT_STATUS = 504
  * ```
  *
  * It answers `POST /wait` `{ qid, timeoutMs }` with the answer (200, JSON) or 504 after `timeoutMs` ms,
- * and `POST /deliver` `{ qid, answer }` with 202. Nothing is stored.
+ * and `POST /deliver` `{ qid, answer }` with 202; a `qid` that is not a string of at most 256 characters
+ * with 400. Nothing is stored.
  */
 export class McpQuestionMailbox {
   readonly #mailbox = new InMemoryQuestionMailbox({ earlyAnswerMs: 30_000 })
@@ -57,7 +62,7 @@ export class McpQuestionMailbox {
       return new Response('bad body', { status: 400 })
     }
     const { qid, timeoutMs, answer } = body
-    if (typeof qid !== 'string') return new Response('bad qid', { status: 400 })
+    if (typeof qid !== 'string' || qid.length > MAX_KEY_CHARS) return new Response('bad qid', { status: 400 })
     if (path === '/wait' && typeof timeoutMs === 'number' && timeoutMs > 0) {
       try {
         return Response.json(await this.#mailbox.wait(qid, timeoutMs, request.signal))

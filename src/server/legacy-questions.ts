@@ -16,6 +16,7 @@
  */
 import * as v from 'valibot'
 import type { RequestStateValue } from '../request-state/claims.ts'
+import { digest16 } from '../encoding/canonical.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import { elicitResult } from '../protocol/schemas/elicitation.ts'
@@ -120,20 +121,26 @@ export class LegacyQuestions {
 
   /**
    * A client cancelled request `params.requestId` of session `sid`: abort it if this instance runs it,
-   * and tell the instance waiting on its questions, through the mailbox (the notification may reach
-   * another isolate than the one holding the request). Never throws; a malformed notification is ignored
-   * (spec: cancellation.mdx "MAY ignore").
+   * else tell the instance waiting on its questions, through the mailbox under a fixed-size key (the
+   * notification may reach another isolate than the one holding the request). A request this server
+   * cannot be running elsewhere (its mailbox is in this process's memory) and does not run here is
+   * unknown: nothing is kept for it (spec: cancellation.mdx "Invalid cancellation notifications SHOULD be
+   * ignored", unknown request IDs among them). Never throws; a malformed notification is ignored.
    */
   async cancel(sid: string, params: Record<string, unknown>, info: RequestInfo): Promise<void> {
     const { requestId } = params
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return
-    const key = requestKey(sid, requestId)
+    const running = this.#inflight.get(requestKey(sid, requestId))
     // On Workers a request's signal cannot be aborted from another request (its I/O, e.g. a Durable Object
     // fetch, belongs to that request: workerd throws): there the cancellation only goes through the mailbox,
     // which the request waiting on its questions reads in its own context.
-    if (!onWorkers()) this.#inflight.get(key)?.abort(new Error('cancelled by the client'))
+    if (running && !onWorkers()) return running.abort(new Error('cancelled by the client'))
     try {
-      await this.mailboxFor(info).deliver(key, { result: {} })
+      const mailbox = this.mailboxFor(info)
+      const key = await cancellationKey(sid, requestId)
+      // in this process's memory: only a wait there now (another server sharing the mailbox) can want it
+      if (mailbox instanceof InMemoryQuestionMailbox) mailbox.offer(key, { result: {} })
+      else await mailbox.deliver(key, { result: {} }) // shared: the request may run on another instance
     } catch {
       // no mailbox (no question can be waiting), or it failed: the question's timeout still bounds the wait
     }
@@ -213,12 +220,7 @@ export class LegacyQuestions {
       const { signal, close } = signals()
       return mailbox.wait(qid, this.timeoutMs, signal).finally(close)
     }
-    // a cancellation that reached another instance comes through the mailbox: it aborts this request here
-    const key = requestKey(session.sid, ctx.requestId)
-    waitFor(key).then(
-      () => this.#inflight.get(key)?.abort(new Error('cancelled by the client')),
-      () => {}, // the round ended (or timed out) first
-    )
+    this.#watchCancellation(session.sid, ctx.requestId, waitFor)
     try {
       const entries = await Promise.all(
         Object.entries(requests).map(async ([key, question]) => {
@@ -249,6 +251,20 @@ export class LegacyQuestions {
       round.abort() // ends the wait for a cancellation
       ctx.signal.removeEventListener('abort', onAbort)
     }
+  }
+
+  /**
+   * While the round waits (`waitFor`, a wait on the round's mailbox), a cancellation of request
+   * `requestId` of session `sid` that reached another instance comes through the mailbox, and aborts the
+   * request here.
+   */
+  #watchCancellation(sid: string, requestId: RequestId, waitFor: (key: string) => Promise<QuestionAnswer>): void {
+    cancellationKey(sid, requestId)
+      .then(waitFor)
+      .then(
+        () => this.#inflight.get(requestKey(sid, requestId))?.abort(new Error('cancelled by the client')),
+        () => {}, // the round ended (or timed out) first
+      )
   }
 }
 
@@ -366,9 +382,20 @@ export interface Tracked {
   done(): void
 }
 
-/** The key of a session's request, in the in-flight registry and the mailbox (never a question's `qid`). */
+/**
+ * The key of a session's request in the in-flight registry, which holds it only while the request runs
+ * (the request holds its id as long anyway).
+ */
 function requestKey(sid: string, requestId: RequestId): string {
   return `request:${sid}:${typeof requestId}:${String(requestId)}`
+}
+
+/**
+ * The mailbox key of a session's request, for its cancellation: `"request:"` and a 22-character digest of
+ * the session and the id, whatever their length (a client chooses the id; the key may be kept a while).
+ */
+async function cancellationKey(sid: string, requestId: RequestId): Promise<string> {
+  return `request:${await digest16(requestKey(sid, requestId))}`
 }
 
 /** A question that could not be asked or answered: a tool error on `tools/call`, else -32603. */

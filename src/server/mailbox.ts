@@ -20,7 +20,12 @@ export interface QuestionMailbox {
    * @throws QuestionTimeoutError when no answer came within `timeoutMs`; the signal's reason when it aborts.
    */
   wait(qid: string, timeoutMs: number, signal?: AbortSignal): Promise<QuestionAnswer>
-  /** Hand the answer to question `qid` to its waiter, or keep it a while for a waiter still on its way. */
+  /**
+   * Hand the answer to question `qid` to its waiter, or keep it a while for a waiter still on its way.
+   * Keys are short (a question's random id, or a fixed-size digest naming a request whose cancellation it
+   * carries), but clients choose which of them arrive, any number (a cancellation may name any request):
+   * bound what is kept for waits to come, in entries and in bytes, keys included.
+   */
   deliver(qid: string, answer: QuestionAnswer): Promise<void>
 }
 
@@ -42,9 +47,10 @@ export interface InMemoryQuestionMailboxOptions {
   /** Most early answers kept at once; past it the oldest is dropped. Default 1,024. */
   maxEarlyAnswers?: number
   /**
-   * Most early answers kept at once, in **bytes** (the length of their JSON text); past it the oldest are dropped, and an
-   * answer larger than this is never kept. Default 8,388,608 (8 MiB). Answers to questions nobody waits
-   * for any more (late, replayed, abandoned) land here too: this bounds what a client can park in memory.
+   * Most early answers kept at once, in **bytes** (the length of their JSON text plus that of their key);
+   * past it the oldest are dropped, and an answer larger than this is never kept. Default 8,388,608
+   * (8 MiB). Answers to questions nobody waits for any more (late, replayed, abandoned) land here too:
+   * this bounds what a client can park in memory.
    */
   maxEarlyAnswerBytes?: number
 }
@@ -63,7 +69,7 @@ export class InMemoryQuestionMailbox implements QuestionMailbox {
   readonly #earlyAnswerMs: number
   readonly #maxEarlyAnswers: number
   readonly #maxEarlyAnswerBytes: number
-  /** Bytes (JSON) of the answers in `#early`. */
+  /** Bytes of the answers in `#early` (their JSON and their keys). */
   #earlyBytes = 0
 
   /** @throws RangeError for a non-positive or non-finite option, or an `earlyAnswerMs` over 2,147,483,647. */
@@ -111,13 +117,9 @@ export class InMemoryQuestionMailbox implements QuestionMailbox {
   }
 
   deliver(qid: string, answer: QuestionAnswer): Promise<void> {
-    const waiter = this.#waiters.get(qid)
-    if (waiter) {
-      waiter(answer)
-      return Promise.resolve()
-    }
+    if (this.offer(qid, answer)) return Promise.resolve()
     this.#forget(qid)
-    const bytes = JSON.stringify(answer).length
+    const bytes = qid.length + JSON.stringify(answer).length // the key is held too: it counts
     if (bytes > this.#maxEarlyAnswerBytes) return Promise.resolve() // never kept: no waiter would want it whole
     while (this.#early.size >= this.#maxEarlyAnswers || this.#earlyBytes + bytes > this.#maxEarlyAnswerBytes)
       this.#forget(this.#early.keys().next().value!) // the oldest
@@ -126,6 +128,17 @@ export class InMemoryQuestionMailbox implements QuestionMailbox {
     this.#early.set(qid, { answer, bytes, timer })
     this.#earlyBytes += bytes
     return Promise.resolve()
+  }
+
+  /**
+   * Hand `answer` to the wait on `qid` if one is waiting now; unlike {@link deliver}, nothing is kept for
+   * a wait still to come.
+   * @returns whether a wait took it.
+   */
+  offer(qid: string, answer: QuestionAnswer): boolean {
+    const waiter = this.#waiters.get(qid)
+    waiter?.(answer)
+    return waiter !== undefined
   }
 
   /** Drop the early answer of `qid`, if one is kept. */
