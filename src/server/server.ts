@@ -221,7 +221,9 @@ export class Server {
     let era: Era | undefined
     try {
       // a legacy request's session is opened before `era` is set: its 404 / 400 are real HTTP statuses
-      era = await this.#eraOf(request, info)
+      // await only a legacy session being opened: a modern handler starts in this tick (a listen handler needs it)
+      const eraOf = this.#eraOf(request, info)
+      era = eraOf instanceof Promise ? await eraOf : eraOf
       const result = era.legacy
         ? await this.#dispatchLegacy(request, era, info)
         : await this.#dispatch(request, era.envelope, info)
@@ -377,9 +379,13 @@ export class Server {
    * @throws McpError as `#envelopeOf` for a modern request; for a legacy one as `#legacyMessageSession`,
    *   then -32602 (HTTP 400) under a 2026 `MCP-Protocol-Version` header outside a session (no envelope).
    */
-  async #eraOf(request: JSONRPCRequest, info: RequestInfo): Promise<Era> {
+  #eraOf(request: JSONRPCRequest, info: RequestInfo): Era | Promise<Era> {
     if (this.options.legacy === 'reject' || hasEnvelope(request.params))
       return { legacy: false, envelope: this.#envelopeOf(request) }
+    return this.#legacyEra(request, info)
+  }
+
+  async #legacyEra(request: JSONRPCRequest, info: RequestInfo): Promise<Era> {
     const session = request.method === 'initialize' ? undefined : await this.#legacyMessageSession(info)
     const envelope = legacyEnvelope(request, info, this.supportedVersions)
     return session
