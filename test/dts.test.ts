@@ -186,7 +186,7 @@ describe('the published declarations, as a consumer compiles them', () => {
       'e0.InputRequiredResult): e0.InputRequiredResult // edge-mcp InputRequiredResult',
       "import('valibot').InferOutput<typeof e0.TextResourceContents>",
       'e1.McpServer): e1.McpServer // edge-mcp/server McpServer',
-      'e1.ToolContext): e1.ToolContext // edge-mcp/server ToolContext',
+      'e1.HandlerContext): e1.HandlerContext // edge-mcp/server HandlerContext',
       'typeof e1.createFetchHandler): typeof e1.createFetchHandler // edge-mcp/server createFetchHandler',
       'e2.Client): e2.Client // edge-mcp/client Client',
       'typeof e3.createHonoHandler): typeof e3.createHonoHandler // edge-mcp/hono createHonoHandler',

@@ -515,7 +515,8 @@ describe('subscriptions/listen on the low-level Server', () => {
           params: { _meta: env(), notifications: { toolsListChanged: true } },
         },
       },
-      { signal: stop.signal, notify: (n) => void got.push(n.method) },
+      { signal: stop.signal },
+      { notify: (n) => void got.push(n.method) },
     )
     void server.publish({ kind: 'toolsListChanged' })
     await vi.waitFor(() =>

@@ -15,16 +15,10 @@ import type {
 import type { AuthInfo } from '../protocol/auth.ts'
 import type { RequestStateValue } from '../request-state/claims.ts'
 
-/** Facts a transport hands to the server with each message. All optional. */
+/** Facts of the request a transport hands to the server with each message, which a handler may read. All optional. */
 export interface RequestInfo {
   /** The HTTP request, when served over HTTP (read headers here; they are client input, never identity). */
   request?: Request
-  /**
-   * The 2025-era session of a transport that keeps it itself (stdio: the connection is the session, its
-   * `initialize` result's `Handled.sessionId`), read before the `Mcp-Session-Id` header of `request`.
-   * It must come from the transport, never from the client's message.
-   */
-  sessionId?: string
   /** Environment bindings (a Worker's `env`). */
   env?: unknown
   /** The runtime's execution context (a Worker's `ctx`, with `waitUntil`). */
@@ -33,6 +27,20 @@ export interface RequestInfo {
   authInfo?: AuthInfo
   /** Aborts when the client goes away (on Workers: `request.signal`). */
   signal?: AbortSignal
+}
+
+/**
+ * The transport's side of one message, handed to the server beside the request and never shown to a
+ * handler: where the request's messages to the client go before its response, when its handler starts,
+ * and the session of a transport that keeps it itself. All optional.
+ */
+export interface Channel {
+  /**
+   * The 2025-era session of a transport that keeps it itself (stdio: the connection is the session, its
+   * `initialize` result's `Handled.sessionId`), read before the `Mcp-Session-Id` header of `info.request`.
+   * It must come from the transport, never from the client's message.
+   */
+  sessionId?: string
   /**
    * Sends a notification about this request to the client before its response — or, to a 2025-era
    * client, a server-to-client request (spec 2025-11-25: transports.mdx) — on the response's stream (the
@@ -53,6 +61,15 @@ export type RequestParams = Record<string, unknown>
 export type ResultObject = Record<string, unknown>
 /** Handles one method. Throw `McpError` to answer with a JSON-RPC error. */
 export type RequestHandler = (params: RequestParams, ctx: RequestContext) => ResultObject | Promise<ResultObject>
+/**
+ * A handler of the server's own (`subscriptions/listen`), which also writes to the request's channel.
+ * @internal
+ */
+export type ChannelHandler = (
+  params: RequestParams,
+  ctx: RequestContext,
+  channel: Channel,
+) => ResultObject | Promise<ResultObject>
 /** Handles one notification method; its return value and errors are ignored. */
 export type NotificationHandler = (params: RequestParams, info: RequestInfo) => void | Promise<void>
 
@@ -174,7 +191,7 @@ export function withContext<S extends object, E extends object>(source: S, extra
 
 /**
  * The context of one request: the transport's `info`, the envelope's shorthands, the opened
- * `requestState`, and `sendProgress` / `log`, which notify through `info.notify` only when the envelope
+ * `requestState`, and `sendProgress` / `log`, which notify through `channel.notify` only when the envelope
  * asked for them (a `progressToken`; a `logLevel` at most as severe as the message).
  * @param requestState - the plaintext state for {@link RequestContext.requestState}.
  * @param progress - the last progress sent on this request's token, shared by the contexts of one request
@@ -184,9 +201,11 @@ export function createRequestContext(
   request: JSONRPCRequest,
   envelope: RequestEnvelope,
   info: RequestInfo,
+  channel: Channel,
   requestState: RequestStateValue | undefined,
   progress: { last: number } = { last: -Infinity },
 ): RequestContext {
+  const notify = channel.notify
   // Object.assign (in withContext), not `{ ...info, … }`: V8 takes a slow path for properties written
   // after a spread. The signal stays unmade until read (made here only when the transport gave none).
   const ctx = withContext(info, {
@@ -200,20 +219,20 @@ export function createRequestContext(
     requireCapabilities: (...needs: RequiredCapability[]) => requireCapabilities(envelope.clientCapabilities, ...needs),
     sendProgress: (value: number, total?: number, message?: string) => {
       const token = envelope.progressToken
-      if (token === undefined || !info.notify || !(value > progress.last)) return false
+      if (token === undefined || !notify || !(value > progress.last)) return false
       progress.last = value
       const params: Record<string, unknown> = { progressToken: token, progress: value }
       if (total !== undefined) params.total = total
       if (message !== undefined) params.message = message
-      info.notify({ jsonrpc: '2.0', method: 'notifications/progress', params })
+      notify({ jsonrpc: '2.0', method: 'notifications/progress', params })
       return true
     },
     log: (level: LoggingLevel, data: unknown, logger?: string) => {
       const wanted = envelope.logLevel
-      if (wanted === undefined || !info.notify || LOG_SEVERITY[level] < LOG_SEVERITY[wanted]) return false
+      if (wanted === undefined || !notify || LOG_SEVERITY[level] < LOG_SEVERITY[wanted]) return false
       const params: Record<string, unknown> = { level, data }
       if (logger !== undefined) params.logger = logger
-      info.notify({ jsonrpc: '2.0', method: 'notifications/message', params })
+      notify({ jsonrpc: '2.0', method: 'notifications/message', params })
       return true
     },
   } satisfies Omit<RequestContext, keyof RequestInfo | 'signal'>)

@@ -23,7 +23,7 @@ export interface Handled {
   response?: JSONRPCResponse
   /**
    * The `Mcp-Session-Id` a legacy `initialize` was given: the HTTP transport sends it as that header; the
-   * stdio transport keeps it as the connection's session (`RequestInfo.sessionId` of its later messages).
+   * stdio transport keeps it as the connection's session (`Channel.sessionId` of its later messages).
    */
   sessionId?: string
   /**

@@ -8,7 +8,7 @@
 
 // Servers: McpServer (tools, prompts, resources, templates) and the low-level Server (a handler per method)
 export { McpServer } from './mcp-server.ts'
-export type { McpServerOptions, ToolContext } from './mcp/types.ts'
+export type { McpServerOptions, HandlerContext } from './mcp/types.ts'
 export { Server, type ServerOptions } from './server.ts'
 export type { Logger, RequestContext } from './context.ts'
 

@@ -24,7 +24,7 @@ import type { InputRequest, JSONRPCRequest, RequestId } from '../protocol/schema
 import { createMessageResult, listRootsResult } from '../protocol/schemas/sampling.ts'
 import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
-import type { Logger, RequestContext, RequestInfo, ResultObject } from './context.ts'
+import type { Channel, Logger, RequestContext, RequestInfo, ResultObject } from './context.ts'
 import { inputRequiredResult } from './finish.ts'
 import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 import { isInputRequired } from './results.ts'
@@ -61,6 +61,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 /** What asking needs from the server: the session, and sealing of question ids. */
 export interface AskDeps {
   session: LegacySession | undefined
+  /** Where the questions go: the request's channel to the client (undefined: the transport cannot stream). */
+  notify: Channel['notify']
   /** Mint a sealed question id for session `sid`, valid `ttlSeconds` (undefined: no sealing). */
   mint(sid: string, info: RequestInfo, ttlSeconds: number): Promise<{ id: string; qid: string } | undefined>
   /** Run the handler again with this round's answers and state. */
@@ -205,7 +207,7 @@ export class LegacyQuestions {
       this.#warned = true // once per server: the operator needs to know, the log does not need a flood
       return why
     }
-    const notify = ctx.notify
+    const notify = deps.notify
     if (!notify) return 'the client does not accept a text/event-stream response, on which questions are sent'
     const session = deps.session
     if (!session) return 'the request has no session (Mcp-Session-Id), which answers are checked against'

@@ -6,7 +6,7 @@
 import { META } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import type { JSONRPCNotification, ServerCapabilities, SubscriptionFilter } from '../protocol/schemas/index.ts'
-import type { Logger, RequestContext, RequestParams, ResultObject } from './context.ts'
+import type { Channel, Logger, RequestContext, RequestParams, ResultObject } from './context.ts'
 import { honouredFilter } from '../protocol/subscription-filter.ts'
 import { notificationMatcher, parseListenFilter, type NotificationBus } from './notifications.ts'
 
@@ -31,12 +31,16 @@ export interface ListenDeps {
  * @throws McpError -32602 for a bad filter; -32600 (HTTP 406) when the transport cannot stream; -32603
  *   when the bus dropped the subscription (`subscribe`'s `dropped`), before or after the acknowledgement.
  */
-export async function serveListen(params: RequestParams, ctx: RequestContext, deps: ListenDeps): Promise<ResultObject> {
+export async function serveListen(
+  params: RequestParams,
+  ctx: RequestContext,
+  notify: Channel['notify'],
+  deps: ListenDeps,
+): Promise<ResultObject> {
   const filter = honouredFilter(parseListenFilter(params), deps.capabilities)
   if (deps.authorize && filter.resourceSubscriptions) {
     filter.resourceSubscriptions = await authorizedUris(filter.resourceSubscriptions, deps.authorize, ctx, deps.logger)
   }
-  const notify = ctx.notify
   if (!notify) {
     throw new McpError(
       ErrorCode.InvalidRequest,

@@ -33,7 +33,7 @@ import type {
   StructuredToolResult,
   ToolArgs,
   ToolConfig,
-  ToolContext,
+  HandlerContext,
   ToolHandler,
   ToolInput,
   ToolReturn,
@@ -173,10 +173,10 @@ export class McpServer {
     name: string,
     uri: string,
     config: Omit<ResourceTemplateConfig, 'use'>,
-    handler: (ctx: ToolContext) => ReadResourceResult | string | Promise<ReadResourceResult | string>,
+    handler: (ctx: HandlerContext) => ReadResourceResult | string | Promise<ReadResourceResult | string>,
   ): this {
     if (this.#registry.resources.has(normalizeUri(uri))) throw new Error(`Resource '${uri}' is already registered`)
-    const entry = resourceEntry(name, uri, config, (_args: never, ctx: ToolContext) => handler(ctx))
+    const entry = resourceEntry(name, uri, config, (_args: never, ctx: HandlerContext) => handler(ctx))
     this.#enableResources()
     this.#registry.resources.set(normalizeUri(uri), entry) // keyed by normal form: equivalent URIs are one resource
     this.#changed('resourcesListChanged')

@@ -13,6 +13,8 @@ import type { LegacySession, RequestStateSecurity } from '../request-state/secur
 import { checkCacheOptions } from './cache.ts'
 import {
   consoleLogger,
+  type Channel,
+  type ChannelHandler,
   type Logger,
   type NotificationHandler,
   type RequestHandler,
@@ -80,7 +82,7 @@ export class Server {
   readonly logger: Logger
   /** The bus `subscriptions/listen` streams read from (`options.notificationBus`, or an in-memory one). */
   readonly notifications: NotificationBus
-  readonly #handlers = new Map<string, RequestHandler>()
+  readonly #handlers = new Map<string, RequestHandler | ChannelHandler>()
   readonly #notificationHandlers = new Map<string, NotificationHandler>()
   /** The request-state sealing boundary (off until {@link Server.useRequestStateSecurity}). */
   readonly #sealing: RequestStateSealing
@@ -102,8 +104,8 @@ export class Server {
     this.#sealing = new RequestStateSealing(this.logger)
     this.notifications = options.notificationBus ?? new InMemoryNotificationBus()
     this.#handlers.set('server/discover', () => this.#discover())
-    this.#handlers.set('subscriptions/listen', (params, ctx) =>
-      serveListen(params, ctx, {
+    this.#handlers.set('subscriptions/listen', (params, ctx, channel) =>
+      serveListen(params, ctx, channel.notify, {
         capabilities: this.#capabilities(),
         authorize: this.options.authorizeSubscription,
         bus: this.notifications,
@@ -186,15 +188,20 @@ export class Server {
     return this.#sealing.policy
   }
 
-  /** Answer one classified inbound message. Never throws. */
-  async handle(message: InboundMessage, info: RequestInfo = {}): Promise<Handled> {
+  /**
+   * Answer one classified inbound message. Never throws.
+   * @param info - the request's facts, which its handler sees in `ctx`.
+   * @param channel - the transport's hooks for this message (its notifications, the start of its handler,
+   *   a transport-kept session), which no handler sees.
+   */
+  async handle(message: InboundMessage, info: RequestInfo = {}, channel: Channel = {}): Promise<Handled> {
     this.#serving = true
-    if (message.kind === 'response') return this.#answer(message.message, info)
+    if (message.kind === 'response') return this.#answer(message.message, info, channel)
     if (message.kind === 'notification') {
       if (this.options.legacy !== 'reject' && !hasEnvelope(message.message.params)) {
         let session: LegacySession | undefined
         try {
-          session = await this.#legacyMessageSession(info)
+          session = await this.#legacyMessageSession(info, channel)
         } catch (error) {
           const mcp = error as McpError // only the McpErrors of #legacyMessageSession
           return { status: mcp.httpStatus ?? 400, response: errorResponse(null, mcp) }
@@ -212,21 +219,21 @@ export class Server {
       }
       return { status: 202 }
     }
-    return this.handleRequest(message.message, info)
+    return this.handleRequest(message.message, info, channel)
   }
 
-  /** Answer one JSON-RPC request. Never throws: failures become JSON-RPC errors. */
-  async handleRequest(request: JSONRPCRequest, info: RequestInfo = {}): Promise<Handled> {
+  /** Answer one JSON-RPC request, as {@link Server.handle}. Never throws: failures become JSON-RPC errors. */
+  async handleRequest(request: JSONRPCRequest, info: RequestInfo = {}, channel: Channel = {}): Promise<Handled> {
     this.#serving = true
     let era: Era | undefined
     try {
       // a legacy request's session is opened before `era` is set: its 404 / 400 are real HTTP statuses
       // await only a legacy session being opened: a modern handler starts in this tick (a listen handler needs it)
-      const eraOf = this.#eraOf(request, info)
+      const eraOf = this.#eraOf(request, info, channel)
       era = eraOf instanceof Promise ? await eraOf : eraOf
       const result = era.legacy
-        ? await this.#dispatchLegacy(request, era, info)
-        : await this.#dispatch(request, era.envelope, info)
+        ? await this.#dispatchLegacy(request, era, info, channel)
+        : await this.#dispatch(request, era.envelope, info, channel)
       const handled: Handled = { status: 200, response: { jsonrpc: '2.0', id: request.id, result } }
       if (era.legacy && request.method === 'initialize') {
         const minted = await this.#sealing.mintSession(sessionOf(request.params ?? {}, result), info)
@@ -252,16 +259,21 @@ export class Server {
    * hints), stamp serverInfo.
    * @throws McpError for the client's mistakes; any other error is a server bug (-32603, logged).
    */
-  async #dispatch(request: JSONRPCRequest, envelope: RequestEnvelope, info: RequestInfo): Promise<ResultObject> {
+  async #dispatch(
+    request: JSONRPCRequest,
+    envelope: RequestEnvelope,
+    info: RequestInfo,
+    channel: Channel,
+  ): Promise<ResultObject> {
     const { method } = request
     const handler = this.#handlerOf(method)
     const params = withoutNullState(method, request.params ?? {})
     const opening = this.#sealing.open(method, params, info)
     // await only a token being opened: otherwise the handler starts in this tick, as a listen handler needs
     const round = opening instanceof Promise ? await opening : opening
-    const ctx = createRequestContext(request, envelope, info, handlerState(round, method, params))
-    info.started?.()
-    const result = checkedResult(method, await handler(params, ctx))
+    const ctx = createRequestContext(request, envelope, info, channel, handlerState(round, method, params))
+    channel.started?.()
+    const result = checkedResult(method, await handler(params, ctx, channel))
     let out: ResultObject
     if (isInputRequired(result)) {
       out = inputRequiredResult(method, result, ctx)
@@ -283,7 +295,7 @@ export class Server {
    * @throws McpError for the client's mistakes (-32601 unknown or 2026-only method; -32021 a capability
    *   it did not declare; the handler's own).
    */
-  async #dispatchLegacy(request: JSONRPCRequest, era: Era, info: RequestInfo): Promise<ResultObject> {
+  async #dispatchLegacy(request: JSONRPCRequest, era: Era, info: RequestInfo, channel: Channel): Promise<ResultObject> {
     const { method } = request
     const params = { ...request.params }
     if (method === 'initialize')
@@ -300,17 +312,18 @@ export class Server {
     const progress = { last: -Infinity } // one progress token across the handler's runs
     const tracked = this.#questions.track(era.session, request.id, info) // notifications/cancelled aborts it
     try {
-      const ctx = createRequestContext(request, era.envelope, tracked.info, undefined, progress)
-      info.started?.()
-      let result = checkedResult(method, await handler(params, ctx))
+      const ctx = createRequestContext(request, era.envelope, tracked.info, channel, undefined, progress)
+      channel.started?.()
+      let result = checkedResult(method, await handler(params, ctx, channel))
       if (isInputRequired(result)) {
         result = await this.#questions.ask(request, result, ctx, {
           session: era.session,
+          notify: channel.notify,
           mint: (sid, at, ttlSeconds) => this.#sealing.mintQuestion(sid, at, ttlSeconds),
           rerun: async (inputResponses, requestState) => {
             const next = inputResponses === undefined ? params : { ...params, inputResponses }
-            const again = createRequestContext(request, era.envelope, tracked.info, requestState, progress)
-            return checkedResult(method, await handler(next, again))
+            const again = createRequestContext(request, era.envelope, tracked.info, channel, requestState, progress)
+            return checkedResult(method, await handler(next, again, channel))
           },
         })
       }
@@ -323,11 +336,11 @@ export class Server {
   }
 
   /** A client's answer to a question: 202 once delivered, else 400 (404 for a session that does not open). */
-  async #answer(response: InboundResponse, info: RequestInfo): Promise<Handled> {
+  async #answer(response: InboundResponse, info: RequestInfo, channel: Channel): Promise<Handled> {
     try {
       if (this.options.legacy === 'reject')
         throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: clients must not send responses', undefined, 400)
-      const session = await this.#legacyMessageSession(info, true)
+      const session = await this.#legacyMessageSession(info, channel, true)
       await deliverAnswer(this.#questions, response, info, session, (token, at) =>
         this.#sealing.openQuestion(token, at),
       )
@@ -346,10 +359,10 @@ export class Server {
    * @throws McpError -32600 (HTTP 400) for an unsupported version, or another than the session's (a 2026
    *   one included: the message is a 2025 client's); -32001 (HTTP 404) for an id that does not open.
    */
-  async #legacyMessageSession(info: RequestInfo, answer = false): Promise<LegacySession | undefined> {
+  async #legacyMessageSession(info: RequestInfo, channel: Channel, answer = false): Promise<LegacySession | undefined> {
     const header = versionHeader(info, this.supportedVersions)
     const modern = !answer && header !== null && this.supportedVersions.includes(header)
-    const session = await this.#openSession(info).catch((error: unknown) => {
+    const session = await this.#openSession(info, channel).catch((error: unknown) => {
       if (modern) return undefined
       throw error
     })
@@ -358,12 +371,12 @@ export class Server {
   }
 
   /**
-   * The legacy session of a message: the transport's `info.sessionId` (stdio: the connection's), else
+   * The legacy session of a message: the transport's `channel.sessionId` (stdio: the connection's), else
    * the request's `Mcp-Session-Id` header; undefined without one or with sealing off.
    * @throws McpError -32001 (HTTP 404) for an id that does not open.
    */
-  async #openSession(info: RequestInfo): Promise<LegacySession | undefined> {
-    const id = info.sessionId ?? info.request?.headers.get(HEADER.sessionId)
+  async #openSession(info: RequestInfo, channel: Channel): Promise<LegacySession | undefined> {
+    const id = channel.sessionId ?? info.request?.headers.get(HEADER.sessionId)
     if (id == null) return undefined
     try {
       return await this.#sealing.openSession(id, info)
@@ -379,14 +392,14 @@ export class Server {
    * @throws McpError as `#envelopeOf` for a modern request; for a legacy one as `#legacyMessageSession`,
    *   then -32602 (HTTP 400) under a 2026 `MCP-Protocol-Version` header outside a session (no envelope).
    */
-  #eraOf(request: JSONRPCRequest, info: RequestInfo): Era | Promise<Era> {
+  #eraOf(request: JSONRPCRequest, info: RequestInfo, channel: Channel): Era | Promise<Era> {
     if (this.options.legacy === 'reject' || hasEnvelope(request.params))
       return { legacy: false, envelope: this.#envelopeOf(request) }
-    return this.#legacyEra(request, info)
+    return this.#legacyEra(request, info, channel)
   }
 
-  async #legacyEra(request: JSONRPCRequest, info: RequestInfo): Promise<Era> {
-    const session = request.method === 'initialize' ? undefined : await this.#legacyMessageSession(info)
+  async #legacyEra(request: JSONRPCRequest, info: RequestInfo, channel: Channel): Promise<Era> {
+    const session = request.method === 'initialize' ? undefined : await this.#legacyMessageSession(info, channel)
     const envelope = legacyEnvelope(request, info, this.supportedVersions)
     return session
       ? { legacy: true, envelope: sessionEnvelope(envelope, session, info), session }
@@ -411,7 +424,7 @@ export class Server {
   }
 
   /** @throws McpError -32601 for a method without a handler. */
-  #handlerOf(method: string): RequestHandler {
+  #handlerOf(method: string): RequestHandler | ChannelHandler {
     const handler = this.#handlers.get(method)
     if (!handler) throw methodNotFound(method)
     return handler

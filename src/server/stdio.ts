@@ -19,7 +19,7 @@ import {
 } from '../protocol/jsonrpc.ts'
 import type { InboundMessage } from '../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
-import type { RequestInfo } from './context.ts'
+import type { Channel, RequestInfo } from './context.ts'
 import type { McpServer } from './mcp-server.ts'
 import type { Server } from './server.ts'
 import {
@@ -97,7 +97,7 @@ interface InFlight {
  *
  * 2025 era: the connection is the session. The `Mcp-Session-Id` its `initialize` is given (when the
  * server seals sessions, as `McpServer` does by default) is handed to the server with every later
- * message (`RequestInfo.sessionId`), so a tool may ask the client questions; with sealing off, requests
+ * message (`Channel.sessionId`), so a tool may ask the client questions; with sealing off, requests
  * run statelessly and cannot ask. Reading pauses after a 2025 `initialize` (one without the `_meta`
  * envelope) until it has been answered, so that a client pipelining `notifications/initialized` and its
  * first requests behind it has them handled, in order, within the session.
@@ -246,7 +246,7 @@ class Connection {
         entry.controller.abort(new Error(reason))
       }
     }
-    const handled = await this.#server.handle(message, this.#info(undefined))
+    const handled = await this.#server.handle(message, this.#info(undefined), this.#channel(undefined))
     const error = handled.response && 'error' in handled.response ? handled.response.error : undefined
     if (error) this.#server.logger.warn(`stdio: a ${message.kind} from the client was refused: ${error.message}`)
   }
@@ -270,7 +270,11 @@ class Connection {
     this.#inflight.set(key, entry)
     const run = async () => {
       try {
-        const handled = await this.#server.handle({ kind: 'request', message: request }, this.#info(entry))
+        const handled = await this.#server.handle(
+          { kind: 'request', message: request },
+          this.#info(entry),
+          this.#channel(entry),
+        )
         if (handled.sessionId !== undefined) this.#sessionId = handled.sessionId // before its response goes out
         if (handled.response && !entry.cancelled) this.#send(handled.response)
       } finally {
@@ -283,17 +287,21 @@ class Connection {
     if (request.method === 'initialize' && !hasEnvelope(request.params)) this.#initializing = task.catch(() => {})
   }
 
-  /** The facts of one message; `entry` for a request (its signal, and its notifications). */
+  /** The facts of one message; `entry` for a request (its signal). */
   #info(entry: InFlight | undefined): RequestInfo {
     const info: RequestInfo = {}
     if (this.#options.env !== undefined) info.env = this.#options.env
     if (this.#options.authInfo !== undefined) info.authInfo = this.#options.authInfo
-    if (this.#sessionId !== undefined) info.sessionId = this.#sessionId
-    if (entry) {
-      info.signal = entry.controller.signal
-      info.notify = (message) => this.#notify(entry, message)
-    }
+    if (entry) info.signal = entry.controller.signal
     return info
+  }
+
+  /** The connection's side of one message: its session; `entry` for a request (its notifications). */
+  #channel(entry: InFlight | undefined): Channel {
+    const channel: Channel = {}
+    if (this.#sessionId !== undefined) channel.sessionId = this.#sessionId
+    if (entry) channel.notify = (message) => this.#notify(entry, message)
+    return channel
   }
 
   /** A request's notification, or (2025 era) its question to the client. */

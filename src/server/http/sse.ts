@@ -6,7 +6,7 @@
  */
 import type { InboundMessage } from '../../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../../protocol/schemas/index.ts'
-import { defineLazySignal, type RequestInfo } from '../context.ts'
+import { defineLazySignal, type Channel, type RequestInfo } from '../context.ts'
 import type { Handled, Server } from '../server.ts'
 
 /**
@@ -80,7 +80,8 @@ export async function streamIfNotified(
   // Settles with why the answer becomes a stream: a first notification, or a quiet handler still running.
   let open!: (why: 'notified' | 'quiet') => void
   const opened = new Promise<'notified' | 'quiet'>((resolve) => (open = resolve))
-  info.notify = (notification) => {
+  const channel: Channel = {}
+  channel.notify = (notification) => {
     if (sink.write) sink.write(notification)
     else {
       queued.push(notification)
@@ -91,8 +92,8 @@ export async function streamIfNotified(
   // answer first, with their HTTP status
   let timer: ReturnType<typeof setTimeout> | undefined
   const initialize = message.kind === 'request' && message.message.method === 'initialize'
-  if (!initialize) info.started = () => (timer ??= setTimeout(open, keepAliveMs, 'quiet'))
-  const work = server.handle(message, info)
+  if (!initialize) channel.started = () => (timer ??= setTimeout(open, keepAliveMs, 'quiet'))
+  const work = server.handle(message, info, channel)
   const first = await Promise.race([work, opened])
   clearTimeout(timer)
   if (typeof first !== 'string') {

@@ -1,6 +1,6 @@
 /**
  * Running a registered handler for one round: validate the client's answers, run its resolvers (if it
- * has any; spec: basic/patterns/mrtr.mdx), then call it with its arguments and a {@link ToolContext}.
+ * has any; spec: basic/patterns/mrtr.mdx), then call it with its arguments and a {@link HandlerContext}.
  * @module
  */
 import * as v from 'valibot'
@@ -15,7 +15,7 @@ import { withContext, type RequestContext, type RequestParams } from '../context
 import { RefusalError, ResolutionError, refusalVerb } from '../resolve/errors.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
 import { isInputRequired } from '../results.ts'
-import type { Registered, ToolContext } from './types.ts'
+import type { Registered, HandlerContext } from './types.ts'
 
 /** A handler broke the one-channel rule (resolvers and its own `InputRequiredResult`): a server bug. */
 class HandlerContractError extends ResolutionError {
@@ -24,7 +24,7 @@ class HandlerContractError extends ResolutionError {
 
 /**
  * Validate answers, run resolvers (if any), then the handler.
- * @param target - the tool or prompt name, or the resource URI (`ctx.toolName`).
+ * @param target - the tool or prompt name, or the resource URI (`ctx.target`).
  * @param note - where log-only notes go (a discarded stale answer).
  * @returns the handler's return value, or the resolvers' `InputRequiredResult`.
  * @throws McpError -32602 for malformed `inputResponses`; ResolutionError when a resolver could not
@@ -42,13 +42,10 @@ export async function invoke(
   // Object.assign (in withContext), not `{ ...ctx, … }`: V8 takes a slow path for properties written
   // after a spread; withContext keeps a signal not yet read unmade.
   if (!item.plan)
-    return item.handler(
-      args as never,
-      withContext(ctx, { toolName: target, inputResponses, requestState: ctx.requestState }),
-    )
+    return item.handler(args as never, withContext(ctx, { target, inputResponses, requestState: ctx.requestState }))
   // with resolvers, the SDK owns the questions and the state: the handler sees neither
-  const handlerCtx: ToolContext = withContext(ctx, {
-    toolName: target,
+  const handlerCtx: HandlerContext = withContext(ctx, {
+    target,
     inputResponses: undefined,
     requestState: undefined,
   })

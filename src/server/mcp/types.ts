@@ -48,9 +48,9 @@ export type StructuredToolResult = Omit<CallToolResult, 'content'> & { content?:
 export type ToolReturn = CallToolResult | StructuredToolResult | InputRequiredResult | string
 
 /** The context of a tool, prompt or resource call: the request context plus this round's answers and state. */
-export interface ToolContext extends RequestContext {
+export interface HandlerContext extends RequestContext {
   /** The tool or prompt name, or the resource URI. */
-  toolName: string
+  target: string
   /**
    * The client's answers to the previous round's `inputRequests`, by key (undefined on the first round,
    * and always undefined for handlers that use resolvers: the SDK owns their questions).
@@ -65,7 +65,7 @@ export interface ToolContext extends RequestContext {
 }
 
 /** A tool handler. Throw `McpError` for a JSON-RPC error; any other throw becomes an `isError` result. */
-export type ToolHandler<Args, R = ToolReturn> = (args: Args, ctx: ToolContext) => R | Promise<R>
+export type ToolHandler<Args, R = ToolReturn> = (args: Args, ctx: HandlerContext) => R | Promise<R>
 
 /** Registration options of a tool (spec: server/tools.mdx `Tool`). */
 export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = Record<never, never>> {
@@ -183,7 +183,7 @@ export interface McpServerOptions extends ServerOptions {
 /** A registered handler and its resolver plan (undefined: it uses no resolvers). */
 export interface Registered {
   plan: ResolverPlan | undefined
-  handler: (args: never, ctx: ToolContext) => unknown
+  handler: (args: never, ctx: HandlerContext) => unknown
   /** The scopes a caller needs (registration `scopes`), checked before anything else. */
   scopes?: readonly string[] | undefined
 }
