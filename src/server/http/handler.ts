@@ -1,21 +1,21 @@
 /**
  * Streamable HTTP, server side, as a Web-standard fetch handler `(Request) => Promise<Response>`
  * (spec: basic/transports/streamable-http.mdx, 2026-07-28: POST only, one JSON-RPC message per body).
- * Who may call is http-server-policy.ts; how the answer is written, http-server-sse.ts.
+ * Who may call is policy.ts; whether the standard headers match the body, headers.ts; how the answer is
+ * written, sse.ts.
  * @module
  */
-import { HEADER, META, targetParamOf } from '../../protocol/constants.ts'
 import { hasEnvelope } from '../../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
-import { decodeHeaderValue, isVisibleAscii, quoteValue } from '../../protocol/headers.ts'
 import { classifyMessage, errorResponse, requestIdOf, type InboundMessage } from '../../protocol/jsonrpc.ts'
-import type { JSONRPCRequest, RequestId } from '../../protocol/schemas/index.ts'
+import type { RequestId } from '../../protocol/schemas/index.ts'
 import type { RequestInfo } from '../context.ts'
 import type { McpServer } from '../mcp-server.ts'
 import type { Server } from '../server.ts'
 import type { AuthInfo } from '../../protocol/auth.ts'
 import { hostPolicy, originPolicy, preflightResponse, withCors, type AllowedOrigins } from './policy.ts'
 import { reply, streamIfNotified, type Representation } from './sse.ts'
+import { checkHeaders } from './headers.ts'
 import { readBody } from './body.ts'
 import { bearerChallenge, type ProtectedResource } from './bearer.ts'
 import type { Handled } from '../handled.ts'
@@ -175,7 +175,12 @@ export function createFetchHandler(target: Server | McpServer, options: FetchHan
   }
 }
 
-/** Answer one request that passed the host and origin checks; a failure of the server itself is a 500. */
+/**
+ * Answer one request that passed the host and origin checks, stage by stage: its framing (method,
+ * `Content-Type`, `Accept`), its bearer token (before the body: an unauthenticated caller costs no
+ * parsing), its body, its standard headers against the body, its caller (`authenticate`), then the
+ * server's answer, written as JSON or an SSE stream. A failure of the server itself is a 500.
+ */
 async function serve(
   endpoint: Endpoint,
   request: Request,
@@ -183,72 +188,101 @@ async function serve(
   env: unknown,
   executionCtx: unknown,
 ): Promise<Response> {
-  const { server, protectedResource } = endpoint
+  const { server } = endpoint
   try {
     const accept = checkFraming(request)
     if (accept instanceof Response) return accept
-    // the token is checked before the body is read: an unauthenticated caller costs no parsing
-    let authInfo: AuthInfo | undefined
-    if (protectedResource) {
-      const log = (cause: unknown) => server.logger.error('the access token could not be verified', cause)
-      const outcome = await protectedResource.authenticate(request, url, env, server.options.impliedScopes, log)
-      if (!outcome.ok) {
-        const headers: Record<string, string> = outcome.challenge
-          ? { 'WWW-Authenticate': protectedResource.challengeHeader(url, outcome.challenge) }
-          : { 'Retry-After': '5' }
-        return jsonError(outcome.status, null, new McpError(ErrorCode.InvalidRequest, outcome.message), headers)
-      }
-      authInfo = outcome.authInfo
-    }
-    const headersOf = (handled: Handled): Record<string, string> => {
-      const headers: Record<string, string> = {}
-      if (handled.sessionId !== undefined) headers['Mcp-Session-Id'] = handled.sessionId
-      if (handled.challenge) {
-        const challenge = {
-          ...handled.challenge,
-          ...(handled.status === 403 ? { error: 'insufficient_scope' as const } : {}),
-        }
-        headers['WWW-Authenticate'] = protectedResource
-          ? protectedResource.challengeHeader(url, challenge)
-          : bearerChallenge(challenge)
-      }
-      return headers
-    }
+    const bearer = await checkBearer(endpoint, request, url, env)
+    if (bearer instanceof Response) return bearer
     const message = await readMessage(request, endpoint.maxBodyBytes)
     if (message instanceof Response) return message
     if (message.kind === 'request' && hasEnvelope(message.message.params)) {
       const mismatch = checkHeaders(request.headers, message.message)
       if (mismatch) return jsonError(400, message.message.id, mismatch)
     }
-    // the signal is added below: a streamed answer's is its own, made on first read (http-server-sse.ts)
-    const info: RequestInfo = { request, env, executionCtx }
-    if (authInfo) info.authInfo = authInfo
-    if (endpoint.options.authenticate) {
-      try {
-        const authInfo = await endpoint.options.authenticate(request, env, executionCtx)
-        if (authInfo) info.authInfo = authInfo
-      } catch {
-        return jsonError(
-          401,
-          message.kind === 'request' ? message.message.id : null,
-          new McpError(ErrorCode.InvalidRequest, 'Unauthorized'),
-          {
-            'WWW-Authenticate': 'Bearer',
-          },
-        )
-      }
+    const info = await requestInfo(endpoint, request, env, executionCtx, bearer.authInfo)
+    if (info === 'unauthorized') {
+      const id = message.kind === 'request' ? message.message.id : null
+      return jsonError(401, id, new McpError(ErrorCode.InvalidRequest, 'Unauthorized'), {
+        'WWW-Authenticate': 'Bearer',
+      })
     }
+    const headersOf = (handled: Handled) => responseHeaders(endpoint, url, handled)
     if (message.kind !== 'request' || !accept.sse) {
       info.signal = request.signal
       const handled = await server.handle(message, info)
       if (!handled.response) return new Response(null, { status: handled.status })
       return reply(handled.status, handled.response, accept.as, headersOf(handled))
     }
+    // a streamed answer's signal is its own, made on first read (sse.ts)
     return streamIfNotified(server, message, info, request.signal, accept.as, endpoint.keepAliveMs, headersOf)
   } catch (error) {
     server.logger.error('fetch handler failed', error)
     return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
   }
+}
+
+/**
+ * The bearer token of a protected resource (`oauth`): its verified auth info, or the error response
+ * (401 with a challenge, 403 insufficient scope, 503 with `Retry-After` when the verifier cannot run).
+ * Without `oauth`: no auth info.
+ */
+async function checkBearer(
+  endpoint: Endpoint,
+  request: Request,
+  url: URL,
+  env: unknown,
+): Promise<Response | { authInfo?: AuthInfo }> {
+  const { server, protectedResource } = endpoint
+  if (!protectedResource) return {}
+  const log = (cause: unknown) => server.logger.error('the access token could not be verified', cause)
+  const outcome = await protectedResource.authenticate(request, url, env, server.options.impliedScopes, log)
+  if (outcome.ok) return { authInfo: outcome.authInfo }
+  const headers: Record<string, string> = outcome.challenge
+    ? { 'WWW-Authenticate': protectedResource.challengeHeader(url, outcome.challenge) }
+    : { 'Retry-After': '5' }
+  return jsonError(outcome.status, null, new McpError(ErrorCode.InvalidRequest, outcome.message), headers)
+}
+
+/**
+ * The request's facts for the server (`ctx` of its handler): the request, `env`, `executionCtx`, and the
+ * caller's auth info — the bearer token's, or what `authenticate` returned; `'unauthorized'` when
+ * `authenticate` threw. The signal is added by the caller.
+ */
+async function requestInfo(
+  endpoint: Endpoint,
+  request: Request,
+  env: unknown,
+  executionCtx: unknown,
+  authInfo: AuthInfo | undefined,
+): Promise<RequestInfo | 'unauthorized'> {
+  const info: RequestInfo = { request, env, executionCtx }
+  if (authInfo) info.authInfo = authInfo
+  if (endpoint.options.authenticate) {
+    try {
+      const authenticated = await endpoint.options.authenticate(request, env, executionCtx)
+      if (authenticated) info.authInfo = authenticated
+    } catch {
+      return 'unauthorized'
+    }
+  }
+  return info
+}
+
+/** The headers of a plain reply: the new 2025-era session's id, a bearer challenge from a handler. */
+function responseHeaders(endpoint: Endpoint, url: URL, handled: Handled): Record<string, string> {
+  const headers: Record<string, string> = {}
+  if (handled.sessionId !== undefined) headers['Mcp-Session-Id'] = handled.sessionId
+  if (handled.challenge) {
+    const challenge = {
+      ...handled.challenge,
+      ...(handled.status === 403 ? { error: 'insufficient_scope' as const } : {}),
+    }
+    headers['WWW-Authenticate'] = endpoint.protectedResource
+      ? endpoint.protectedResource.challengeHeader(url, challenge)
+      : bearerChallenge(challenge)
+  }
+  return headers
 }
 
 /**
@@ -323,56 +357,6 @@ function isJsonUtf8(contentType: string | null): boolean {
     ?.slice(8)
     .replace(/"/g, '')
   return mediaType.trim() === 'application/json' && (charset === undefined || charset === 'utf-8' || charset === 'utf8')
-}
-
-/**
- * Compare the standard headers with the body (spec: streamable-http.mdx "Standard headers"). Each
- * recognised header's raw value must be tab or visible ASCII before it is compared or decoded (a
- * Latin-1 or raw UTF-8 value is a mismatch even when it spells the body's value); the message shows
- * both values quoted, non-ASCII escaped ({@link quoteValue}).
- * @returns a -32020 error, or undefined when they agree.
- */
-function checkHeaders(headers: Headers, request: JSONRPCRequest): McpError | undefined {
-  const params = request.params ?? {}
-  const meta = (params._meta ?? {}) as Record<string, unknown>
-  const version = headers.get(HEADER.protocolVersion)
-  if (version === null) return mismatch('Header mismatch: missing MCP-Protocol-Version header')
-  if (!isVisibleAscii(version)) return notAscii('MCP-Protocol-Version', version)
-  const bodyVersion = meta[META.protocolVersion]
-  if (typeof bodyVersion === 'string' && version !== bodyVersion)
-    return differs('MCP-Protocol-Version', version, bodyVersion)
-  const method = headers.get(HEADER.method)
-  if (method === null) return mismatch('Header mismatch: missing Mcp-Method header')
-  if (!isVisibleAscii(method)) return notAscii('Mcp-Method', method)
-  if (method !== request.method) return differs('Mcp-Method', method, request.method)
-  const nameParam = targetParamOf(request.method)
-  if (nameParam) {
-    const raw = headers.get(HEADER.name)
-    if (raw === null) return mismatch('Header mismatch: missing Mcp-Name header')
-    if (!isVisibleAscii(raw)) return notAscii('Mcp-Name', raw)
-    const decoded = decodeHeaderValue(raw)
-    if (decoded === undefined) return mismatch('Header mismatch: Mcp-Name header has an invalid =?base64?…?= value')
-    const bodyValue = params[nameParam]
-    if (typeof bodyValue === 'string' && decoded !== bodyValue) return differs('Mcp-Name', decoded, bodyValue)
-  }
-  return undefined
-}
-
-/** A header whose raw value has a char outside tab and 0x20–0x7E (non-ASCII must come base64-encoded). */
-function notAscii(header: string, raw: string): McpError {
-  return mismatch(
-    `Header mismatch: ${header} header value ${quoteValue(raw)} is not visible ASCII (non-ASCII values must be sent as =?base64?…?=)`,
-  )
-}
-
-function differs(header: string, value: string, bodyValue: string): McpError {
-  return mismatch(
-    `Header mismatch: ${header} header value ${quoteValue(value)} does not match body value ${quoteValue(bodyValue)}`,
-  )
-}
-
-function mismatch(message: string): McpError {
-  return new McpError(ErrorCode.HeaderMismatch, message)
 }
 
 const STANDARD_ACCEPT = 'application/json, text/event-stream'
