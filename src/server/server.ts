@@ -4,8 +4,8 @@
  * @module
  */
 import { errorHandled, type Handled } from './handled.ts'
-import { HEADER, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
-import { checkProtocolVersion, hasEnvelope, readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { hasEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage, type InboundResponse } from '../protocol/jsonrpc.ts'
 import type { Implementation, JSONRPCRequest, ServerCapabilities } from '../protocol/schemas/index.ts'
@@ -23,18 +23,8 @@ import {
 } from './context.ts'
 import { createRequestContext } from './context.ts'
 import { checkedResult, completeResult, inputRequiredResult, legacyResult, withServerInfo } from './finish.ts'
-import {
-  ACKNOWLEDGED_METHODS,
-  checkAcknowledged,
-  checkSessionVersion,
-  initializeResult,
-  legacyEnvelope,
-  MODERN_ONLY_METHODS,
-  sessionEnvelope,
-  sessionNotFound,
-  sessionOf,
-  versionHeader,
-} from './legacy.ts'
+import { ACKNOWLEDGED_METHODS, checkAcknowledged, initializeResult, MODERN_ONLY_METHODS, sessionOf } from './legacy.ts'
+import { EraNegotiation, type Era } from './era.ts'
 import { deliverAnswer, LegacyQuestions, RequestCancelled, withSessionNote } from './legacy-questions.ts'
 import type { ServerOptions } from './server-options.ts'
 import { serveListen } from './listen.ts'
@@ -45,14 +35,6 @@ import { handlerState, RequestStateSealing, withoutNullState } from './sealing.t
 export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
 export type { ServerOptions } from './server-options.ts'
 export type { Handled } from './handled.ts'
-
-/** The era of one request: modern (it carries the 2026 envelope) or legacy, with what its handler sees. */
-interface Era {
-  legacy: boolean
-  envelope: RequestEnvelope
-  /** The legacy session the request carried, opened. */
-  session?: LegacySession
-}
 
 /** Capabilities implied by a registered handler; list changes and resource updates come through `subscriptions/listen`. */
 const METHOD_CAPABILITY: Record<string, [keyof ServerCapabilities, Record<string, unknown>]> = {
@@ -89,6 +71,7 @@ export class Server {
   /** Ends each listen stream open on this instance. */
   readonly #listens = new Set<() => void>()
   readonly #questions: LegacyQuestions
+  readonly #eras: EraNegotiation
   #serving = false
 
   /**
@@ -103,6 +86,11 @@ export class Server {
     this.logger = options.logger ?? consoleLogger
     this.#sealing = new RequestStateSealing(this.logger)
     this.notifications = options.notificationBus ?? new InMemoryNotificationBus()
+    this.#eras = new EraNegotiation({
+      legacy: options.legacy,
+      supportedVersions: () => this.supportedVersions,
+      openSession: (id, info) => this.#sealing.openSession(id, info),
+    })
     this.#handlers.set('server/discover', () => this.#discover())
     this.#handlers.set('subscriptions/listen', (params, ctx, channel) =>
       serveListen(params, ctx, channel.notify, {
@@ -201,9 +189,9 @@ export class Server {
       if (this.options.legacy !== 'reject' && !hasEnvelope(message.message.params)) {
         let session: LegacySession | undefined
         try {
-          session = await this.#legacyMessageSession(info, channel)
+          session = await this.#eras.messageSession(info, channel)
         } catch (error) {
-          const mcp = error as McpError // only the McpErrors of #legacyMessageSession
+          const mcp = error as McpError // only the McpErrors of messageSession
           return { status: mcp.httpStatus ?? 400, response: errorResponse(null, mcp) }
         }
         if (session && message.message.method === 'notifications/cancelled')
@@ -229,7 +217,7 @@ export class Server {
     try {
       // a legacy request's session is opened before `era` is set: its 404 / 400 are real HTTP statuses
       // await only a legacy session being opened: a modern handler starts in this tick (a listen handler needs it)
-      const eraOf = this.#eraOf(request, info, channel)
+      const eraOf = this.#eras.of(request, info, channel)
       era = eraOf instanceof Promise ? await eraOf : eraOf
       const result = era.legacy
         ? await this.#dispatchLegacy(request, era, info, channel)
@@ -253,7 +241,7 @@ export class Server {
   }
 
   /**
-   * The life of one modern request (its envelope checked by `#eraOf`): find its handler, open its
+   * The life of one modern request (its envelope checked by era negotiation): find its handler, open its
    * `requestState` (sealing boundary), build the handler's context, run the handler, finish the result
    * (an `InputRequiredResult` checked then sealed; a complete one stamped with `resultType` and cache
    * hints), stamp serverInfo.
@@ -340,7 +328,7 @@ export class Server {
     try {
       if (this.options.legacy === 'reject')
         throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: clients must not send responses', undefined, 400)
-      const session = await this.#legacyMessageSession(info, channel, true)
+      const session = await this.#eras.messageSession(info, channel, true)
       await deliverAnswer(this.#questions, response, info, session, (token, at) =>
         this.#sealing.openQuestion(token, at),
       )
@@ -349,78 +337,6 @@ export class Server {
       const mcp = this.#toMcpError(error, 'a response')
       return { status: error instanceof McpError ? (mcp.httpStatus ?? 400) : 500, response: errorResponse(null, mcp) }
     }
-  }
-
-  /**
-   * The session of a message without the 2026 envelope, its `MCP-Protocol-Version` header checked
-   * against it; undefined without an id or with sealing off. Under a 2026 header the message may be a
-   * 2026 client's, whose id that does not open is ignored (spec 2026: streamable-http.mdx); not an
-   * `answer` (there are none in 2026).
-   * @throws McpError -32600 (HTTP 400) for an unsupported version, or another than the session's (a 2026
-   *   one included: the message is a 2025 client's); -32001 (HTTP 404) for an id that does not open.
-   */
-  async #legacyMessageSession(info: RequestInfo, channel: Channel, answer = false): Promise<LegacySession | undefined> {
-    const header = versionHeader(info, this.supportedVersions)
-    const modern = !answer && header !== null && this.supportedVersions.includes(header)
-    const session = await this.#openSession(info, channel).catch((error: unknown) => {
-      if (modern) return undefined
-      throw error
-    })
-    if (session) checkSessionVersion(session, info)
-    return session
-  }
-
-  /**
-   * The legacy session of a message: the transport's `channel.sessionId` (stdio: the connection's), else
-   * the request's `Mcp-Session-Id` header; undefined without one or with sealing off.
-   * @throws McpError -32001 (HTTP 404) for an id that does not open.
-   */
-  async #openSession(info: RequestInfo, channel: Channel): Promise<LegacySession | undefined> {
-    const id = channel.sessionId ?? info.request?.headers.get(HEADER.sessionId)
-    if (id == null) return undefined
-    try {
-      return await this.#sealing.openSession(id, info)
-    } catch {
-      throw sessionNotFound()
-    }
-  }
-
-  /**
-   * The era of a request: modern when it carries the 2026 envelope claim (or when legacy clients are
-   * rejected), legacy otherwise: then, but for `initialize`, within its session (the session's version,
-   * capabilities and client info) when it has one.
-   * @throws McpError as `#envelopeOf` for a modern request; for a legacy one as `#legacyMessageSession`,
-   *   then -32602 (HTTP 400) under a 2026 `MCP-Protocol-Version` header outside a session (no envelope).
-   */
-  #eraOf(request: JSONRPCRequest, info: RequestInfo, channel: Channel): Era | Promise<Era> {
-    if (this.options.legacy === 'reject' || hasEnvelope(request.params))
-      return { legacy: false, envelope: this.#envelopeOf(request) }
-    return this.#legacyEra(request, info, channel)
-  }
-
-  async #legacyEra(request: JSONRPCRequest, info: RequestInfo, channel: Channel): Promise<Era> {
-    const session = request.method === 'initialize' ? undefined : await this.#legacyMessageSession(info, channel)
-    const envelope = legacyEnvelope(request, info, this.supportedVersions)
-    return session
-      ? { legacy: true, envelope: sessionEnvelope(envelope, session, info), session }
-      : { legacy: true, envelope }
-  }
-
-  /**
-   * The request's `_meta` envelope, its protocol version supported. An `initialize` without an envelope
-   * (a legacy client) is first checked by its own `protocolVersion`, for the version error it expects.
-   * @throws McpError -32602 (HTTP 400) for a missing or invalid envelope; -32022 (HTTP 400) for an
-   *   unsupported version.
-   */
-  #envelopeOf(request: JSONRPCRequest): RequestEnvelope {
-    const params = request.params ?? {}
-    if (!hasEnvelope(params) && request.method === 'initialize') {
-      const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : ''
-      checkProtocolVersion(requested, this.supportedVersions)
-    }
-    const envelope = readEnvelope(params)
-    checkProtocolVersion(envelope.protocolVersion, this.supportedVersions)
-    return envelope
   }
 
   /** @throws McpError -32601 for a method without a handler. */
