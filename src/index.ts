@@ -8,7 +8,15 @@
  */
 
 // Errors: the wire error (McpError, JSON-RPC codes) and the bases of the errors edge-mcp raises itself
-export { ClientError, EdgeMcpError, ErrorCode, McpError, ServerError } from './protocol/errors.ts'
+export {
+  ClientError,
+  EdgeMcpError,
+  ErrorCode,
+  McpError,
+  ServerError,
+  UriTemplateError,
+  type EdgeMcpErrorCode,
+} from './protocol/errors.ts'
 
 // Protocol versions, standard header names and `_meta` keys
 export { HEADER, LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from './protocol/constants.ts'
@@ -18,7 +26,6 @@ export type { AuthInfo } from './protocol/auth.ts'
 
 // RFC 6570 URI templates (resource templates)
 export { UriTemplate } from './protocol/uri-template.ts'
-export { UriTemplateError } from './protocol/uri-template-syntax.ts'
 
 // Wire schemas (valibot, each with a same-named type) of what handlers build and clients read
 // JSON-RPC framing, identity and capabilities

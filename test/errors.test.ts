@@ -1,6 +1,15 @@
-import { describe, expect, it } from 'vitest'
-import { ClientError, EdgeMcpError, ServerError, McpError, ErrorCode } from '../src/index.ts'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import {
+  ClientError,
+  EdgeMcpError,
+  ServerError,
+  McpError,
+  ErrorCode,
+  UriTemplateError,
+  type EdgeMcpErrorCode,
+} from '../src/index.ts'
+import {
+  ConnectionClosedError,
   HttpError,
   InputRequiredRoundsExceededError,
   InvalidInputResponseError,
@@ -11,9 +20,15 @@ import {
   RequestTimeoutError,
   SubscriptionDroppedError,
 } from '../src/client/index.ts'
-import { InvalidRequestStateError, InvalidSignatureError, ResolutionError } from '../src/server/index.ts'
-import { UriTemplateError } from '../src/index.ts'
+import {
+  InvalidRequestStateError,
+  InvalidSignatureError,
+  QuestionTimeoutError,
+  ResolutionError,
+} from '../src/server/index.ts'
+import { InvalidTokenError } from '../src/oauth/index.ts'
 import { SamplingDeclinedError } from '../src/browser/index.ts'
+import { KeySourceError, RefusalError, RequestCancelledError } from '../src/server/errors.ts'
 
 describe('errors: one base class per side, each with its name and a stable string code', () => {
   const client: [Error, string, string][] = [
@@ -25,27 +40,39 @@ describe('errors: one base class per side, each with its name and a stable strin
     [new MissingInputHandlerError('sampling', 'k'), 'MissingInputHandlerError', 'ERR_MISSING_INPUT_HANDLER'],
     [new InvalidInputResponseError('k', 'no'), 'InvalidInputResponseError', 'ERR_INVALID_INPUT_RESPONSE'],
     [new SubscriptionDroppedError(1, new Error('x')), 'SubscriptionDroppedError', 'ERR_SUBSCRIPTION_DROPPED'],
+    [new ConnectionClosedError('gone'), 'ConnectionClosedError', 'ERR_CONNECTION_CLOSED'],
     [new SamplingDeclinedError(), 'SamplingDeclinedError', 'ERR_SAMPLING_DECLINED'],
-    [new OAuthError('invalid_grant', 'refused'), 'OAuthError', 'invalid_grant'],
+    [new OAuthError('invalid_grant', 'refused'), 'OAuthError', 'ERR_OAUTH'],
   ]
   const server: [Error, string, string][] = [
     [new InvalidRequestStateError('seal'), 'InvalidRequestStateError', 'ERR_INVALID_REQUEST_STATE'],
     [new InvalidSignatureError('bad graph'), 'InvalidSignatureError', 'ERR_INVALID_SIGNATURE'],
     [new ResolutionError('declined'), 'ResolutionError', 'ERR_RESOLUTION'],
+    [new RefusalError('decline', 'Pick one'), 'RefusalError', 'ERR_RESOLUTION'],
+    [new QuestionTimeoutError(1500), 'QuestionTimeoutError', 'ERR_QUESTION_TIMEOUT'],
+    [new RequestCancelledError(), 'RequestCancelledError', 'ERR_REQUEST_CANCELLED'],
+    [new InvalidTokenError('expired'), 'InvalidTokenError', 'ERR_INVALID_TOKEN'],
+    [new KeySourceError('no JWKS'), 'KeySourceError', 'ERR_KEY_SOURCE'],
   ]
   it.each(client)('%s is a ClientError', (error, name, code) => {
     expect(error).toBeInstanceOf(ClientError)
     expect(error).toBeInstanceOf(EdgeMcpError)
     expect(error).not.toBeInstanceOf(ServerError)
     expect(error).toMatchObject({ name, code })
+    expect((error.constructor as unknown as { code: string }).code).toBe(code)
+    expect(String(error)).toBe(`${name}: ${error.message}`)
   })
   it.each(server)('%s is a ServerError', (error, name, code) => {
     expect(error).toBeInstanceOf(ServerError)
+    expect(error).toBeInstanceOf(EdgeMcpError)
     expect(error).not.toBeInstanceOf(ClientError)
     expect(error).toMatchObject({ name, code })
+    expect((error.constructor as unknown as { code: string }).code).toBe(code)
+    expect(String(error)).toBe(`${name}: ${error.message}`)
   })
   it('UriTemplateError (either side) is an EdgeMcpError; McpError (the wire error) keeps its numeric JSON-RPC code', () => {
     expect(new UriTemplateError('x')).toMatchObject({ name: 'UriTemplateError', code: 'ERR_URI_TEMPLATE' })
+    expect(UriTemplateError.code).toBe('ERR_URI_TEMPLATE')
     expect(new UriTemplateError('x')).toBeInstanceOf(EdgeMcpError)
     const wire = new McpError(ErrorCode.InvalidParams, 'bad')
     expect(wire).not.toBeInstanceOf(EdgeMcpError)
@@ -54,5 +81,58 @@ describe('errors: one base class per side, each with its name and a stable strin
   it('keeps the cause it was given', () => {
     const cause = new TypeError('refused')
     expect(new NetworkError('http://x', cause).cause).toBe(cause)
+    expect(new KeySourceError('no JWKS', { cause }).cause).toBe(cause)
+  })
+  it('an OAuthError has code ERR_OAUTH and keeps the OAuth error string in `error`', () => {
+    const error = new OAuthError('invalid_grant', 'The token request was refused: invalid_grant')
+    expect(error).toMatchObject({ code: 'ERR_OAUTH', error: 'invalid_grant', name: 'OAuthError' })
+    expect(error.message).toBe('The token request was refused: invalid_grant')
+    expect(OAuthError.code).toBe('ERR_OAUTH')
+  })
+  it('a cancelled request is no McpError (it is never answered on the wire)', () => {
+    const cancelled = new RequestCancelledError()
+    expect(cancelled).not.toBeInstanceOf(McpError)
+    expect(cancelled.message).toBe('Request cancelled: the client went away or cancelled it')
+  })
+  it('messages are unchanged', () => {
+    expect(new QuestionTimeoutError(1500).message).toBe('no answer within 1.5 s')
+    expect(new InvalidTokenError('the token has expired').message).toBe('the token has expired')
+  })
+})
+
+describe('EdgeMcpErrorCode: one code per class, typed to its literal', () => {
+  // `satisfies` fails to compile when a code of the union has no class here, or a class's code is not in it
+  const classes = {
+    ERR_URI_TEMPLATE: UriTemplateError,
+    ERR_HTTP: HttpError,
+    ERR_NETWORK: NetworkError,
+    ERR_INVALID_RESULT: InvalidResultError,
+    ERR_REQUEST_TIMEOUT: RequestTimeoutError,
+    ERR_INPUT_REQUIRED_ROUNDS_EXCEEDED: InputRequiredRoundsExceededError,
+    ERR_MISSING_INPUT_HANDLER: MissingInputHandlerError,
+    ERR_INVALID_INPUT_RESPONSE: InvalidInputResponseError,
+    ERR_SUBSCRIPTION_DROPPED: SubscriptionDroppedError,
+    ERR_CONNECTION_CLOSED: ConnectionClosedError,
+    ERR_OAUTH: OAuthError,
+    ERR_SAMPLING_DECLINED: SamplingDeclinedError,
+    ERR_INVALID_REQUEST_STATE: InvalidRequestStateError,
+    ERR_INVALID_SIGNATURE: InvalidSignatureError,
+    ERR_RESOLUTION: ResolutionError,
+    ERR_QUESTION_TIMEOUT: QuestionTimeoutError,
+    ERR_REQUEST_CANCELLED: RequestCancelledError,
+    ERR_INVALID_TOKEN: InvalidTokenError,
+    ERR_KEY_SOURCE: KeySourceError,
+  } satisfies { [K in EdgeMcpErrorCode]: { readonly code: K } }
+
+  it.each(Object.entries(classes))('%s is the static code of its class', (code, cls) => {
+    expect(cls.code).toBe(code)
+  })
+
+  it('static and instance codes are typed to their literal', () => {
+    expectTypeOf(HttpError.code).toEqualTypeOf<'ERR_HTTP'>()
+    expectTypeOf(new HttpError(500, '').code).toEqualTypeOf<'ERR_HTTP'>()
+    expectTypeOf(new OAuthError('x', 'y').code).toEqualTypeOf<'ERR_OAUTH'>()
+    expectTypeOf(new RequestCancelledError().code).toEqualTypeOf<'ERR_REQUEST_CANCELLED'>()
+    expectTypeOf<EdgeMcpError['code']>().toEqualTypeOf<EdgeMcpErrorCode>()
   })
 })

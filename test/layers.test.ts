@@ -27,7 +27,7 @@ const ALLOWED: Record<string, string[]> = {
   hono: ['protocol', 'server', 'server/http'],
   browser: ['protocol', 'client'],
   cloudflare: ['protocol', 'server'],
-  oauth: ['encoding', 'protocol', 'server/http'],
+  oauth: ['encoding', 'protocol', 'server', 'server/http'],
 }
 
 /** The layer of a src/ file: its folder, or the nearest folder above it that is a layer; `entry` at the top. */

@@ -334,7 +334,11 @@ describe('OAuthClientProvider against a fake authorization server', () => {
   it('refuses AS metadata whose issuer differs, before registering or redirecting', async () => {
     const w = world({ metadataIssuer: 'https://attacker.test' })
     const { client } = connect(w)
-    await expect(client.listTools()).rejects.toMatchObject({ name: 'OAuthError', code: 'invalid_issuer' })
+    await expect(client.listTools()).rejects.toMatchObject({
+      name: 'OAuthError',
+      code: 'ERR_OAUTH',
+      error: 'invalid_issuer',
+    })
     expect(w.registrations).toHaveLength(0)
     expect(w.authorizations).toHaveLength(0)
   })
@@ -354,7 +358,11 @@ describe('OAuthClientProvider against a fake authorization server', () => {
   ])('rejects the authorization response (RFC 9207): %s — no token request', async (_label, options) => {
     const w = world(options)
     const { client } = connect(w)
-    await expect(client.listTools()).rejects.toMatchObject({ name: 'OAuthError', code: 'invalid_issuer' })
+    await expect(client.listTools()).rejects.toMatchObject({
+      name: 'OAuthError',
+      code: 'ERR_OAUTH',
+      error: 'invalid_issuer',
+    })
     expect(w.authorizations).toHaveLength(1)
     expect(w.tokenRequests).toHaveLength(0)
   })
@@ -402,7 +410,7 @@ describe('OAuthClientProvider against a fake authorization server', () => {
     expect(cimd.authorizations[0].get('client_id')).toBe('https://app.test/client.json')
 
     const none = world({ registration: false })
-    await expect(connect(none).client.listTools()).rejects.toMatchObject({ code: 'no_client' })
+    await expect(connect(none).client.listTools()).rejects.toMatchObject({ code: 'ERR_OAUTH', error: 'no_client' })
   })
 
   it('asks for offline_access only when the AS lists it', async () => {
@@ -468,7 +476,11 @@ describe('OAuthClientProvider against a fake authorization server', () => {
   it('refuses a token that is not a Bearer token (and stores nothing)', async () => {
     const w = world({ tokenType: 'DPoP' })
     const { auth, client } = connect(w)
-    await expect(client.listTools()).rejects.toMatchObject({ name: 'OAuthError', code: 'unsupported_token_type' })
+    await expect(client.listTools()).rejects.toMatchObject({
+      name: 'OAuthError',
+      code: 'ERR_OAUTH',
+      error: 'unsupported_token_type',
+    })
     expect(await auth.store.loadTokens(MCP)).toBeUndefined()
   })
 

@@ -10,7 +10,8 @@
  * @module
  */
 export { createElicitationHandler } from './elicitation.ts'
-export { createSamplingHandler, staticRoots, SamplingDeclinedError } from './sampling.ts'
+export { SamplingDeclinedError } from '../client/errors.ts'
+export { createSamplingHandler, staticRoots } from './sampling.ts'
 export type { BrowserFormOptions } from './host.ts'
 export { DEFAULT_STRINGS, type BrowserStrings } from './strings.ts'
 export { DEFAULT_STYLESHEET } from './style.ts'

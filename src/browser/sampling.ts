@@ -4,21 +4,10 @@
  * @module
  */
 import type { RootsCallback, SamplingCallback } from '../client/options.ts'
-import { ClientError } from '../protocol/errors.ts'
+import { SamplingDeclinedError } from '../client/errors.ts'
 import type { CreateMessageResult, Root } from '../protocol/schemas/index.ts'
 import { actions, el, envFor, formShell, inTurn, newId, present, type BrowserFormOptions } from './host.ts'
 import { fill } from './strings.ts'
-
-/**
- * The user declined a sampling request (Decline, Escape, the form removed), or the round it belonged to
- * was cancelled. A sampling answer has no "declined" shape, so the sampling callback rejects with this
- * and the call is abandoned (spec: client/sampling.mdx, Error Handling).
- */
-export class SamplingDeclinedError extends ClientError {
-  constructor(message = 'The user declined the sampling request') {
-    super('SamplingDeclinedError', 'ERR_SAMPLING_DECLINED', message)
-  }
-}
 
 /**
  * A sampling callback where the user is the model: shows the system prompt and every message (text as

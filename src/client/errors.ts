@@ -1,28 +1,32 @@
 /**
- * Errors raised by the client itself (never sent by the server): distinguishable from `McpError`,
- * which carries an error the server answered with.
+ * The errors the client side raises itself (never sent by the server), each a `ClientError` with its own
+ * `code`: distinguishable from `McpError`, which carries an error the server answered with.
  * @module
  */
 import { ClientError } from '../protocol/errors.ts'
 
 /** A request got no answer within the client's `requestTimeoutMs`. */
 export class RequestTimeoutError extends ClientError {
+  static readonly code = 'ERR_REQUEST_TIMEOUT' as const
+  readonly code = 'ERR_REQUEST_TIMEOUT' as const
+  override readonly name: string = 'RequestTimeoutError'
   /** The limit that passed, in milliseconds. */
   readonly timeoutMs: number
   constructor(method: string, timeoutMs: number) {
-    super('RequestTimeoutError', 'ERR_REQUEST_TIMEOUT', `No answer to ${method} within ${timeoutMs} ms`)
+    super(`No answer to ${method} within ${timeoutMs} ms`)
     this.timeoutMs = timeoutMs
   }
 }
 
 /** The server kept answering `InputRequiredResult` beyond the client's round limit. */
 export class InputRequiredRoundsExceededError extends ClientError {
+  static readonly code = 'ERR_INPUT_REQUIRED_ROUNDS_EXCEEDED' as const
+  readonly code = 'ERR_INPUT_REQUIRED_ROUNDS_EXCEEDED' as const
+  override readonly name: string = 'InputRequiredRoundsExceededError'
   /** The limit that was exceeded (retries allowed). */
   readonly maxRounds: number
   constructor(maxRounds: number) {
     super(
-      'InputRequiredRoundsExceededError',
-      'ERR_INPUT_REQUIRED_ROUNDS_EXCEEDED',
       `Server returned InputRequiredResult for more than ${maxRounds} rounds; raise maxRounds on the Client, ` +
         'or pass { manual: true } to drive the loop yourself.',
     )
@@ -32,16 +36,15 @@ export class InputRequiredRoundsExceededError extends ClientError {
 
 /** The server asked for input (elicitation, sampling or roots) that this client has no callback for. */
 export class MissingInputHandlerError extends ClientError {
+  static readonly code = 'ERR_MISSING_INPUT_HANDLER' as const
+  readonly code = 'ERR_MISSING_INPUT_HANDLER' as const
+  override readonly name: string = 'MissingInputHandlerError'
   /** The capability the server asked for: `elicitation`, `sampling` or `roots`. */
   readonly capability: 'elicitation' | 'sampling' | 'roots'
   /** The `inputRequests` key of the request. */
   readonly key: string
   constructor(capability: 'elicitation' | 'sampling' | 'roots', key: string) {
-    super(
-      'MissingInputHandlerError',
-      'ERR_MISSING_INPUT_HANDLER',
-      `The server asked for ${capability} (input request '${key}') but this Client has no ${capability} callback`,
-    )
+    super(`The server asked for ${capability} (input request '${key}') but this Client has no ${capability} callback`)
     this.capability = capability
     this.key = key
   }
@@ -49,14 +52,13 @@ export class MissingInputHandlerError extends ClientError {
 
 /** An input callback (elicitation, sampling, roots) returned something that is not a valid answer. */
 export class InvalidInputResponseError extends ClientError {
+  static readonly code = 'ERR_INVALID_INPUT_RESPONSE' as const
+  readonly code = 'ERR_INVALID_INPUT_RESPONSE' as const
+  override readonly name: string = 'InvalidInputResponseError'
   /** The `inputRequests` key whose answer was invalid. */
   readonly key: string
   constructor(key: string, detail: string) {
-    super(
-      'InvalidInputResponseError',
-      'ERR_INVALID_INPUT_RESPONSE',
-      `The answer to input request '${key}' is invalid: ${detail}`,
-    )
+    super(`The answer to input request '${key}' is invalid: ${detail}`)
     this.key = key
   }
 }
@@ -67,12 +69,13 @@ export class InvalidInputResponseError extends ClientError {
  * you care about and listen again (spec: subscriptions.mdx "Graceful Closure").
  */
 export class SubscriptionDroppedError extends ClientError {
+  static readonly code = 'ERR_SUBSCRIPTION_DROPPED' as const
+  readonly code = 'ERR_SUBSCRIPTION_DROPPED' as const
+  override readonly name: string = 'SubscriptionDroppedError'
   /** The id of the listen request (its subscriptionId). */
   readonly subscriptionId: string | number
   constructor(subscriptionId: string | number, cause: unknown) {
     super(
-      'SubscriptionDroppedError',
-      'ERR_SUBSCRIPTION_DROPPED',
       `Subscription ${JSON.stringify(subscriptionId)} dropped: ${cause instanceof Error && cause.name === 'SessionEnded' ? cause.message : "the stream closed without the server's closing result"}`,
       { cause },
     )
@@ -96,6 +99,9 @@ export class SubscriptionDroppedError extends ClientError {
  * `body` keeps the raw body, unshortened.
  */
 export class HttpError extends ClientError {
+  static readonly code = 'ERR_HTTP' as const
+  readonly code = 'ERR_HTTP' as const
+  override readonly name: string = 'HttpError'
   /** The HTTP status code. */
   readonly status: number
   /** The response body as text, as received (may be empty). */
@@ -104,7 +110,7 @@ export class HttpError extends ClientError {
   readonly wwwAuthenticate: string | undefined
   constructor(status: number, body: string, wwwAuthenticate?: string) {
     const said = readableBody(body)
-    super('HttpError', 'ERR_HTTP', `HTTP ${status}${said ? `: ${said}` : ''}`)
+    super(`HTTP ${status}${said ? `: ${said}` : ''}`)
     this.status = status
     this.body = body
     this.wwwAuthenticate = wwwAuthenticate
@@ -186,9 +192,9 @@ function shorten(s: string): string {
 
 /** The server answered something that is not a valid MCP message or result (bad JSON, wrong id, bad shape). */
 export class InvalidResultError extends ClientError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('InvalidResultError', 'ERR_INVALID_RESULT', message, options)
-  }
+  static readonly code = 'ERR_INVALID_RESULT' as const
+  readonly code = 'ERR_INVALID_RESULT' as const
+  override readonly name: string = 'InvalidResultError'
 }
 
 /**
@@ -202,6 +208,9 @@ export class InvalidResultError extends ClientError {
  * no error.
  */
 export class NetworkError extends ClientError {
+  static readonly code = 'ERR_NETWORK' as const
+  readonly code = 'ERR_NETWORK' as const
+  override readonly name: string = 'NetworkError'
   /** The endpoint that could not be reached. */
   readonly url: string
   /**
@@ -209,12 +218,9 @@ export class NetworkError extends ClientError {
    */
   constructor(url: string, cause: unknown, phase: 'request' | 'stream' = 'request') {
     const reason = networkReason(cause, url)
-    super(
-      'NetworkError',
-      'ERR_NETWORK',
-      phase === 'stream' ? `The connection to ${url} broke off: ${reason}` : `Could not reach ${url}: ${reason}`,
-      { cause },
-    )
+    super(phase === 'stream' ? `The connection to ${url} broke off: ${reason}` : `Could not reach ${url}: ${reason}`, {
+      cause,
+    })
     this.url = url
   }
 }
@@ -271,11 +277,46 @@ function networkReason(cause: unknown, url: string): string {
   return message || 'failed'
 }
 
-/** An OAuth failure: discovery, validation, registration, an authorization or token error. */
+/**
+ * An OAuth failure: discovery, validation, registration, an authorization or token error. `code` is always
+ * `ERR_OAUTH`; `error` says which failure it was.
+ */
 export class OAuthError extends ClientError {
-  /** The OAuth `error` code when the authorization server sent one (RFC 6749 §5.2), else a local reason. */
-  declare readonly code: string
-  constructor(code: string, message: string) {
-    super('OAuthError', code, message)
+  static readonly code = 'ERR_OAUTH' as const
+  readonly code = 'ERR_OAUTH' as const
+  override readonly name: string = 'OAuthError'
+  /**
+   * The OAuth `error` code when the authorization server sent one (RFC 6749 §5.2, e.g. `invalid_grant`),
+   * else a local reason (`invalid_issuer`, `invalid_state`, `no_client`, …).
+   */
+  readonly error: string
+  constructor(error: string, message: string) {
+    super(message)
+    this.error = error
+  }
+}
+
+/**
+ * The stdio connection is over: the server closed its output (it exited, or crashed) or reading it failed,
+ * or `close()` was called. Pending requests fail with it, and so does every later `send`. The spec's
+ * advice for an unexpected exit is to start the server again and retry (stdio.mdx "Unexpected Termination").
+ */
+export class ConnectionClosedError extends ClientError {
+  static readonly code = 'ERR_CONNECTION_CLOSED' as const
+  readonly code = 'ERR_CONNECTION_CLOSED' as const
+  override readonly name: string = 'ConnectionClosedError'
+}
+
+/**
+ * The user declined a sampling request in a browser form (Decline, Escape, the form removed), or the round
+ * it belonged to was cancelled. A sampling answer has no "declined" shape, so the sampling callback of
+ * `edge-mcp/browser` rejects with this and the call is abandoned (spec: client/sampling.mdx, Error Handling).
+ */
+export class SamplingDeclinedError extends ClientError {
+  static readonly code = 'ERR_SAMPLING_DECLINED' as const
+  readonly code = 'ERR_SAMPLING_DECLINED' as const
+  override readonly name: string = 'SamplingDeclinedError'
+  constructor(message = 'The user declined the sampling request') {
+    super(message)
   }
 }

@@ -24,7 +24,7 @@ export { InMemoryCacheStore, type CacheEntry, type ResponseCacheStore } from './
 // Transports: Streamable HTTP over fetch, and stdio (a server launched as a child process, its streams as Web Streams)
 export type { ClientTransport } from './transport.ts'
 export { StreamableHttpClientTransport } from './http/transport.ts'
-export { ConnectionClosedError, StdioClientTransport } from './stdio.ts'
+export { StdioClientTransport } from './stdio.ts'
 
 // OAuth 2.1 for MCP servers that answer 401 (discovery, PKCE, refresh; Web APIs only)
 export { OAuthClientProvider } from './oauth/provider.ts'
@@ -32,6 +32,7 @@ export { InMemoryOAuthStore, type OAuthClientInformation, type OAuthStore, type 
 
 // Errors the client side raises itself (an error the server answered with is an McpError)
 export {
+  ConnectionClosedError,
   HttpError,
   InputRequiredRoundsExceededError,
   InvalidInputResponseError,

@@ -8,9 +8,9 @@
  * @module
  */
 import { META } from '../protocol/constants.ts'
-import { ClientError } from '../protocol/errors.ts'
 import { isPlainObject, isRequestId, requestIdKey } from '../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
+import { ConnectionClosedError } from './errors.ts'
 import type { ClientTransport, OutboundMessage, SendOptions, StreamOptions } from './transport.ts'
 import { CLOSE_GRACE_MS, DEFAULT_MAX_LINE_BYTES, LineWriter, readLines } from '../protocol/stdio-lines.ts'
 
@@ -45,17 +45,6 @@ export interface StdioClientTransportOptions {
    * `console.warn` with an `[edge-mcp] stdio:` prefix (stderr on Node, Deno and Bun).
    */
   onWarning?: (message: string) => void
-}
-
-/**
- * The stdio connection is over: the server closed its output (it exited, or crashed) or reading it failed,
- * or `close()` was called. Pending requests fail with it, and so does every later `send`. The spec's
- * advice for an unexpected exit is to start the server again and retry (stdio.mdx "Unexpected Termination").
- */
-export class ConnectionClosedError extends ClientError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('ConnectionClosedError', 'ERR_CONNECTION_CLOSED', message, options)
-  }
 }
 
 /** A request waiting for its response. */

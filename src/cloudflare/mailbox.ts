@@ -8,12 +8,8 @@
  * @module
  */
 import type { RequestInfo } from '../server/context.ts'
-import {
-  InMemoryQuestionMailbox,
-  QuestionTimeoutError,
-  type QuestionAnswer,
-  type QuestionMailbox,
-} from '../server/mailbox.ts'
+import { QuestionTimeoutError } from '../server/errors.ts'
+import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from '../server/mailbox.ts'
 
 /**
  * The binding name the README and the demo use.

@@ -5,7 +5,7 @@
  * @module
  */
 import type { AuthInfo } from '../protocol/auth.ts'
-import { InvalidTokenError } from '../server/http/bearer.ts'
+import { InvalidTokenError } from '../server/errors.ts'
 
 /** Hosts that may be reached over plain http: the loopback interface (127.0.0.0/8, [::1], localhost). */
 function isLoopback(hostname: string): boolean {

@@ -7,12 +7,8 @@
  * neither verifier carries no JOSE code. `AuthInfo` (what a verifier returns) comes from `edge-mcp`.
  * @module
  */
-export {
-  InvalidTokenError,
-  protectedResource,
-  type VerifyToken,
-  type VerifyTokenContext,
-} from '../server/http/bearer.ts'
+export { InvalidTokenError } from '../server/errors.ts'
+export { protectedResource, type VerifyToken, type VerifyTokenContext } from '../server/http/bearer.ts'
 export { InsufficientScopeError } from '../server/scopes.ts'
 export { jwtVerifier } from './jwt.ts'
 export { introspectionVerifier } from './introspection.ts'

@@ -4,7 +4,8 @@
  * @module
  */
 import type { AuthInfo } from '../protocol/auth.ts'
-import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../server/http/bearer.ts'
+import { InvalidTokenError } from '../server/errors.ts'
+import type { VerifyToken, VerifyTokenContext } from '../server/http/bearer.ts'
 import { fetchHeld, readJson, type OAuthFetch } from '../protocol/oauth-metadata.ts'
 import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
 

@@ -6,7 +6,8 @@
  */
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose'
 import type { AuthInfo } from '../protocol/auth.ts'
-import { InvalidTokenError, type VerifyToken, type VerifyTokenContext } from '../server/http/bearer.ts'
+import { InvalidTokenError, KeySourceError } from '../server/errors.ts'
+import type { VerifyToken, VerifyTokenContext } from '../server/http/bearer.ts'
 import { authorizationServerMetadataUrls, fetchHeld, readJson, type OAuthFetch } from '../protocol/oauth-metadata.ts'
 import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
 
@@ -49,11 +50,6 @@ export interface JwtVerifierOptions {
 const DEFAULT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA']
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
-/** A failure to get the keys (network, non-200, bad JWKS): never the token's fault, so not InvalidTokenError. */
-class KeySourceError extends Error {
-  override readonly name: string = 'KeySourceError'
-}
-
 /**
  * A {@link VerifyToken} for JWT access tokens: the signature (by a key of the issuer's JWKS, with an
  * allowed asymmetric algorithm), `iss`, `aud` (the resource), `exp` (required), `nbf`, and `typ` when
@@ -61,7 +57,7 @@ class KeySourceError extends Error {
  * from `scope` (space-separated) or `scp`, `expiresAt` is `exp` (seconds), `claims` the payload.
  *
  * The verifier throws {@link InvalidTokenError} (401) with a short message for a token that is not valid
- * here, and a plain `Error` (503) when the issuer's metadata or JWKS cannot be fetched (each fetch is
+ * here, and any other error (503) when the issuer's metadata or JWKS cannot be fetched (each fetch is
  * given `timeoutMs`) or are unusable; a failed discovery is retried on the next request. Keys are cached per
  * verifier (per isolate on Workers). On Workers an in-flight fetch is never shared between requests
  * (workerd forbids waiting on another request's I/O), so concurrent requests that find no cached keys (a

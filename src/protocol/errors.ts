@@ -1,5 +1,6 @@
 /**
- * JSON-RPC and MCP error codes, and the error class every layer throws (spec §6 "Error codes").
+ * JSON-RPC and MCP error codes and the wire error `McpError` (spec §6 "Error codes"); the base of the errors
+ * edge-mcp raises itself (`EdgeMcpError`, its `code` union, a base per side) and the one error of either side.
  * @module
  */
 
@@ -58,27 +59,66 @@ export class McpError extends Error {
 }
 
 /**
- * The base of every error edge-mcp raises itself, modelled on jose's `JOSEError`: `code` is a stable string
- * to branch on (`ERR_…`; for `OAuthError`, the RFC 6749 §5.2 error code or a local reason), `name` the
- * class's name (set explicitly, so it survives minification). An error the peer answered on the wire is an
+ * The `code` of every {@link EdgeMcpError}, one per error class (the class's static `code`), modelled on jose's
+ * `JOSEErrorCode`. Branch on it, or on `instanceof` the class.
+ */
+export type EdgeMcpErrorCode =
+  // either side
+  | 'ERR_URI_TEMPLATE'
+  // the client (edge-mcp/client, edge-mcp/browser)
+  | 'ERR_HTTP'
+  | 'ERR_NETWORK'
+  | 'ERR_INVALID_RESULT'
+  | 'ERR_REQUEST_TIMEOUT'
+  | 'ERR_INPUT_REQUIRED_ROUNDS_EXCEEDED'
+  | 'ERR_MISSING_INPUT_HANDLER'
+  | 'ERR_INVALID_INPUT_RESPONSE'
+  | 'ERR_SUBSCRIPTION_DROPPED'
+  | 'ERR_CONNECTION_CLOSED'
+  | 'ERR_OAUTH'
+  | 'ERR_SAMPLING_DECLINED'
+  // the server (edge-mcp/server, edge-mcp/oauth)
+  | 'ERR_INVALID_REQUEST_STATE'
+  | 'ERR_INVALID_SIGNATURE'
+  | 'ERR_RESOLUTION'
+  | 'ERR_QUESTION_TIMEOUT'
+  | 'ERR_REQUEST_CANCELLED'
+  | 'ERR_INVALID_TOKEN'
+  | 'ERR_KEY_SOURCE'
+
+/**
+ * The base of every error edge-mcp raises itself, modelled on jose's `JOSEError`: each class has a static
+ * `code` and the same instance `code` (an {@link EdgeMcpErrorCode}, a stable string to branch on), and its
+ * `name` set explicitly, so it survives minification. An error the peer answered on the wire is an
  * {@link McpError} instead, whose `code` is the JSON-RPC number.
  */
-export class EdgeMcpError extends Error {
-  override readonly name: string
+export abstract class EdgeMcpError extends Error {
   /** A stable, machine-readable code, e.g. `ERR_REQUEST_TIMEOUT`. */
-  readonly code: string
-  constructor(name: string, code: string, message: string, options?: ErrorOptions) {
+  abstract readonly code: EdgeMcpErrorCode
+  /**
+   * @param message - what went wrong, in words.
+   * @param options - `cause`: the error behind this one, if any.
+   */
+  constructor(message: string, options?: ErrorOptions) {
     super(message, options)
-    this.name = name
-    this.code = code
   }
 }
 
-/** The base of the errors the client side raises itself (transport, client loop, browser callbacks). */
-export class ClientError extends EdgeMcpError {}
+/** The base of the errors the client side raises itself (transport, client loop, OAuth, browser callbacks). */
+export abstract class ClientError extends EdgeMcpError {}
 
-/** The base of the errors the server side raises itself (request-state codecs, resolvers, registration). */
-export class ServerError extends EdgeMcpError {}
+/**
+ * The base of the errors the server side raises itself (request-state codecs, resolvers, registration,
+ * questions to 2025-era clients, token verifiers).
+ */
+export abstract class ServerError extends EdgeMcpError {}
+
+/** A template that is not valid RFC 6570, or a value a template cannot expand (a prefix of a list). */
+export class UriTemplateError extends EdgeMcpError {
+  static readonly code = 'ERR_URI_TEMPLATE' as const
+  readonly code = 'ERR_URI_TEMPLATE' as const
+  override readonly name: string = 'UriTemplateError'
+}
 
 function defaultHttpStatus(code: number): number | undefined {
   switch (code) {

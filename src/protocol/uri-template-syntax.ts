@@ -3,7 +3,7 @@
  * operator table (RFC 6570 Appendix A) and the parser. Expansion and matching are in uri-template.ts.
  * @module
  */
-import { EdgeMcpError } from './errors.ts'
+import { UriTemplateError } from './errors.ts'
 
 /** An expression operator (RFC 6570 section 2.2); `''` is simple string expansion. */
 export type UriTemplateOperator = '' | '+' | '#' | '.' | '/' | ';' | '?' | '&'
@@ -20,13 +20,6 @@ export interface UriTemplateVarspec {
 export interface UriTemplateExpression {
   readonly operator: UriTemplateOperator
   readonly varspecs: readonly UriTemplateVarspec[]
-}
-
-/** A template that is not valid RFC 6570, or a value a template cannot expand (a prefix of a list). */
-export class UriTemplateError extends EdgeMcpError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('UriTemplateError', 'ERR_URI_TEMPLATE', message, options)
-  }
 }
 
 /** How an operator expands (RFC 6570 Appendix A). */

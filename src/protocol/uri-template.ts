@@ -41,20 +41,15 @@ import {
   PCT,
   parse,
   pctEncode,
-  UriTemplateError,
   type Operator,
   type UriTemplateExpression,
   type UriTemplateOperator,
   type UriTemplateVarspec,
 } from './uri-template-syntax.ts'
+import { UriTemplateError } from './errors.ts'
 import { escapeRegExp, literalPattern } from './uri-literal.ts'
 
-export {
-  UriTemplateError,
-  type UriTemplateExpression,
-  type UriTemplateOperator,
-  type UriTemplateVarspec,
-} from './uri-template-syntax.ts'
+export { type UriTemplateExpression, type UriTemplateOperator, type UriTemplateVarspec } from './uri-template-syntax.ts'
 
 /** A scalar variable value (`null` and `undefined` are undefined, RFC 6570 section 2.3). */
 export type UriTemplateScalar = string | number | boolean | null | undefined

@@ -10,10 +10,13 @@ import { ServerError } from '../protocol/errors.ts'
  * answers with the one frozen error `-32602 "Invalid or expired requestState"`.
  */
 export class InvalidRequestStateError extends ServerError {
+  static readonly code = 'ERR_INVALID_REQUEST_STATE' as const
+  readonly code = 'ERR_INVALID_REQUEST_STATE' as const
+  override readonly name: string = 'InvalidRequestStateError'
   /** Why the token was rejected: `malformed`, `unknown key`, `seal`, `expired`, `request binding`, … */
   readonly reason: string
   constructor(reason: string) {
-    super('InvalidRequestStateError', 'ERR_INVALID_REQUEST_STATE', `invalid requestState: ${reason}`)
+    super(`invalid requestState: ${reason}`)
     this.reason = reason
   }
 }

@@ -20,7 +20,7 @@ export { arg, context, outcome, type Resolver } from './resolve/needs.ts'
 export { resolver } from './resolve/resolver.ts'
 export { elicit, listRoots, sample } from './resolve/questions.ts'
 export { formSchema } from './resolve/forms.ts'
-export { InvalidSignatureError, ResolutionError } from './resolve/errors.ts'
+export { InvalidSignatureError, QuestionTimeoutError, ResolutionError } from './errors.ts'
 
 // Sealed requestState: the policy, your own codec, sealing outside a handler, the one error codecs throw
 export { RequestStateSecurity } from '../request-state/security.ts'
@@ -29,7 +29,7 @@ export { createRequestStateCodec, type RequestStateTarget } from '../request-sta
 export { InvalidRequestStateError } from '../request-state/errors.ts'
 
 // 2025-era clients' answers: where they meet the request waiting for them (bring your own across isolates)
-export { InMemoryQuestionMailbox, QuestionTimeoutError, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
+export { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 export type { LegacyQuestionOptions } from './legacy-questions.ts'
 
 // Notifications: the bus behind subscriptions/listen (in memory by default; bring your own fan-out)

@@ -25,6 +25,7 @@ import { createMessageResult, listRootsResult } from '../protocol/schemas/sampli
 import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
 import type { Channel, Logger, RequestContext, RequestInfo, ResultObject } from './context.ts'
+import { RequestCancelledError } from './errors.ts'
 import { inputRequiredResult } from './finish.ts'
 import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 import { isInputRequired } from './results.ts'
@@ -170,8 +171,9 @@ export class LegacyQuestions {
    * @returns the complete result, or a tool error (`isError`) on `tools/call` when a question could not be
    *   asked or answered.
    * @throws McpError -32021 when the client did not declare a capability a question needs; -32603 on
-   *   other methods for what is a tool error on `tools/call`; -32603 "Request cancelled" once the client
-   *   has gone away (`ctx.signal` aborted: nothing more is asked, the handler is not run again).
+   *   other methods for what is a tool error on `tools/call`.
+   * @throws RequestCancelledError once the client has gone away (`ctx.signal` aborted: nothing more is
+   *   asked, the handler is not run again; no response is sent).
    */
   async ask(request: JSONRPCRequest, first: ResultObject, ctx: RequestContext, deps: AskDeps): Promise<ResultObject> {
     const { method } = request
@@ -364,18 +366,8 @@ export function withSessionNote(error: unknown, session: LegacySession | undefin
   return new McpError(error.code, why, error.data, error.httpStatus)
 }
 
-/**
- * A legacy request that ended because its client went away or cancelled it: no response is sent (spec
- * 2025-11-25: cancellation.mdx "receivers SHOULD NOT send a response for the cancelled request").
- */
-export class RequestCancelled extends McpError {
-  constructor() {
-    super(ErrorCode.InternalError, 'Request cancelled: the client went away or cancelled it')
-  }
-}
-
-function clientGone(): McpError {
-  return new RequestCancelled()
+function clientGone(): RequestCancelledError {
+  return new RequestCancelledError()
 }
 
 /** What {@link LegacyQuestions.track} gives a request. */

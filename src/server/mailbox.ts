@@ -6,6 +6,7 @@
  * (Node, Deno, Bun); a Durable Object across Worker isolates (`edge-mcp/cloudflare`).
  * @module
  */
+import { QuestionTimeoutError } from './errors.ts'
 
 /** A client's answer to a server-to-client request: its result object, or its JSON-RPC error. */
 export type QuestionAnswer =
@@ -27,14 +28,6 @@ export interface QuestionMailbox {
    * bound what is kept for waits to come, in entries and in bytes, keys included.
    */
   deliver(qid: string, answer: QuestionAnswer): Promise<void>
-}
-
-/** No answer to a server-to-client request came in time. */
-export class QuestionTimeoutError extends Error {
-  constructor(timeoutMs: number) {
-    super(`no answer within ${timeoutMs / 1000} s`)
-    this.name = 'QuestionTimeoutError'
-  }
 }
 
 /** Options of {@link InMemoryQuestionMailbox}. */

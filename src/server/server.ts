@@ -25,7 +25,8 @@ import { createRequestContext } from './context.ts'
 import { checkedResult, completeResult, inputRequiredResult, legacyResult, withServerInfo } from './finish.ts'
 import { ACKNOWLEDGED_METHODS, checkAcknowledged, initializeResult, MODERN_ONLY_METHODS, sessionOf } from './legacy.ts'
 import { EraNegotiation, type Era } from './era.ts'
-import { deliverAnswer, LegacyQuestions, RequestCancelled, withSessionNote } from './legacy-questions.ts'
+import { RequestCancelledError } from './errors.ts'
+import { deliverAnswer, LegacyQuestions, withSessionNote } from './legacy-questions.ts'
 import type { ServerOptions } from './server-options.ts'
 import { serveListen } from './listen.ts'
 import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
@@ -229,7 +230,7 @@ export class Server {
       }
       return handled
     } catch (error) {
-      if (error instanceof RequestCancelled) return { status: 200 } // no response (spec: cancellation.mdx)
+      if (error instanceof RequestCancelledError) return { status: 200 } // no response (spec: cancellation.mdx)
       return errorHandled(request.id, this.#toMcpError(error, request.method), era?.legacy === true)
     }
   }

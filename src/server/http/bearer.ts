@@ -8,6 +8,7 @@
  * @module
  */
 import { checkScopes, missingScopes, type AuthInfo, type ImpliedScopes } from '../../protocol/auth.ts'
+import { InvalidTokenError } from '../errors.ts'
 
 /** What a token verifier is told about the request: the resource it must be valid for, and the request. */
 export interface VerifyTokenContext {
@@ -26,15 +27,6 @@ export interface VerifyTokenContext {
  *   gets 503 and the logger has the cause): a token is never accepted because a check could not run.
  */
 export type VerifyToken = (token: string, context: VerifyTokenContext) => AuthInfo | Promise<AuthInfo>
-
-/**
- * A token that is not valid for this resource: bad signature, unknown key, wrong issuer or audience,
- * expired, not yet valid, malformed, inactive. Answered with 401 and `error="invalid_token"`
- * (RFC 6750 §3.1); the message is sent as `error_description`, so it must not carry secrets.
- */
-export class InvalidTokenError extends Error {
-  override readonly name: string = 'InvalidTokenError'
-}
 
 /** Options of a protected MCP endpoint: `FetchHandlerOptions.oauth`. */
 export interface ProtectedResourceOptions {

@@ -12,15 +12,10 @@ import type { InputResponses } from '../../protocol/schemas/index.ts'
 import { inputResponses } from '../../protocol/schemas/input-required.ts'
 import { createMessageResult, listRootsResult } from '../../protocol/schemas/sampling.ts'
 import { withContext, type RequestContext, type RequestParams } from '../context.ts'
-import { RefusalError, ResolutionError, refusalVerb } from '../resolve/errors.ts'
+import { HandlerContractError, RefusalError, ResolutionError, refusalVerb } from '../errors.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
 import { isInputRequired } from '../results.ts'
 import type { Registered, HandlerContext } from './types.ts'
-
-/** A handler broke the one-channel rule (resolvers and its own `InputRequiredResult`): a server bug. */
-class HandlerContractError extends ResolutionError {
-  override readonly name: string = 'HandlerContractError'
-}
 
 /**
  * Validate answers, run resolvers (if any), then the handler.

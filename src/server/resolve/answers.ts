@@ -7,7 +7,7 @@ import * as v from 'valibot'
 import { describeIssue } from '../../protocol/issues.ts'
 import { elicitResult } from '../../protocol/schemas/elicitation.ts'
 import { createMessageResult, listRootsResult } from '../../protocol/schemas/sampling.ts'
-import { ResolutionError } from './errors.ts'
+import { ResolutionError } from '../errors.ts'
 import { QUESTION, type Question } from './questions.ts'
 
 /** One recorded answer in the state: its action, the raw answer, and the digest of the question. */

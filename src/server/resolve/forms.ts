@@ -7,7 +7,7 @@ import * as v from 'valibot'
 import { toJsonSchema } from '../../protocol/json-schema.ts'
 import { describeIssue } from '../../protocol/issues.ts'
 import { requestedSchema, type RequestedSchema } from '../../protocol/schemas/elicitation.ts'
-import { InvalidSignatureError } from './errors.ts'
+import { InvalidSignatureError } from '../errors.ts'
 
 /** A form schema for `elicit`: checked against the spec's form subset when it is made. */
 export interface FormSchema<S extends v.GenericSchema = v.GenericSchema> {

@@ -16,7 +16,7 @@
  * registry symbol, so needs made by another copy of the SDK are still recognised.
  * @module
  */
-import { InvalidSignatureError } from './errors.ts'
+import { InvalidSignatureError } from '../errors.ts'
 
 /** Tags every need with its kind (a registry symbol: needs from another copy of the SDK still match). */
 export const KIND = Symbol.for('edge-mcp.need')

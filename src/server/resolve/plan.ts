@@ -3,7 +3,7 @@
  * kind, no cycles, no resolved name shadows an argument) and give each resolver a stable wire key.
  * @module
  */
-import { InvalidSignatureError } from './errors.ts'
+import { InvalidSignatureError } from '../errors.ts'
 import { kindOf, type AnyResolver, type ArgNeed, type Need, type OutcomeNeed, type Uses } from './needs.ts'
 import { resolveRound, type ResolverPlan } from './run.ts'
 

@@ -6,7 +6,7 @@
  */
 import type * as v from 'valibot'
 import type { CreateMessageRequestParams, InputRequest } from '../../protocol/schemas/index.ts'
-import { InvalidSignatureError } from './errors.ts'
+import { InvalidSignatureError } from '../errors.ts'
 import { isFormSchema, type FormSchema } from './forms.ts'
 
 /** Tags every question with its kind (a registry symbol, like the needs' `KIND`). */

@@ -6,7 +6,7 @@
 import type * as v from 'valibot'
 import type { CreateMessageResult, ListRootsResult } from '../../protocol/schemas/index.ts'
 import type { RequestContext } from '../context.ts'
-import { InvalidSignatureError } from './errors.ts'
+import { InvalidSignatureError } from '../errors.ts'
 import { planResolvers } from './plan.ts'
 import { KIND, PLANNER, type ArgNeed, type ContextNeed, type Need, type OutcomeNeed, type Resolver } from './needs.ts'
 import type { ElicitQuestion, RootsQuestion, SampleQuestion, UrlQuestion } from './questions.ts'

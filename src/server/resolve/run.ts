@@ -15,7 +15,7 @@ import { canonicalJson, digest16 } from '../../encoding/canonical.ts'
 import type { RequestContext } from '../context.ts'
 import type { RequestStateValue } from '../../request-state/claims.ts'
 import { readState, restore, take, type ResolverResult, type ResolverState } from './answers.ts'
-import { RefusalError, ResolutionError } from './errors.ts'
+import { RefusalError, ResolutionError } from '../errors.ts'
 import { kindOf, type AnyResolver, type ArgNeed, type Need, type OutcomeNeed } from './needs.ts'
 import { questionOf, render, type Question } from './questions.ts'
 

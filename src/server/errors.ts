@@ -1,0 +1,104 @@
+/**
+ * The errors the server side raises itself (never a JSON-RPC error as such: an error meant for the wire is
+ * an `McpError`), each a `ServerError` with its own `code`: a resolver graph that cannot work, a resolver
+ * that could not produce a value, a question to a 2025-era client left unanswered, a request its client
+ * cancelled, a bearer token refused. A rejected `requestState` is `InvalidRequestStateError`, in
+ * `request-state/errors.ts` (the codecs sit below the server).
+ * @module
+ */
+import { ServerError } from '../protocol/errors.ts'
+
+/** A resolver graph or a form schema that cannot work, found when it is declared or registered. */
+export class InvalidSignatureError extends ServerError {
+  static readonly code = 'ERR_INVALID_SIGNATURE' as const
+  readonly code = 'ERR_INVALID_SIGNATURE' as const
+  override readonly name: string = 'InvalidSignatureError'
+}
+
+/**
+ * A resolver could not produce a value (decline, cancel, a wrong answer): the call ends as a tool error.
+ * Its subclasses (`RefusalError`) keep its `code`.
+ */
+export class ResolutionError extends ServerError {
+  static readonly code = 'ERR_RESOLUTION' as const
+  readonly code = 'ERR_RESOLUTION' as const
+  override readonly name: string = 'ResolutionError'
+}
+
+/**
+ * The user declined or cancelled a question whose answer a resolver's consumer needed as a plain value:
+ * the call ends with "The user declined: <question>" (or "cancelled"), said in the user's terms.
+ */
+export class RefusalError extends ResolutionError {
+  override readonly name: string = 'RefusalError'
+  /** What the user did. */
+  readonly action: 'decline' | 'cancel'
+  /** The question's message, as the user saw it. */
+  readonly question: string
+  constructor(action: 'decline' | 'cancel', question: string) {
+    super(`The user ${refusalVerb(action)}: ${question}`)
+    this.action = action
+    this.question = question
+  }
+}
+
+/** `declined` / `cancelled`. */
+export function refusalVerb(action: 'decline' | 'cancel'): string {
+  return action === 'decline' ? 'declined' : 'cancelled'
+}
+
+/**
+ * A handler broke the one-channel rule (resolvers and its own `InputRequiredResult`): a server bug.
+ * @internal not in the public API: thrown and told apart inside `server/mcp/invoke.ts`
+ */
+export class HandlerContractError extends ResolutionError {
+  override readonly name: string = 'HandlerContractError'
+}
+
+/** No answer to a server-to-client request came in time. */
+export class QuestionTimeoutError extends ServerError {
+  static readonly code = 'ERR_QUESTION_TIMEOUT' as const
+  readonly code = 'ERR_QUESTION_TIMEOUT' as const
+  override readonly name: string = 'QuestionTimeoutError'
+  /** @param timeoutMs - the wait that passed, in **milliseconds** (the message says it in seconds). */
+  constructor(timeoutMs: number) {
+    super(`no answer within ${timeoutMs / 1000} s`)
+  }
+}
+
+/**
+ * A legacy request that ended because its client went away or cancelled it: no response is sent (spec
+ * 2025-11-25: cancellation.mdx "receivers SHOULD NOT send a response for the cancelled request"). Not an
+ * `McpError`: it is never answered on the wire, and nothing is logged.
+ * @internal not in the public API: thrown by `legacy-questions.ts`, caught by `Server.handle`
+ */
+export class RequestCancelledError extends ServerError {
+  static readonly code = 'ERR_REQUEST_CANCELLED' as const
+  readonly code = 'ERR_REQUEST_CANCELLED' as const
+  override readonly name: string = 'RequestCancelledError'
+  constructor() {
+    super('Request cancelled: the client went away or cancelled it')
+  }
+}
+
+/**
+ * A token that is not valid for this resource: bad signature, unknown key, wrong issuer or audience,
+ * expired, not yet valid, malformed, inactive. Answered with 401 and `error="invalid_token"`
+ * (RFC 6750 §3.1); the message is sent as `error_description`, so it must not carry secrets.
+ */
+export class InvalidTokenError extends ServerError {
+  static readonly code = 'ERR_INVALID_TOKEN' as const
+  readonly code = 'ERR_INVALID_TOKEN' as const
+  override readonly name: string = 'InvalidTokenError'
+}
+
+/**
+ * A failure to get a token verifier's keys (network, non-200, bad JWKS): never the token's fault, so not
+ * an {@link InvalidTokenError} (the request gets 503).
+ * @internal not in the public API: thrown and told apart inside `oauth/jwt.ts`
+ */
+export class KeySourceError extends ServerError {
+  static readonly code = 'ERR_KEY_SOURCE' as const
+  readonly code = 'ERR_KEY_SOURCE' as const
+  override readonly name: string = 'KeySourceError'
+}
