@@ -1,11 +1,18 @@
 import { defineConfig } from 'vitest/config'
 
+/**
+ * Two projects: `unit` (in-process, `npm run test:unit`) and `e2e` (`test/e2e/`: everything that starts
+ * workerd, Chromium, Deno, Bun, a child process or another SDK; `npm run test:e2e`). `npm test` runs both.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 120_000,
     reporters: ['default', './test/summary-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**'] } },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+    ],
   },
 })

@@ -3,7 +3,7 @@
  * Node (the fetch handler behind `node:http` and behind `@hono/node-server`), for 2026-07-28 and 2025-era
  * requests, with and without `text/event-stream` in `Accept`; and the representation a quiet request gets:
  * plain JSON when it finishes within `keepAliveMs`, else (when the client accepts SSE) an SSE stream that
- * opens with a keep-alive. workerd's side is in test/workerd.test.ts.
+ * opens with a keep-alive. workerd's side is in test/e2e/workerd.test.ts.
  */
 import type { AddressInfo } from 'node:net'
 import type { Server as HttpServer } from 'node:http'

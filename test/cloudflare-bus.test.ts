@@ -4,7 +4,7 @@
  * directly: fan-out to every subscription of every "instance", unsubscribe closing the connection, event
  * validation on both ends, bounded events and backlog, the missing-binding error, and a dropped
  * connection ending the listen stream with -32603. The same classes across real workerd isolates:
- * test/crossiso-bus.test.ts.
+ * test/e2e/crossiso-bus.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest'
 import { MAX_BUS_BACKLOG, MAX_BUS_EVENT_BYTES, parseBusEvent } from '../src/cloudflare/notifications.ts'

@@ -1,5 +1,5 @@
 /**
- * The Miniflare harness of the cross-isolate tests (test/crossiso.test.ts, test/crossiso-bus.test.ts):
+ * The Miniflare harness of the cross-isolate tests (test/e2e/crossiso.test.ts, test/e2e/crossiso-bus.test.ts):
  * the demo Worker wrapped by test/workers/crossiso.ts is bundled once by `wrangler deploy --dry-run`
  * (test/workers/crossiso.toml, the same esbuild step `wrangler dev` and `wrangler deploy` run) and run by
  * Miniflare's API as several Workers in one workerd process, each its own isolate and each on its own

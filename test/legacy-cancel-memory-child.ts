@@ -1,5 +1,5 @@
 /**
- * The child process of legacy-cancel-bounds.test.ts, run with `--expose-gc`: a 2025-11-25 session
+ * The child process of e2e/legacy-cancel-bounds.test.ts, run with `--expose-gc`: a 2025-11-25 session
  * (capabilities `{}`) sends `count` `notifications/cancelled`, each naming a distinct request id of
  * `idChars` characters that no request has, then prints the heap (`heapUsed`, `arrayBuffers`) after a
  * forced GC before and after them, as one JSON line on stdout.

@@ -1,5 +1,5 @@
 /**
- * A small Markdown reader for the documentation tests (test/readme-links.test.ts, test/dts.test.ts and
+ * A small Markdown reader for the documentation tests (test/readme-links.test.ts, test/e2e/dts.test.ts and
  * the runtime recipes): fenced code blocks, links and headings, each with the file and line it is on.
  * It knows what these docs use — ``` and ~~~ fences (indented ones too, inside list items), inline links
  * and images, reference definitions, `<a href>` — and skips code (fenced blocks and `code spans`) when

@@ -1,5 +1,5 @@
 /**
- * Helpers of the web demo's Chromium tests (test/web-demo.test.ts): a page on the demo that records what a
+ * Helpers of the web demo's Chromium tests (test/e2e/web-demo.test.ts): a page on the demo that records what a
  * user would not see (console errors, 404s), the sizes of its controls, and the order_book call.
  */
 import type { Browser, Page } from 'playwright-core'

@@ -1,6 +1,6 @@
 /**
- * The demo Worker (worker/index.ts) for the cross-isolate tests (test/crossiso.test.ts,
- * test/crossiso-bus.test.ts), plus one route, `GET /isolate`, that tells which Worker and which isolate
+ * The demo Worker (worker/index.ts) for the cross-isolate tests (test/e2e/crossiso.test.ts,
+ * test/e2e/crossiso-bus.test.ts), plus one route, `GET /isolate`, that tells which Worker and which isolate
  * answered: `WORKER_NAME` (a var the test sets per Worker) and an id drawn at random once per isolate
  * (module memory; drawn on the first request, since workerd forbids randomness at start-up), and
  * `GET /bus-connections`: the bus object's open listen connections (`{ connections }`). `/mcp` is

@@ -1,6 +1,6 @@
 /**
  * A Worker that verifies the bearer token of each request with edge-mcp/oauth (jose under workerd) and
- * answers what the verifier decided, for test/oauth-verify-workerd.test.ts.
+ * answers what the verifier decided, for test/e2e/oauth-verify-workerd.test.ts.
  */
 import { introspectionVerifier, jwtVerifier, InvalidTokenError, type VerifyToken } from '../../src/oauth/index.ts'
 

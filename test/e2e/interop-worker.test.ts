@@ -14,9 +14,9 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import type { ElicitResult } from '../src/index.ts'
-import { startWorker, type RunningWorker } from './workerd.ts'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import type { ElicitResult } from '../../src/index.ts'
+import { startWorker, type RunningWorker } from '../workerd.ts'
 
 let worker: RunningWorker
 

@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { foreignKey, startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
-import { ROOT } from './workerd.ts'
+import { foreignKey, startOAuthServer, type TestAuthorizationServer } from '../oauth-server.ts'
+import { ROOT } from '../workerd.ts'
 
 const RESOURCE = 'https://mcp.example.com/mcp'
 let as: TestAuthorizationServer

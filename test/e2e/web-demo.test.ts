@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium } from './browser.ts'
+import { launchChromium } from '../browser.ts'
 import {
   HINT,
   QUESTION,
@@ -20,8 +20,8 @@ import {
   problems,
   recordRequests,
   typedPage as typedPage_,
-} from './web-demo-page.ts'
-import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
+} from '../web-demo-page.ts'
+import { ROOT, startWorker, type RunningWorker } from '../workerd.ts'
 
 const SHOTS = join(ROOT, 'test-results/web-demo')
 const BACKORDERED = "Backordered 'Neuromancer'; it ships in 2-3 weeks."

@@ -10,8 +10,8 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { readMarkdown, type CodeBlock } from './markdown.ts'
-import { freePort, ROOT, stopGroup } from './workerd.ts'
+import { readMarkdown, type CodeBlock } from '../markdown.ts'
+import { freePort, ROOT, stopGroup } from '../workerd.ts'
 
 const run = promisify(execFile)
 const DIR = join(ROOT, 'test-results/readme-node')

@@ -11,9 +11,9 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium } from './browser.ts'
-import { startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
-import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
+import { launchChromium } from '../browser.ts'
+import { startOAuthServer, type TestAuthorizationServer } from '../oauth-server.ts'
+import { ROOT, startWorker, type RunningWorker } from '../workerd.ts'
 
 const SHOTS = join(ROOT, 'test-results/web-demo')
 

@@ -10,9 +10,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { readMarkdown } from './markdown.ts'
-import { freePort, ROOT, wranglerEnv, stopGroup } from './workerd.ts'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { readMarkdown } from '../markdown.ts'
+import { freePort, ROOT, wranglerEnv, stopGroup } from '../workerd.ts'
 
 const DIR = join(ROOT, 'test-results/readme-worker')
 const readme = readMarkdown(join(ROOT, 'README.md'), ROOT)

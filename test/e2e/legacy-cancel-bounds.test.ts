@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import { McpQuestionMailbox, durableObjectMailbox, type MailboxNamespace } from '../src/cloudflare/index.ts'
+import { McpQuestionMailbox, durableObjectMailbox, type MailboxNamespace } from '../../src/cloudflare/index.ts'
 import {
   InMemoryQuestionMailbox,
   McpServer,
@@ -23,10 +23,10 @@ import {
   formSchema,
   resolver,
   type QuestionMailbox,
-} from '../src/server/index.ts'
-import { answer, initializeLegacy, legacyPost, sseReader, type Message } from './legacy-wire.ts'
+} from '../../src/server/index.ts'
+import { answer, initializeLegacy, legacyPost, sseReader, type Message } from '../legacy-wire.ts'
 
-const ROOT = join(import.meta.dirname, '..')
+const ROOT = join(import.meta.dirname, '../..')
 const MiB = 1024 * 1024
 
 interface Measured {

@@ -12,9 +12,9 @@ import {
 } from '@modelcontextprotocol/server'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { createFetchHandler } from '../src/server/index.ts'
-import { createDemoServer } from '../worker/server.ts'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { createFetchHandler } from '../../src/server/index.ts'
+import { createDemoServer } from '../../worker/server.ts'
 
 describe('interop with the official SDK 2.4.0', () => {
   it('their Client (auto) against our server: discover, list, call, an MRTR elicitation', async () => {

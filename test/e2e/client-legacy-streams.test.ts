@@ -13,9 +13,9 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { Client, HttpError, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { LegacyConnection } from '../src/client/legacy.ts'
-import type { ClientOptions } from '../src/client/options.ts'
+import { Client, HttpError, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { LegacyConnection } from '../../src/client/legacy.ts'
+import type { ClientOptions } from '../../src/client/options.ts'
 
 /** A v1 event store with ordered ids (`<stream>_<n>`), replaying one stream's events after an id. */
 function eventStore(): EventStore {
@@ -228,8 +228,8 @@ async function childAgainstHeldStream(mode: 'close' | 'keep', ms: number) {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`
-  const tsx = join(import.meta.dirname, '../node_modules/tsx/dist/cli.mjs')
-  const child = spawn(process.execPath, [tsx, join(import.meta.dirname, 'legacy-stream-child.ts'), url, mode], {
+  const tsx = join(import.meta.dirname, '../../node_modules/tsx/dist/cli.mjs')
+  const child = spawn(process.execPath, [tsx, join(import.meta.dirname, '../legacy-stream-child.ts'), url, mode], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let out = ''

@@ -8,7 +8,7 @@ import { McpServer as V1Server } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
 
 async function v1Server() {
   const server = new V1Server({ name: 'v1-server', version: '1.0.0' })

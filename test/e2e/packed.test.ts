@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT } from './workerd.ts'
+import { ROOT } from '../workerd.ts'
 
 const run = promisify(execFile)
 

@@ -22,8 +22,8 @@
  * namespace, from where it never reaches `a`. Only then does `b`, sharing a's namespace, complete the call.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startCrossIsolate, type CrossIsolate } from './crossiso-harness.ts'
-import { messages, SSE_ACCEPT } from './legacy-wire.ts'
+import { startCrossIsolate, type CrossIsolate } from '../crossiso-harness.ts'
+import { messages, SSE_ACCEPT } from '../legacy-wire.ts'
 
 type Name = 'a' | 'b' | 'nobox' | 'own'
 

@@ -1,5 +1,5 @@
 /**
- * End to end in headless Chromium, as test/web-demo.test.ts (the built web demo served by the demo Worker
+ * End to end in headless Chromium, as test/e2e/web-demo.test.ts (the built web demo served by the demo Worker
  * under `wrangler dev`): declining a prompt's question and declining a sampling request are the user's own
  * answers, shown in the neutral `refused` style like a declined `order_book`, never as errors; and
  * connecting again while an earlier connect still waits for a slow endpoint leaves the page to the newer
@@ -9,10 +9,10 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Server } from '../src/server/index.ts'
-import { launchChromium } from './browser.ts'
-import { callOrderBook, openDemo as openDemo_, problems, routeToServer } from './web-demo-page.ts'
-import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
+import { Server } from '../../src/server/index.ts'
+import { launchChromium } from '../browser.ts'
+import { callOrderBook, openDemo as openDemo_, problems, routeToServer } from '../web-demo-page.ts'
+import { ROOT, startWorker, type RunningWorker } from '../workerd.ts'
 
 let browser: Browser
 let worker: RunningWorker

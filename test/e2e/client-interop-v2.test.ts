@@ -17,8 +17,8 @@ import {
 } from '@modelcontextprotocol/server'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import type { ElicitRequestParams, ElicitResult } from '../src/index.ts'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import type { ElicitRequestParams, ElicitResult } from '../../src/index.ts'
 
 /** The same two tools in both configurations: `echo` asks nothing, `provision` asks for a region. */
 function officialServer(): OfficialServer {

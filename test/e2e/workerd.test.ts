@@ -6,11 +6,11 @@ import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { McpError, type InputRequiredResult } from '../src/index.ts'
-import type { WireResponse } from './helpers.ts'
-import { ensureTool } from './tools.ts'
-import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { McpError, type InputRequiredResult } from '../../src/index.ts'
+import type { WireResponse } from '../helpers.ts'
+import { ensureTool } from '../tools.ts'
+import { ROOT, startWorker, type RunningWorker } from '../workerd.ts'
 
 const run = promisify(execFile)
 let worker: RunningWorker

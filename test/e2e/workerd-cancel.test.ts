@@ -5,8 +5,8 @@
  * test/cancel-quiet.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { startWorker, type RunningWorker } from './workerd.ts'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { startWorker, type RunningWorker } from '../workerd.ts'
 
 describe('cancellation in workerd (enable_request_signal)', () => {
   // test/workers/cancel.ts: keepAliveMs 200

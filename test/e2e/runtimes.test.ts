@@ -12,8 +12,8 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { ensureTool } from './tools.ts'
-import { freePort, ROOT, wranglerEnv } from './workerd.ts'
+import { ensureTool } from '../tools.ts'
+import { freePort, ROOT, wranglerEnv } from '../workerd.ts'
 
 const run = promisify(execFile)
 const RECIPES = join(ROOT, 'examples/runtimes')

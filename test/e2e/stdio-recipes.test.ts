@@ -13,11 +13,11 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { readMarkdown } from './markdown.ts'
-import { ensureTool } from './tools.ts'
+import { readMarkdown } from '../markdown.ts'
+import { ensureTool } from '../tools.ts'
 
 const run = promisify(execFile)
-const ROOT = join(import.meta.dirname, '..')
+const ROOT = join(import.meta.dirname, '../..')
 const APP = join(ROOT, 'test-results/stdio-client/app')
 const DOC = join(ROOT, 'docs/stdio.md')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')

@@ -7,11 +7,11 @@
  * authorization → token → call; 403 → step-up) in both protocol eras.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Client, OAuthClientProvider, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { createDemoWorker } from '../worker/index.ts'
-import { foreignKey, startOAuthServer, unsignedToken, type TestAuthorizationServer } from './oauth-server.ts'
-import { env as envelope, std } from './helpers.ts'
-import { startWorker, type RunningWorker } from './workerd.ts'
+import { Client, OAuthClientProvider, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { createDemoWorker } from '../../worker/index.ts'
+import { foreignKey, startOAuthServer, unsignedToken, type TestAuthorizationServer } from '../oauth-server.ts'
+import { env as envelope, std } from '../helpers.ts'
+import { startWorker, type RunningWorker } from '../workerd.ts'
 
 let as: TestAuthorizationServer
 let worker: RunningWorker

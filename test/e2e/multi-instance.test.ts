@@ -6,10 +6,10 @@
  */
 import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http'
 import { afterAll, describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { McpError } from '../src/index.ts'
-import { encodeBase64Url } from '../src/encoding/base64url.ts'
-import { startWorker, type RunningWorker } from './workerd.ts'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { McpError } from '../../src/index.ts'
+import { encodeBase64Url } from '../../src/encoding/base64url.ts'
+import { startWorker, type RunningWorker } from '../workerd.ts'
 
 const key = (fill: number) => encodeBase64Url(new Uint8Array(32).fill(fill))
 const OLD = key(1)

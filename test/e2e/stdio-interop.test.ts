@@ -12,10 +12,10 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { Client, ConnectionClosedError, StdioClientTransport } from '../src/client/index.ts'
-import type { Era } from '../src/client/era.ts'
+import { Client, ConnectionClosedError, StdioClientTransport } from '../../src/client/index.ts'
+import type { Era } from '../../src/client/era.ts'
 
-const ROOT = join(import.meta.dirname, '..')
+const ROOT = join(import.meta.dirname, '../..')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
 const FIXTURES = join(ROOT, 'test/fixtures/stdio')
 

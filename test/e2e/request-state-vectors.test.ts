@@ -7,10 +7,10 @@ import { createCipheriv, createHash, hkdfSync } from 'node:crypto'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { decodeBase64UrlStrict } from '../src/encoding/base64url.ts'
-import { DIGEST_VECTORS, KEY_1, POLICY_VECTORS, counterRandom, runVectors } from './vectors/request-state-vectors.ts'
-import { ensureTool } from './tools.ts'
-import { ROOT, startWorker } from './workerd.ts'
+import { decodeBase64UrlStrict } from '../../src/encoding/base64url.ts'
+import { DIGEST_VECTORS, KEY_1, POLICY_VECTORS, counterRandom, runVectors } from '../vectors/request-state-vectors.ts'
+import { ensureTool } from '../tools.ts'
+import { ROOT, startWorker } from '../workerd.ts'
 
 const run = promisify(execFile)
 const enc = new TextEncoder()

@@ -6,11 +6,11 @@
  */
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { schemaErrors } from './spec-schema.ts'
-import { DEFAULT_STRINGS, DEFAULT_STYLESHEET, staticRoots } from '../src/browser/index.ts'
-import type { RoundInfo } from '../src/client/index.ts'
-import { McpServer, createFetchHandler, elicitForm, inputRequired } from '../src/server/index.ts'
-import { PAGE_ORIGIN, bundleForBrowser, launchChromium, openPage, routeFetchHandler } from './browser.ts'
+import { schemaErrors } from '../spec-schema.ts'
+import { DEFAULT_STRINGS, DEFAULT_STYLESHEET, staticRoots } from '../../src/browser/index.ts'
+import type { RoundInfo } from '../../src/client/index.ts'
+import { McpServer, createFetchHandler, elicitForm, inputRequired } from '../../src/server/index.ts'
+import { PAGE_ORIGIN, bundleForBrowser, launchChromium, openPage, routeFetchHandler } from '../browser.ts'
 
 const conforms = schemaErrors
 
@@ -74,7 +74,7 @@ interface WireValue {
  * page, so it casts `window` itself rather than calling a helper from this file.
  */
 interface PageWindow {
-  EdgeMcp: typeof import('./fixtures/browser-entry.ts')
+  EdgeMcp: typeof import('../fixtures/browser-entry.ts')
   ask(kind: string, params: unknown, options: unknown): void
   abortAsk(reason: unknown): void
   answer: Promise<Outcome>

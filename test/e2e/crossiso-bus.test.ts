@@ -14,9 +14,9 @@
  * - `nobox` binds nothing (its listen requests fail: there is no bus to subscribe to).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { startCrossIsolate, type CrossIsolate } from './crossiso-harness.ts'
-import { env, std } from './helpers.ts'
-import { messages, type Message } from './legacy-wire.ts'
+import { startCrossIsolate, type CrossIsolate } from '../crossiso-harness.ts'
+import { env, std } from '../helpers.ts'
+import { messages, type Message } from '../legacy-wire.ts'
 
 type Name = 'a' | 'b' | 'own' | 'nobox'
 const BUS = { className: 'McpNotificationBus', useSQLite: true }

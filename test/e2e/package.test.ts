@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ROOT } from './workerd.ts'
+import { ROOT } from '../workerd.ts'
 
 const run = promisify(execFile)
 

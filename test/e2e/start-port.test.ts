@@ -7,7 +7,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, ROOT, wranglerEnv, stopGroup } from './workerd.ts'
+import { freePort, ROOT, wranglerEnv, stopGroup } from '../workerd.ts'
 
 const run = promisify(execFile)
 const TSX = join(ROOT, 'node_modules/.bin/tsx')

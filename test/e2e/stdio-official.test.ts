@@ -3,7 +3,7 @@
  * `@modelcontextprotocol/sdk` 1.x and `@modelcontextprotocol/client` 2.4.0 — under Node (tsx), Deno and
  * Bun: list tools, call greet (no question), call order_book answered by the client's elicitation
  * handler; and each runtime exits by itself when its stdin closes. The example runs in a fresh app
- * (test-results/stdio/app) whose `node_modules/edge-mcp` links to this package, as test/runtimes.test.ts
+ * (test-results/stdio/app) whose `node_modules/edge-mcp` links to this package, as test/e2e/runtimes.test.ts
  * does: its `import … from 'edge-mcp/server'` reaches dist/ as an installed package would. Needs
  * `npm run build` first (npm test does).
  */
@@ -16,10 +16,10 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { Client as V2Client } from '@modelcontextprotocol/client'
 import { StdioClientTransport as V2StdioTransport } from '@modelcontextprotocol/client/stdio'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { readMarkdown } from './markdown.ts'
-import { ensureTool } from './tools.ts'
+import { readMarkdown } from '../markdown.ts'
+import { ensureTool } from '../tools.ts'
 
-const ROOT = join(import.meta.dirname, '..')
+const ROOT = join(import.meta.dirname, '../..')
 const APP = join(ROOT, 'test-results/stdio/app')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')
 const QUESTION = "'Neuromancer' is out of stock (2-3 weeks). Order anyway?"

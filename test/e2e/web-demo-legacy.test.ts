@@ -19,8 +19,8 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { launchChromium } from './browser.ts'
-import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
+import { launchChromium } from '../browser.ts'
+import { ROOT, startWorker, type RunningWorker } from '../workerd.ts'
 
 const SHOTS = join(ROOT, 'test-results/web-demo')
 const QUESTION = '"Neuromancer" is out of stock (2-3 weeks). Order anyway?'
