@@ -1,5 +1,5 @@
 /**
- * `Client.listen` with a 2025-era server (issue 12: "`listen` where the server offers notifications"):
+ * `Client.listen` with a 2025-era server:
  * against the official v1 SDK server (stateful, its standalone GET stream open), the filter is honoured
  * from the `initialize` capabilities, a resource subscription is `resources/subscribe`d and
  * `resources/unsubscribe`d on close, list changes and resource updates arrive as on a 2026 listen stream

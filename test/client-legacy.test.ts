@@ -1,5 +1,5 @@
 /**
- * The Client in `'legacy'` mode (issue 12, first part): a 2025-era session with a server's legacy lane —
+ * The Client in `'legacy'` mode: a 2025-era session with a server's legacy lane —
  * initialize, session headers, the server's questions answered through the same callbacks, a session
  * started again after a 404, DELETE on close.
  */

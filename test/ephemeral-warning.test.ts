@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 3, "a server that says so": on Cloudflare Workers (`navigator.userAgent`
+ * "a server that says so": on Cloudflare Workers (`navigator.userAgent`
  * `Cloudflare-Workers`), a server sealing with the default ephemeral key logs one clear warning per isolate
  * the first time it seals a token (a requestState or a 2025 session id) — what breaks and the command that
  * fixes it; with shared keys, or off Workers, nothing. (Tests in this file share one module instance, so the

@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 5: property-based fuzzing of the client (results and SSE streams through a fake fetch), a modest
+ * Property-based fuzzing of the client (results and SSE streams through a fake fetch), a modest
  * count per property; `npm run fuzz -- --runs N` runs the same properties longer (test/fuzz/run.ts).
  * A failure prints fast-check's seed and path: `npm run fuzz -- --only <name> --seed <seed> --path <path>`.
  */

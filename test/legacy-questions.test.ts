@@ -1,5 +1,5 @@
 /**
- * Questions for 2025-era clients (issue 11 item 4): an `InputRequiredResult` or a resolver's question is
+ * Questions for 2025-era clients: an `InputRequiredResult` or a resolver's question is
  * sent as a server-to-client request on the POST's SSE stream; the client POSTs its answer (202) and the
  * handler goes on with it. Bounded, never a hang; answers checked against the session that was asked.
  */

@@ -1,5 +1,5 @@
 /**
- * Sessions without storage (issue 11 item 3): a legacy `initialize` gets a sealed `Mcp-Session-Id`
+ * Sessions without storage: a legacy `initialize` gets a sealed `Mcp-Session-Id`
  * ("s1." token under the request-state key ring's session HKDF info) that later requests carry back.
  */
 import { describe, expect, it } from 'vitest'

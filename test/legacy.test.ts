@@ -1,5 +1,5 @@
 /**
- * The stateless legacy lane (issue 11, first slice): 2025-era clients (no `_meta` envelope,
+ * The stateless legacy lane: 2025-era clients (no `_meta` envelope,
  * `initialize` first) served from the same registrations, every reply valid under the 2025-11-25 schema.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * The stdio client transport (issue 17) over in-process TransformStreams, against a scripted server that
+ * The stdio client transport over in-process TransformStreams, against a scripted server that
  * reads the client's lines and writes raw bytes: framing (split and merged chunks), what is not a message
  * (reported, not fatal), the server exiting mid-request, cancellation, routing of notifications and of a
  * 2025 server's requests, `close()`, back-pressure, and the era probe on stdio (no answer in time is a

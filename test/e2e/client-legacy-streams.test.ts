@@ -1,5 +1,5 @@
 /**
- * The Client in `'legacy'` mode and its streams (issue 12; spec 2025-11-25 basic/transports.mdx "Listening
+ * The Client in `'legacy'` mode and its streams (spec 2025-11-25 basic/transports.mdx "Listening
  * for Messages from the Server", "Resumability and Redelivery", SEP-1699): the standalone GET stream that
  * carries the server's requests not tied to one of ours (the official v1 SDK's `elicitInput` without
  * `relatedRequestId`) and its notifications; a POST stream the server closes early, resumed with GET +

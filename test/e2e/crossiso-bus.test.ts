@@ -1,5 +1,5 @@
 /**
- * Issue 13, notifications across isolates: a `subscriptions/listen` stream held by one Worker receives the
+ * Notifications across isolates: a `subscriptions/listen` stream held by one Worker receives the
  * resource updates and list changes published while another Worker served a request, through the Durable
  * Object bus (`McpNotificationBus` on `env.MCP_NOTIFICATIONS`, `durableObjectNotificationBus(env)` in the
  * demo Worker); `authorizeSubscription` still filters each stream; without the shared namespace nothing

@@ -1,5 +1,5 @@
 /**
- * Issue 11, cross-isolate: a question to a 2025-era client goes out from one Worker and its answer is
+ * Cross-isolate: a question to a 2025-era client goes out from one Worker and its answer is
  * POSTed to ANOTHER Worker; the Durable Object mailbox (`McpQuestionMailbox` on `env.MCP_MAILBOX`) carries
  * it to the first, and the tool completes. Without the binding the same flow fails at once, naming it.
  *

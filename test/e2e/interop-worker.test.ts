@@ -1,11 +1,11 @@
 /**
- * Interop (issue 11): the official TypeScript clients at their default options — `@modelcontextprotocol/sdk`
+ * Interop: the official TypeScript clients at their default options — `@modelcontextprotocol/sdk`
  * 1.x and `@modelcontextprotocol/client` 2.4.0, both speaking 2025-11-25 through `initialize` — against the
  * demo Worker under `wrangler dev` (local workerd, the `MCP_MAILBOX` Durable Object carrying answers). Each
  * client only declares what a real host would (elicitation, sampling) and registers its own handlers; every
  * demo question reaches it as a server-to-client request on the POST's stream, and its answer completes the call.
  *
- * Issue 12: our own Client against the same Worker, in both eras: `versionNegotiation: 'legacy'` (the Worker's
+ * Our own Client against the same Worker, in both eras: `versionNegotiation: 'legacy'` (the Worker's
  * 2025 lane: a session, the question on the POST's stream, the answer POSTed back through the mailbox) and
  * `'auto'` (the probe finds the Worker modern: 2026-07-28, the question as an input-required round).
  */

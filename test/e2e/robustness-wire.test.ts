@@ -1,8 +1,8 @@
 /**
- * Issue 13, the HTTP-surface and answer cases of shared/cases/robustness.md: R4 (Hono, a body a
+ * The HTTP-surface and answer cases of shared/cases/robustness.md: R4 (Hono, a body a
  * middleware already read), R7 (standard header values are visible ASCII before anything else), R8
  * (`content: null` in an elicitation answer is no content), R9 (a decline's or cancel's content is
- * ignored), on the 2026 `inputResponses` lane and the 2025 legacy questions lane; and issue item 8
+ * ignored), on the 2026 `inputResponses` lane and the 2025 legacy questions lane; and
  * (mismatch messages show both values distinguishably; a malformed sampling answer is not "missing action").
  */
 import { Hono } from 'hono'
@@ -303,7 +303,7 @@ describe('R8 / R9: content null is no content; a decline or cancel ignores its c
     expect(res.body.error.code).toBe(-32602)
   })
 
-  it('issue item 8: a malformed sampling answer is reported by its own fields, not as a missing action', async () => {
+  it('a malformed sampling answer is reported by its own fields, not as a missing action', async () => {
     const res = await answerWith(handler, 'sample', () => ({ role: 'assistant', content: { type: 'text', text: 'x' } }))
     expect(res.body.error.code).toBe(-32602)
     expect(res.body.error.message).toContain("field 's.model'")

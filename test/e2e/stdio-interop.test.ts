@@ -1,6 +1,6 @@
 /**
  * Our Client launching stdio servers as child processes (`child_process.spawn`, its pipes as Web Streams
- * through `Readable.toWeb` / `Writable.toWeb`), issue 17: a server built with the official v1 SDK (2025-era
+ * through `Readable.toWeb` / `Writable.toWeb`): a server built with the official v1 SDK (2025-era
  * only), one built with the official v2 server package 2.4.0 (`serveStdio`: both eras, the opening message
  * picks), and one built with edge-mcp (`serveStdio`, both eras). In every era each speaks — pinned
  * `'legacy'`, pinned `'modern'`, and `'auto'` finding the right one — list tools, a call with no question, and

@@ -1,5 +1,5 @@
 /**
- * Properties of the client's parsing (issue 13 item 5b), through a fake `fetch` into `Client`: whatever a
+ * Properties of the client's parsing, through a fake `fetch` into `Client`: whatever a
  * server answers (mutated results, odd JSON-RPC envelopes, statuses, SSE streams chunked anywhere), every
  * call settles — resolves, or rejects with one of the SDK's documented errors — and no rejection goes
  * unhandled; a well-formed answer framed any legal way gives the same result.

@@ -1,5 +1,5 @@
 /**
- * Properties of the server's HTTP surface (issue 13 item 5a), for the fetch handler and the Hono
+ * Properties of the server's HTTP surface, for the fetch handler and the Hono
  * adapter alike: any request gets a bounded, well-formed answer with no 5xx, and no handler runs on a
  * rejected `requestState` — random strings, and truncations or mutations of states the server sealed.
  * 2025-era sessions (initialize, `Mcp-Session-Id`, questions answered or not) too.

@@ -1,18 +1,18 @@
 /**
- * Issue 13, server-side robustness cases (shared/cases/robustness.md): R1 resource-template literals
+ * Server-side robustness cases (shared/cases/robustness.md): R1 resource-template literals
  * compare after URI normalisation, R5 tool names outside the spec's guidance, R6 a result with only
  * `structuredContent`, R10 `__proto__` is never an argument.
  */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { McpError } from '../src/index.ts'
-import { UriTemplate } from '../src/protocol/uri-template.ts'
-import { notificationMatcher } from '../src/server/notifications.ts'
-import { readState } from '../src/server/resolve/answers.ts'
-import { McpServer, arg, createFetchHandler, resolver } from '../src/server/index.ts'
-import { createDemoServer } from '../worker/server.ts'
-import { post, recordingLogger, req, std } from './helpers.ts'
+import { Client, StreamableHttpClientTransport } from '../../../src/client/index.ts'
+import { McpError } from '../../../src/index.ts'
+import { UriTemplate } from '../../../src/protocol/uri-template.ts'
+import { notificationMatcher } from '../../../src/server/notifications.ts'
+import { readState } from '../../../src/server/resolve/answers.ts'
+import { McpServer, arg, createFetchHandler, resolver } from '../../../src/server/index.ts'
+import { createDemoServer } from '../../../worker/server.ts'
+import { post, recordingLogger, req, std } from '../../helpers.ts'
 
 const clientOf = (mcp: McpServer) =>
   new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }) })

@@ -1,5 +1,5 @@
 /**
- * stdio under abuse (issue 17 review): a peer that never reads (close() must not wait on it), a 2025 client
+ * stdio with misbehaving peers: a peer that never reads (close() must not wait on it), a 2025 client
  * whose question was answered before it ended its input, ids `1` and `"1"`, answers twice or to no
  * question, a response on a 2026 connection, cancellations of unknown requests, a second `initialize`,
  * thousands of concurrent requests, a reused id (refused and logged), a line exactly at the cap with CRLF,
@@ -8,12 +8,12 @@
  */
 import { describe, expect, it } from 'vitest'
 import * as valibot from 'valibot'
-import { StdioClientTransport } from '../src/client/index.ts'
-import { acceptedContent, elicitForm, inputRequired, McpServer, serveStdio } from '../src/server/index.ts'
-import type { JSONRPCRequest } from '../src/index.ts'
-import { readLines } from '../src/protocol/stdio-lines.ts'
-import { env, recordingLogger } from './helpers.ts'
-import { initialize, pipe, sleep, type Out } from './stdio-harness.ts'
+import { StdioClientTransport } from '../../src/client/index.ts'
+import { acceptedContent, elicitForm, inputRequired, McpServer, serveStdio } from '../../src/server/index.ts'
+import type { JSONRPCRequest } from '../../src/index.ts'
+import { readLines } from '../../src/protocol/stdio-lines.ts'
+import { env, recordingLogger } from '../helpers.ts'
+import { initialize, pipe, sleep, type Out } from '../stdio-harness.ts'
 
 const CONFIRM = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] }
 const byId = (id: unknown) => (m: Out) => m.id === id && !('method' in m)

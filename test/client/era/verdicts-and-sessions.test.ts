@@ -1,5 +1,5 @@
 /**
- * The Client in both eras, from a second break-it review (issue 12): a probe that met a network blip does
+ * The Client in both eras: a probe that met a network blip does
  * not leave a modern-only server stuck in legacy, nor is that tentative verdict stored; a stale remembered
  * verdict is re-checked for every request in flight, not only the first; close() while a request is in
  * flight starts no new session; the server never reads the text of a callback's own error or wrong answer;
@@ -9,8 +9,8 @@
 import { McpServer as V1Server } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { describe, expect, it } from 'vitest'
-import { Client, HttpError, StreamableHttpClientTransport, type EraStore } from '../src/client/index.ts'
-import { createFetchHandler, McpServer } from '../src/server/index.ts'
+import { Client, HttpError, StreamableHttpClientTransport, type EraStore } from '../../../src/client/index.ts'
+import { createFetchHandler, McpServer } from '../../../src/server/index.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const URL_ = 'http://x/mcp'

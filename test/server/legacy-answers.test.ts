@@ -1,5 +1,5 @@
 /**
- * Attacks on the legacy lane's questions (issue 11 review): malformed answers, progress across the
+ * Attacks on the legacy lane's questions: malformed answers, progress across the
  * re-runs of one request, version headers on answers and notifications, the early-answer buffer as a
  * memory sink, timer options that overflow, abandoned questions the client is never told about, and a
  * disconnect logged as a server failure.
@@ -20,11 +20,11 @@ import {
   type FetchHandler,
   type LegacyQuestionOptions,
   type QuestionAnswer,
-} from '../src/server/index.ts'
-import type { RequestedSchema } from '../src/index.ts'
-import { recordingLogger } from './helpers.ts'
-import { answer, initializeLegacy, legacyPost, sseReader, type Message } from './legacy-wire.ts'
-import { schemaErrors2025 } from './spec-schema.ts'
+} from '../../src/server/index.ts'
+import type { RequestedSchema } from '../../src/index.ts'
+import { recordingLogger } from '../helpers.ts'
+import { answer, initializeLegacy, legacyPost, sseReader, type Message } from '../legacy-wire.ts'
+import { schemaErrors2025 } from '../spec-schema.ts'
 
 const KEY = 'k'.repeat(32)
 const CAPS = { elicitation: {}, sampling: {}, roots: {} }

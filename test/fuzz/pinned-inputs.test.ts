@@ -3,10 +3,10 @@
  */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { MAX_SCHEMA_DEPTH, headerParamsOf } from '../src/protocol/param-headers.ts'
-import { McpServer, createFetchHandler } from '../src/server/index.ts'
-import { call, env, post, requestId, std } from './helpers.ts'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { MAX_SCHEMA_DEPTH, headerParamsOf } from '../../src/protocol/param-headers.ts'
+import { McpServer, createFetchHandler } from '../../src/server/index.ts'
+import { call, env, post, requestId, std } from '../helpers.ts'
 
 describe('fuzz finding 1: a 2025-era tools/call is not held to 2026 Mcp-Param-* headers', () => {
   const mcp = new McpServer({ name: 'r1', version: '1' })

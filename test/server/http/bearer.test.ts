@@ -1,22 +1,22 @@
 /**
- * Attacks on the OAuth protected resource (issue 14), each once a hole: a token minted for another
+ * Attacks on the OAuth protected resource, each once a hole: a token minted for another
  * resource of the same issuer replayed with a Host header naming that resource, and scope checks that
  * other methods reaching a scoped item's code skipped.
  */
-import { UriTemplate } from '../src/index.ts'
+import { UriTemplate } from '../../../src/index.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as valibot from 'valibot'
-import type { ProtectedResourceOptions } from '../src/server/http/bearer.ts'
+import type { ProtectedResourceOptions } from '../../../src/server/http/bearer.ts'
 import {
   introspectionVerifier,
   jwtVerifier,
   InvalidTokenError,
   protectedResource,
   type VerifyToken,
-} from '../src/oauth/index.ts'
-import { McpServer, createFetchHandler } from '../src/server/index.ts'
-import { startOAuthServer, type TestAuthorizationServer } from './oauth-server.ts'
-import { env, std } from './helpers.ts'
+} from '../../../src/oauth/index.ts'
+import { McpServer, createFetchHandler } from '../../../src/server/index.ts'
+import { startOAuthServer, type TestAuthorizationServer } from '../../oauth-server.ts'
+import { env, std } from '../../helpers.ts'
 
 let as: TestAuthorizationServer
 beforeAll(async () => {

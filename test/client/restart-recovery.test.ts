@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 2: a retry refused with the frozen requestState error starts the call over once, and the
+ * A retry refused with the frozen requestState error starts the call over once, and the
  * questions already answered in this call are answered from those answers — the user is never asked twice.
  *
  * Two instances of the demo server, each with its own ephemeral key (no `REQUEST_STATE_KEYS`), behind an
@@ -11,11 +11,11 @@
  * state is re-asked"): that case is pinned too — one restart, no loop, no question asked twice.
  */
 import { describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport, type RoundInfo } from '../src/client/index.ts'
-import { driveInputRequired } from '../src/client/input-required.ts'
-import { McpError, type ElicitRequestParams, type InputRequest, type InputRequiredResult } from '../src/index.ts'
-import { createFetchHandler } from '../src/server/index.ts'
-import { createDemoServer } from '../worker/server.ts'
+import { Client, StreamableHttpClientTransport, type RoundInfo } from '../../src/client/index.ts'
+import { driveInputRequired } from '../../src/client/input-required.ts'
+import { McpError, type ElicitRequestParams, type InputRequest, type InputRequiredResult } from '../../src/index.ts'
+import { createFetchHandler } from '../../src/server/index.ts'
+import { createDemoServer } from '../../worker/server.ts'
 
 type Name = 'a' | 'b'
 const other = (n: Name): Name => (n === 'a' ? 'b' : 'a')

@@ -1,11 +1,11 @@
 /**
- * Issue 13 item 2, the edges of restart recovery (found by a break-it review): a question asked twice in
+ * The edges of restart recovery: a question asked twice in
  * one call, re-asks in the second attempt, `_meta` and questions without canonical form, a resumed call,
  * an abort during the refused retry, what restarts and what does not, and `maxRounds` per attempt.
  */
 import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
-import { encodeBase64Url } from '../src/encoding/base64url.ts'
+import { encodeBase64Url } from '../../src/encoding/base64url.ts'
 import {
   McpServer,
   RequestStateSecurity,
@@ -13,12 +13,12 @@ import {
   createFetchHandler,
   elicitForm,
   inputRequired,
-} from '../src/server/index.ts'
-import { Client, StreamableHttpClientTransport, type RoundInfo } from '../src/client/index.ts'
-import { driveInputRequired } from '../src/client/input-required.ts'
-import type { InputResponse } from '../src/protocol/schemas/index.ts'
-import { McpError, type InputRequest, type InputRequiredResult } from '../src/index.ts'
-import { ASK, scriptedTransport } from './helpers.ts'
+} from '../../src/server/index.ts'
+import { Client, StreamableHttpClientTransport, type RoundInfo } from '../../src/client/index.ts'
+import { driveInputRequired } from '../../src/client/input-required.ts'
+import type { InputResponse } from '../../src/protocol/schemas/index.ts'
+import { McpError, type InputRequest, type InputRequiredResult } from '../../src/index.ts'
+import { ASK, scriptedTransport } from '../helpers.ts'
 
 const FROZEN = 'Invalid or expired requestState'
 const frozen = () => new McpError(-32602, FROZEN)
@@ -172,7 +172,7 @@ describe('restart recovery through the Client', () => {
         },
       )
       .catch((e: unknown) => e)
-    expect((error as McpError).message).toBe(FROZEN) // as before issue 13 item 2: the app decides
+    expect((error as McpError).message).toBe(FROZEN) // without restart recovery: the app decides
     expect(asked).toEqual(['Plan?']) // before the fix: ['Plan?', 'Name?'], the restart asked "Name?" again
   })
 

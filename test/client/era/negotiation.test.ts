@@ -1,10 +1,10 @@
 /**
- * The Client's era negotiation (issue 12): `'auto'` by default; the verdict of the `server/discover` probe
+ * The Client's era negotiation: `'auto'` by default; the verdict of the `server/discover` probe
  * (-32020 / -32021 count as modern), `discover()` in both eras, and the optional `eraStore` — a remembered
  * verdict skips the probe, an old or wrong one is probed again, a broken store only warns.
  */
 import { describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport, type EraStore, type EraVerdict } from '../src/client/index.ts'
+import { Client, StreamableHttpClientTransport, type EraStore, type EraVerdict } from '../../../src/client/index.ts'
 
 const URL_ = 'http://localhost/mcp'
 const json = (status: number, body: unknown) =>

@@ -1,11 +1,11 @@
 /**
- * The Client's era, issue 12: what a `server/discover` probe's result must say for the server to count as
+ * The Client's era: what a `server/discover` probe's result must say for the server to count as
  * modern, and `discover()` on a 2025 server (answered from `initialize`, since 2025 has no such method).
  * Found by the conformance client suite for 2025-11-25, whose mock servers answer every method they do not
  * know with `{}`.
  */
 import { describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport } from '../src/client/index.ts'
+import { Client, StreamableHttpClientTransport } from '../../../src/client/index.ts'
 
 /** A fake server: `answer` decides each response; the requests it saw (their JSON-RPC methods) are kept. */
 function fake(answer: (body: Record<string, unknown>) => Response | undefined) {

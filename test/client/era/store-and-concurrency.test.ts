@@ -1,5 +1,5 @@
 /**
- * The Client in both eras under stress (issue 12, from a break-it review): a remembered era that proved
+ * The Client in both eras under stress: a remembered era that proved
  * wrong is probed again once, never in a loop and never by running a tools/call twice; close() during
  * initialize revives nothing; one caller's abort does not fail the others sharing the probe or initialize;
  * a session that expires under concurrent requests is replaced once; the server's requests are answered
@@ -16,8 +16,8 @@ import {
   StreamableHttpClientTransport,
   SubscriptionDroppedError,
   type EraStore,
-} from '../src/client/index.ts'
-import { McpError } from '../src/protocol/errors.ts'
+} from '../../../src/client/index.ts'
+import { McpError } from '../../../src/protocol/errors.ts'
 
 /** A JSON-RPC message as the fake servers read it. */
 type Wire = { id?: number; method?: string; params?: { arguments?: { i?: number } }; error: { code: number } }

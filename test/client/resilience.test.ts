@@ -1,5 +1,5 @@
 /**
- * Issue 13, robustness cases on the client side (/work/shared/cases/robustness.md): R2 (odd cache
+ * Robustness cases on the client side (/work/shared/cases/robustness.md): R2 (odd cache
  * hints), R3 (SSE events without JSON), R11 (progress keeps a call alive), R12 (an abort really stops
  * the request, after a GC too).
  */
@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { Client, listen, RequestTimeoutError, StreamableHttpClientTransport } from '../src/client/index.ts'
-import { McpServer, createFetchHandler } from '../src/server/index.ts'
+import { Client, listen, RequestTimeoutError, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { McpServer, createFetchHandler } from '../../src/server/index.ts'
 
 const V = '2026-07-28'
 const TOOL = { name: 'a', inputSchema: { type: 'object' } }

@@ -1,5 +1,5 @@
 /**
- * The 2025-era client's transport, hardened (review of issue 12): a 2025 session sends only the headers a
+ * The 2025-era client's transport: a 2025 session sends only the headers a
  * 2025 server's CORS allow-list knows; a stream whose connection breaks off after an event id is resumed
  * (without one, a NetworkError); a server that primes and closes with `retry: 0` does not get a hot
  * reconnection loop; an SSE event cannot grow without bound. Fake servers are plain fetch functions.
@@ -11,14 +11,14 @@ import {
   InvalidResultError,
   NetworkError,
   StreamableHttpClientTransport,
-} from '../src/client/index.ts'
+} from '../../../src/client/index.ts'
 import {
   MAX_RECONNECTS,
   MAX_SSE_EVENT_LENGTH,
   MIN_RETRY_MS,
   followSse,
   type Reconnect,
-} from '../src/client/http/sse.ts'
+} from '../../../src/client/http/sse.ts'
 
 const enc = new TextEncoder()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
