@@ -1,0 +1,180 @@
+/** `x-mcp-header` → `Mcp-Param-{Name}` (spec: streamable-http.mdx "Custom headers"), both directions. */
+import * as v from 'valibot'
+import { describe, expect, it } from 'vitest'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { McpServer, createFetchHandler } from '../../src/server/index.ts'
+import { McpError } from '../../src/index.ts'
+import { headerParamsOf } from '../../src/protocol/param-headers.ts'
+import { adapters, call as callMethod, post, req, std } from '../helpers.ts'
+
+function deployer() {
+  const mcp = new McpServer({ name: 's', version: '1' })
+  mcp.tool(
+    'deploy',
+    {
+      input: {
+        region: v.string(),
+        replicas: v.optional(v.pipe(v.number(), v.integer())),
+        dryRun: v.optional(v.boolean()),
+        note: v.optional(v.string()),
+      },
+      headers: { region: 'Region', replicas: 'Replicas', dryRun: 'Dry-Run' },
+    },
+    ({ region, replicas, dryRun }) => `deploy ${region} x${replicas ?? 1}${dryRun ? ' (dry run)' : ''}`,
+  )
+  return mcp
+}
+
+describe('x-mcp-header declarations', () => {
+  it('are advertised on the property and validated', () => {
+    expect(
+      headerParamsOf({
+        type: 'object',
+        properties: {
+          a: { type: 'string', 'x-mcp-header': 'A' },
+          o: { type: 'object', properties: { b: { type: 'integer', 'x-mcp-header': 'B' } } },
+        },
+      }),
+    ).toEqual({
+      params: [
+        { path: ['a'], name: 'A', type: 'string' },
+        { path: ['o', 'b'], name: 'B', type: 'integer' },
+      ],
+    })
+    const invalid = [
+      { properties: { a: { type: 'number', 'x-mcp-header': 'A' } } },
+      { properties: { a: { type: 'string', 'x-mcp-header': 'Bad Name' } } },
+      { properties: { a: { type: 'string', 'x-mcp-header': '' } } },
+      { properties: { a: { type: 'string', 'x-mcp-header': 'X' }, b: { type: 'string', 'x-mcp-header': 'x' } } },
+      { properties: { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'L' } } } },
+      { properties: { u: { anyOf: [{ type: 'string', 'x-mcp-header': 'U' }] } } },
+    ]
+    for (const schema of invalid)
+      expect(headerParamsOf({ type: 'object', ...schema }), JSON.stringify(schema)).toHaveProperty('invalid')
+    expect(() =>
+      new McpServer({ name: 's', version: '1' }).tool(
+        't',
+        { input: { n: v.number() }, headers: { n: 'N' } },
+        () => 'x',
+      ),
+    ).toThrow(/"number" property/)
+  })
+
+  it('come from metadata too: checked at registration, while a plain-argument tool lists its usual definition', async () => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    const annotated = (header: string) => ({
+      input: { a: v.pipe(v.string(), v.metadata({ 'x-mcp-header': header })) },
+    })
+    expect(() => mcp.tool('bad', annotated('Bad Name'), () => 'x')).toThrow(/Tool 'bad': .*not an HTTP token/)
+    mcp.tool('good', annotated('A'), () => 'x')
+    const config = {
+      title: 'Plain',
+      input: { s: v.string(), n: v.optional(v.number()), b: v.boolean() } as Record<string, v.GenericSchema>,
+    }
+    mcp.tool('plain', config, () => 'x')
+    config.title = 'Changed after registration'
+    config.input.late = v.string()
+    mcp.tool('none', {}, () => 'x')
+    const res = await callMethod(createFetchHandler(mcp), 'tools/list')
+    const tools = (res.body.result as { tools: unknown[] }).tools
+    // key order too: the definition of a plain tool (built on first read) is the one built at registration
+    expect(JSON.stringify(tools)).toBe(
+      JSON.stringify([
+        {
+          name: 'good',
+          inputSchema: {
+            type: 'object',
+            properties: { a: { type: 'string', 'x-mcp-header': 'A' } },
+            required: ['a'],
+          },
+        },
+        {
+          name: 'plain',
+          inputSchema: {
+            type: 'object',
+            properties: { s: { type: 'string' }, n: { type: 'number' }, b: { type: 'boolean' } },
+            required: ['s', 'b'],
+          },
+          title: 'Plain',
+        },
+        { name: 'none', inputSchema: { type: 'object', properties: {}, required: [] } },
+      ]),
+    )
+  })
+})
+
+for (const [label, handler] of adapters(deployer())) {
+  describe(`the server checks Mcp-Param-* via ${label}`, () => {
+    const call = (args: Record<string, unknown>, headers: Record<string, string>) =>
+      post(handler, req('tools/call', { name: 'deploy', arguments: args }), {
+        ...std('tools/call', 'deploy'),
+        ...headers,
+      })
+    it('accepts matching headers (decoded, integers compared numerically)', async () => {
+      const ok = await call(
+        { region: 'us-west1', replicas: 3, dryRun: true },
+        { 'mcp-param-region': 'us-west1', 'mcp-param-replicas': '3', 'mcp-param-dry-run': 'true' },
+      )
+      expect(ok.body.result.content[0].text).toBe('deploy us-west1 x3 (dry run)')
+      const encoded = await call({ region: 'Zürich' }, { 'mcp-param-region': '=?base64?WsO8cmljaA==?=' })
+      expect(encoded.body.result.content[0].text).toBe('deploy Zürich x1')
+    })
+    it('answers a missing, different or unexpected header with 400 -32020', async () => {
+      for (const [args, headers] of [
+        [{ region: 'eu' }, {}],
+        [{ region: 'eu' }, { 'mcp-param-region': 'us' }],
+        [
+          { region: 'eu', replicas: 3 },
+          { 'mcp-param-region': 'eu', 'mcp-param-replicas': '4' },
+        ],
+        [{ region: 'eu' }, { 'mcp-param-region': 'eu', 'mcp-param-replicas': '2' }],
+        [
+          { region: 'eu', dryRun: false },
+          { 'mcp-param-region': 'eu', 'mcp-param-dry-run': 'true' },
+        ],
+      ] as const) {
+        const res = await call(args, headers)
+        expect(res.status, JSON.stringify([args, headers])).toBe(400)
+        expect(res.body.error.code).toBe(-32020)
+      }
+    })
+  })
+}
+
+describe('the client mirrors x-mcp-header arguments', () => {
+  it('sends Mcp-Param-* for known tools, drops tools with invalid declarations, and re-lists after -32020', async () => {
+    const handler = createFetchHandler(deployer())
+    const sent: Headers[] = []
+    const warnings: string[] = []
+    let extraTool = false
+    const client = new Client({
+      onWarning: (m) => warnings.push(m),
+      transport: new StreamableHttpClientTransport('http://x/mcp', {
+        fetch: async (r) => {
+          sent.push(r.headers)
+          const body = (await r.clone().json()) as { method: string }
+          const res = await handler(r)
+          if (!extraTool || body.method !== 'tools/list') return res
+          const json = (await res.json()) as { result: { tools: unknown[] } }
+          json.result.tools.push({
+            name: 'bad',
+            inputSchema: { type: 'object', properties: { x: { type: 'number', 'x-mcp-header': 'X' } } },
+          })
+          return Response.json(json)
+        },
+      }),
+    })
+    // not listed yet: the first call goes without headers, gets -32020, re-lists, and retries with them
+    expect((await client.callTool('deploy', { region: 'eu', replicas: 2 })).content[0]).toMatchObject({
+      text: 'deploy eu x2',
+    })
+    expect(sent.at(-1)!.get('mcp-param-region')).toBe('eu')
+    expect(sent.at(-1)!.get('mcp-param-replicas')).toBe('2')
+    expect(sent.at(-1)!.get('mcp-param-dry-run')).toBeNull()
+    extraTool = true
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['deploy'])
+    expect(warnings).toEqual([expect.stringContaining("Ignoring tool 'bad'")])
+    const unknown = (await client.callTool('nope').catch((e: unknown) => e)) as McpError
+    expect(unknown.code).toBe(-32602)
+  })
+})
