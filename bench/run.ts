@@ -3,7 +3,7 @@
  * hand-written floor where one exists — in-process `tools/call` throughput and two-round MRTR flows (1 and
  * 8 in flight), the requestState seal+open rate and sealed size, the one-tool Worker bundle and its cold
  * import, and the browser client bundle.
- * Prints the summary table (issue 16's rows, targets, met/missed), then each benchmark's own table. A
+ * Prints the summary table (one row per target, met/missed), then each benchmark's own table. A
  * side that errors fails its benchmark with the reason (the others still run) and the process exits 1.
  */
 import { availableParallelism, loadavg } from 'node:os'
@@ -101,7 +101,7 @@ const results = [
   }),
 ]
 
-/** The summary rows in issue 16's order (the Worker's two rows come from one benchmark). */
+/** The summary rows, in order (the Worker's two rows come from one benchmark). */
 const summaryRows = results.flatMap((r) => (r.summary ? r.summary.split('\n') : []))
 const order = ['tools/call', 'two-round', 'requestState', 'sealed size', 'one-tool', 'browser', 'cold import']
 const rank = (row: string) => {
