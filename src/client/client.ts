@@ -30,7 +30,7 @@ import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { AnswerMemo, driveInputRequired } from './input-required.ts'
 import { EraNegotiator, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
-import type { ListenPlan } from './listen-plan.ts'
+import { PLAN_LISTEN, type ListenPlan } from './listen-plan.ts'
 import {
   capabilitiesOf,
   defined,
@@ -55,9 +55,6 @@ import {
   ReadResourceResultCheck,
 } from './result-checks.ts'
 import { ToolHeaders } from './tool-headers.ts'
-
-/** Set by `Client`'s static block (it reads the client's private state). @internal */
-export let listenPlan: (client: Client, filter: SubscriptionFilter, signal?: AbortSignal) => Promise<ListenPlan>
 
 /**
  * An MCP client.
@@ -367,21 +364,23 @@ export class Client {
     return parseResult(CompleteResultCheck, result, 'completion/complete').completion
   }
 
-  static {
-    // `listen` (listen.ts) is a function of its own, so that an app that never listens does not bundle it
-    listenPlan = async (client, filter, signal) => {
-      signal?.throwIfAborted()
-      const era = await client.#eras.resolve(client.#probe, signal)
-      const params = { notifications: filter, _meta: client.#envelope() }
-      const cache = client.#cache
-      return {
-        ...(era === 'legacy' ? { session: client.#legacy!.listenSession() } : { transport: client.options.transport }),
-        message: { jsonrpc: '2.0', id: client.#nextId++, method: 'subscriptions/listen', params },
-        timeoutMs: client.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-        warn: (m) => client.#warn(m),
-        // list changes and resource updates drop the cache entries they make stale before the app hears of them
-        ...(cache ? { before: (n: JSONRPCNotification) => client.invalidateCacheFor(n) } : {}),
-      }
+  /**
+   * The plan of a `subscriptions/listen` on this client, for `listen` (listen.ts, a function of its own so
+   * that an app that never listens does not bundle it): the era found first, then the request and where
+   * it goes. @internal
+   */
+  async [PLAN_LISTEN](filter: SubscriptionFilter, signal?: AbortSignal): Promise<ListenPlan> {
+    signal?.throwIfAborted()
+    const era = await this.#eras.resolve(this.#probe, signal)
+    const params = { notifications: filter, _meta: this.#envelope() }
+    const cache = this.#cache
+    return {
+      ...(era === 'legacy' ? { session: this.#legacy!.listenSession() } : { transport: this.options.transport }),
+      message: { jsonrpc: '2.0', id: this.#nextId++, method: 'subscriptions/listen', params },
+      timeoutMs: this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      warn: (m) => this.#warn(m),
+      // list changes and resource updates drop the cache entries they make stale before the app hears of them
+      ...(cache ? { before: (n: JSONRPCNotification) => this.invalidateCacheFor(n) } : {}),
     }
   }
 

@@ -1,6 +1,7 @@
 /**
- * What `Client` hands to `listen` (listen.ts): a module of its own so that neither imports the other's
- * types in a cycle.
+ * What `Client` hands to `listen` (listen.ts) — the plan of a subscription, asked for through the
+ * `Client` method keyed by {@link PLAN_LISTEN} — in a module of its own, so that neither imports the
+ * other in a cycle and an app that never listens does not bundle listen.ts.
  * @module
  */
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
@@ -20,3 +21,9 @@ export interface ListenPlan {
   warn: (message: string) => void
   before?: (notification: JSONRPCNotification) => Promise<unknown>
 }
+
+/**
+ * The key of `Client`'s method that plans a subscription (`listen` calls it): a symbol, so the method is
+ * no name in the client's API. @internal
+ */
+export const PLAN_LISTEN: unique symbol = Symbol('edge-mcp.planListen')

@@ -8,7 +8,8 @@ import { McpError } from '../protocol/errors.ts'
 import { parse } from '../protocol/check.ts'
 import type { JSONRPCNotification, JSONRPCRequest, RequestId, SubscriptionFilter } from '../protocol/schemas/index.ts'
 import type { ClientTransport } from './transport.ts'
-import { listenPlan, type Client } from './client.ts'
+import type { Client } from './client.ts'
+import { PLAN_LISTEN } from './listen-plan.ts'
 import { InvalidResultError, RequestTimeoutError, SubscriptionDroppedError } from './errors.ts'
 import { legacyListenTransport } from './legacy-listen.ts'
 import { SubscriptionsAcknowledgedNotificationCheck } from './result-checks.ts'
@@ -83,7 +84,7 @@ export async function listen(
   filter: SubscriptionFilter,
   options: ListenOptions = {},
 ): Promise<Subscription> {
-  const plan = await listenPlan(client, filter, options.signal)
+  const plan = await client[PLAN_LISTEN](filter, options.signal)
   const transport = plan.session ? legacyListenTransport(plan.session) : plan.transport!
   return openSubscription(transport, plan.message, options, plan.timeoutMs, plan.warn, plan.before)
 }
