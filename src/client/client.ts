@@ -31,6 +31,7 @@ import { AnswerMemo, driveInputRequired } from './input-required.ts'
 import { EraNegotiator, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
 import { PLAN_LISTEN, type ListenPlan } from './listen-plan.ts'
+import type { SendOptions } from './transport.ts'
 import {
   capabilitiesOf,
   defined,
@@ -176,7 +177,7 @@ export class Client {
   async request(
     method: string,
     params: Record<string, unknown> = {},
-    options: CallOptions & { headers?: Record<string, string> } = {},
+    options: CallOptions & Pick<SendOptions, 'routing'> = {},
   ): Promise<Record<string, unknown>> {
     return this.#eras.send(
       method,
@@ -290,7 +291,7 @@ export class Client {
     const drive = () =>
       this.#drive('tools/call', { name, arguments: args }, name, CallToolResultCheck, {
         ...options,
-        headers: this.#toolHeaders.headersFor(name, args), // read again after a re-list
+        routing: this.#toolHeaders.headersFor(name, args), // read again after a re-list
         memo,
       })
     try {

@@ -13,12 +13,11 @@ import { InvalidResultError, RequestTimeoutError } from './errors.ts'
 import type { CallOptions } from './options.ts'
 
 /**
- * Per-request options of {@link exchange}: the call's options, plus extra HTTP headers (`Mcp-Param-*`,
- * a 2025-era session's headers) and the 2025-era hooks of the transport (`SendOptions.onRequest`,
- * `onResponse`, `resume`, `era`).
+ * Per-request options of {@link exchange}: the call's options, plus what the transport is told of the
+ * message (`SendOptions.session`, `routing`, `onAccepted`) and the 2025-era `onRequest`.
  */
 export type ExchangeOptions = CallOptions &
-  Pick<SendOptions, 'headers' | 'onResponse' | 'resume' | 'era'> & {
+  Pick<SendOptions, 'session' | 'routing' | 'onAccepted'> & {
     /**
      * A server-to-client request on this request's stream (2025 era). `interactive` runs the step that
      * answers it with the request timeout paused (the user's time does not count); `signal` aborts with the
@@ -77,13 +76,12 @@ export async function exchange(
   const deadline = pausableDeadline(method, options.timeoutMs ?? defaultTimeoutMs, options.maxTotalTimeoutMs)
   const signal = options.signal ? anySignal([options.signal, deadline.signal]) : deadline.signal
   const sendOptions: SendOptions & { signal: AbortSignal } = { signal, interactive: deadline.pause }
-  if (options.headers) sendOptions.headers = options.headers
+  if (options.routing) sendOptions.routing = options.routing
+  if (options.session) sendOptions.session = options.session
   const onRequest = options.onRequest
   if (onRequest) sendOptions.onRequest = (request) => onRequest(request, { interactive: deadline.pause, signal })
-  if (options.onResponse) sendOptions.onResponse = options.onResponse
-  if (options.resume) sendOptions.resume = true
+  if (options.onAccepted) sendOptions.onAccepted = options.onAccepted
   const unpaused = options.pauses?.add(deadline.pause)
-  if (options.era) sendOptions.era = options.era
   const reset = options.resetTimeoutOnProgress === false ? undefined : deadline.reset
   let settled = false // nothing reaches the caller's callbacks once the call has settled
   const route = notificationRouter(options, progressToken, reset)

@@ -8,11 +8,11 @@
  * `-32042` is answered through the `elicitation` callback and the request sent again.
  * @module
  */
-import { HEADER, LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
 import type { ClientCapabilities, JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
-import type { ClientTransport } from './transport.ts'
+import type { ClientTransport, SessionBinding } from './transport.ts'
 import { raceAbort } from './abort.ts'
 import { exchange, PauseGroup, type ExchangeOptions } from './exchange.ts'
 import type { LegacyListenSession } from './legacy-listen.ts'
@@ -137,12 +137,12 @@ export class LegacyConnection {
     return this.#server
   }
 
-  /** The session's headers: `MCP-Protocol-Version` and, when the server gave one, `Mcp-Session-Id`. */
-  #headers(): Record<string, string> {
-    const headers: Record<string, string> = {}
-    if (this.#server) headers[HEADER.protocolVersion] = this.#server.protocolVersion
-    if (this.#sessionId !== undefined) headers[HEADER.sessionId] = this.#sessionId
-    return headers
+  /** The session, as a transport is told of it: its negotiated version and, when the server gave one, its id. */
+  #binding(): SessionBinding {
+    const session: SessionBinding = {}
+    if (this.#server) session.protocolVersion = this.#server.protocolVersion
+    if (this.#sessionId !== undefined) session.id = this.#sessionId
+    return session
   }
 
   /**
@@ -185,7 +185,7 @@ export class LegacyConnection {
     const sentWith = this.#sessionId
     let delivered = false // the server took the request: a 404 now (on resuming its stream) must not send it twice
     try {
-      return await this.#send(method, params, { ...options, onResponse: (r) => (delivered ||= r.ok) }, progressToken)
+      return await this.#send(method, params, { ...options, onAccepted: () => (delivered = true) }, progressToken)
     } catch (error) {
       if (!isSessionGone(error) || sentWith === undefined) throw error
       if (this.#sessionId === sentWith) this.#forget() // unless a concurrent request already replaced it
@@ -244,15 +244,13 @@ export class LegacyConnection {
       message,
       {
         ...options,
-        headers: { ...options.headers, ...this.#headers() },
+        session: this.#binding(),
         onRequest: (request, during) => void this.#answer(request, method, target, during.signal, during.interactive),
         onNotification: (notification) => {
           options.onNotification?.(notification)
           if (SESSION_WIDE.has(notification.method)) this.#emit(notification)
         },
-        resume: true,
         pauses: this.#pauses,
-        era: 'legacy',
       },
       this.#deps.timeoutMs,
       progressToken,
@@ -286,14 +284,11 @@ export class LegacyConnection {
       },
     }
     let sessionId: string | undefined
-    const exchangeOptions: ExchangeOptions = {
-      era: 'legacy',
-      onResponse: (response) => (sessionId = response.headers.get(HEADER.sessionId) ?? undefined),
-    }
+    const exchangeOptions: ExchangeOptions = { session: { onId: (id) => (sessionId = id) } }
     const result = await exchange(this.#transport, message, exchangeOptions, this.#deps.timeoutMs, '')
     if (this.#epoch !== epoch) {
       // closed while initializing: end the session the server just made, and revive nothing
-      if (sessionId !== undefined) await this.#endSession({ [HEADER.sessionId]: sessionId })
+      if (sessionId !== undefined) await this.#endSession({ id: sessionId })
       this.#checkOpen(epoch)
     }
     const version = result.protocolVersion
@@ -310,10 +305,7 @@ export class LegacyConnection {
     if (typeof result.instructions === 'string') server.instructions = result.instructions
     this.#server = server
     this.#sessionId = sessionId
-    await this.#transport.send(
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { headers: this.#headers(), era: 'legacy' },
-    )
+    await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, { session: this.#binding() })
     this.#checkOpen(epoch) // close() meanwhile ended the session
     await this.#listen()
     return server
@@ -335,7 +327,7 @@ export class LegacyConnection {
     const opened = this.#transport.openStream
       ? this.#transport
           .openStream({
-            headers: this.#headers(),
+            session: this.#binding(),
             signal,
             // a question not tied to a request: the user's time counts against none of those in flight
             onRequest: (request) => void this.#answer(request, '', '', signal, (step) => this.#pauses.run(step)),
@@ -375,10 +367,10 @@ export class LegacyConnection {
     signal: AbortSignal | undefined,
     interactive: <T>(step: () => Promise<T>) => Promise<T> = (step) => step(),
   ) {
-    const headers = this.#headers()
+    const session = this.#binding()
     const response = await interactive(() => answerServerRequest(this.#deps.options, request, method, target, signal))
     try {
-      await this.#transport.send(response, { headers, era: 'legacy' })
+      await this.#transport.send(response, { session })
     } catch (error) {
       this.#warn(`the answer to the server's ${request.method} could not be sent: ${String(error)}`)
     }
@@ -387,14 +379,14 @@ export class LegacyConnection {
   /** Close the standalone stream, end the session (`DELETE`, a 405 ignored) and forget it. */
   async close(): Promise<void> {
     this.#epoch++
-    const headers = this.#headers()
+    const session = this.#binding()
     const had = this.#sessionId !== undefined
     this.#forget()
-    if (had) await this.#endSession(headers)
+    if (had) await this.#endSession(session)
   }
 
-  async #endSession(headers: Record<string, string>): Promise<void> {
-    await this.#transport.endSession?.(headers)
+  async #endSession(session: SessionBinding): Promise<void> {
+    await this.#transport.endSession?.(session)
   }
 }
 

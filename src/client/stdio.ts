@@ -50,12 +50,15 @@ export interface StdioClientTransportOptions {
 /** A request waiting for its response. */
 interface Pending {
   method: string
-  options: SendOptions
+  options: StdioSendOptions
   /** The `progressToken` of the request's `_meta`: its progress (and a 2025 server's questions) find it by that. */
   progressToken: unknown
   resolve(response: unknown): void
   reject(error: unknown): void
 }
+
+/** What a message sent over stdio may come with: its abort, and where its notifications and requests go. */
+export type StdioSendOptions = Pick<SendOptions, 'signal' | 'onNotification' | 'onRequest'>
 
 /** A stream opened by `openStream`: the server's messages that belong to no request go to it. */
 interface Stream {
@@ -132,13 +135,13 @@ export class StdioClientTransport implements ClientTransport {
 
   /**
    * Write one message: a request resolves with its response (a JSON-RPC response object), anything else
-   * with undefined once written. Of `options`, `signal`, `onNotification` and `onRequest` apply; the HTTP
-   * ones (`headers`, `onResponse`, `resume`, `era`, `interactive`) mean nothing here.
+   * with undefined once written. The connection is the 2025-era session, so a message needs no
+   * `session`; there are no headers to route with, and nothing waits for the user in the transport.
    * @throws ConnectionClosedError when the connection is over (before or while waiting), or the server's
    *   stdin cannot be written (a broken pipe); the signal's reason when it aborts; TypeError for a message
    *   JSON cannot hold; Error for a request id already in flight.
    */
-  async send(message: OutboundMessage, options: SendOptions = {}): Promise<unknown> {
+  async send(message: OutboundMessage, options: StdioSendOptions = {}): Promise<unknown> {
     if (this.#over !== undefined) throw new ConnectionClosedError(this.#over)
     if ('method' in message && 'id' in message) return this.#request(message, options)
     await this.#write(message)
@@ -151,7 +154,7 @@ export class StdioClientTransport implements ClientTransport {
    * @returns `{ closed }`, resolved when the stream ends (the server's output ended, `close()`, `signal`).
    * @throws ConnectionClosedError when the connection is already over.
    */
-  openStream(options: StreamOptions): Promise<{ closed: Promise<void> }> {
+  openStream(options: Omit<StreamOptions, 'session'>): Promise<{ closed: Promise<void> }> {
     if (this.#over !== undefined) return Promise.reject(new ConnectionClosedError(this.#over))
     const { signal } = options
     const closed = new Promise<void>((resolve) => {
@@ -186,7 +189,7 @@ export class StdioClientTransport implements ClientTransport {
     }
   }
 
-  #request(message: JSONRPCRequest, options: SendOptions): Promise<unknown> {
+  #request(message: JSONRPCRequest, options: StdioSendOptions): Promise<unknown> {
     const { id, method } = message
     const key = requestIdKey(id)
     const { signal } = options

@@ -6,14 +6,26 @@
  */
 import type { JSONRPCNotification, JSONRPCRequest, JSONRPCResponse } from '../protocol/schemas/index.ts'
 
+/**
+ * The 2025-era session a message belongs to (spec 2025-11-25: basic/lifecycle.mdx). A transport whose
+ * connection is the session (stdio) needs nothing of it; the HTTP transport sends its version and id as
+ * `MCP-Protocol-Version` and `Mcp-Session-Id`, and only the headers a 2025 server knows.
+ */
+export interface SessionBinding {
+  /** The version the session's `initialize` negotiated; undefined while `initialize` itself is sent. */
+  protocolVersion?: string
+  /** The session's id, as the server gave it; undefined before `initialize` was answered, or when it gave none. */
+  id?: string
+  /** Called with the id the server gives the session in its answer (HTTP: the `Mcp-Session-Id` header). */
+  onId?: (id: string | undefined) => void
+}
+
 /** Options for one message sent by a {@link ClientTransport}. */
 export interface SendOptions {
-  /** Aborts the HTTP request (closing the stream is the cancel in 2026-07-28). */
+  /** Aborts the message's exchange (closing the stream is the cancel in 2026-07-28). */
   signal?: AbortSignal
-  /** Called for each notification received on the request's SSE stream before its response. */
+  /** Called for each notification about the request received before its response. */
   onNotification?: (notification: JSONRPCNotification) => void
-  /** Extra request headers for this message only (e.g. `Mcp-Param-*`). */
-  headers?: Record<string, string>
   /**
    * Runs a step that waits for the user (the OAuth login in the browser) with the request timeout
    * paused: the `Client` passes one, so a slow login is not a `RequestTimeoutError`. The caller's own
@@ -22,38 +34,33 @@ export interface SendOptions {
   interactive?: <T>(step: () => Promise<T>) => Promise<T>
   /**
    * Called for each server-to-client request (a 2025-era server's `elicitation/create`,
-   * `sampling/createMessage`, `roots/list`, `ping`) on the request's SSE stream; the stream goes on
-   * being read meanwhile. The answer is the caller's to send (a response message, through `send`).
+   * `sampling/createMessage`, `roots/list`, `ping`) about the request, before its response; reading goes
+   * on meanwhile. The answer is the caller's to send (a response message, through `send`).
    */
   onRequest?: (request: JSONRPCRequest) => void
-  /** Called with the HTTP response before its body is read (a 2025-era client reads `Mcp-Session-Id`). */
-  onResponse?: (response: Response) => void
   /**
-   * 2025-era only (spec 2025-11-25: transports.mdx "Resumability and Redelivery", SEP-1699): when the
-   * request's SSE stream closes, or its connection breaks off, before its response after the server gave
-   * event ids, `GET` it again with `Last-Event-ID` (and `headers`) once the server's `retry` has passed (in
-   * milliseconds, at least 100; doubled per reconnection without a message), and read on; at most 5
-   * reconnections in a row that bring no message (a priming event is none) and 100 in all. Off by default:
-   * 2026-07-28 streams are not resumable.
+   * The 2025-era session of the message; undefined for a 2026-07-28 message, which belongs to none. Over
+   * HTTP a request in a session whose response stream breaks off is resumed (spec 2025-11-25:
+   * transports.mdx "Resumability and Redelivery", SEP-1699): `GET` with `Last-Event-ID` once the server's
+   * `retry` has passed (in milliseconds, at least 100; doubled per reconnection without a message), at most
+   * 5 reconnections in a row that bring no message (a priming event is none) and 100 in all; 2026-07-28
+   * streams are not resumable.
    */
-  resume?: boolean
+  session?: SessionBinding
   /**
-   * The era of the session the message belongs to (default `'modern'`). `'legacy'` (a 2025-era session):
-   * the POST carries only the headers a 2025 server knows — `Content-Type`, `Accept`, the `headers` given
-   * (`MCP-Protocol-Version`, `Mcp-Session-Id`) but any `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` among them
-   * dropped, the transport's own headers and `Authorization` — and no `Mcp-Method` / `Mcp-Name` of its own:
-   * a browser preflights every other header, and a 2025 server's CORS allow-list refuses it.
+   * The values of the request's arguments that its tool declares for routing (spec: `x-mcp-header`), by
+   * header name (`Mcp-Param-…`); 2026-07-28 requests only. The HTTP transport sends them as headers; a
+   * transport without headers has nothing to route.
    */
-  era?: 'modern' | 'legacy'
+  routing?: Record<string, string>
+  /** Called once the server has taken the message (HTTP: a 2xx status), before its answer is read. */
+  onAccepted?: () => void
 }
 
 /** Options of {@link ClientTransport.openStream}. */
 export interface StreamOptions {
-  /**
-   * The session's headers (`Mcp-Session-Id`, `MCP-Protocol-Version`); 2026-only ones (`Mcp-Method`,
-   * `Mcp-Name`, `Mcp-Param-*`) are not sent, as with {@link SendOptions.era} `'legacy'`.
-   */
-  headers?: Record<string, string>
+  /** The session whose stream it is. */
+  session: SessionBinding
   /** Closes the stream, and stops reconnecting, when it aborts. */
   signal: AbortSignal
   /** Each server-to-client request on the stream (the answer is the caller's to send). */
@@ -69,17 +76,17 @@ export type OutboundMessage = JSONRPCRequest | JSONRPCNotification | JSONRPCResp
 export interface ClientTransport {
   send(message: OutboundMessage, options?: SendOptions): Promise<unknown>
   /**
-   * End a 2025-era session: `DELETE` with these headers (`Mcp-Session-Id`); a 405 (the server does not
-   * let clients end sessions) is no failure. Optional: transports without sessions leave it out.
+   * End a 2025-era session (HTTP: `DELETE` with its `Mcp-Session-Id`; a 405, the server does not let
+   * clients end sessions, is no failure). Optional: a transport whose connection is the session leaves it out.
    */
-  endSession?(headers: Record<string, string>): Promise<void>
+  endSession?(session: SessionBinding): Promise<void>
   /**
    * Open a 2025-era session's standalone SSE stream (spec 2025-11-25: transports.mdx "Listening for
    * Messages from the Server"): `GET` with `Accept: text/event-stream`. Optional, like {@link endSession}.
    * @returns undefined when the server answers 405 (it offers no stream); else, once the stream is open,
    *   `{ closed }`: settles when the stream ended for good — resolved when the server closed it without a
    *   way to resume or `signal` aborted; rejected when reconnecting failed or was given up (as
-   *   {@link SendOptions.resume}), the connection broke off with no way to resume (NetworkError), or an
+   *   {@link SendOptions.session}), the connection broke off with no way to resume (NetworkError), or an
    *   event was not JSON or too long (InvalidResultError).
    * @throws HttpError for another answer (a success that is no SSE stream included); NetworkError.
    */

@@ -347,7 +347,7 @@ describe('R12: the GET stream (2025 sessions), aborted while its headers are awa
     await new Promise<void>((r) => http!.listen(0, '127.0.0.1', r))
     const transport = new StreamableHttpClientTransport(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`)
     const controller = new AbortController()
-    const opened = transport.openStream({ headers: { 'mcp-session-id': 's' }, signal: controller.signal })
+    const opened = transport.openStream({ session: { id: 's' }, signal: controller.signal })
     await arrived
     gc()
     await new Promise((r) => setTimeout(r, 20))

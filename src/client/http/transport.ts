@@ -8,7 +8,7 @@ import { bearerParams } from '../oauth/discovery.ts'
 import type { OAuthClientProvider } from '../oauth/provider.ts'
 import { HttpError, NetworkError } from '../errors.ts'
 import { followSse, sseBodyOf, type Reconnect } from './sse.ts'
-import type { ClientTransport, OutboundMessage, SendOptions, StreamOptions } from '../transport.ts'
+import type { ClientTransport, OutboundMessage, SendOptions, SessionBinding, StreamOptions } from '../transport.ts'
 
 /** Options of {@link StreamableHttpClientTransport}. */
 export interface StreamableHttpClientTransportOptions {
@@ -87,11 +87,11 @@ export class StreamableHttpClientTransport implements ClientTransport {
   }
 
   /**
-   * `DELETE` the session named in `headers` (spec 2025-11-25: transports.mdx "Session Management").
+   * `DELETE` the session (spec 2025-11-25: transports.mdx "Session Management").
    * @throws HttpError for a failure other than 404 (already gone) or 405 (not supported); NetworkError.
    */
-  async endSession(headers: Record<string, string>): Promise<void> {
-    const response = await this.#bare('DELETE', headers)
+  async endSession(session: SessionBinding): Promise<void> {
+    const response = await this.#bare('DELETE', sessionHeaders(session))
     await response.body?.cancel().catch(() => {})
     if (!response.ok && response.status !== 404 && response.status !== 405)
       throw new HttpError(response.status, 'DELETE of the session failed')
@@ -100,13 +100,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
   /**
    * Open a 2025-era session's standalone SSE stream (see {@link ClientTransport.openStream}); when the server
    * closes it, or the connection breaks off, after an event id it is resumed with `Last-Event-ID` after
-   * `retry`, within the bounds of {@link SendOptions.resume}.
+   * `retry`, within the bounds of {@link SendOptions.session}.
    * @throws HttpError (not for 405), NetworkError, as the interface says.
    */
   async openStream(options: StreamOptions): Promise<{ closed: Promise<void> } | undefined> {
-    const body = await sseBodyOf(await this.#bare('GET', options.headers, options.signal))
+    const headers = sessionHeaders(options.session)
+    const body = await sseBodyOf(await this.#bare('GET', headers, options.signal))
     if (!body) return undefined
-    const follow = { url: this.url, reconnect: this.#reconnect(options.headers), signal: options.signal }
+    const follow = { url: this.url, reconnect: this.#reconnect(headers), signal: options.signal }
     const closed = followSse(body, options, follow).then(
       () => undefined,
       (error: unknown) => {
@@ -127,13 +128,13 @@ export class StreamableHttpClientTransport implements ClientTransport {
   }
 
   /**
-   * A `GET` (`Accept: text/event-stream`) or `DELETE` with the session's `extra` headers, 2026-only ones left
-   * out (both exist only in 2025-era sessions). @throws NetworkError.
+   * A `GET` (`Accept: text/event-stream`) or `DELETE` with the session's `extra` headers (both exist only
+   * in 2025-era sessions). @throws NetworkError.
    */
   async #bare(method: 'GET' | 'DELETE', extra: Record<string, string> | undefined, signal?: AbortSignal) {
     const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
     if (method === 'GET') headers.set('accept', 'text/event-stream')
-    for (const [k, val] of Object.entries(extra ?? {})) if (!isModernOnly(k)) headers.set(k, val)
+    for (const [k, val] of Object.entries(extra ?? {})) headers.set(k, val)
     const authorization = await this.#auth?.authorizationHeader(this.url)
     if (authorization) headers.set('authorization', authorization)
     const init: RequestInit = { method, headers }
@@ -157,12 +158,15 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
     headers.set('content-type', 'application/json')
     headers.set('accept', 'application/json, text/event-stream')
-    const legacy = options.era === 'legacy'
+    // a 2025-era session's message carries only the headers a 2025 server knows: a browser preflights every
+    // other header, and a 2025 server's CORS allow-list refuses it
+    const legacy = options.session !== undefined
     const params = ('params' in message ? message.params : undefined) ?? {}
     const version = (params._meta as Record<string, unknown> | undefined)?.[META.protocolVersion]
     if (typeof version === 'string' && !legacy) headers.set(HEADER.protocolVersion, version)
     if ('method' in message && !legacy) headers.set(HEADER.method, message.method)
-    for (const [k, val] of Object.entries(options.headers ?? {})) if (!legacy || !isModernOnly(k)) headers.set(k, val)
+    const extra = legacy ? sessionHeaders(options.session!) : options.routing
+    for (const [k, val] of Object.entries(extra ?? {})) headers.set(k, val)
     const nameParam = 'method' in message && !legacy ? targetParamOf(message.method) : undefined
     const nameValue = nameParam ? params[nameParam] : undefined
     if (typeof nameValue === 'string') headers.set(HEADER.name, encodeHeaderValue(nameValue))
@@ -179,7 +183,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
       throw new NetworkError(this.url, error)
     }
     releases.push(cancelOnAbort(options.signal, request, response))
-    options.onResponse?.(response)
+    options.session?.onId?.(response.headers.get(HEADER.sessionId) ?? undefined)
+    if (response.ok) options.onAccepted?.()
     return response
   }
 
@@ -204,7 +209,10 @@ export class StreamableHttpClientTransport implements ClientTransport {
         // an error without id answers a request the server could not read
         onResponse: (m: Record<string, unknown>) => m.id === id || ((!('id' in m) || m.id === null) && 'error' in m),
       }
-      const reconnect = options.resume ? this.#reconnect(options.headers) : undefined
+      // a request in a 2025-era session is resumed (spec 2025-11-25: transports.mdx "Resumability and
+      // Redelivery"); `initialize` opens the session and 2026-07-28 streams are not resumable
+      const resumable = options.session !== undefined && message.method !== 'initialize'
+      const reconnect = resumable ? this.#reconnect(sessionHeaders(options.session!)) : undefined
       const found = await followSse(response.body, handlers, { url: this.url, reconnect, signal: options.signal })
       if (found === undefined) throw new HttpError(200, 'The SSE stream ended before the response arrived')
       return found
@@ -222,10 +230,12 @@ export class StreamableHttpClientTransport implements ClientTransport {
   }
 }
 
-/** A header only 2026-07-28 defines (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`): a 2025 server's CORS allow-list lacks it. */
-function isModernOnly(name: string): boolean {
-  const lower = name.toLowerCase()
-  return lower === HEADER.method || lower === HEADER.name || lower.startsWith('mcp-param-')
+/** The headers of a 2025-era session's messages: `MCP-Protocol-Version` and `Mcp-Session-Id`, where known. */
+function sessionHeaders(session: SessionBinding): Record<string, string> {
+  const headers: Record<string, string> = {}
+  if (session.protocolVersion !== undefined) headers[HEADER.protocolVersion] = session.protocolVersion
+  if (session.id !== undefined) headers[HEADER.sessionId] = session.id
+  return headers
 }
 
 /**

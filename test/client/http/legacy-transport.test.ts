@@ -111,16 +111,16 @@ describe('2025-era session headers (CORS)', () => {
     expect(seen).toEqual(['POST', 'POST', 'GET', 'POST', 'POST', 'GET', 'DELETE']) // before the fix: 'POST mcp-method'
   })
 
-  it('the transport: `era: legacy` drops Mcp-Method, Mcp-Name and Mcp-Param-*, keeps the rest; the default sends them', async () => {
+  it('the transport: a message in a 2025 session sends its session headers and drops Mcp-Method, Mcp-Name and Mcp-Param-*, keeping the rest; a 2026 one sends them', async () => {
     const got: Headers[] = []
     const transport = new StreamableHttpClientTransport('http://x/mcp', {
       headers: { authorization: 'Bearer t', 'x-custom': '1' },
       fetch: (request) => (got.push(request.headers), Promise.resolve(json(result(1, 'ok')))),
     })
     const message = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: { name: 'deploy' } }
-    const headers = { 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Session-Id': 's1', 'Mcp-Param-Region': 'eu' }
-    await transport.send(message, { headers, era: 'legacy' })
-    await transport.send(message, { headers })
+    const routing = { 'Mcp-Param-Region': 'eu' }
+    await transport.send(message, { session: { protocolVersion: '2025-11-25', id: 's1' }, routing })
+    await transport.send(message, { routing })
     expect([...got[0].keys()].sort()).toEqual([
       'accept',
       'authorization',
