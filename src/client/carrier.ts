@@ -6,15 +6,10 @@
  * @module
  */
 import { problem, type Check } from '../protocol/check.ts'
-import type { InputRequest, InputRequiredResult, InputResponse } from '../protocol/schemas/index.ts'
+import type { InputRequest, InputResponse } from '../protocol/schemas/index.ts'
 import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError } from './errors.ts'
 import { parseResult } from './exchange.ts'
-import {
-  CreateMessageResultCheck,
-  ElicitResultCheck,
-  InputRequiredResultCheck,
-  ListRootsResultCheck,
-} from './result-checks.ts'
+import { CreateMessageResult, ElicitResult, InputRequiredResult, ListRootsResult } from './checks.gen.ts'
 import type { ClientOptions, InputContext } from './options.ts'
 
 /**
@@ -30,7 +25,7 @@ export function parseCarrierResult<R>(
 ): R | InputRequiredResult {
   const type = result.resultType
   if (type === 'input_required') {
-    const irr = parseResult(InputRequiredResultCheck, result, method)
+    const irr = parseResult(InputRequiredResult, result, method)
     if (Object.keys(irr.inputRequests ?? {}).length === 0 && irr.requestState === undefined) {
       throw new InvalidResultError(
         `${method} returned an InputRequiredResult with neither inputRequests nor requestState`,
@@ -66,19 +61,19 @@ export async function answerInput(
     case 'elicitation/create': {
       if (!callbacks.elicitation) throw new MissingInputHandlerError('elicitation', key)
       answer = await callbacks.elicitation(request.params, ctx)
-      check = ElicitResultCheck
+      check = ElicitResult
       break
     }
     case 'sampling/createMessage': {
       if (!callbacks.sampling) throw new MissingInputHandlerError('sampling', key)
       answer = await callbacks.sampling(request.params, ctx)
-      check = CreateMessageResultCheck
+      check = CreateMessageResult
       break
     }
     case 'roots/list': {
       if (!callbacks.roots) throw new MissingInputHandlerError('roots', key)
       answer = await callbacks.roots(ctx)
-      check = ListRootsResultCheck
+      check = ListRootsResult
       break
     }
   }

@@ -9,11 +9,6 @@ import { LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from '../p
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import type { Check } from '../protocol/check.ts'
 import type {
-  CallToolResult,
-  CompleteResult,
-  DiscoverResult,
-  GetPromptResult,
-  ReadResourceResult,
   ClientCapabilities,
   InputRequiredResult,
   InputResponses,
@@ -45,16 +40,16 @@ import {
 } from './options.ts'
 import { walkPages } from './pages.ts'
 import {
-  CallToolResultCheck,
-  CompleteResultCheck,
-  DiscoverResultCheck,
-  GetPromptResultCheck,
-  ListPromptsResultCheck,
-  ListResourcesResultCheck,
-  ListResourceTemplatesResultCheck,
-  ListToolsResultCheck,
-  ReadResourceResultCheck,
-} from './result-checks.ts'
+  CallToolResult,
+  CompleteResult,
+  DiscoverResult,
+  GetPromptResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  ReadResourceResult,
+} from './checks.gen.ts'
 import { ToolHeaders } from './tool-headers.ts'
 
 /**
@@ -246,7 +241,7 @@ export class Client {
   /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */
   async discover(options: CallOptions = {}): Promise<DiscoverResult> {
     return this.#cached('server/discover', {}, options, (result) =>
-      parseResult(DiscoverResultCheck, result, 'server/discover'),
+      parseResult(DiscoverResult, result, 'server/discover'),
     )
   }
 
@@ -256,7 +251,7 @@ export class Client {
    * `callTool` mirrors them into `Mcp-Param-*` headers.
    */
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
-    const tools = await this.#walk<Tool>('tools/list', 'tools', ListToolsResultCheck, options)
+    const tools = await this.#walk<Tool>('tools/list', 'tools', ListToolsResult, options)
     return this.#toolHeaders.replace(tools, (message) => this.#warn(message))
   }
 
@@ -289,7 +284,7 @@ export class Client {
   ): Promise<CallToolResult | InputRequiredResult> {
     const memo = new AnswerMemo() // shared by the retry below: the user's answers are not asked again
     const drive = () =>
-      this.#drive('tools/call', { name, arguments: args }, name, CallToolResultCheck, {
+      this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
         ...options,
         routing: this.#toolHeaders.headersFor(name, args), // read again after a re-list
         memo,
@@ -325,7 +320,7 @@ export class Client {
     args: Record<string, string> = {},
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<GetPromptResult | InputRequiredResult> {
-    return this.#drive('prompts/get', { name, arguments: args }, name, GetPromptResultCheck, options)
+    return this.#drive('prompts/get', { name, arguments: args }, name, GetPromptResult, options)
   }
 
   /**
@@ -342,7 +337,7 @@ export class Client {
     uri: string,
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<ReadResourceResult | InputRequiredResult> {
-    return this.#drive('resources/read', { uri }, uri, ReadResourceResultCheck, options)
+    return this.#drive('resources/read', { uri }, uri, ReadResourceResult, options)
   }
 
   /**
@@ -362,7 +357,7 @@ export class Client {
       { ref, argument, context: { arguments: context } },
       options,
     )
-    return parseResult(CompleteResultCheck, result, 'completion/complete').completion
+    return parseResult(CompleteResult, result, 'completion/complete').completion
   }
 
   /**
@@ -387,17 +382,17 @@ export class Client {
 
   /** `prompts/list`, walking every page. */
   async listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
-    return this.#walk('prompts/list', 'prompts', ListPromptsResultCheck, options)
+    return this.#walk('prompts/list', 'prompts', ListPromptsResult, options)
   }
 
   /** `resources/list`, walking every page. */
   async listResources(options: CallOptions = {}): Promise<Resource[]> {
-    return this.#walk('resources/list', 'resources', ListResourcesResultCheck, options)
+    return this.#walk('resources/list', 'resources', ListResourcesResult, options)
   }
 
   /** `resources/templates/list`, walking every page. */
   async listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
-    return this.#walk('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResultCheck, options)
+    return this.#walk('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResult, options)
   }
 
   /** Every page of a list method, each through the cache (see {@link walkPages}). */

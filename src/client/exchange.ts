@@ -102,7 +102,7 @@ export async function exchange(
 }
 
 /**
- * Validate a result with its check (result-checks.ts). @returns its output (a copy, see ../protocol/check.ts).
+ * Validate a result with its check (checks.gen.ts). @returns its output (a copy, see ../protocol/check.ts).
  * @throws InvalidResultError naming the first issue.
  */
 export function parseResult<T>(check: Check<T>, value: unknown, method: string): T {

@@ -11,7 +11,7 @@ import type { JSONRPCRequest, JSONRPCResponse, RequestId } from '../protocol/sch
 import { HttpError } from './errors.ts'
 import { answerInput } from './carrier.ts'
 import { MissingInputHandlerError } from './errors.ts'
-import { InputRequestCheck } from './result-checks.ts'
+import { InputRequest } from './checks.gen.ts'
 import type { ClientOptions } from './options.ts'
 
 /** What `initialize` told about the server. */
@@ -66,7 +66,7 @@ async function resultOf(
   if (request.method === 'ping') return {}
   if (!['elicitation/create', 'sampling/createMessage', 'roots/list'].includes(request.method))
     throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`)
-  const parsed = parse(InputRequestCheck, { method: request.method, params: request.params })
+  const parsed = parse(InputRequest, { method: request.method, params: request.params })
   if (parsed[0] !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${parsed[0]}`)
   const key = keyOf(request.id)
   return await answerInput(options, key, parsed[1], { key, method, target, signal })

@@ -12,7 +12,7 @@ import type { Client } from './client.ts'
 import { PLAN_LISTEN } from './listen-plan.ts'
 import { InvalidResultError, RequestTimeoutError, SubscriptionDroppedError } from './errors.ts'
 import { legacyListenTransport } from './legacy-listen.ts'
-import { SubscriptionsAcknowledgedNotificationCheck } from './result-checks.ts'
+import { SubscriptionsAcknowledgedNotification } from './checks.gen.ts'
 
 /** Options of {@link listen}. */
 export interface ListenOptions {
@@ -219,7 +219,7 @@ class ListenStream {
 
   /** The first notification must be the acknowledgement; anything else ends the stream. */
   #acknowledge(n: JSONRPCNotification): void {
-    const parsed = parse(SubscriptionsAcknowledgedNotificationCheck, n)
+    const parsed = parse(SubscriptionsAcknowledgedNotification, n)
     if (parsed[0] !== undefined) {
       const why =
         n.method === 'notifications/subscriptions/acknowledged'

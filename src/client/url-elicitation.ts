@@ -9,10 +9,10 @@
  */
 import { McpError } from '../protocol/errors.ts'
 import { problem } from '../protocol/check.ts'
-import type { ElicitRequestURLParams, ElicitResult } from '../protocol/schemas/index.ts'
+import type { ElicitResult } from '../protocol/schemas/index.ts'
 import { rejectOnAbort } from './abort.ts'
 import { answerInput } from './carrier.ts'
-import { ElicitRequestURLParamsCheck } from './result-checks.ts'
+import { ElicitRequestURLParams } from './checks.gen.ts'
 import type { ClientOptions } from './options.ts'
 
 /** The JSON-RPC code of `URLElicitationRequiredError` (2025-11-25 only). */
@@ -51,7 +51,7 @@ export function requiredUrlElicitations(error: unknown): RequiredUrlElicitation[
   if (!Array.isArray(listed)) return undefined
   const valid = listed.filter(
     (e): e is RequiredUrlElicitation =>
-      problem(ElicitRequestURLParamsCheck, e) === undefined &&
+      problem(ElicitRequestURLParams, e) === undefined &&
       typeof (e as { elicitationId?: unknown }).elicitationId === 'string',
   )
   return valid.length > 0 ? valid : undefined

@@ -1,9 +1,9 @@
 /**
  * A small structural checker for the client's side of the wire: the few schema kinds the results a client
  * reads are made of (strings, numbers, literals, loose objects, records, arrays, unions, variants), with
- * the acceptance rules and issue messages of the valibot schemas in `./schemas/` that they mirror (the
- * server keeps valibot; test/client-checks.test.ts proves the two agree). It is a fraction of valibot's
- * size, which matters in a browser bundle.
+ * the acceptance rules and issue messages of valibot's. The client's checks (src/client/checks.gen.ts) are
+ * generated from the valibot schemas of `./schemas/` with these combinators by scripts/client-checks.ts (the
+ * server keeps valibot). It is a fraction of valibot's size, which matters in a browser bundle.
  *
  * A check returns `[typed, issues, output]`: whether the value has the checked type (valibot's `typed`: a
  * union keeps trying other options after an untyped one), every issue found, in valibot's order, and
@@ -89,6 +89,10 @@ export const pipe = <T>(check: Check<T>, ...rules: Rule[]): Check<T> =>
     if (outcome[0]) for (const rule of rules) outcome[1].push(...[rule(value as never)].filter((i) => i !== undefined))
     return outcome
   })
+
+/** `fn` applied to the value, then `check` on what it returns (valibot's `pipe(unknown(), transform(fn), schema)`). */
+export const transform = <T>(fn: (value: unknown) => unknown, check: Check): Check<T> =>
+  make('unknown', (value) => check(fn(value)))
 
 /** An integer (after a `number`). */
 export const integer: Rule = (x: number) => (Number.isInteger(x) ? undefined : issue('integer', null, show(x)))

@@ -6,6 +6,7 @@
 /* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
   -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
+import { withoutIgnoredContent } from '../transforms.ts'
 import { jsonObject, once } from './common.ts'
 
 /** A string field of an elicitation form (spec: `StringSchema`; `format` is email, uri, date or date-time; `enum` / `oneOf` make it a single choice). */
@@ -130,14 +131,3 @@ export const elicitResult = /* @__PURE__ */ once(() =>
 )
 export const ElicitResult = /* @__PURE__ */ elicitResult()
 export interface ElicitResult extends v.InferOutput<ReturnType<typeof elicitAnswer>> {}
-
-/** The answer without a `content` that means nothing: `null`, or any content of a decline or cancel. */
-function withoutIgnoredContent(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, 'content'))
-    return value
-  const answer = value as Record<string, unknown>
-  if (answer.content !== null && answer.action !== 'decline' && answer.action !== 'cancel') return value
-  const rest = { ...answer } // own properties only (a `__proto__` key stays a plain property)
-  delete rest.content
-  return rest
-}

@@ -1,0 +1,285 @@
+/**
+ * Generates src/client/checks.gen.ts, the client's checks of what it reads from a server, from the valibot
+ * schemas of src/protocol/schemas (the single source of every wire shape): `npm run gen:checks`.
+ *
+ * valibot schemas are plain objects (`type`, `entries`, `item`, `options`, `wrapped`, `pipe`, …); this walks
+ * them and writes the same tree with the combinators of src/protocol/check.ts, which a browser bundle carries
+ * instead of valibot. Each schema kind maps to one combinator that accepts, rejects, words its first issue and
+ * builds its output as valibot does:
+ *
+ * - `string`, `number`, `boolean`, `unknown`, `literal` (a string), `picklist` (strings) → the same names;
+ * - `loose_object` → `object(entries)` (unknown members kept); `object` → `object(entries, true)` (stripped);
+ * - `array`, `optional` (without a default), `union` → the same; `record` (string keys) → `record(value)`;
+ *   `variant` → `variant(key, options)`;
+ * - a pipe of a schema and validations (`integer`, `min_value`, `max_value`, `max_length`, `url`) →
+ *   `pipe(check, …rules)`;
+ * - a pipe `unknown → transform(fn) → schema` → `transform(fn, check)`, where `fn` must be an export of
+ *   src/protocol/transforms.ts (the module without valibot both sides import it from).
+ *
+ * Anything else (another kind, a custom message, a default, a non-string key or literal) stops the generator:
+ * a check that would differ from its schema is never written. A schema object used more than once becomes one
+ * constant, named after the export of src/protocol/schemas that holds it (first in file then export order),
+ * else after the member it was first met under. Each exported check has its spec type's name, and the file
+ * exports the type under the same name: `CallToolResult` is the schema on the server, the check and the type
+ * on the client.
+ * @module
+ */
+import { readdirSync, writeFileSync } from 'node:fs'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { format, resolveConfig } from 'prettier'
+import * as transforms from '../src/protocol/transforms.ts'
+
+/** The checks the client uses, by spec type name (each an export of src/protocol/schemas/index.ts). */
+export const CHECKS = [
+  'DiscoverResult',
+  'CallToolResult',
+  'ListToolsResult',
+  'ListPromptsResult',
+  'GetPromptResult',
+  'ListResourcesResult',
+  'ListResourceTemplatesResult',
+  'ReadResourceResult',
+  'CompleteResult',
+  'ElicitRequestURLParams',
+  'ElicitResult',
+  'CreateMessageResult',
+  'ListRootsResult',
+  'InputRequest',
+  'InputRequiredResult',
+  'SubscriptionsAcknowledgedNotification',
+] as const
+
+export const OUTPUT = fileURLToPath(new URL('../src/client/checks.gen.ts', import.meta.url))
+const SCHEMAS = new URL('../src/protocol/schemas/', import.meta.url)
+
+/** The parts of a valibot schema or action this reads. */
+interface Node {
+  kind: 'schema' | 'validation' | 'transformation'
+  type: string
+  message?: unknown
+  entries?: Record<string, Node>
+  item?: Node
+  wrapped?: Node
+  default?: unknown
+  options?: Node[] | unknown[]
+  key?: Node | string
+  value?: Node
+  literal?: unknown
+  pipe?: Node[]
+  requirement?: unknown
+  operation?: (value: unknown) => unknown
+}
+
+const COMBINATORS = [
+  'array',
+  'boolean',
+  'integer',
+  'literal',
+  'maxLength',
+  'maxValue',
+  'minValue',
+  'number',
+  'object',
+  'optional',
+  'picklist',
+  'pipe',
+  'record',
+  'string',
+  'transform',
+  'union',
+  'unknown',
+  'url',
+  'variant',
+]
+
+const isSchema = (x: unknown): x is Node => !!x && typeof x === 'object' && (x as Node).kind === 'schema'
+
+/** Every schema object exported by src/protocol/schemas, by identity → its export name (files, then exports, in order). */
+async function schemaNames(): Promise<{ names: Map<Node, string>; exports: Record<string, unknown> }> {
+  const names = new Map<Node, string>()
+  const files = readdirSync(SCHEMAS)
+    .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
+    .sort()
+  for (const file of files) {
+    const module = (await import(new URL(file, SCHEMAS).href)) as Record<string, unknown>
+    for (const [name, value] of Object.entries(module))
+      if (isSchema(value) && /^[A-Z]/.test(name) && !names.has(value)) names.set(value, name)
+  }
+  // then the lazy getters (`samplingContentBlock()`: memoised, so calling one builds nothing new), capitalised
+  for (const file of files) {
+    const module = (await import(new URL(file, SCHEMAS).href)) as Record<string, unknown>
+    for (const [name, value] of Object.entries(module)) {
+      if (typeof value !== 'function' || value.length !== 0 || !/^[a-z]/.test(name)) continue
+      const schema = (value as () => unknown)()
+      if (isSchema(schema) && !names.has(schema)) names.set(schema, name[0].toUpperCase() + name.slice(1))
+    }
+  }
+  const exports = (await import(new URL('index.ts', SCHEMAS).href)) as Record<string, unknown>
+  return { names, exports }
+}
+
+const stop = (where: string, why: string): never => {
+  throw new Error(`scripts/client-checks.ts: ${where}: ${why}`)
+}
+
+/** The source of src/client/checks.gen.ts, prettier-formatted. */
+export async function generate(): Promise<string> {
+  const { names, exports } = await schemaNames()
+  const uses = new Map<Node, number>()
+  const count = (node: Node): void => {
+    uses.set(node, (uses.get(node) ?? 0) + 1)
+    if (uses.get(node)! > 1) return
+    for (const child of children(node)) count(child)
+  }
+  const roots = CHECKS.map((name) => {
+    const schema = exports[name]
+    if (!isSchema(schema)) return stop(name, 'not a schema exported by src/protocol/schemas/index.ts')
+    return schema
+  })
+  roots.forEach(count)
+
+  const constants = new Map<Node, string>(CHECKS.map((name, i) => [roots[i], name]))
+  const taken = new Set([...COMBINATORS, ...CHECKS])
+  const declarations: string[] = []
+  const imported = new Set<string>()
+  const fromTransforms = new Set<string>()
+
+  /** The expression of `node`: a constant's name, or the combinator call. */
+  const expression = (node: Node, where: string, hint: string): string => {
+    const shared = constants.get(node)
+    if (shared) return shared
+    if ((uses.get(node) ?? 0) > 1) {
+      let name = names.get(node) ?? hint
+      while (taken.has(name)) name += '_'
+      taken.add(name)
+      constants.set(node, name)
+      declarations.push(`const ${name} = ${build(node, where)}`)
+      return name
+    }
+    return build(node, where)
+  }
+
+  const use = (combinator: string): string => (imported.add(combinator), combinator)
+
+  const build = (node: Node, where: string): string => {
+    if (node.message !== undefined) stop(where, 'a custom message')
+    if (node.pipe) return piped(node, where)
+    switch (node.type) {
+      case 'string':
+      case 'number':
+      case 'boolean':
+      case 'unknown':
+        return use(node.type)
+      case 'literal':
+        if (typeof node.literal !== 'string') stop(where, 'a literal that is not a string')
+        return `${use('literal')}(${JSON.stringify(node.literal)})`
+      case 'picklist':
+        if (!(node.options as unknown[]).every((o) => typeof o === 'string')) stop(where, 'a picklist of non-strings')
+        return `${use('picklist')}(${JSON.stringify(node.options)})`
+      case 'optional':
+        if (node.default !== undefined) stop(where, 'an optional with a default')
+        return `${use('optional')}(${expression(node.wrapped!, where, hintOf(where))})`
+      case 'array':
+        return `${use('array')}(${expression(node.item!, `${where}[]`, hintOf(where))})`
+      case 'record': {
+        const key = node.key as Node
+        if (key.type !== 'string' || key.pipe || key.message !== undefined)
+          stop(where, 'a record whose keys are not strings')
+        return `${use('record')}(${expression(node.value!, `${where}{}`, hintOf(where))})`
+      }
+      case 'loose_object':
+      case 'object': {
+        const members = Object.entries(node.entries!).map(([key, entry]) => {
+          const value = expression(entry, `${where}.${key}`, key)
+          return value === key ? key : `${property(key)}: ${value}`
+        })
+        return `${use('object')}({ ${members.join(', ')} }${node.type === 'object' ? ', true' : ''})`
+      }
+      case 'union':
+        return `${use('union')}([${(node.options as Node[]).map((o, i) => expression(o, `${where}|${i}`, hintOf(where))).join(', ')}])`
+      case 'variant':
+        return `${use('variant')}(${JSON.stringify(node.key)}, [${(node.options as Node[]).map((o, i) => expression(o, `${where}|${i}`, hintOf(where))).join(', ')}])`
+    }
+    return stop(where, `no check for a schema of type ${node.type}`)
+  }
+
+  const piped = (node: Node, where: string): string => {
+    const [first, ...rest] = node.pipe!
+    if (first.type === 'unknown' && rest[0]?.type === 'transform' && rest.length === 2 && isSchema(rest[1])) {
+      const fn = Object.entries(transforms).find(([, f]) => f === rest[0].operation)?.[0]
+      if (!fn) return stop(where, 'a transform whose function is not an export of src/protocol/transforms.ts')
+      fromTransforms.add(fn)
+      return `${use('transform')}(${fn}, ${expression(rest[1], where, hintOf(where))})`
+    }
+    const rules = rest.map((action) => {
+      if (action.kind !== 'validation') stop(where, `a ${action.kind} in a pipe`)
+      if (action.message !== undefined) stop(where, 'a custom message')
+      switch (action.type) {
+        case 'integer':
+        case 'url':
+          return use(action.type)
+        case 'min_value':
+        case 'max_value':
+        case 'max_length':
+          if (typeof action.requirement !== 'number') stop(where, `a ${action.type} that is not a number`)
+          return `${use(camel(action.type))}(${String(action.requirement)})`
+      }
+      return stop(where, `no rule for the validation ${action.type}`)
+    })
+    return `${use('pipe')}(${build(first, where)}, ${rules.join(', ')})`
+  }
+
+  const checks = roots.map((root, i) => {
+    const name = CHECKS[i]
+    // typed by the combinator's type argument: object, union, variant and transform take one
+    const typed = build(root, name).replace(/^(object|union|variant|transform)\(/, `$1<${name}>(`)
+    if (!typed.includes(`<${name}>(`)) stop(name, 'a check whose outermost combinator takes no type argument')
+    return `\n/** \`${name}\` (src/protocol/schemas). */\nexport type ${name} = S.${name}\nexport const ${name} = ${typed}`
+  })
+
+  const source = [
+    '// generated by scripts/client-checks.ts from src/protocol/schemas — do not edit (npm run gen:checks)',
+    '/**',
+    ' * The checks of what a client reads from a server (results, input requests, the listen acknowledgement) and',
+    ' * of what its callbacks answer: the valibot schemas of ../protocol/schemas/, written with the combinators of',
+    ' * ../protocol/check.ts, so that a browser client does not bundle valibot. Each accepts and rejects what its',
+    ' * schema does, with the same first issue and output; each is exported with its type under the spec name.',
+    ' * @module',
+    ' */',
+    `import { ${[...imported].sort().join(', ')} } from '../protocol/check.ts'`,
+    ...(fromTransforms.size
+      ? [`import { ${[...fromTransforms].sort().join(', ')} } from '../protocol/transforms.ts'`]
+      : []),
+    `import type * as S from '../protocol/schemas/index.ts'`,
+    '',
+    ...declarations,
+    '',
+    ...checks,
+  ].join('\n')
+  const options = await resolveConfig(OUTPUT)
+  return format(source, { ...options, filepath: OUTPUT })
+}
+
+/** `maxLength` for `max_length`. */
+const camel = (type: string): string => type.replace(/_(.)/g, (_, c: string) => c.toUpperCase())
+/** A key as an object literal's property. */
+const property = (key: string): string => (/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key))
+/** The member name at the end of `where` (`Tool.icons[]` → `icons`), to name a constant found below it. */
+const hintOf = (where: string): string => /(?:^|\.)([A-Za-z_$][\w$]*)(?:\[\]|\{\}|\|\d+)*$/.exec(where)?.[1] ?? 'shared'
+
+/** The schemas directly inside `node`. */
+function children(node: Node): Node[] {
+  const out: Node[] = []
+  if (node.entries) out.push(...Object.values(node.entries))
+  if (node.item) out.push(node.item)
+  if (node.wrapped) out.push(node.wrapped)
+  if (node.value && isSchema(node.value)) out.push(node.value)
+  if (Array.isArray(node.options)) out.push(...(node.options as unknown[]).filter(isSchema))
+  if (node.pipe) out.push(...node.pipe.slice(1).filter(isSchema))
+  return out
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  writeFileSync(OUTPUT, await generate())
+  console.log(`wrote ${OUTPUT}`)
+}
