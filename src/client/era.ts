@@ -78,6 +78,23 @@ export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
   }
 }
 
+/** Why a legacy verdict is only tentative: the probe could not reach the server, or (stdio) got no answer in time. */
+type TentativeCause = 'unreachable' | 'silent'
+
+/**
+ * What a client knows of its server's era, as one state:
+ * - `unknown`: no verdict (`'auto'` before its probe, or after a verdict was dropped);
+ * - `remembered`: read from the {@link EraStore}, not yet confirmed by an answer;
+ * - `tentative`: legacy, because the probe got no answer (see {@link TentativeCause});
+ * - `settled`: fixed by the options, found by a probe, or confirmed by an answer.
+ * `epoch` counts the verdicts dropped: an answer to a request sent in an older epoch judges nothing.
+ */
+type EraState =
+  | { readonly kind: 'unknown'; readonly epoch: number }
+  | { readonly kind: 'remembered'; readonly era: Era; readonly epoch: number }
+  | { readonly kind: 'tentative'; readonly era: 'legacy'; readonly cause: TentativeCause; readonly epoch: number }
+  | { readonly kind: 'settled'; readonly era: Era; readonly epoch: number }
+
 /**
  * One client's knowledge of its server's era: fixed (`'modern'`, `'legacy'`), or (`'auto'`) probed once —
  * concurrent first requests share the probe — and remembered. A probe that gives no verdict is reported
@@ -89,20 +106,11 @@ export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
  * answered `initialize`, the verdict holds.
  */
 export class EraNegotiator {
-  #era: Era | undefined
+  /** What is known of the era; changed only by the transitions below (`#recalled` … `#dropped`). */
+  #state: EraState
   #probing: Promise<Era> | undefined
-  /** Whether the era came from the store (not from a probe made by this client) and no request confirmed it yet. */
-  #stored = false
-  /**
-   * Whether the era is the tentative legacy verdict of a probe that could not reach the server, or (stdio)
-   * got no answer in time (`#silent`): a legacy server may ignore it, but a modern one may still be starting.
-   */
-  #tentative = false
-  #silent = false
-  /** Bumped whenever the verdict is dropped: an answer to a request sent under an older verdict judges nothing. */
-  #generation = 0
-  /** Set once a remembered verdict proved wrong: the store is not read again by this client. */
-  #distrustStore = false
+  /** False once a remembered verdict proved wrong: this client does not read the store again. */
+  #storeTrusted = true
   readonly #url: string | undefined
   readonly #store: EraStore | undefined
   readonly #now: () => number
@@ -124,7 +132,7 @@ export class EraNegotiator {
     },
   ) {
     this.#silenceIsLegacy = options.silenceIsLegacy
-    this.#era = fixed
+    this.#state = fixed === undefined ? { kind: 'unknown', epoch: 0 } : { kind: 'settled', era: fixed, epoch: 0 }
     this.#url = options.url
     this.#store = options.url === undefined ? undefined : options.store
     this.#now = options.now ?? Date.now
@@ -133,7 +141,7 @@ export class EraNegotiator {
 
   /** The era, once known. */
   get era(): Era | undefined {
-    return this.#era
+    return this.#state.kind === 'unknown' ? undefined : this.#state.era
   }
 
   /**
@@ -141,7 +149,7 @@ export class EraNegotiator {
    * by concurrent callers and runs without their signals: `signal` ends only this caller's wait.
    */
   async resolve(probe: () => Promise<unknown>, signal?: AbortSignal): Promise<Era> {
-    if (this.#era !== undefined) return this.#era
+    if (this.#state.kind !== 'unknown') return this.#state.era
     this.#probing ??= this.#find(probe).finally(() => (this.#probing = undefined))
     return raceAbort(this.#probing, signal)
   }
@@ -167,32 +175,30 @@ export class EraNegotiator {
     const era = await this.resolve(async () => (probed = await probe()), signal)
     if (probed && era === 'modern' && method === 'server/discover' && Object.keys(params).length === 0) return probed
     for (let again = false; ; again = true) {
-      // what this attempt was sent under: a concurrent request may change the verdict meanwhile
-      const sentUnder = {
-        era: this.#era,
-        stored: this.#stored,
-        tentative: this.#tentative,
-        generation: this.#generation,
-      }
-      const current = () => this.#generation === sentUnder.generation
+      // what this attempt was sent under: a concurrent request may change the state meanwhile
+      const sentUnder = this.#state
+      const current = () => this.#state.epoch === sentUnder.epoch
+      const sentEra = sentUnder.kind === 'unknown' ? undefined : sentUnder.era
       try {
         const result = await send()
-        if (!(sentUnder.stored && sentUnder.era === 'modern' && typeof result.resultType !== 'string'))
-          return current() ? this.#confirm(result) : result
+        if (!(sentUnder.kind === 'remembered' && sentEra === 'modern' && typeof result.resultType !== 'string')) {
+          if (current()) this.#confirmed()
+          return result
+        }
         if (current()) await this.#forget() // a 2025 server answered: a remembered modern verdict that no longer holds
         if (method === 'tools/call' || again) return { resultType: 'complete', ...result }
       } catch (error) {
         const mismatch =
-          isEraMismatch(error) && (sentUnder.era === 'modern' || !sessionStarted()) && !(error instanceof NetworkError)
-        if (sentUnder.tentative) {
+          isEraMismatch(error) && (sentEra === 'modern' || !sessionStarted()) && !(error instanceof NetworkError)
+        if (sentUnder.kind === 'tentative') {
           // the 2025 try after an unreachable probe failed too: no verdict (probed again below on a mismatch);
           // but a server that answered `initialize` after a silent probe is a 2025 one: the verdict holds
           if (current()) {
-            if (this.#silent && sessionStarted()) this.#tentative = false
-            else this.#drop()
+            if (sentUnder.cause === 'silent' && sessionStarted()) this.#confirmed()
+            else this.#dropped()
           }
           if (again || !mismatch) throw error
-        } else if (sentUnder.stored) {
+        } else if (sentUnder.kind === 'remembered') {
           if (again || !mismatch) throw error
           if (current()) await this.#forget()
         } else if (current() || again || !mismatch) throw error
@@ -201,37 +207,48 @@ export class EraNegotiator {
     }
   }
 
-  /** A request was answered in this era: a remembered or tentative verdict is confirmed (a tentative one is not stored). */
-  #confirm(result: Record<string, unknown>): Record<string, unknown> {
-    this.#stored = false
-    this.#tentative = false
-    return result
+  /** Transition: the store remembered `era` (not yet confirmed by an answer). */
+  #recalled(era: Era): Era {
+    this.#state = { kind: 'remembered', era, epoch: this.#state.epoch }
+    return era
   }
 
-  /** Drop the verdict (no era until the next probe). */
-  #drop(): void {
-    this.#era = undefined
-    this.#stored = false
-    this.#tentative = false
-    this.#generation++
+  /** Transition: a probe found `era`. */
+  #found(era: Era): Era {
+    this.#state = { kind: 'settled', era, epoch: this.#state.epoch }
+    return era
+  }
+
+  /** Transition: the probe could not reach the server, or (stdio) got no answer in time: legacy, tentatively. */
+  #guessed(cause: TentativeCause): Era {
+    this.#state = { kind: 'tentative', era: 'legacy', cause, epoch: this.#state.epoch }
+    return 'legacy'
+  }
+
+  /** Transition: a request was answered in this era — a remembered or tentative verdict is settled (a tentative one is not stored). */
+  #confirmed(): void {
+    const state = this.#state
+    if (state.kind === 'remembered' || state.kind === 'tentative')
+      this.#state = { kind: 'settled', era: state.era, epoch: state.epoch }
+  }
+
+  /** Transition: the verdict is dropped (no era until the next probe); a new epoch begins. */
+  #dropped(): void {
+    this.#state = { kind: 'unknown', epoch: this.#state.epoch + 1 }
   }
 
   async #find(probe: () => Promise<unknown>): Promise<Era> {
-    const stored = this.#distrustStore ? undefined : await this.#recall()
-    if (stored !== undefined) {
-      this.#stored = true
-      return (this.#era = stored)
-    }
+    const stored = this.#storeTrusted ? await this.#recall() : undefined
+    if (stored !== undefined) return this.#recalled(stored)
     let era: Era
     try {
       era = await probeEra(probe)
     } catch (error) {
-      this.#silent = this.#silenceIsLegacy === true && error instanceof RequestTimeoutError
-      if (!(error instanceof NetworkError || this.#silent)) throw error
-      this.#tentative = true
-      return (this.#era = 'legacy')
+      const silent = this.#silenceIsLegacy === true && error instanceof RequestTimeoutError
+      if (!(error instanceof NetworkError || silent)) throw error
+      return this.#guessed(silent ? 'silent' : 'unreachable')
     }
-    this.#era = era
+    this.#found(era)
     await this.#remember(era)
     return era
   }
@@ -258,8 +275,8 @@ export class EraNegotiator {
 
   /** Forget a remembered verdict that proved wrong, here and in the store; this client will not read the store again. */
   async #forget(): Promise<void> {
-    this.#drop()
-    this.#distrustStore = true
+    this.#dropped()
+    this.#storeTrusted = false
     await Promise.resolve()
       .then(() => this.#store!.delete(this.#url!))
       .catch((e: unknown) => this.#warn(`era store: delete failed: ${String(e)}`))

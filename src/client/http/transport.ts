@@ -25,9 +25,9 @@ export interface StreamableHttpClientTransportOptions {
 
 /**
  * POSTs each message with the standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`; in a
- * 2025-era session only the 2025 ones, see {@link SendOptions.era}) and reads a JSON or SSE answer. For
+ * 2025-era session — {@link SendOptions.session} given — only the 2025 ones) and reads a JSON or SSE answer. For
  * 2025-era sessions it also `GET`s — the standalone stream ({@link StreamableHttpClientTransport.openStream})
- * and the resumption of a stream that closed early ({@link SendOptions.resume}) — and `DELETE`s; those
+ * and the resumption of a stream that closed early (see {@link SendOptions.session}) — and `DELETE`s; those
  * carry only 2025 headers. An SSE event longer than `MAX_SSE_EVENT_LENGTH` (16 Mi characters) fails its
  * stream with an InvalidResultError.
  *
