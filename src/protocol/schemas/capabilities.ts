@@ -7,26 +7,26 @@
   -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
 import { META } from '../constants.ts'
-import { iconSchema, jsonObject, JsonObject, once } from './common.ts'
+import { icon, jsonObject, JsonObject, once } from './common.ts'
 import { cacheable, complete } from './results.ts'
 
 /** `Implementation`: the name and version of a client or server. */
-const implementation = /* @__PURE__ */ once(() =>
+const buildImplementation = /* @__PURE__ */ once(() =>
   v.looseObject({
     name: v.string(),
     version: v.string(),
     title: v.optional(v.string()),
     description: v.optional(v.string()),
     websiteUrl: v.optional(v.string()),
-    icons: v.optional(v.array(iconSchema())),
+    icons: v.optional(v.array(icon())),
   }),
 )
-export const Implementation = /* @__PURE__ */ implementation()
+export const Implementation = /* @__PURE__ */ buildImplementation()
 export interface Implementation extends v.InferOutput<typeof Implementation> {}
-const implementationSchema: () => v.GenericSchema<Implementation> = implementation
+const implementation: () => v.GenericSchema<Implementation> = buildImplementation
 
 /** `ClientCapabilities`, declared per request in the envelope. `elicitation: {}` means form mode only. */
-const clientCapabilities = /* @__PURE__ */ once(() => {
+const buildClientCapabilities = /* @__PURE__ */ once(() => {
   const json = jsonObject()
   return v.looseObject({
     experimental: v.optional(json),
@@ -36,9 +36,9 @@ const clientCapabilities = /* @__PURE__ */ once(() => {
     elicitation: v.optional(v.looseObject({ form: v.optional(json), url: v.optional(json) })),
   })
 })
-export const ClientCapabilities = /* @__PURE__ */ clientCapabilities()
+export const ClientCapabilities = /* @__PURE__ */ buildClientCapabilities()
 export interface ClientCapabilities extends v.InferOutput<typeof ClientCapabilities> {}
-const clientCapabilitiesSchema: () => v.GenericSchema<ClientCapabilities> = clientCapabilities
+const clientCapabilities: () => v.GenericSchema<ClientCapabilities> = buildClientCapabilities
 
 /** `ServerCapabilities`, advertised by `server/discover`. */
 export const ServerCapabilities = /* @__PURE__ */ (() =>
@@ -61,19 +61,19 @@ export const LoggingLevel = /* @__PURE__ */ loggingLevel()
 export type LoggingLevel = v.InferOutput<typeof LoggingLevel>
 
 /** `RequestMetaObject`: the per-request envelope. protocolVersion and clientCapabilities are required. */
-export const requestMeta = /* @__PURE__ */ once(() =>
+const buildRequestMeta = /* @__PURE__ */ once(() =>
   v.looseObject({
     [META.protocolVersion]: v.string(),
-    [META.clientCapabilities]: clientCapabilitiesSchema(),
-    [META.clientInfo]: v.optional(implementationSchema()),
+    [META.clientCapabilities]: clientCapabilities(),
+    [META.clientInfo]: v.optional(implementation()),
     [META.logLevel]: v.optional(loggingLevel()),
     progressToken: v.optional(v.union([v.string(), v.number()])),
   }),
 )
-export const RequestMeta = /* @__PURE__ */ requestMeta()
+export const RequestMeta = /* @__PURE__ */ buildRequestMeta()
 export interface RequestMeta extends v.InferOutput<typeof RequestMeta> {}
-/** `RequestMeta` typed by its interface, for embedding in request params. */
-export const requestMetaSchema: () => v.GenericSchema<RequestMeta> = requestMeta
+/** `RequestMeta`'s getter, typed by its interface, for embedding in request params. */
+export const requestMeta: () => v.GenericSchema<RequestMeta> = buildRequestMeta
 
 /** `DiscoverResult`: versions, capabilities and cache hints; serverInfo travels in `_meta`. */
 export const DiscoverResult = /* @__PURE__ */ (() =>

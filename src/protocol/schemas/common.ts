@@ -35,7 +35,7 @@ export const RequestId = /* @__PURE__ */ v.union([/* @__PURE__ */ v.string(), /*
 export type RequestId = v.InferOutput<typeof RequestId>
 
 /** `Icon`: an image for a client to show beside an implementation, tool, prompt or resource. */
-const icon = /* @__PURE__ */ once(() =>
+const buildIcon = /* @__PURE__ */ once(() =>
   v.looseObject({
     src: v.string(),
     mimeType: v.optional(v.string()),
@@ -43,9 +43,7 @@ const icon = /* @__PURE__ */ once(() =>
     theme: v.optional(v.picklist(['light', 'dark'])),
   }),
 )
-export const Icon = /* @__PURE__ */ icon()
+export const Icon = /* @__PURE__ */ buildIcon()
 export interface Icon extends v.InferOutput<typeof Icon> {}
-/** `Icon` typed by its interface, for embedding (see index.ts: declarations stay shallow). */
-export const iconSchema: () => v.GenericSchema<Icon> = icon
-/** The same, as a constant (for the schemas built at import). */
-export const IconSchema: v.GenericSchema<Icon> = Icon
+/** `Icon`'s getter, typed by its interface, for embedding (see index.ts: declarations stay shallow). */
+export const icon: () => v.GenericSchema<Icon> = buildIcon

@@ -6,7 +6,7 @@
 /* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
   -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
-import { iconSchema, jsonObject, once } from './common.ts'
+import { icon, jsonObject, once } from './common.ts'
 
 /** `Annotations`: hints for the client about who a block is for and how much it matters. */
 const annotations = /* @__PURE__ */ once(() =>
@@ -63,7 +63,7 @@ const resourceLink = /* @__PURE__ */ once(() =>
     description: v.optional(v.string()),
     mimeType: v.optional(v.string()),
     size: v.optional(v.number()),
-    icons: v.optional(v.array(iconSchema())),
+    icons: v.optional(v.array(icon())),
     ...base(),
   }),
 )
@@ -76,15 +76,13 @@ export const EmbeddedResource = /* @__PURE__ */ embeddedResource()
 export interface EmbeddedResource extends v.InferOutput<typeof EmbeddedResource> {}
 
 /** `ContentBlock`: what tools and prompts return. */
-const contentBlock = /* @__PURE__ */ once(() =>
+const buildContentBlock = /* @__PURE__ */ once(() =>
   v.variant('type', [textContent(), imageContent(), audioContent(), resourceLink(), embeddedResource()]),
 )
-export const ContentBlock = /* @__PURE__ */ contentBlock()
+export const ContentBlock = /* @__PURE__ */ buildContentBlock()
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
-/** `ContentBlock` typed by its union of interfaces, for embedding. */
-export const contentBlockSchema: () => v.GenericSchema<ContentBlock> = contentBlock
-/** The same, as a constant (for the schemas built at import). */
-export const ContentBlockSchema: v.GenericSchema<ContentBlock> = ContentBlock
+/** `ContentBlock`'s getter, typed by its union of interfaces, for embedding. */
+export const contentBlock: () => v.GenericSchema<ContentBlock> = buildContentBlock
 
 const toolUseContent = /* @__PURE__ */ once(() =>
   v.looseObject({
@@ -101,7 +99,7 @@ const toolResultContent = /* @__PURE__ */ once(() =>
   v.looseObject({
     type: v.literal('tool_result'),
     toolUseId: v.string(),
-    content: v.array(contentBlockSchema()),
+    content: v.array(contentBlock()),
     structuredContent: v.optional(v.unknown()),
     isError: v.optional(v.boolean()),
     _meta: v.optional(jsonObject()),
@@ -114,7 +112,7 @@ export type ToolResultContent = v.InferOutput<typeof ToolResultContent>
 export const samplingContentBlock = /* @__PURE__ */ once(() =>
   v.variant('type', [textContent(), imageContent(), audioContent(), toolUseContent(), toolResultContent()]),
 )
-const samplingMessage = /* @__PURE__ */ once(() => {
+const buildSamplingMessage = /* @__PURE__ */ once(() => {
   const block = samplingContentBlock()
   return v.looseObject({
     role: v.picklist(['user', 'assistant']),
@@ -122,7 +120,7 @@ const samplingMessage = /* @__PURE__ */ once(() => {
     _meta: v.optional(jsonObject()),
   })
 })
-export const SamplingMessage = /* @__PURE__ */ samplingMessage()
+export const SamplingMessage = /* @__PURE__ */ buildSamplingMessage()
 export interface SamplingMessage extends v.InferOutput<typeof SamplingMessage> {}
-/** `SamplingMessage` typed by its interface, for embedding. */
-export const samplingMessageSchema: () => v.GenericSchema<SamplingMessage> = samplingMessage
+/** `SamplingMessage`'s getter, typed by its interface, for embedding. */
+export const samplingMessage: () => v.GenericSchema<SamplingMessage> = buildSamplingMessage

@@ -71,7 +71,7 @@ export const PrimitiveSchemaDefinition = /* @__PURE__ */ primitiveSchemaDefiniti
 export type PrimitiveSchemaDefinition = v.InferOutput<typeof PrimitiveSchemaDefinition>
 
 /** The `requestedSchema` of a form-mode elicitation: a flat object of primitives. */
-export const requestedSchema = /* @__PURE__ */ once(() =>
+const buildRequestedSchema = /* @__PURE__ */ once(() =>
   v.looseObject({
     $schema: v.optional(v.string()),
     type: v.literal('object'),
@@ -79,15 +79,16 @@ export const requestedSchema = /* @__PURE__ */ once(() =>
     required: v.optional(v.array(v.string())),
   }),
 )
-export const RequestedSchema = /* @__PURE__ */ requestedSchema()
+export const RequestedSchema = /* @__PURE__ */ buildRequestedSchema()
 export interface RequestedSchema extends v.InferOutput<typeof RequestedSchema> {}
-const requestedSchemaSchema: () => v.GenericSchema<RequestedSchema> = requestedSchema
+/** `RequestedSchema`'s getter, typed by its interface, for embedding. */
+export const requestedSchema: () => v.GenericSchema<RequestedSchema> = buildRequestedSchema
 
 const elicitRequestFormParams = /* @__PURE__ */ once(() =>
   v.looseObject({
     mode: v.optional(v.literal('form')),
     message: v.string(),
-    requestedSchema: requestedSchemaSchema(),
+    requestedSchema: requestedSchema(),
     _meta: v.optional(jsonObject()),
   }),
 )

@@ -1,16 +1,24 @@
 /**
  * MCP 2026-07-28 wire types as valibot schemas (source: `schema/2026-07-28/schema.ts` of the spec), one
  * file per concern. Objects are loose: unknown members are kept, as the spec asks receivers to tolerate
- * them. Each schema has a same-named type: `type CallToolResult = v.InferOutput<typeof CallToolResult>`.
+ * them.
+ *
+ * Names: one per wire type, the spec's. `CallToolResult` is the schema and its type
+ * (`type CallToolResult = v.InferOutput<typeof CallToolResult>`); on the client, src/client/checks.gen.ts
+ * (generated from these schemas) exports the check and the type under the same name. The one other
+ * spelling is the schema's getter, the name in lowerCamelCase (`callToolResult()`, see common.ts), which
+ * returns the same object. No `…Schema` or `…Check` suffixes: `StringSchema` and `RequestedSchema` are
+ * spec names.
  *
  * Declarations: a consumer compiling against the .d.ts (with `skipLibCheck`) derives a schema's type
  * top-down in one go, and a deep tree exceeds TypeScript's instantiation depth (TS2589, see
- * test/dts.test.ts). So the big subtrees are cut: their types are interfaces (or unions of interfaces)
- * and the composites embed them through a `…Schema: v.GenericSchema<T>` alias of the same schema object,
- * so each subtree is derived on its own, when first needed. The result helpers (results.ts) have explicit
- * return types for the same reason.
+ * test/e2e/dts.test.ts). So the big subtrees are cut: their types are interfaces (or unions of interfaces),
+ * their getters are typed by them (`tool: () => v.GenericSchema<Tool>`, widening the private `buildTool`
+ * the type is derived from) and the composites embed them through the getter, so each subtree is derived
+ * on its own, when first needed. The result helpers (results.ts) have explicit return types for the same
+ * reason, and a list names its item's type (`listResult<'prompts', Prompt>`).
  *
- * This file is the public list: the files also export internals (those aliases, the helpers), which stay
+ * This file is the public list: the files also export internals (the getters, the helpers), which stay
  * out of it.
  * @module
  */

@@ -37,22 +37,24 @@ export const ListRootsRequest = /* @__PURE__ */ listRootsRequest()
 export interface ListRootsRequest extends v.InferOutput<typeof ListRootsRequest> {}
 
 /** `InputRequest`: what a server may ask the client for inside an `InputRequiredResult`. */
-const inputRequest = /* @__PURE__ */ once(() =>
+const buildInputRequest = /* @__PURE__ */ once(() =>
   v.variant('method', [elicitRequest(), createMessageRequest(), listRootsRequest()]),
 )
-export const InputRequest = /* @__PURE__ */ inputRequest()
+export const InputRequest = /* @__PURE__ */ buildInputRequest()
 export type InputRequest = ElicitRequest | CreateMessageRequest | ListRootsRequest
-const inputRequestSchema: () => v.GenericSchema<InputRequest> = inputRequest
-const inputRequests = /* @__PURE__ */ once(() => v.record(v.string(), inputRequestSchema()))
+const inputRequest: () => v.GenericSchema<InputRequest> = buildInputRequest
+const inputRequests = /* @__PURE__ */ once(() => v.record(v.string(), inputRequest()))
 export const InputRequests = /* @__PURE__ */ inputRequests()
 export type InputRequests = v.InferOutput<typeof InputRequests>
 
 /** `InputResponse`: the bare result answering one `InputRequest` (no `resultType`). */
-const inputResponse = /* @__PURE__ */ once(() => v.union([elicitResult(), createMessageResult(), listRootsResult()]))
-export const InputResponse = /* @__PURE__ */ inputResponse()
+const buildInputResponse = /* @__PURE__ */ once(() =>
+  v.union([elicitResult(), createMessageResult(), listRootsResult()]),
+)
+export const InputResponse = /* @__PURE__ */ buildInputResponse()
 export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult
-const inputResponseSchema: () => v.GenericSchema<unknown, InputResponse> = inputResponse
-export const inputResponses = /* @__PURE__ */ once(() => v.record(v.string(), inputResponseSchema()))
+const inputResponse: () => v.GenericSchema<unknown, InputResponse> = buildInputResponse
+export const inputResponses = /* @__PURE__ */ once(() => v.record(v.string(), inputResponse()))
 export const InputResponses = /* @__PURE__ */ inputResponses()
 export type InputResponses = v.InferOutput<typeof InputResponses>
 

@@ -3,8 +3,8 @@
  * @module
  */
 import * as v from 'valibot'
-import { IconSchema, MetaObject } from './common.ts'
-import { ContentBlockSchema } from './content.ts'
+import { icon, MetaObject } from './common.ts'
+import { contentBlock } from './content.ts'
 import { complete, listResult } from './results.ts'
 
 export const PromptArgument = v.looseObject({
@@ -21,16 +21,15 @@ export const Prompt = v.looseObject({
   title: v.optional(v.string()),
   description: v.optional(v.string()),
   arguments: v.optional(v.array(PromptArgument)),
-  icons: v.optional(v.array(IconSchema)),
+  icons: v.optional(v.array(icon())),
   _meta: v.optional(MetaObject),
 })
 export type Prompt = v.InferOutput<typeof Prompt>
-const PromptSchema: v.GenericSchema<Prompt> = Prompt
 
-export const PromptMessage = v.looseObject({ role: v.picklist(['user', 'assistant']), content: ContentBlockSchema })
+export const PromptMessage = v.looseObject({ role: v.picklist(['user', 'assistant']), content: contentBlock() })
 export type PromptMessage = v.InferOutput<typeof PromptMessage>
 
-export const ListPromptsResult = listResult('prompts', PromptSchema)
+export const ListPromptsResult = listResult<'prompts', Prompt>('prompts', Prompt)
 export type ListPromptsResult = v.InferOutput<typeof ListPromptsResult>
 
 /** `GetPromptResult`: the messages of a prompt. */

@@ -5,12 +5,12 @@
  */
 import * as v from 'valibot'
 import { JsonObject } from './common.ts'
-import { requestMetaSchema } from './capabilities.ts'
+import { requestMeta } from './capabilities.ts'
 import { retryParams } from './input-required.ts'
 import { request } from './jsonrpc.ts'
 
 /** The entries every request's params have: the `_meta` envelope (required). */
-export const requestParamsBase = () => ({ _meta: requestMetaSchema() })
+export const requestParamsBase = () => ({ _meta: requestMeta() })
 
 export const PaginatedRequestParams = /* @__PURE__ */ (() =>
   v.looseObject({ ...requestParamsBase(), cursor: v.optional(v.string()) }))()

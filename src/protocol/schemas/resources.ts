@@ -4,7 +4,7 @@
  * @module
  */
 import * as v from 'valibot'
-import { IconSchema, MetaObject } from './common.ts'
+import { icon, MetaObject } from './common.ts'
 import { Annotations, ResourceContents } from './content.ts'
 import { cacheable, complete, listResult } from './results.ts'
 
@@ -17,11 +17,10 @@ export const Resource = v.looseObject({
   mimeType: v.optional(v.string()),
   size: v.optional(v.number()),
   annotations: v.optional(Annotations),
-  icons: v.optional(v.array(IconSchema)),
+  icons: v.optional(v.array(icon())),
   _meta: v.optional(MetaObject),
 })
 export type Resource = v.InferOutput<typeof Resource>
-const ResourceSchema: v.GenericSchema<Resource> = Resource
 
 /** `ResourceTemplate`: an RFC 6570 URI template as listed by `resources/templates/list`. */
 export const ResourceTemplate = v.looseObject({
@@ -31,16 +30,18 @@ export const ResourceTemplate = v.looseObject({
   description: v.optional(v.string()),
   mimeType: v.optional(v.string()),
   annotations: v.optional(Annotations),
-  icons: v.optional(v.array(IconSchema)),
+  icons: v.optional(v.array(icon())),
   _meta: v.optional(MetaObject),
 })
 export type ResourceTemplate = v.InferOutput<typeof ResourceTemplate>
-const ResourceTemplateSchema: v.GenericSchema<ResourceTemplate> = ResourceTemplate
 
-export const ListResourcesResult = listResult('resources', ResourceSchema)
+export const ListResourcesResult = listResult<'resources', Resource>('resources', Resource)
 export type ListResourcesResult = v.InferOutput<typeof ListResourcesResult>
 
-export const ListResourceTemplatesResult = listResult('resourceTemplates', ResourceTemplateSchema)
+export const ListResourceTemplatesResult = listResult<'resourceTemplates', ResourceTemplate>(
+  'resourceTemplates',
+  ResourceTemplate,
+)
 export type ListResourceTemplatesResult = v.InferOutput<typeof ListResourceTemplatesResult>
 
 /** `ReadResourceResult`: the contents of a resource; cacheable (ttlMs/cacheScope) when complete. */

@@ -7,8 +7,8 @@
   -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
 import { jsonObject, once } from './common.ts'
-import { samplingContentBlock, samplingMessageSchema } from './content.ts'
-import { toolSchema } from './tools.ts'
+import { samplingContentBlock, samplingMessage } from './content.ts'
+import { tool } from './tools.ts'
 
 /** `ModelPreferences`: hints for the client's model choice; each priority is 0 (unimportant) to 1. */
 const modelPreferences = /* @__PURE__ */ once(() =>
@@ -23,7 +23,7 @@ export const ModelPreferences = /* @__PURE__ */ modelPreferences()
 
 export const createMessageRequestParams = /* @__PURE__ */ once(() =>
   v.looseObject({
-    messages: v.array(samplingMessageSchema()),
+    messages: v.array(samplingMessage()),
     maxTokens: v.number(),
     modelPreferences: v.optional(modelPreferences()),
     systemPrompt: v.optional(v.string()),
@@ -31,7 +31,7 @@ export const createMessageRequestParams = /* @__PURE__ */ once(() =>
     temperature: v.optional(v.number()),
     stopSequences: v.optional(v.array(v.string())),
     metadata: v.optional(jsonObject()),
-    tools: v.optional(v.array(toolSchema())),
+    tools: v.optional(v.array(tool())),
     toolChoice: v.optional(v.looseObject({ mode: v.optional(v.picklist(['auto', 'required', 'none'])) })),
     _meta: v.optional(jsonObject()),
   }),

@@ -5,8 +5,8 @@
 /* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
   -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
-import { iconSchema, jsonObject, once } from './common.ts'
-import { contentBlockSchema } from './content.ts'
+import { icon, jsonObject, once } from './common.ts'
+import { contentBlock } from './content.ts'
 import { complete, listResult } from './results.ts'
 
 const toolAnnotations = /* @__PURE__ */ once(() =>
@@ -21,7 +21,7 @@ const toolAnnotations = /* @__PURE__ */ once(() =>
 export const ToolAnnotations = /* @__PURE__ */ toolAnnotations()
 
 /** `Tool`: a tool definition as listed by `tools/list`. */
-const tool = /* @__PURE__ */ once(() =>
+const buildTool = /* @__PURE__ */ once(() =>
   v.looseObject({
     name: v.string(),
     title: v.optional(v.string()),
@@ -29,20 +29,20 @@ const tool = /* @__PURE__ */ once(() =>
     inputSchema: v.looseObject({ type: v.literal('object') }),
     outputSchema: v.optional(jsonObject()),
     annotations: v.optional(toolAnnotations()),
-    icons: v.optional(v.array(iconSchema())),
+    icons: v.optional(v.array(icon())),
     execution: v.optional(jsonObject()),
     _meta: v.optional(jsonObject()),
   }),
 )
-export const Tool = /* @__PURE__ */ tool()
+export const Tool = /* @__PURE__ */ buildTool()
 export interface Tool extends v.InferOutput<typeof Tool> {}
-/** `Tool` typed by its interface, for embedding. */
-export const toolSchema: () => v.GenericSchema<Tool> = tool
+/** `Tool`'s getter, typed by its interface, for embedding. */
+export const tool: () => v.GenericSchema<Tool> = buildTool
 
 /** `CallToolResult`: a complete tool result. Tool failures are `isError: true`, not JSON-RPC errors. */
 export const callToolResult = /* @__PURE__ */ once(() =>
   complete({
-    content: v.array(contentBlockSchema()),
+    content: v.array(contentBlock()),
     structuredContent: v.optional(v.unknown()),
     isError: v.optional(v.boolean()),
   }),
@@ -50,5 +50,5 @@ export const callToolResult = /* @__PURE__ */ once(() =>
 export const CallToolResult = /* @__PURE__ */ callToolResult()
 export type CallToolResult = v.InferOutput<typeof CallToolResult>
 
-export const ListToolsResult = /* @__PURE__ */ (() => listResult('tools', toolSchema()))()
+export const ListToolsResult = /* @__PURE__ */ (() => listResult('tools', tool()))()
 export type ListToolsResult = v.InferOutput<typeof ListToolsResult>
