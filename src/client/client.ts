@@ -165,7 +165,7 @@ export class Client {
 
   /**
    * Send one request and return its raw result (in `'auto'` mode the first one probes the server's era with
-   * `server/discover`, see `EraNegotiator.send`). A `-32022` answer whose `data.supported` lists a version this SDK
+   * `server/discover`, see `EraNegotiator.negotiate`). A `-32022` answer whose `data.supported` lists a version this SDK
    * speaks is retried once with that version, which is then kept (spec: basic/versioning.mdx, SEP-2575).
    * @throws McpError when the server answers with a JSON-RPC error; HttpError for HTTP failures.
    */
@@ -174,11 +174,11 @@ export class Client {
     params: Record<string, unknown> = {},
     options: CallOptions & Pick<SendOptions, 'routing'> = {},
   ): Promise<Record<string, unknown>> {
-    return this.#eras.send(
+    return this.#eras.negotiate(
       method,
       params,
       this.#probe,
-      () => this.#modern(method, params, options),
+      () => this.#versioned(method, params, options),
       options.signal,
       () => this.#legacy?.server !== undefined,
     )
@@ -189,11 +189,12 @@ export class Client {
    * the transport's `probeTimeoutMs` when it sets one (stdio).
    */
   readonly #probe = () =>
-    this.#modern('server/discover', {}, defined({ timeoutMs: this.options.transport.probeTimeoutMs }))
+    this.#versioned('server/discover', {}, defined({ timeoutMs: this.options.transport.probeTimeoutMs }))
 
-  async #modern(method: string, params: Record<string, unknown>, options: ExchangeOptions) {
+  /** Send as 2026-07-28 at the version in use; a `-32022` naming a version this SDK speaks is sent again at it. */
+  async #versioned(method: string, params: Record<string, unknown>, options: ExchangeOptions) {
     try {
-      return await this.#request(method, params, options)
+      return await this.#enveloped(method, params, options)
     } catch (error) {
       const modernRefusal = error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion
       if (!modernRefusal || this.#eras.era === 'legacy') throw error
@@ -203,7 +204,7 @@ export class Client {
         : undefined
       if (version === undefined) throw error
       this.#version = version
-      return this.#request(method, params, options)
+      return this.#enveloped(method, params, options)
     }
   }
 
@@ -218,7 +219,7 @@ export class Client {
   }
 
   /** Build the request (envelope, `progressToken`, log level) and exchange it. */
-  async #request(
+  async #enveloped(
     method: string,
     params: Record<string, unknown>,
     call: ExchangeOptions,
@@ -233,7 +234,7 @@ export class Client {
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
     const result =
       this.#eras.era === 'legacy'
-        ? await this.#legacy!.request(method, params, options, progressToken)
+        ? await this.#legacy!.inSession(method, params, options, progressToken)
         : await exchange(this.options.transport, message, options, timeoutMs, progressToken)
     return withUsableHints(method, result) // odd hints mean "do not cache", never a failed call
   }
@@ -419,7 +420,7 @@ export class Client {
     complete: Check<R>,
     options: ExchangeOptions & { manual?: boolean; memo?: AnswerMemo },
   ): Promise<R | InputRequiredResult> {
-    const send = async (inputResponses?: InputResponses, requestState?: string) => {
+    const round = async (inputResponses?: InputResponses, requestState?: string) => {
       const params = { ...base, ...defined({ inputResponses, requestState }) }
       return parseCarrierResult(method, await this.request(method, params, options), complete)
     }
@@ -428,14 +429,14 @@ export class Client {
       method === 'resources/read' && options.inputResponses === undefined && options.requestState === undefined
     const first = cacheable
       ? await this.#cached(method, base, options, (result) => parseCarrierResult(method, result, complete))
-      : await send(options.inputResponses, options.requestState)
+      : await round(options.inputResponses, options.requestState)
     if (options.manual) return first
     const { maxRounds, sleep, restartOnInvalidRequestState: restarts } = this.options
     const resumed = options.inputResponses !== undefined || options.requestState !== undefined // answers not in the memo
-    const restart = (options.restartOnInvalidRequestState ?? restarts) !== false && !resumed ? () => send() : undefined
+    const restart = (options.restartOnInvalidRequestState ?? restarts) !== false && !resumed ? () => round() : undefined
     return driveInputRequired(first, {
       dispatch: (key, request, signal) => answerInput(this.options, key, request, { key, method, target, signal }),
-      retry: send,
+      retry: round,
       isInputRequired: isInputRequiredResult,
       ...defined({ maxRounds, sleep, signal: options.signal, onRound: options.onRound, restart, memo: options.memo }),
     })

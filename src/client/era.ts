@@ -159,15 +159,15 @@ export class EraNegotiator {
    * against the answer: a verdict the server no longer fits is forgotten, the server probed again and the
    * request sent again — once, and never a `tools/call` the server answered (it ran: its result is
    * returned as it is). `server/discover` on a modern server is answered by the probe itself.
-   * @param sessionStarted - whether the 2025 session had been initialized when `send` failed (a remembered
+   * @param sessionStarted - whether the 2025 session had been initialized when `attempt` failed (a remembered
    *   legacy verdict is doubted only when `initialize` itself failed).
-   * @throws what `send` or the probe threw.
+   * @throws what `attempt` or the probe threw.
    */
-  async send(
+  async negotiate(
     method: string,
     params: Record<string, unknown>,
     probe: () => Promise<Record<string, unknown>>,
-    send: () => Promise<Record<string, unknown>>,
+    attempt: () => Promise<Record<string, unknown>>,
     signal: AbortSignal | undefined,
     sessionStarted: () => boolean,
   ): Promise<Record<string, unknown>> {
@@ -180,7 +180,7 @@ export class EraNegotiator {
       const current = () => this.#state.epoch === sentUnder.epoch
       const sentEra = sentUnder.kind === 'unknown' ? undefined : sentUnder.era
       try {
-        const result = await send()
+        const result = await attempt()
         if (!(sentUnder.kind === 'remembered' && sentEra === 'modern' && typeof result.resultType !== 'string')) {
           if (current()) this.#confirmed()
           return result

@@ -75,7 +75,7 @@ export class LegacyConnection {
         if (!this.streaming && !this.#noStream) await this.#listen() // it ended: open it again
         return this.streaming ? server.capabilities : {}
       },
-      request: (method, params, signal) => this.request(method, params, signal ? { signal } : {}, ''),
+      request: (method, params, signal) => this.inSession(method, params, signal ? { signal } : {}, ''),
       sessionId: () => this.#sessionId,
       notifications: (listener, dropped) => {
         const remove = this.onStreamNotification(listener)
@@ -155,14 +155,14 @@ export class LegacyConnection {
    * @throws McpError for a JSON-RPC error (-32042 when declined, cancelled or repeated); HttpError /
    *   NetworkError from the transport.
    */
-  async request(
+  async inSession(
     method: string,
     params: Record<string, unknown>,
     options: ExchangeOptions,
     progressToken: string,
   ): Promise<Record<string, unknown>> {
     const named = params.name ?? params.uri
-    return withUrlElicitation(() => this.#inSession(method, params, options, progressToken), {
+    return withUrlElicitation(() => this.#withLiveSession(method, params, options, progressToken), {
       callbacks: this.#deps.options,
       method,
       target: typeof named === 'string' ? named : '',
@@ -172,7 +172,8 @@ export class LegacyConnection {
     })
   }
 
-  async #inSession(
+  /** Start the session when needed, exchange the request in it, and on its 404 start a new one and retry once. */
+  async #withLiveSession(
     method: string,
     params: Record<string, unknown>,
     options: ExchangeOptions,
@@ -185,7 +186,7 @@ export class LegacyConnection {
     const sentWith = this.#sessionId
     let delivered = false // the server took the request: a 404 now (on resuming its stream) must not send it twice
     try {
-      return await this.#send(method, params, { ...options, onAccepted: () => (delivered = true) }, progressToken)
+      return await this.#exchange(method, params, { ...options, onAccepted: () => (delivered = true) }, progressToken)
     } catch (error) {
       if (!isSessionGone(error) || sentWith === undefined) throw error
       if (this.#sessionId === sentWith) this.#forget() // unless a concurrent request already replaced it
@@ -193,7 +194,7 @@ export class LegacyConnection {
       this.#checkOpen(epoch) // closed meanwhile: no new session
       await this.start(options.signal)
       this.#checkOpen(epoch)
-      return this.#send(method, params, options, progressToken)
+      return this.#exchange(method, params, options, progressToken)
     }
   }
 
@@ -224,7 +225,8 @@ export class LegacyConnection {
     return { done, stop }
   }
 
-  async #send(
+  /** Build the 2025 message (no envelope; `progressToken` kept) and exchange it in the session (`session` binding, its questions answered). */
+  async #exchange(
     method: string,
     params: Record<string, unknown>,
     options: ExchangeOptions,

@@ -58,13 +58,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
   async send(message: OutboundMessage, options: SendOptions = {}): Promise<unknown> {
     const releases: Array<() => void> = []
     try {
-      return await this.#send(message, options, releases)
+      return await this.#authorized(message, options, releases)
     } finally {
       for (const release of releases) release()
     }
   }
 
-  async #send(message: OutboundMessage, options: SendOptions, releases: Array<() => void>): Promise<unknown> {
+  /** POST, and on `401` / `403 insufficient_scope` authorize through `auth` and POST again (see `auth`); then read the answer. */
+  async #authorized(message: OutboundMessage, options: SendOptions, releases: Array<() => void>): Promise<unknown> {
     const auth = this.#auth
     let response = await this.#post(message, options, releases)
     let reauthorized = false
