@@ -22,7 +22,7 @@ export type { EraStore, EraVerdict } from './era.ts'
 export { InMemoryCacheStore, type CacheEntry, type ResponseCacheStore } from './cache.ts'
 
 // Transports: Streamable HTTP over fetch, and stdio (a server launched as a child process, its streams as Web Streams)
-export type { ClientTransport } from './transport.ts'
+export type { ClientTransport, OutboundMessage, SendOptions, SessionBinding, StreamOptions } from './transport.ts'
 export { StreamableHttpClientTransport } from './http/transport.ts'
 export { StdioClientTransport } from './stdio.ts'
 
