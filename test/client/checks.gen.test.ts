@@ -16,6 +16,7 @@ import { type Check, parse } from '../../src/protocol/check.ts'
 import { describeIssue } from '../../src/protocol/issues.ts'
 import * as S from '../../src/protocol/schemas/index.ts'
 import * as C from '../../src/client/checks.gen.ts'
+import { withoutIgnoredContent } from '../../src/protocol/transforms.ts'
 import { createFetchHandler } from '../../src/server/index.ts'
 import { createDemoServer } from '../../worker/server.ts'
 import { call } from '../helpers.ts'
@@ -33,6 +34,57 @@ describe('src/client/checks.gen.ts', () => {
 
   it('exports exactly the generated checks, each under its spec type name', () => {
     expect(Object.keys(C).sort()).toEqual([...CHECKS].sort())
+  })
+})
+
+describe('scripts/client-checks.ts rules', () => {
+  it('keeps unknown members for a loose object, strips them for an object (JSON-RPC framing)', async () => {
+    const loose = await generate({ X: v.looseObject({ a: v.string() }) })
+    expect(loose).toContain('export const X = object<X>({ a: string })')
+    const strict = await generate({ X: v.object({ a: v.optional(v.number()) }) })
+    expect(strict).toContain('export const X = object<X>({ a: optional(number) }, true)')
+  })
+
+  it('maps validations to rules, and a transform to the same function from src/protocol/transforms.ts', async () => {
+    const piped = await generate({
+      X: v.looseObject({
+        n: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1)),
+        u: v.pipe(v.string(), v.url()),
+      }),
+    })
+    expect(piped).toContain('n: pipe(number, integer, minValue(0), maxValue(1))')
+    expect(piped).toContain('u: pipe(string, url)')
+    const transformed = await generate({
+      X: v.pipe(v.unknown(), v.transform(withoutIgnoredContent), v.looseObject({})),
+    })
+    expect(transformed).toContain("import { withoutIgnoredContent } from '../protocol/transforms.ts'")
+    expect(transformed).toContain('export const X = transform<X>(withoutIgnoredContent, object({}))')
+  })
+
+  it('names a schema used twice after its export in src/protocol/schemas, once', async () => {
+    const out = await generate({ X: v.looseObject({ a: S.Icon, b: v.array(S.Icon) }) })
+    expect(out.match(/const Icon = /g)).toHaveLength(1)
+    expect(out).toContain('export const X = object<X>({ a: Icon, b: array(Icon) })')
+  })
+
+  it.each<[string, v.GenericSchema]>([
+    ['a strict object', v.strictObject({})],
+    ['a custom message', v.string('say it differently')],
+    ['an optional with a default', v.optional(v.string(), 'x')],
+    ['a nullable', v.nullable(v.string())],
+    ['a literal that is not a string', v.literal(1)],
+    ['a validation without a rule', v.pipe(v.string(), v.minLength(1))],
+    [
+      'a transform not in src/protocol/transforms.ts',
+      v.pipe(
+        v.unknown(),
+        v.transform((x) => x),
+        v.looseObject({}),
+      ),
+    ],
+    ['a record whose keys are not plain strings', v.record(v.pipe(v.string(), v.minLength(1)), v.string())],
+  ])('stops at %s rather than write a check that differs from its schema', async (_, schema) => {
+    await expect(generate({ X: v.looseObject({ a: schema }) })).rejects.toThrow(/^scripts\/client-checks\.ts: X/)
   })
 })
 
