@@ -186,7 +186,12 @@ export class LegacyConnection {
     const sentWith = this.#sessionId
     let delivered = false // the server took the request: a 404 now (on resuming its stream) must not send it twice
     try {
-      return await this.#exchange(method, params, { ...options, onAccepted: () => (delivered = true) }, progressToken)
+      return await this.#unenveloped(
+        method,
+        params,
+        { ...options, onAccepted: () => (delivered = true) },
+        progressToken,
+      )
     } catch (error) {
       if (!isSessionGone(error) || sentWith === undefined) throw error
       if (this.#sessionId === sentWith) this.#forget() // unless a concurrent request already replaced it
@@ -194,7 +199,7 @@ export class LegacyConnection {
       this.#checkOpen(epoch) // closed meanwhile: no new session
       await this.start(options.signal)
       this.#checkOpen(epoch)
-      return this.#exchange(method, params, options, progressToken)
+      return this.#unenveloped(method, params, options, progressToken)
     }
   }
 
@@ -226,7 +231,7 @@ export class LegacyConnection {
   }
 
   /** Build the 2025 message (no envelope; `progressToken` kept) and exchange it in the session (`session` binding, its questions answered). */
-  async #exchange(
+  async #unenveloped(
     method: string,
     params: Record<string, unknown>,
     options: ExchangeOptions,

@@ -143,7 +143,7 @@ export class StdioClientTransport implements ClientTransport {
    */
   async send(message: OutboundMessage, options: StdioSendOptions = {}): Promise<unknown> {
     if (this.#over !== undefined) throw new ConnectionClosedError(this.#over)
-    if ('method' in message && 'id' in message) return this.#request(message, options)
+    if ('method' in message && 'id' in message) return this.#writeRequest(message, options)
     await this.#write(message)
     return undefined
   }
@@ -189,7 +189,8 @@ export class StdioClientTransport implements ClientTransport {
     }
   }
 
-  #request(message: JSONRPCRequest, options: StdioSendOptions): Promise<unknown> {
+  /** Write a request and wait for its response (a `notifications/cancelled` sent when `signal` aborts, but for `initialize`). */
+  #writeRequest(message: JSONRPCRequest, options: StdioSendOptions): Promise<unknown> {
     const { id, method } = message
     const key = requestIdKey(id)
     const { signal } = options

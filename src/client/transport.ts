@@ -53,7 +53,10 @@ export interface SendOptions {
    * transport without headers has nothing to route.
    */
   routing?: Record<string, string>
-  /** Called once the server has taken the message (HTTP: a 2xx status), before its answer is read. */
+  /**
+   * Called once the server has taken the message (HTTP: a 2xx status), before its answer is read; a
+   * transport that cannot tell (stdio: nothing acknowledges a line) never calls it.
+   */
   onAccepted?: () => void
 }
 

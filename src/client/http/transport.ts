@@ -67,7 +67,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
   /** POST, and on `401` / `403 insufficient_scope` authorize through `auth` and POST again (see `auth`); then read the answer. */
   async #authorized(message: OutboundMessage, options: SendOptions, releases: Array<() => void>): Promise<unknown> {
     const auth = this.#auth
-    let response = await this.#post(message, options, releases)
+    let response = await this.#postMessage(message, options, releases)
     let reauthorized = false
     let stepUps = 0
     while (auth && (response.status === 401 || response.status === 403)) {
@@ -82,9 +82,9 @@ export class StreamableHttpClientTransport implements ClientTransport {
       else stepUps++
       await response.body?.cancel().catch(() => {})
       await auth.authorize(this.url, challenge, options.signal, options.interactive)
-      response = await this.#post(message, options, releases)
+      response = await this.#postMessage(message, options, releases)
     }
-    return this.#read(message, response, options)
+    return this.#readResponse(message, response, options)
   }
 
   /**
@@ -155,7 +155,12 @@ export class StreamableHttpClientTransport implements ClientTransport {
     return response
   }
 
-  async #post(message: OutboundMessage, options: SendOptions, releases: Array<() => void>): Promise<Response> {
+  /**
+   * POST the message: the headers (2026-07-28: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, the routing
+   * values; a 2025 session: its version and id alone), the OAuth token, the fetch; reports the session id
+   * the answer carries and, on a 2xx, that the server took the message.
+   */
+  async #postMessage(message: OutboundMessage, options: SendOptions, releases: Array<() => void>): Promise<Response> {
     const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
     headers.set('content-type', 'application/json')
     headers.set('accept', 'application/json, text/event-stream')
@@ -189,7 +194,12 @@ export class StreamableHttpClientTransport implements ClientTransport {
     return response
   }
 
-  async #read(message: OutboundMessage, response: Response, options: SendOptions): Promise<unknown> {
+  /**
+   * Read the answer: nothing for a 202 or a message that is no request; else the JSON-RPC response, from a
+   * JSON body or an SSE stream (resumed in a 2025 session). @throws HttpError for a failure status or a body
+   * that is no JSON-RPC; what {@link followSse} throws.
+   */
+  async #readResponse(message: OutboundMessage, response: Response, options: SendOptions): Promise<unknown> {
     if (response.status === 401 || response.status === 403) {
       throw new HttpError(
         response.status,
