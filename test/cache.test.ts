@@ -505,7 +505,7 @@ describe('client: response cache', () => {
           },
         }
       }
-      if (options?.routing?.['Mcp-Param-Region'] !== 'eu')
+      if (options?.routing?.Region !== 'eu')
         return { jsonrpc: '2.0', id: m.id, error: { code: -32020, message: 'Header mismatch' } }
       return {
         jsonrpc: '2.0',

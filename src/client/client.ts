@@ -287,7 +287,7 @@ export class Client {
     const drive = () =>
       this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
         ...options,
-        routing: this.#toolHeaders.headersFor(name, args), // read again after a re-list
+        routing: this.#toolHeaders.routingFor(name, args), // read again after a re-list
         memo,
       })
     try {

@@ -1,9 +1,10 @@
 /**
- * Mirroring tool arguments into `Mcp-Param-*` request headers (spec: streamable-http.mdx): the header
- * parameters each tool's `x-mcp-header` annotations declare, as `listTools` last saw them.
+ * The routing values of a tool call (`SendOptions.routing`): the arguments each tool's `x-mcp-header`
+ * annotations declare (spec: streamable-http.mdx "Custom headers"), as `listTools` last saw them. The HTTP
+ * transport sends them as `Mcp-Param-*` headers.
  * @module
  */
-import { formatParamValue, headerParamsOf, valueAt, type HeaderParam } from '../protocol/param-headers.ts'
+import { headerParamsOf, isParamValue, valueAt, type HeaderParam } from '../protocol/param-headers.ts'
 import type { Tool } from '../protocol/schemas/index.ts'
 
 /** The header parameters of the tools of the last `tools/list`, by tool name. */
@@ -30,12 +31,15 @@ export class ToolHeaders {
     return kept
   }
 
-  /** The `Mcp-Param-*` headers of a call of tool `name` with `args` (none for a tool not listed). */
-  headersFor(name: string, args: Record<string, unknown>): Record<string, string> {
-    const out: Record<string, string> = {}
+  /**
+   * The routing values of a call of tool `name` with `args`: each declared argument that is a string, a
+   * boolean or a safe integer, by its declared name (none for a tool not listed).
+   */
+  routingFor(name: string, args: Record<string, unknown>): Record<string, string | number | boolean> {
+    const out: Record<string, string | number | boolean> = {}
     for (const param of this.#params.get(name) ?? []) {
-      const value = formatParamValue(valueAt(args, param.path))
-      if (value !== undefined) out[`Mcp-Param-${param.name}`] = value
+      const value = valueAt(args, param.path)
+      if (isParamValue(value)) out[param.name] = value
     }
     return out
   }

@@ -48,11 +48,12 @@ export interface SendOptions {
    */
   session?: SessionBinding
   /**
-   * The values of the request's arguments that its tool declares for routing (spec: `x-mcp-header`), by
-   * header name (`Mcp-Param-…`); 2026-07-28 requests only. The HTTP transport sends them as headers; a
-   * transport without headers has nothing to route.
+   * The request's arguments that its tool declares for routing (spec: `x-mcp-header`), by the declared name
+   * (`{ Region: 'eu' }`); 2026-07-28 requests only. The HTTP transport sends each as an `Mcp-Param-{name}`
+   * header (a string not safe ASCII encoded, spec: streamable-http.mdx "Custom headers"); a transport
+   * without headers has nothing to route with.
    */
-  routing?: Record<string, string>
+  routing?: Record<string, string | number | boolean>
   /**
    * Called once the server has taken the message (HTTP: a 2xx status), before its answer is read; a
    * transport that cannot tell (stdio: nothing acknowledges a line) never calls it.

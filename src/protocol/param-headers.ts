@@ -74,12 +74,20 @@ export function valueAt(args: Record<string, unknown> | undefined, path: readonl
   return current === null ? undefined : current
 }
 
-/** The header value for an argument (strings encoded when not safe ASCII). */
+/** Whether an argument can be mirrored into a header: a string, a boolean or a safe integer. */
+export function isParamValue(value: unknown): value is string | number | boolean {
+  return (
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isSafeInteger(value))
+  )
+}
+
+/** The header value for an argument (strings encoded when not safe ASCII); undefined when it is no {@link isParamValue}. */
 export function formatParamValue(value: unknown): string | undefined {
+  if (!isParamValue(value)) return undefined
   if (typeof value === 'string') return encodeHeaderValue(value)
-  if (typeof value === 'boolean') return value ? 'true' : 'false'
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value)
-  return undefined
+  return typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value)
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { HEADER, META, targetParamOf } from '../../protocol/constants.ts'
 import { encodeHeaderValue } from '../../protocol/headers.ts'
+import { formatParamValue } from '../../protocol/param-headers.ts'
 import { bearerParams } from '../oauth/discovery.ts'
 import type { OAuthClientProvider } from '../oauth/provider.ts'
 import { HttpError, NetworkError } from '../errors.ts'
@@ -171,7 +172,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const version = (params._meta as Record<string, unknown> | undefined)?.[META.protocolVersion]
     if (typeof version === 'string' && !legacy) headers.set(HEADER.protocolVersion, version)
     if ('method' in message && !legacy) headers.set(HEADER.method, message.method)
-    const extra = legacy ? sessionHeaders(options.session!) : options.routing
+    const extra = legacy ? sessionHeaders(options.session!) : routingHeaders(options.routing)
     for (const [k, val] of Object.entries(extra ?? {})) headers.set(k, val)
     const nameParam = 'method' in message && !legacy ? targetParamOf(message.method) : undefined
     const nameValue = nameParam ? params[nameParam] : undefined
@@ -239,6 +240,16 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (!response.ok && !('error' in body)) throw new HttpError(response.status, text) // a "result" with a failure status
     return body
   }
+}
+
+/** The `Mcp-Param-{name}` headers of a 2026-07-28 request's routing values (see `SendOptions.routing`). */
+function routingHeaders(routing: SendOptions['routing']): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(routing ?? {})) {
+    const formatted = formatParamValue(value)
+    if (formatted !== undefined) headers[`Mcp-Param-${name}`] = formatted
+  }
+  return headers
 }
 
 /** The headers of a 2025-era session's messages: `MCP-Protocol-Version` and `Mcp-Session-Id`, where known. */

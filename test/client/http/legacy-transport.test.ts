@@ -118,7 +118,7 @@ describe('2025-era session headers (CORS)', () => {
       fetch: (request) => (got.push(request.headers), Promise.resolve(json(result(1, 'ok')))),
     })
     const message = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: { name: 'deploy' } }
-    const routing = { 'Mcp-Param-Region': 'eu' }
+    const routing = { Region: 'eu' }
     await transport.send(message, { session: { protocolVersion: '2025-11-25', id: 's1' }, routing })
     await transport.send(message, { routing })
     expect([...got[0].keys()].sort()).toEqual([
