@@ -39,12 +39,9 @@ export interface SendOptions {
    */
   onRequest?: (request: JSONRPCRequest) => void
   /**
-   * The 2025-era session of the message; undefined for a 2026-07-28 message, which belongs to none. Over
-   * HTTP a request in a session whose response stream breaks off is resumed (spec 2025-11-25:
-   * transports.mdx "Resumability and Redelivery", SEP-1699): `GET` with `Last-Event-ID` once the server's
-   * `retry` has passed (in milliseconds, at least 100; doubled per reconnection without a message), at most
-   * 5 reconnections in a row that bring no message (a priming event is none) and 100 in all; 2026-07-28
-   * streams are not resumable.
+   * The 2025-era session of the message; undefined for a 2026-07-28 message, which belongs to none. A
+   * transport may pick up a request of a session whose answer broke off (HTTP: resumption with
+   * `Last-Event-ID`, see `StreamableHttpClientTransport`); 2026-07-28 answers are not resumed.
    */
   session?: SessionBinding
   /**
@@ -89,8 +86,8 @@ export interface ClientTransport {
    * Messages from the Server"): `GET` with `Accept: text/event-stream`. Optional, like {@link endSession}.
    * @returns undefined when the server answers 405 (it offers no stream); else, once the stream is open,
    *   `{ closed }`: settles when the stream ended for good — resolved when the server closed it without a
-   *   way to resume or `signal` aborted; rejected when reconnecting failed or was given up (as
-   *   {@link SendOptions.session}), the connection broke off with no way to resume (NetworkError), or an
+   *   way to resume or `signal` aborted; rejected when reconnecting failed or was given up (HTTP: see
+   *   `StreamableHttpClientTransport`), the connection broke off with no way to resume (NetworkError), or an
    *   event was not JSON or too long (InvalidResultError).
    * @throws HttpError for another answer (a success that is no SSE stream included); NetworkError.
    */

@@ -28,8 +28,13 @@ export interface StreamableHttpClientTransportOptions {
  * POSTs each message with the standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`; in a
  * 2025-era session — {@link SendOptions.session} given — only the 2025 ones) and reads a JSON or SSE answer. For
  * 2025-era sessions it also `GET`s — the standalone stream ({@link StreamableHttpClientTransport.openStream})
- * and the resumption of a stream that closed early (see {@link SendOptions.session}) — and `DELETE`s; those
- * carry only 2025 headers. An SSE event longer than `MAX_SSE_EVENT_LENGTH` (16 Mi characters) fails its
+ * and the resumption of a stream that closed early — and `DELETE`s; those carry only 2025 headers.
+ *
+ * A request in a 2025-era session (not `initialize`) whose response stream breaks off, and the standalone
+ * stream, are resumed (spec 2025-11-25: transports.mdx "Resumability and Redelivery", SEP-1699): `GET` with
+ * `Last-Event-ID` once the server's `retry` has passed (in milliseconds, at least 100; doubled per
+ * reconnection without a message), at most 5 reconnections in a row that bring no message (a priming event
+ * is none) and 100 in all; 2026-07-28 streams are not resumable. An SSE event longer than `MAX_SSE_EVENT_LENGTH` (16 Mi characters) fails its
  * stream with an InvalidResultError.
  *
  * @throws HttpError for an HTTP failure whose body is not a JSON-RPC message (status, body text kept).
@@ -102,7 +107,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
   /**
    * Open a 2025-era session's standalone SSE stream (see {@link ClientTransport.openStream}); when the server
    * closes it, or the connection breaks off, after an event id it is resumed with `Last-Event-ID` after
-   * `retry`, within the bounds of {@link SendOptions.session}.
+   * `retry`, within the bounds of {@link StreamableHttpClientTransport}'s resumption.
    * @throws HttpError (not for 405), NetworkError, as the interface says.
    */
   async openStream(options: StreamOptions): Promise<{ closed: Promise<void> } | undefined> {
