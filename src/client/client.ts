@@ -78,7 +78,7 @@ export class Client {
   constructor(options: ClientOptions) {
     const negotiation = checkClientOptions(options)
     this.options = options
-    const url = (options.transport as { url?: unknown }).url
+    const url: unknown = options.transport.url // checked: a JavaScript transport may set anything
     this.#eras = new EraNegotiator(negotiation === 'auto' ? undefined : negotiation, {
       url: typeof url === 'string' ? url : undefined,
       store: options.eraStore,

@@ -99,4 +99,10 @@ export interface ClientTransport {
    * the probe waits `requestTimeoutMs`, and a timeout is no verdict (thrown to the request).
    */
   readonly probeTimeoutMs?: number
+  /**
+   * The server's address, when the transport has one (HTTP: its URL): the key under which the `Client`'s
+   * `eraStore` and response cache keep what they learn of the server. Unset (stdio): the era is not stored,
+   * and cached answers stay with the one `Client`.
+   */
+  readonly url?: string
 }
