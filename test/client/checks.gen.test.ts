@@ -8,7 +8,8 @@
  * the described first issue, and on success on the output.
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
+import ts from 'typescript'
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { CHECKS, generate, OUTPUT } from '../../scripts/client-checks.ts'
@@ -35,7 +36,67 @@ describe('src/client/checks.gen.ts', () => {
   it('exports exactly the generated checks, each under its spec type name', () => {
     expect(Object.keys(C).sort()).toEqual([...CHECKS].sort())
   })
+
+  it('is why edge-mcp/client and edge-mcp/browser load no valibot (nor any package) at run time', () => {
+    expect(packagesLoadedBy('client/index.ts')).toEqual([])
+    expect(packagesLoadedBy('browser/index.ts')).toEqual([])
+    // the walk sees through re-exports: edge-mcp itself exports the valibot schemas
+    expect(packagesLoadedBy('index.ts')).toContain('valibot ← protocol/schemas/common.ts')
+  })
 })
+
+const SRC = join(import.meta.dirname, '../../src')
+
+/**
+ * The packages that loading `entry` (under src/) loads, as `package ← the src/ file importing it`: every
+ * import, re-export and `import()` that is not type-only, followed through src/.
+ */
+function packagesLoadedBy(entry: string): string[] {
+  const packages = new Set<string>()
+  const seen = new Set<string>()
+  const todo = [join(SRC, entry)]
+  for (let file = todo.pop(); file; file = todo.pop()) {
+    if (seen.has(file)) continue
+    seen.add(file)
+    for (const specifier of runtimeImports(file)) {
+      if (specifier.startsWith('.')) todo.push(resolve(dirname(file), specifier))
+      else packages.add(`${specifier} ← ${relative(SRC, file)}`)
+    }
+  }
+  return [...packages].sort()
+}
+
+/** The specifiers of `file`'s imports, re-exports and `import()` calls that are not type-only. */
+function runtimeImports(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest)
+  const allTypes = (elements: ts.NodeArray<ts.ImportSpecifier | ts.ExportSpecifier>) =>
+    elements.length > 0 && elements.every((e) => e.isTypeOnly)
+  const out: string[] = []
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause
+      const bindings = clause?.namedBindings
+      const typeOnly =
+        !!clause &&
+        (clause.isTypeOnly ||
+          (!clause.name && !!bindings && ts.isNamedImports(bindings) && allTypes(bindings.elements)))
+      if (!typeOnly) out.push(node.moduleSpecifier.text)
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const named = node.exportClause
+      const typeOnly = node.isTypeOnly || (!!named && ts.isNamedExports(named) && allTypes(named.elements))
+      if (!typeOnly) out.push(node.moduleSpecifier.text)
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    )
+      out.push(node.arguments[0].text)
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return out
+}
 
 describe('scripts/client-checks.ts rules', () => {
   it('keeps unknown members for a loose object, strips them for an object (JSON-RPC framing)', async () => {
