@@ -10,7 +10,7 @@ import { INPUT_REQUIRED_METHODS, META } from '../protocol/constants.ts'
 import { capabilitiesNeededBy } from '../protocol/envelope.ts'
 import { describeIssue } from '../protocol/issues.ts'
 import type { Implementation } from '../protocol/schemas/index.ts'
-import { inputRequiredResult as inputRequiredSchema } from '../protocol/schemas/input-required.ts'
+import * as schemas from '../protocol/schemas/input-required.ts'
 import { CACHEABLE_METHODS, withCacheHints, type CacheOptions } from './cache.ts'
 import type { RequestContext, RequestParams, ResultObject } from './context.ts'
 
@@ -39,7 +39,7 @@ export function inputRequiredResult(method: string, result: ResultObject, ctx: R
   // any JSON state is sealed into a string token after this check; the schema sees a stand-in string
   const state = result.requestState
   const checkable = state === undefined || typeof state === 'string' ? result : { ...result, requestState: '' }
-  const parsed = v.safeParse(inputRequiredSchema(), checkable)
+  const parsed = v.safeParse(schemas.inputRequiredResult(), checkable)
   if (!parsed.success)
     throw new Error(`handler for ${method} returned an invalid InputRequiredResult: ${describeIssue(parsed.issues[0])}`)
   const requests = parsed.output.inputRequests
