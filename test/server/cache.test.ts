@@ -5,9 +5,9 @@
  */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import { schemaErrors } from './spec-schema.ts'
-import { Client, InMemoryCacheStore, StreamableHttpClientTransport, type ClientOptions } from '../src/client/index.ts'
-import { UriTemplate, McpError, type InputRequiredResult } from '../src/index.ts'
+import { schemaErrors } from '../spec-schema.ts'
+import { Client, InMemoryCacheStore, StreamableHttpClientTransport, type ClientOptions } from '../../src/client/index.ts'
+import { UriTemplate, McpError, type InputRequiredResult } from '../../src/index.ts'
 import {
   McpServer,
   Server,
@@ -17,8 +17,8 @@ import {
   inputRequired,
   resolver,
   type FetchHandler,
-} from '../src/server/index.ts'
-import { call, recordingLogger, scriptedTransport } from './helpers.ts'
+} from '../../src/server/index.ts'
+import { call, recordingLogger, scriptedTransport } from '../helpers.ts'
 
 const errorsOf = schemaErrors
 const RESPONSE_DEF: Record<string, string> = {

@@ -4,7 +4,7 @@
  * verdict skips the probe, an old or wrong one is probed again, a broken store only warns.
  */
 import { describe, expect, it } from 'vitest'
-import { Client, StreamableHttpClientTransport, type EraStore, type EraVerdict } from '../../../src/client/index.ts'
+import { Client, StreamableHttpClientTransport, type EraStore, type EraVerdict } from '../../src/client/index.ts'
 
 const URL_ = 'http://localhost/mcp'
 const json = (status: number, body: unknown) =>

@@ -9,8 +9,8 @@ import { Hono } from 'hono'
 import * as v from 'valibot'
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHonoHandler } from '../../src/hono/index.ts'
-import { encodeHeaderValue, isVisibleAscii, quoteValue } from '../../src/protocol/headers.ts'
+import { createHonoHandler } from '../../../src/hono/index.ts'
+import { encodeHeaderValue, isVisibleAscii, quoteValue } from '../../../src/protocol/headers.ts'
 import {
   McpServer,
   RequestStateSecurity,
@@ -22,11 +22,11 @@ import {
   inputRequired,
   resolver,
   type FetchHandler,
-} from '../../src/server/index.ts'
-import type { RequestedSchema } from '../../src/index.ts'
-import { adapters, call, env, post, recordingLogger, req, std, type Posted } from '../helpers.ts'
-import { answer, initializeLegacy, legacyPost, sseReader } from '../legacy-wire.ts'
-import { startWorker, type RunningWorker } from '../workerd.ts'
+} from '../../../src/server/index.ts'
+import type { RequestedSchema } from '../../../src/index.ts'
+import { adapters, call, env, post, recordingLogger, req, std, type Posted } from '../../helpers.ts'
+import { answer, initializeLegacy, legacyPost, sseReader } from '../../legacy-wire.ts'
+import { startWorker, type RunningWorker } from '../../workerd.ts'
 
 const KEY = 'k'.repeat(32)
 const nameForm: RequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
