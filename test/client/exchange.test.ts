@@ -1,134 +1,15 @@
 /**
- * Robustness cases on the client side (/work/shared/cases/robustness.md): R2 (odd cache
- * hints), R3 (SSE events without JSON), R11 (progress keeps a call alive), R12 (an abort really stops
- * the request, after a GC too).
+ * One request's life in the client (src/client/exchange.ts): progress keeps a long call alive within its
+ * limits, and an abort or a timeout really stops the request — the connection closes, nothing runs after the
+ * call settled, and nothing is kept alive after a GC — on a call's stream and on a 2025 session's GET stream.
  */
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { Client, listen, RequestTimeoutError, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { Client, RequestTimeoutError, StreamableHttpClientTransport } from '../../src/client/index.ts'
 import { McpServer, createFetchHandler } from '../../src/server/index.ts'
-
-const V = '2026-07-28'
-const TOOL = { name: 'a', inputSchema: { type: 'object' } }
-
-/** A transport whose server answers each method from `results` (by method), counting the requests. */
-function scripted(results: Record<string, Record<string, unknown>>) {
-  const sent: string[] = []
-  const fetch = async (request: Request) => {
-    const body = (await request.json()) as { id: number; method: string }
-    sent.push(body.method)
-    const result = results[body.method] ?? {}
-    return Response.json({ jsonrpc: '2.0', id: body.id, result })
-  }
-  return { sent, transport: new StreamableHttpClientTransport('http://x/mcp', { fetch }) }
-}
-
-const DISCOVER = {
-  resultType: 'complete',
-  supportedVersions: [V],
-  capabilities: { tools: {}, resources: {}, prompts: {} },
-}
-
-describe('R2: missing or odd cache hints', () => {
-  const odd: Array<[string, Record<string, unknown>]> = [
-    ['ttlMs missing', {}],
-    ['ttlMs: -5', { ttlMs: -5, cacheScope: 'public' }],
-    ['ttlMs: 1.5', { ttlMs: 1.5, cacheScope: 'public' }],
-    ['cacheScope: "shared"', { cacheScope: 'shared' }],
-    ['ttlMs: "60"', { ttlMs: '60', cacheScope: 'private' }],
-  ]
-  for (const [label, hints] of odd) {
-    it(`every hinted method tolerates ${label}, and nothing is cached`, async () => {
-      const { sent, transport } = scripted({
-        'server/discover': { ...DISCOVER, ...hints },
-        'tools/list': { resultType: 'complete', tools: [TOOL], ...hints },
-        'prompts/list': { resultType: 'complete', prompts: [{ name: 'p' }], ...hints },
-        'resources/list': { resultType: 'complete', resources: [{ uri: 'x://r', name: 'r' }], ...hints },
-        'resources/templates/list': {
-          resultType: 'complete',
-          resourceTemplates: [{ uriTemplate: 'x://{id}', name: 't' }],
-          ...hints,
-        },
-        'resources/read': { resultType: 'complete', contents: [{ uri: 'x://r', text: 'hi' }], ...hints },
-      })
-      const client = new Client({ transport, versionNegotiation: 'modern', cache: true })
-      for (let i = 0; i < 2; i++) {
-        const discovered = await client.discover()
-        expect(discovered.ttlMs).toBe(0)
-        expect(discovered.cacheScope).toBe(hints.cacheScope === 'public' ? 'public' : 'private')
-        expect((await client.listTools()).map((t) => t.name)).toEqual(['a'])
-        expect((await client.listPrompts()).map((p) => p.name)).toEqual(['p'])
-        expect((await client.listResources()).map((r) => r.name)).toEqual(['r'])
-        expect((await client.listResourceTemplates()).map((r) => r.name)).toEqual(['t'])
-        expect((await client.readResource('x://r')).contents).toEqual([{ uri: 'x://r', text: 'hi' }])
-      }
-      // the cache held nothing: each method went to the server both times
-      for (const method of ['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/read'])
-        expect(sent.filter((m) => m === method)).toHaveLength(2)
-    })
-  }
-
-  it('the case value: listTools returns [a] with no hints at all (no cache configured)', async () => {
-    const { transport } = scripted({ 'tools/list': { resultType: 'complete', tools: [TOOL] } })
-    const client = new Client({ transport, versionNegotiation: 'modern' })
-    expect((await client.listTools()).map((t) => t.name)).toEqual(['a'])
-  })
-
-  it('a valid positive ttlMs is still cached', async () => {
-    const { sent, transport } = scripted({
-      'tools/list': { resultType: 'complete', tools: [TOOL], ttlMs: 60_000, cacheScope: 'private' },
-    })
-    const client = new Client({ transport, versionNegotiation: 'modern', cache: true })
-    await client.listTools()
-    await client.listTools()
-    expect(sent).toEqual(['tools/list'])
-  })
-})
-
-/** A transport whose every POST is answered by the SSE text `sse(id)`, streamed. */
-function sseTransport(sse: (id: number, method: string) => string) {
-  const fetch = async (request: Request) => {
-    const body = (await request.json()) as { id: number; method: string }
-    return new Response(sse(body.id, body.method), { headers: { 'content-type': 'text/event-stream' } })
-  }
-  return new StreamableHttpClientTransport('http://x/mcp', { fetch })
-}
-
-describe('R3: SSE events that carry no JSON are not messages', () => {
-  it('callTool returns "hi" after an `event: ping` with empty data', async () => {
-    const transport = sseTransport(
-      (id) =>
-        'event: ping\ndata:\n\n' +
-        `event: message\ndata: {"jsonrpc":"2.0","id":${id},"result":{"resultType":"complete","content":[{"type":"text","text":"hi"}]}}\n\n`,
-    )
-    const client = new Client({ transport, versionNegotiation: 'modern' })
-    const result = await client.callTool('t', {})
-    expect(result.content).toEqual([{ type: 'text', text: 'hi' }])
-  })
-
-  it('a subscriptions/listen stream stays open across pings and later notifications arrive', async () => {
-    const transport = sseTransport((id) => {
-      const meta = `"_meta":{"io.modelcontextprotocol/subscriptionId":${id}}`
-      return (
-        `data: {"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},${meta}}}\n\n` +
-        'event: ping\ndata:\n\n' +
-        'event: ping\ndata:\n\n' +
-        `data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{${meta}}}\n\n` +
-        'event: ping\ndata:\n\n' +
-        `data: {"jsonrpc":"2.0","id":${id},"result":{"resultType":"complete"}}\n\n`
-      )
-    })
-    const client = new Client({ transport, versionNegotiation: 'modern' })
-    const sub = await listen(client, { toolsListChanged: true })
-    const got: string[] = []
-    for await (const n of sub) got.push(n.method)
-    expect(got).toContain('notifications/tools/list_changed')
-    await expect(sub.ended).resolves.toBe('closed')
-  })
-})
 
 /** A tool that runs `ms` milliseconds, reporting progress every `every` ms. */
 function slowServer(ms: number, every: number) {
@@ -149,7 +30,8 @@ function slowServer(ms: number, every: number) {
   return { bodies, transport: new StreamableHttpClientTransport('http://x/mcp', { fetch }) }
 }
 
-describe('R11: progress keeps a long call alive', () => {
+// shared/cases/robustness.md R11
+describe('progress keeps a long call alive', () => {
   it('requestTimeoutMs 1000, a 2.5 s tool reporting progress every 200 ms: done (a progressToken is sent)', async () => {
     const { bodies, transport } = slowServer(2500, 200)
     const client = new Client({ transport, versionNegotiation: 'modern', requestTimeoutMs: 1000 })
@@ -212,7 +94,8 @@ function forceGc(): () => void {
   return runInNewContext('gc') as () => void
 }
 
-describe('R12: an abort or a timeout really stops the request, after a GC too', () => {
+// shared/cases/robustness.md R12
+describe('an abort or a timeout really stops the request, after a GC too', () => {
   let http: HttpServer | undefined
   afterEach(() => new Promise<void>((r) => (http ? http.close(() => r()) : r())))
 
@@ -287,7 +170,7 @@ describe('R12: an abort or a timeout really stops the request, after a GC too', 
   }
 })
 
-describe('R12: an abort while the response headers are awaited, after a GC', () => {
+describe('an abort while the response headers are awaited, after a GC', () => {
   let http: HttpServer | undefined
   afterEach(() => new Promise<void>((r) => (http ? http.close(() => r()) : r())))
 
@@ -327,7 +210,7 @@ describe('R12: an abort while the response headers are awaited, after a GC', () 
   })
 })
 
-describe('R12: the GET stream (2025 sessions), aborted while its headers are awaited, after a GC', () => {
+describe('the GET stream (2025 sessions), aborted while its headers are awaited, after a GC', () => {
   let http: HttpServer | undefined
   afterEach(() => new Promise<void>((r) => (http ? http.close(() => r()) : r())))
 
