@@ -70,7 +70,8 @@ const retained = (m: Measured) => ({
   arrayBuffers: (m.after.arrayBuffers - m.before.arrayBuffers) / MiB,
 })
 
-describe('R15: 200 cancellations of distinct ~3 MiB request ids in a 2025-11-25 session', () => {
+// shared/cases/robustness.md R15
+describe('200 cancellations of distinct ~3 MiB request ids in a 2025-11-25 session', () => {
   it('over HTTP (default mailbox): every one 202, and memory after a forced GC stays flat', async () => {
     const m = await measure('http', 200)
     expect(m.statuses).toEqual([202])

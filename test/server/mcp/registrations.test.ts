@@ -1,7 +1,7 @@
 /**
- * Server-side robustness cases (shared/cases/robustness.md): R1 resource-template literals
- * compare after URI normalisation, R5 tool names outside the spec's guidance, R6 a result with only
- * `structuredContent`, R10 `__proto__` is never an argument.
+ * What McpServer's registrations accept and serve: resource-template literals compare after URI
+ * normalisation, tool names outside the spec's guidance register with a warning, a result with only
+ * `structuredContent`, `__proto__` is never an argument (shared/cases/robustness.md R1, R5, R6, R10).
  */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
@@ -17,7 +17,8 @@ import { post, recordingLogger, req, std } from '../../helpers.ts'
 const clientOf = (mcp: McpServer) =>
   new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: createFetchHandler(mcp) }) })
 
-describe('R1: resource-template literals compare after URI normalisation (RFC 3986 section 6.2.2)', () => {
+// shared/cases/robustness.md R1
+describe('resource-template literals compare after URI normalisation (RFC 3986 section 6.2.2)', () => {
   const server = () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.resourceTemplate('cafe', new UriTemplate('file:///docs/café/{name}'), {}, ({ name }) => `cafe:${name}`)
@@ -111,7 +112,8 @@ describe('R1: resource-template literals compare after URI normalisation (RFC 39
   })
 })
 
-describe('R5: tool names outside the spec guidance (server/tools.mdx "Tool Names")', () => {
+// shared/cases/robustness.md R5
+describe('tool names outside the spec guidance (server/tools.mdx "Tool Names")', () => {
   it('register with one warning each; a conforming name logs nothing; the empty name throws', async () => {
     const log = recordingLogger()
     const mcp = new McpServer({ name: 's', version: '1' }, { logger: log.logger })
@@ -143,7 +145,8 @@ describe('R5: tool names outside the spec guidance (server/tools.mdx "Tool Names
   })
 })
 
-describe('R6: a tool result with only structuredContent', () => {
+// shared/cases/robustness.md R6
+describe('a tool result with only structuredContent', () => {
   it('succeeds, with one text block holding the JSON of the structured content', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
     mcp.tool('weather', { output: v.object({ tempC: v.number() }) }, () => ({ structuredContent: { tempC: 21 } }))
@@ -180,7 +183,8 @@ function rawCall(name: string, key: string, value: unknown, extra: Record<string
 
 const KEYS = ['__proto__', 'constructor', 'prototype']
 
-describe('R10: __proto__ is never an argument', () => {
+// shared/cases/robustness.md R10
+describe('__proto__ is never an argument', () => {
   it.each(KEYS)(
     'order_book (the demo, with resolvers): arguments.%s carrying title is "Invalid arguments"',
     async (key) => {
