@@ -16,8 +16,8 @@ import {
   StreamableHttpClientTransport,
   SubscriptionDroppedError,
   type EraStore,
-} from '../../../src/client/index.ts'
-import { McpError } from '../../../src/protocol/errors.ts'
+} from '../../src/client/index.ts'
+import { McpError } from '../../src/protocol/errors.ts'
 
 /** A JSON-RPC message as the fake servers read it. */
 type Wire = { id?: number; method?: string; params?: { arguments?: { i?: number } }; error: { code: number } }
