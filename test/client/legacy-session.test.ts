@@ -1,11 +1,12 @@
 /**
- * The Client in both eras under stress: a remembered era that proved
- * wrong is probed again once, never in a loop and never by running a tools/call twice; close() during
- * initialize revives nothing; one caller's abort does not fail the others sharing the probe or initialize;
- * a session that expires under concurrent requests is replaced once; the server's requests are answered
- * with the right JSON-RPC codes; a probe that cannot reach the server gives a tentative legacy verdict;
- * -32022 naming only 2025 versions is a 2025 server; listen reopens an ended GET stream and unsubscribes
- * only in the session that subscribed. Fake servers are fetch functions; `v1()` is the official v1 server.
+ * The Client in a 2025 session, under concurrency and at its edges: close() during initialize, or while a
+ * request is in flight, revives nothing and starts no new session; one caller's abort does not fail the
+ * others sharing the probe or initialize; a session that expires under concurrent requests is replaced once;
+ * the server's requests are answered with the right JSON-RPC codes, and the server never reads the text of a
+ * callback's own error or of a wrong answer; listen reopens an ended GET stream and unsubscribes only in the
+ * session that subscribed; answering a question does not count against the request timeout; a long request
+ * the server polls (SEP-1699) is followed to its end. Fake servers are fetch functions; `v1()` is the
+ * official v1 server. The era cases (probe, verdicts, eraStore) are in test/client/era.test.ts.
  */
 import { McpServer as V1Server } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
@@ -14,14 +15,20 @@ import {
   Client,
   listen,
   StreamableHttpClientTransport,
+  HttpError,
   SubscriptionDroppedError,
-  type EraStore,
 } from '../../src/client/index.ts'
 import { McpError } from '../../src/protocol/errors.ts'
 
 /** A JSON-RPC message as the fake servers read it. */
-type Wire = { id?: number; method?: string; params?: { arguments?: { i?: number } }; error: { code: number } }
+type Wire = {
+  id?: number
+  method?: string
+  params?: { arguments?: { i?: number } }
+  error: { code: number; message: string }
+}
 
+const URL_ = 'http://x/mcp'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
@@ -51,45 +58,6 @@ async function v1(delayInitMs = 0) {
   }
   return { fetch, log }
 }
-
-describe('era store', () => {
-  it('a store whose delete does not take effect (throws, or eventually consistent) does not loop the request', async () => {
-    let sent = 0
-    const s = await v1()
-    const fetch = (r: Request) => (++sent > 50 ? Promise.reject(new Error('guard: 50 requests')) : s.fetch(r))
-    const eraStore: EraStore = {
-      get: () => ({ era: 'modern', checkedAt: Date.now() }),
-      set: () => {},
-      delete: () => {},
-    }
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch }), eraStore })
-    await client.listTools().catch(() => {})
-    expect(sent).toBeLessThan(10) // was unbounded
-    await client.close()
-  })
-
-  it('a tools/call the server ran (a result without resultType) is not sent again under a stale modern verdict', async () => {
-    let runs = 0
-    const fetch = async (r: Request) => {
-      if (r.method !== 'POST') return new Response(null, { status: 405 })
-      const m = JSON.parse(await r.text()) as Wire
-      if (m.method === 'tools/call')
-        return json({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: `run ${++runs}` }] } })
-      if (m.method === 'initialize') return initResult(m.id)
-      if (!('id' in m)) return new Response(null, { status: 202 })
-      return json({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } })
-    }
-    const map = new Map([['http://x/mcp', { era: 'modern' as const, checkedAt: Date.now() }]])
-    const eraStore: EraStore = {
-      get: (u) => map.get(u),
-      set: (u, v) => void map.set(u, v as never),
-      delete: (u) => void map.delete(u),
-    }
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch }), eraStore })
-    await client.callTool('charge').catch(() => {})
-    expect(runs).toBe(1) // it ran: never sent again
-  })
-})
 
 describe('close() and concurrency', () => {
   it('close() during initialize leaves no session: no GET stream, no requests afterwards', async () => {
@@ -193,59 +161,6 @@ describe('the server’s requests', () => {
   })
 })
 
-describe('verdicts at the edges', () => {
-  it('-32022 naming only 2025 versions is a 2025 server: initialize follows', async () => {
-    const seen: string[] = []
-    const fetch = async (r: Request) => {
-      if (r.method !== 'POST') return new Response(null, { status: 405 })
-      const m = JSON.parse(await r.text()) as { id?: number; method?: string }
-      seen.push(m.method ?? 'answer')
-      if (m.method === 'server/discover')
-        return json(
-          {
-            jsonrpc: '2.0',
-            id: m.id,
-            error: { code: -32022, message: 'Unsupported', data: { supported: ['2025-11-25', '2025-06-18'] } },
-          },
-          400,
-        )
-      if (m.method === 'initialize') return initResult(m.id)
-      if (m.id === undefined) return new Response(null, { status: 202 })
-      return json({ jsonrpc: '2.0', id: m.id, result: { tools: [] } })
-    }
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch }) })
-    expect(await client.listTools()).toEqual([])
-    expect(client.era).toBe('legacy')
-    expect(seen).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/list'])
-  })
-
-  it('a probe that cannot reach the server tries a 2025 session (a browser refusing the 2026 headers); unreachable twice is no verdict', async () => {
-    // like a browser whose CORS preflight fails for the 2026 headers: only the probe is refused
-    const fetch = async (r: Request) => {
-      if (r.headers.has('mcp-method') && r.headers.get('mcp-method') === 'server/discover')
-        throw new TypeError('Failed to fetch')
-      if (r.method !== 'POST') return new Response(null, { status: 405 })
-      const m = JSON.parse(await r.text()) as { id?: number; method?: string }
-      if (m.method === 'initialize') return initResult(m.id)
-      if (m.id === undefined) return new Response(null, { status: 202 })
-      return json({ jsonrpc: '2.0', id: m.id, result: { tools: [] } })
-    }
-    const client = new Client({ transport: new StreamableHttpClientTransport('http://x/mcp', { fetch }) })
-    expect(await client.listTools()).toEqual([])
-    expect(client.era).toBe('legacy')
-
-    let calls = 0
-    const down = new Client({
-      transport: new StreamableHttpClientTransport('http://x/mcp', {
-        fetch: () => (calls++, Promise.reject(new TypeError('fetch failed'))),
-      }),
-    })
-    await expect(down.listTools()).rejects.toMatchObject({ name: 'NetworkError' })
-    expect(down.era).toBeUndefined() // no verdict: the next request probes again
-    expect(calls).toBe(2) // the probe, then initialize
-  })
-})
-
 describe('listen over a 2025 session, at the edges', () => {
   it('an ended GET stream is opened again by the next listen; an unsubscribe never goes to a closed session', async () => {
     const log: string[] = []
@@ -314,6 +229,109 @@ describe('the user’s time', () => {
     })
     for (const tool of ['on_post', 'on_get'])
       expect((await client.callTool(tool)).content).toEqual([{ type: 'text', text: 'accept' }])
+    await client.close()
+  })
+})
+
+describe('a 2025 session', () => {
+  it('close() while a request is in flight starts no new session', async () => {
+    const live = new Set<string>()
+    const log: string[] = []
+    let n = 0
+    const fetch = async (r: Request) => {
+      const sid = r.headers.get('mcp-session-id') ?? '-'
+      if (r.method === 'GET') return new Response(null, { status: 405 })
+      if (r.method === 'DELETE')
+        return (live.delete(sid), log.push(`DELETE ${sid}`), new Response(null, { status: 204 }))
+      const m = (await r.json()) as Wire
+      log.push(`POST ${m.method ?? 'answer'} ${sid}`)
+      if (m.method === 'initialize') return (live.add(`s${++n}`), initResult(m.id, `s${n}`))
+      if (m.id === undefined) return new Response(null, { status: 202 })
+      if (m.method === 'tools/call') await sleep(100) // arrives after the DELETE
+      if (!live.has(sid)) return new Response('gone', { status: 404 })
+      return json({ jsonrpc: '2.0', id: m.id, result: { tools: [], content: [] } })
+    }
+    const client = new Client({
+      transport: new StreamableHttpClientTransport(URL_, { fetch }),
+      versionNegotiation: 'legacy',
+    })
+    await client.listTools()
+    const call = client.callTool('t').catch((e: unknown) => e)
+    await sleep(20)
+    await client.close()
+    expect(await call).toMatchObject({ name: 'AbortError' })
+    expect(n).toBe(1)
+    expect(live.size).toBe(0)
+    expect(log.filter((l) => l.startsWith('POST initialize'))).toHaveLength(1)
+  })
+
+  it("the server never reads the text of a callback's own error or of a wrong answer", async () => {
+    const seen: { code: number; message: string }[] = []
+    const fetch = async (r: Request) => {
+      if (r.method !== 'POST') return new Response(null, { status: r.method === 'GET' ? 405 : 204 })
+      const m = (await r.json()) as Wire
+      if (m.method === 'initialize') return initResult(m.id, 's1')
+      if (m.method === undefined && m.error) return (seen.push(m.error), new Response(null, { status: 202 }))
+      if (m.id === undefined) return new Response(null, { status: 202 })
+      const ask = (id: string) =>
+        `data: ${JSON.stringify({ jsonrpc: '2.0', id, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } })}\n\n`
+      const done = `data: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [] } })}\n\n`
+      return new Response(ask('a') + ask('b') + done, { headers: { 'content-type': 'text/event-stream' } })
+    }
+    let call = 0
+    const client = new Client({
+      transport: new StreamableHttpClientTransport(URL_, { fetch }),
+      versionNegotiation: 'legacy',
+      sampling: () => {
+        if (call++ === 0) return { role: 'assistant', content: 'PRIVATE: the record says …', model: 'm' } as never
+        throw new HttpError(500, 'billing DB at 10.0.0.7: password=hunter2 rejected')
+      },
+    })
+    await client.callTool('t')
+    await sleep(50)
+    expect(seen).toEqual([
+      { code: -32603, message: 'Internal error: the client could not answer sampling/createMessage' },
+      { code: -32603, message: 'Internal error: the client could not answer sampling/createMessage' },
+    ])
+    await client.close()
+  })
+
+  it('a long request the server polls (its stream held open, then closed, many times) is followed to its end', async () => {
+    const enc = new TextEncoder()
+    let polls = 0
+    let pending: number | undefined
+    /** A stream that sends `text` at once and closes after `ms`. */
+    const held = (text: string, ms: number) =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start: async (c) => {
+            c.enqueue(enc.encode(text))
+            await sleep(ms)
+            c.close()
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      )
+    const fetch = async (r: Request) => {
+      if (r.method === 'GET') {
+        if (r.headers.get('last-event-id') === null) return new Response(null, { status: 405 })
+        // eight silent polls (each held open longer than the retry), then the response
+        if (++polls <= 8) return held(`id: e-${polls}\nretry: 100\ndata: \n\n`, 150)
+        return held(`data: ${JSON.stringify({ jsonrpc: '2.0', id: pending, result: { content: [] } })}\n\n`, 0)
+      }
+      if (r.method === 'DELETE') return new Response(null, { status: 204 })
+      const m = (await r.json()) as Wire
+      if (m.method === 'initialize') return initResult(m.id, 's1')
+      if (m.id === undefined) return new Response(null, { status: 202 })
+      pending = m.id
+      return held('id: e-0\nretry: 100\ndata: \n\n', 0) // primes, then closes: the client polls
+    }
+    const client = new Client({
+      transport: new StreamableHttpClientTransport(URL_, { fetch }),
+      versionNegotiation: 'legacy',
+    })
+    expect((await client.callTool('slow')).content).toEqual([])
+    expect(polls).toBe(9)
     await client.close()
   })
 })
