@@ -54,9 +54,9 @@ const MODERN_ERRORS = new Set<number>([ErrorCode.HeaderMismatch, ErrorCode.Missi
  *   speaks, 401 / 403 (the transport's OAuth could not authorize), other HTTP failures (5xx, or a 2xx whose
  *   body is not JSON-RPC), a network failure, a timeout or an abort.
  */
-export async function probeEra(send: () => Promise<unknown>): Promise<Era> {
+export async function probeEra(discover: () => Promise<unknown>): Promise<Era> {
   try {
-    const result = await send()
+    const result = await discover()
     const versions = isPlainObject(result) ? result.supportedVersions : undefined
     const spoken = Array.isArray(versions) && versions.some((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v as string))
     return spoken ? 'modern' : 'legacy'

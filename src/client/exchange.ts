@@ -88,7 +88,7 @@ export async function exchange(
   if (route) sendOptions.onNotification = (n) => void (settled || route(n))
   let response: Record<string, unknown> | undefined
   try {
-    response = (await raceAbort(signal, () => transport.send(message, sendOptions))) as
+    response = (await untilAborted(signal, () => transport.send(message, sendOptions))) as
       Record<string, unknown> | undefined
   } catch (error) {
     if (deadline.signal.aborted && !options.signal?.aborted) throw deadline.signal.reason
@@ -193,7 +193,7 @@ function notificationRouter(
  * Run `send`, rejecting with the signal's reason as soon as it aborts: the transport is raced too, so
  * that a custom transport that ignores the signal still cannot hang the call.
  */
-function raceAbort<T>(signal: AbortSignal, send: () => Promise<T>): Promise<T> {
+function untilAborted<T>(signal: AbortSignal, send: () => Promise<T>): Promise<T> {
   const aborted = rejectOnAbort(signal)
   return Promise.race([send(), aborted])
 }
