@@ -1,4 +1,5 @@
 /** An in-process stdio connection for the tests: `serveStdio` over TransformStreams, the client's end scripted. */
+import { expect } from 'vitest'
 import type { StdioConnection } from '../src/server/stdio.ts'
 import { serveStdio, type McpServer, type Server } from '../src/server/index.ts'
 
@@ -123,4 +124,21 @@ export const initialize = {
     capabilities: { elicitation: { form: {} } },
     clientInfo: { name: 'legacy', version: '1' },
   },
+}
+
+/** An output that takes nothing: every write waits forever (a peer that stopped reading). */
+export const stuck = () => new WritableStream<Uint8Array>({ write: () => new Promise<void>(() => {}) })
+
+/** Runs `body`, failing the test on any unhandled rejection it causes. */
+export async function noUnhandled(body: () => Promise<void>): Promise<void> {
+  const unhandled: unknown[] = []
+  const on = (reason: unknown) => unhandled.push(reason)
+  process.on('unhandledRejection', on)
+  try {
+    await body()
+    await sleep(20)
+    expect(unhandled).toEqual([])
+  } finally {
+    process.off('unhandledRejection', on)
+  }
 }

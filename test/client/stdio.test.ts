@@ -17,6 +17,7 @@ import {
 } from '../../src/client/index.ts'
 import { readLines } from '../../src/protocol/stdio-lines.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../../src/index.ts'
+import { noUnhandled, sleep, stuck } from '../stdio-harness.ts'
 
 const encoder = new TextEncoder()
 type Message = Record<string, unknown> & { id?: string | number; method?: string; params?: Record<string, unknown> }
@@ -553,5 +554,48 @@ describe("the Client's era on stdio ('auto')", () => {
     await client.close() // no session to end on stdio
     await server.transport.close()
     expect(server.seen).toEqual(['initialize', 'notifications/initialized', 'tools/call', '(answer)'])
+  })
+})
+
+describe('StdioClientTransport with a peer that misbehaves', () => {
+  it('close() resolves though the server never reads its stdin', async () => {
+    await noUnhandled(async () => {
+      const transport = new StdioClientTransport({
+        input: new TransformStream<Uint8Array, Uint8Array>().readable,
+        output: stuck(),
+        onWarning: () => {},
+      })
+      const pending = transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }).catch((e: unknown) => e)
+      void transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }).catch(() => {})
+      await sleep(20)
+      const started = Date.now()
+      await transport.close()
+      expect(Date.now() - started).toBeLessThan(3000)
+      expect(String(await pending)).toMatch(/closed before the answer/)
+    })
+  })
+
+  it('an answer with id "1" does not answer request 1, nor an unknown id; both are reported', async () => {
+    const toClient = new TransformStream<Uint8Array, Uint8Array>()
+    const toServer = new TransformStream<Uint8Array, Uint8Array>()
+    const warnings: string[] = []
+    const transport = new StdioClientTransport({
+      input: toClient.readable,
+      output: toServer.writable,
+      onWarning: (w) => warnings.push(w),
+    })
+    void toServer.readable.pipeTo(new WritableStream())
+    const writer = toClient.writable.getWriter()
+    const reply = (m: unknown) => writer.write(encoder.encode(JSON.stringify(m) + '\n'))
+    const one = transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+    await reply({ jsonrpc: '2.0', id: '1', result: { wrong: true } })
+    await reply({ jsonrpc: '2.0', id: 77, result: {} })
+    await reply({ jsonrpc: '2.0', id: 1, result: { tools: [] } })
+    expect(await one).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [] } })
+    expect(warnings).toEqual([
+      'an answer to no request in flight was dropped (id "1")',
+      'an answer to no request in flight was dropped (id 77)',
+    ])
+    await transport.close()
   })
 })

@@ -1,10 +1,10 @@
 /**
- * stdio with misbehaving peers: a peer that never reads (close() must not wait on it), a 2025 client
+ * serveStdio with misbehaving peers: a peer that never reads (close() must not wait on it), a 2025 client
  * whose question was answered before it ended its input, ids `1` and `"1"`, answers twice or to no
  * question, a response on a 2026 connection, cancellations of unknown requests, a second `initialize`,
  * thousands of concurrent requests, a reused id (refused and logged), a line exactly at the cap with CRLF,
  * a UTF-8 BOM, the server's id-less error for a line over its cap reaching the client's only request; no
- * unhandled rejection.
+ * unhandled rejection. The client transport with a misbehaving server is in test/client/stdio.test.ts.
  */
 import { describe, expect, it } from 'vitest'
 import * as valibot from 'valibot'
@@ -13,7 +13,7 @@ import { acceptedContent, elicitForm, inputRequired, McpServer, serveStdio } fro
 import type { JSONRPCRequest } from '../../src/index.ts'
 import { readLines } from '../../src/protocol/stdio-lines.ts'
 import { env, recordingLogger } from '../helpers.ts'
-import { initialize, pipe, sleep, type Out } from '../stdio-harness.ts'
+import { initialize, noUnhandled, pipe, sleep, stuck, type Out } from '../stdio-harness.ts'
 
 const CONFIRM = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] }
 const byId = (id: unknown) => (m: Out) => m.id === id && !('method' in m)
@@ -48,23 +48,6 @@ const modern = (id: string | number, method: string, params: Record<string, unkn
   method,
   params: { ...params, _meta: env() },
 })
-
-/** An output that takes nothing: every write waits forever (a peer that stopped reading). */
-const stuck = () => new WritableStream<Uint8Array>({ write: () => new Promise<void>(() => {}) })
-
-/** Runs `body`, failing the test on any unhandled rejection it causes. */
-async function noUnhandled(body: () => Promise<void>): Promise<void> {
-  const unhandled: unknown[] = []
-  const on = (reason: unknown) => unhandled.push(reason)
-  process.on('unhandledRejection', on)
-  try {
-    await body()
-    await sleep(20)
-    expect(unhandled).toEqual([])
-  } finally {
-    process.off('unhandledRejection', on)
-  }
-}
 
 describe('serveStdio: a peer that stops reading', () => {
   it('close() resolves though the output takes nothing (what is queued is given up after a grace period)', async () => {
@@ -297,49 +280,6 @@ describe('stdio framing at the edges', () => {
     expect((await p.next(byId(1))).result.tools).toHaveLength(2)
     await p.end()
     await p.connection.closed
-  })
-})
-
-describe('StdioClientTransport at the edges', () => {
-  it('close() resolves though the server never reads its stdin', async () => {
-    await noUnhandled(async () => {
-      const transport = new StdioClientTransport({
-        input: new TransformStream<Uint8Array, Uint8Array>().readable,
-        output: stuck(),
-        onWarning: () => {},
-      })
-      const pending = transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }).catch((e: unknown) => e)
-      void transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }).catch(() => {})
-      await sleep(20)
-      const started = Date.now()
-      await transport.close()
-      expect(Date.now() - started).toBeLessThan(3000)
-      expect(String(await pending)).toMatch(/closed before the answer/)
-    })
-  })
-
-  it('an answer with id "1" does not answer request 1, nor an unknown id; both are reported', async () => {
-    const toClient = new TransformStream<Uint8Array, Uint8Array>()
-    const toServer = new TransformStream<Uint8Array, Uint8Array>()
-    const warnings: string[] = []
-    const transport = new StdioClientTransport({
-      input: toClient.readable,
-      output: toServer.writable,
-      onWarning: (w) => warnings.push(w),
-    })
-    void toServer.readable.pipeTo(new WritableStream())
-    const writer = toClient.writable.getWriter()
-    const reply = (m: unknown) => writer.write(encoder.encode(JSON.stringify(m) + '\n'))
-    const one = transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
-    await reply({ jsonrpc: '2.0', id: '1', result: { wrong: true } })
-    await reply({ jsonrpc: '2.0', id: 77, result: {} })
-    await reply({ jsonrpc: '2.0', id: 1, result: { tools: [] } })
-    expect(await one).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [] } })
-    expect(warnings).toEqual([
-      'an answer to no request in flight was dropped (id "1")',
-      'an answer to no request in flight was dropped (id 77)',
-    ])
-    await transport.close()
   })
 })
 
