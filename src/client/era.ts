@@ -83,7 +83,8 @@ type TentativeCause = 'unreachable' | 'silent'
 
 /**
  * What a client knows of its server's era, as one state:
- * - `unknown`: no verdict (`'auto'` before its probe, or after a verdict was dropped);
+ * - `unknown`: no verdict (`'auto'` before its probe, or after a verdict was dropped, or a probe gave none);
+ * - `probing`: the `server/discover` probe (or the store) is being asked; concurrent requests share it;
  * - `remembered`: read from the {@link EraStore}, not yet confirmed by an answer;
  * - `tentative`: legacy, because the probe got no answer (see {@link TentativeCause});
  * - `settled`: fixed by the options, found by a probe, or confirmed by an answer.
@@ -91,6 +92,7 @@ type TentativeCause = 'unreachable' | 'silent'
  */
 type EraState =
   | { readonly kind: 'unknown'; readonly epoch: number }
+  | { readonly kind: 'probing'; readonly probe: Promise<Era>; readonly epoch: number }
   | { readonly kind: 'remembered'; readonly era: Era; readonly epoch: number }
   | { readonly kind: 'tentative'; readonly era: 'legacy'; readonly cause: TentativeCause; readonly epoch: number }
   | { readonly kind: 'settled'; readonly era: Era; readonly epoch: number }
@@ -106,9 +108,8 @@ type EraState =
  * answered `initialize`, the verdict holds.
  */
 export class EraNegotiator {
-  /** What is known of the era; changed only by the transitions below (`#recalled` … `#dropped`). */
+  /** What is known of the era; changed only by the transitions below (`#probed` … `#dropped`). */
   #state: EraState
-  #probing: Promise<Era> | undefined
   /** False once a remembered verdict proved wrong: this client does not read the store again. */
   #storeTrusted = true
   readonly #url: string | undefined
@@ -141,7 +142,7 @@ export class EraNegotiator {
 
   /** The era, once known. */
   get era(): Era | undefined {
-    return this.#state.kind === 'unknown' ? undefined : this.#state.era
+    return 'era' in this.#state ? this.#state.era : undefined
   }
 
   /**
@@ -149,9 +150,9 @@ export class EraNegotiator {
    * by concurrent callers and runs without their signals: `signal` ends only this caller's wait.
    */
   async resolve(probe: () => Promise<unknown>, signal?: AbortSignal): Promise<Era> {
-    if (this.#state.kind !== 'unknown') return this.#state.era
-    this.#probing ??= this.#find(probe).finally(() => (this.#probing = undefined))
-    return raceAbort(this.#probing, signal)
+    const state = this.#state
+    if ('era' in state) return state.era
+    return raceAbort(state.kind === 'probing' ? state.probe : this.#probed(probe), signal)
   }
 
   /**
@@ -178,7 +179,7 @@ export class EraNegotiator {
       // what this attempt was sent under: a concurrent request may change the state meanwhile
       const sentUnder = this.#state
       const current = () => this.#state.epoch === sentUnder.epoch
-      const sentEra = sentUnder.kind === 'unknown' ? undefined : sentUnder.era
+      const sentEra = 'era' in sentUnder ? sentUnder.era : undefined
       try {
         const result = await attempt()
         if (!(sentUnder.kind === 'remembered' && sentEra === 'modern' && typeof result.resultType !== 'string')) {
@@ -205,6 +206,23 @@ export class EraNegotiator {
       }
       await this.resolve(probe, signal)
     }
+  }
+
+  /**
+   * Transition: a probe starts (from `unknown`); it ends in `#recalled`, `#found` or `#guessed`, or, when it
+   * gives no verdict (thrown to the requests that wait for it), back in `unknown` for the next request.
+   */
+  #probed(probe: () => Promise<unknown>): Promise<Era> {
+    const epoch = this.#state.epoch
+    const probing: EraState = {
+      kind: 'probing',
+      probe: this.#find(probe).finally(() => {
+        if (this.#state === probing) this.#state = { kind: 'unknown', epoch }
+      }),
+      epoch,
+    }
+    this.#state = probing
+    return probing.probe
   }
 
   /** Transition: the store remembered `era` (not yet confirmed by an answer). */
