@@ -424,7 +424,7 @@ describe('era store', () => {
   })
 })
 
-describe('verdicts at the edges', () => {
+describe('verdicts from a -32022 or an unreachable probe', () => {
   it('-32022 naming only 2025 versions is a 2025 server: initialize follows', async () => {
     const seen: string[] = []
     const fetch = async (r: Request) => {

@@ -161,7 +161,7 @@ describe('the server’s requests', () => {
   })
 })
 
-describe('listen over a 2025 session, at the edges', () => {
+describe('listen over a 2025 session: an ended GET stream, an unsubscribe after its session closed', () => {
   it('an ended GET stream is opened again by the next listen; an unsubscribe never goes to a closed session', async () => {
     const log: string[] = []
     let gets = 0

@@ -321,7 +321,7 @@ describe('parseRequestStateKeys', async () => {
   })
 })
 
-describe('RequestStateSecurity and the key ring at their edges: audience, exp, re-prefixed and transplanted tokens', () => {
+describe('RequestStateSecurity and the key ring: audience, exp, re-prefixed and transplanted tokens', () => {
   const binding: RequestBinding = {
     method: 'tools/call',
     target: 'deploy',

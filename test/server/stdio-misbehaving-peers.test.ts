@@ -79,7 +79,7 @@ describe('serveStdio: a peer that stops reading', () => {
   })
 })
 
-describe('serveStdio: a 2025 client at the edges', () => {
+describe('serveStdio: a 2025 client ending its input, answering twice, initializing again', () => {
   it('a request whose question was answered is not aborted when the input ends: it finishes, its response is written', async () => {
     const { mcp, aborted } = shop()
     const p = pipe(mcp)
@@ -241,7 +241,7 @@ describe('serveStdio: ids and stray messages on a 2026 connection', () => {
   })
 })
 
-describe('stdio framing at the edges', () => {
+describe('stdio framing: a line at the cap, CRLF, a byte order mark', () => {
   it('a line of exactly maxLineBytes is accepted with LF or CRLF; one byte more is too long', async () => {
     const read = async (text: string) => {
       const out = []

@@ -243,7 +243,7 @@ for (const [label, handler] of adapters(demo)) {
   })
 }
 
-describe('robustness', () => {
+describe('client mistakes', () => {
   it('never answers 500 to a barrage of client mistakes, and keeps serving', async () => {
     const log = recordingLogger()
     const mcp = new McpServer({ name: 's', version: '1' }, { logger: log.logger })
