@@ -1,7 +1,7 @@
 /**
  * The pure parts of `npm run load` (bench/load.ts): the command line, how one flow is judged (completed,
  * failed, or crossed — it received another flow's answer or result), percentiles and the printed figures.
- * No I/O here, so test/load.test.ts checks it directly.
+ * No I/O here, so test/bench/load-lib.test.ts checks it directly.
  */
 
 /** Which protocol era the flows speak: 2026-07-28 (stateless, MRTR), 2025-11-25 (session + SSE), or alternating. */

@@ -3,7 +3,7 @@
  * (crossing detection) and the percentiles. The load run itself is not part of `npm test`.
  */
 import { describe, expect, it } from 'vitest'
-import { judgeFlow, LoadStats, parseLoadArgs, percentile, type LoadOptions } from '../bench/load-lib.ts'
+import { judgeFlow, LoadStats, parseLoadArgs, percentile, type LoadOptions } from '../../bench/load-lib.ts'
 
 const ok = (args: string[]): LoadOptions => {
   const parsed = parseLoadArgs(args)
