@@ -1,5 +1,5 @@
 /**
- * The quiet-request switch to SSE (`keepAliveMs`, http-server-sse.ts) starts timing when the handler starts:
+ * The quiet-request switch to SSE (`keepAliveMs`, src/server/http/sse.ts) starts timing when the handler starts:
  * an error from the server's own checks — a 2025 session that does not open (404), another protocol version
  * (400), a requestState that does not open (frozen -32602, in-band) — keeps its HTTP status and plain JSON even when
  * `keepAliveMs` is tiny and the checks' crypto is slow under concurrency.
