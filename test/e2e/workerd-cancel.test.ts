@@ -2,7 +2,7 @@
  * Cancellation inside workerd (`wrangler dev`, `enable_request_signal`; test/workers/cancel.ts): a client
  * that goes away aborts the handler's signal for a streamed call and for a quiet one (SSE accepted), on
  * both lanes; with `Accept: application/json` only, a quiet handler runs to completion. Node's side is in
- * test/server/http/cancel-quiet.test.ts.
+ * test/server/http/quiet-requests.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
