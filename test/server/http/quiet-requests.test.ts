@@ -3,7 +3,10 @@
  * Node (the fetch handler behind `node:http` and behind `@hono/node-server`), for 2026-07-28 and 2025-era
  * requests, with and without `text/event-stream` in `Accept`; and the representation a quiet request gets:
  * plain JSON when it finishes within `keepAliveMs`, else (when the client accepts SSE) an SSE stream that
- * opens with a keep-alive. workerd's side is in test/e2e/workerd.test.ts.
+ * opens with a keep-alive. The switch starts timing when the handler starts: an error from the server's own
+ * checks (a 2025 session that does not open, another protocol version, a requestState that does not open)
+ * keeps its HTTP status and plain JSON even when `keepAliveMs` is tiny and the checks' crypto is slow under
+ * concurrency. workerd's side is in test/e2e/workerd.test.ts.
  */
 import type { AddressInfo } from 'node:net'
 import type { Server as HttpServer } from 'node:http'
@@ -12,10 +15,18 @@ import { Hono } from 'hono'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHonoHandler } from '../../../src/hono/index.ts'
-import { McpServer, createFetchHandler, type FetchHandler } from '../../../src/server/index.ts'
+import { encodeBase64Url } from '../../../src/encoding/base64url.ts'
+import {
+  McpServer,
+  RequestStateSecurity,
+  createFetchHandler,
+  elicitForm,
+  inputRequired,
+  type FetchHandler,
+} from '../../../src/server/index.ts'
 import { serveOnNode } from '../../conformance/server.ts'
 import { env, std } from '../../helpers.ts'
-import { SSE_ACCEPT } from '../../legacy-wire.ts'
+import { SSE_ACCEPT, initializeLegacy, legacyPost } from '../../legacy-wire.ts'
 
 const KEEP_ALIVE_MS = 200
 /** The Node servers, in the order `beforeAll` starts them. */
@@ -211,3 +222,50 @@ async function listen(fetch: (request: Request) => Response | Promise<Response>)
 function withBody(call: { body: unknown; headers: Record<string, string> }) {
   return { headers: call.headers, body: JSON.stringify(call.body) }
 }
+
+const KEY = encodeBase64Url(new Uint8Array(32).fill(9))
+
+function checkingHandler() {
+  const mcp = new McpServer(
+    { name: 's', version: '1' },
+    { requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }) },
+  )
+  mcp.tool('t', {}, () => 't')
+  mcp.tool('ask', {}, () => inputRequired({ q: elicitForm('Q?', { type: 'object', properties: {} }) }, 'state'))
+  return createFetchHandler(mcp, { keepAliveMs: 1 })
+}
+
+/** Each response's `status content-type`, for 60 concurrent requests. */
+async function tally(send: () => Promise<Response>): Promise<string[]> {
+  const responses = await Promise.all(Array.from({ length: 60 }, send))
+  return [
+    ...new Set(
+      await Promise.all(responses.map(async (r) => (await r.text(), `${r.status} ${r.headers.get('content-type')}`))),
+    ),
+  ]
+}
+
+describe('keepAliveMs 1: a check that fails keeps its HTTP status', () => {
+  it('2025 lane: a session id that does not open is 404, another version header is 400', async () => {
+    const h = checkingHandler()
+    const headers = await initializeLegacy(h, {})
+    const bad = { ...headers, 'mcp-session-id': headers['mcp-session-id'].slice(0, -4) + 'AAAA' }
+    const list = { jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} }
+    expect(await tally(() => legacyPost(h, list, bad))).toEqual(['404 application/json'])
+    const other = { ...headers, 'mcp-protocol-version': '2025-06-18' }
+    expect(await tally(() => legacyPost(h, list, other))).toEqual(['400 application/json'])
+  })
+
+  it('2026 lane: a requestState that does not open is the frozen error as plain JSON', async () => {
+    const h = checkingHandler()
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'ask', arguments: {}, requestState: 'x'.repeat(200), _meta: env() },
+    })
+    const send = () =>
+      h(new Request('http://localhost/mcp', { method: 'POST', headers: std('tools/call', 'ask'), body }))
+    expect(await tally(send)).toEqual(['200 application/json']) // in-band, as JSON (not an SSE stream)
+  })
+})
