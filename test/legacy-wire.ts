@@ -5,8 +5,12 @@
  */
 import { expect } from 'vitest'
 import type { FetchHandler } from '../src/server/index.ts'
+import { post, type Posted } from './helpers.ts'
+import { schemaErrors2025 } from './spec-schema.ts'
 
 export const SSE_ACCEPT = 'application/json, text/event-stream'
+/** The headers of a 2025-era client's POST before `initialize` (no session, no version). */
+export const LEGACY_HEADERS = { 'content-type': 'application/json', accept: SSE_ACCEPT }
 
 /** A JSON-RPC message as a test reads it off a stream. */
 export type Message = Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown> }
@@ -89,3 +93,59 @@ export function sseReader(res: Response): ReturnType<typeof messages> {
 
 /** A client's answer to the server's request `id`. */
 export const answer = (id: unknown, result: unknown) => ({ jsonrpc: '2.0', id, result })
+
+/** The fields a 2025-era client has no schema for. */
+export const MODERN_ONLY = ['resultType', 'inputRequests', 'requestState', 'ttlMs', 'cacheScope']
+
+let nextId = 1
+/** A 2025-era request: no envelope; `MCP-Protocol-Version` as a 2025 client sends it after `initialize`. */
+export function legacyCall(
+  handler: FetchHandler,
+  method: string,
+  params?: Record<string, unknown>,
+  version: string | null = '2025-11-25',
+): Promise<Posted> {
+  const headers: Record<string, string> = { ...LEGACY_HEADERS }
+  if (version !== null) headers['mcp-protocol-version'] = version
+  const body: Record<string, unknown> = { jsonrpc: '2.0', id: nextId++, method }
+  if (params !== undefined) body.params = params
+  return post(handler, body, headers)
+}
+
+/** `initialize` at `protocolVersion` with no capabilities, as `legacy-client` 1.0.0 (no version header). */
+export function initializeAt(handler: FetchHandler, protocolVersion: string): Promise<Posted> {
+  return legacyCall(
+    handler,
+    'initialize',
+    { protocolVersion, capabilities: {}, clientInfo: { name: 'legacy-client', version: '1.0.0' } },
+    null,
+  )
+}
+
+/** A legacy result as the assertions read it (what its fields hold is for them to check). */
+export interface LegacyResult {
+  protocolVersion?: string
+  serverInfo?: unknown
+  capabilities?: unknown
+  instructions?: string
+  tools: Array<{ name: string }>
+  prompts: unknown[]
+  resources: unknown[]
+  resourceTemplates: unknown[]
+  messages: unknown[]
+  completion: { values: string[] }
+  content: Array<{ type: string; text: string }>
+  isError?: boolean
+  _meta?: unknown
+}
+
+/** Assert a legacy success: HTTP 200, a valid 2025 response whose result is a valid `def`, no 2026-only field. */
+export function expectLegacyResult(res: Posted, def: string): LegacyResult {
+  expect(res.status, res.text).toBe(200)
+  expect(schemaErrors2025('JSONRPCResultResponse', res.body), res.text).toEqual([])
+  const result = res.body.result as unknown as LegacyResult
+  expect(schemaErrors2025(def, result), res.text).toEqual([])
+  for (const key of MODERN_ONLY) expect(result, `${def} carries ${key}`).not.toHaveProperty(key)
+  expect(JSON.stringify(result)).not.toContain('io.modelcontextprotocol/serverInfo')
+  return result
+}

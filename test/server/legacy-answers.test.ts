@@ -4,7 +4,6 @@
  * memory sink, timer options that overflow, abandoned questions the client is never told about, and a
  * disconnect logged as a server failure.
  */
-import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import {
   InMemoryQuestionMailbox,
@@ -12,59 +11,14 @@ import {
   RequestStateSecurity,
   Server,
   createFetchHandler,
-  elicit,
   elicitForm,
-  formSchema,
   inputRequired,
-  resolver,
-  type FetchHandler,
-  type LegacyQuestionOptions,
   type QuestionAnswer,
 } from '../../src/server/index.ts'
-import type { RequestedSchema } from '../../src/index.ts'
 import { recordingLogger } from '../helpers.ts'
-import { answer, initializeLegacy, legacyPost, sseReader, type Message } from '../legacy-wire.ts'
+import { answer, legacyPost, sseReader, type Message } from '../legacy-wire.ts'
 import { schemaErrors2025 } from '../spec-schema.ts'
-
-const KEY = 'k'.repeat(32)
-const CAPS = { elicitation: {}, sampling: {}, roots: {} }
-const nameForm: RequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
-const askName = resolver({}, function askName() {
-  return elicit('What is your name?', formSchema({ name: v.string() }))
-})
-
-function makeServer(legacyQuestions: LegacyQuestionOptions = {}) {
-  const { logger, warn, error } = recordingLogger()
-  const mcp = new McpServer(
-    { name: 'asker', version: '1' },
-    { logger, legacyQuestions, requestStateSecurity: new RequestStateSecurity({ keys: [KEY] }) },
-  )
-  mcp.tool('greet', { description: 'asks a name', use: { who: askName } }, ({ who }) => `Hello, ${who.name}!`)
-  mcp.tool('progress', { description: 'reports progress, then asks' }, (_args, ctx) => {
-    ctx.sendProgress(1, 2, 'half')
-    return ctx.inputResponses?.q ? 'done' : inputRequired({ q: elicitForm('Q?', nameForm) })
-  })
-  mcp.tool('two', { description: 'asks two at once' }, (_args, ctx) =>
-    ctx.inputResponses?.a ? 'done' : inputRequired({ a: elicitForm('A?', nameForm), b: elicitForm('B?', nameForm) }),
-  )
-  mcp.tool('sample', { description: 'needs sampling' }, (_args, ctx) =>
-    ctx.inputResponses?.s
-      ? 'sampled'
-      : inputRequired({ s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } } }),
-  )
-  return { handler: createFetchHandler(mcp), warn, error }
-}
-
-const initialize = (handler: FetchHandler) => initializeLegacy(handler, CAPS)
-
-let id = 1
-const callTool = (name: string, meta?: Record<string, unknown>) => ({
-  jsonrpc: '2.0',
-  id: id++,
-  method: 'tools/call',
-  params: { name, arguments: {}, ...(meta ? { _meta: meta } : {}) },
-})
-const toolText = (m: Message) => (m.result as { content: { text: string }[] }).content[0].text
+import { KEY, askName, callTool, initialize, makeServer, nameForm, toolText } from '../fixtures/asker.ts'
 
 describe('malformed answers', () => {
   it('fail the question they answer as a tool error naming it (not -32602 about inputResponses the client never sent)', async () => {
@@ -144,44 +98,6 @@ describe('MCP-Protocol-Version on answers and notifications (spec 2025-11-25: tr
     ).toBe(400)
     expect((await legacyPost(handler, answer(q.id, ok), session)).status).toBe(202)
     expect(toolText(await stream.next())).toBe('Hello, x!')
-  })
-})
-
-describe('a 2026 MCP-Protocol-Version in a 2025 session names the mismatch, whatever the message', () => {
-  const MODERN = '2026-07-28'
-  const mismatch = `Bad Request: MCP-Protocol-Version '${MODERN}' differs from the session's '2025-11-25'`
-  const readError = async (res: Response) => ((await res.json()) as { error: { code: number; message: string } }).error
-
-  it('an answer, a notification and a request: 400 -32600 naming both versions; the question still waits', async () => {
-    const { handler } = makeServer()
-    const session = await initialize(handler)
-    const call = callTool('greet')
-    const stream = sseReader(await legacyPost(handler, call, session))
-    const q = await stream.next()
-    const wrong = { ...session, 'mcp-protocol-version': MODERN }
-    const ok = { action: 'accept', content: { name: 'x' } }
-    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id } }
-    // before: "an answer needs the Mcp-Session-Id of the session it was asked in" (it had one), a cancel
-    // taken for a 2026 client's (202, nothing cancelled), -32602 about a missing 2026 envelope
-    for (const body of [answer(q.id, ok), cancel, callTool('greet')]) {
-      const res = await legacyPost(handler, body, wrong)
-      expect(res.status).toBe(400)
-      expect(await readError(res)).toEqual({ code: -32600, message: mismatch })
-    }
-    expect((await legacyPost(handler, answer(q.id, ok), session)).status).toBe(202)
-    expect(toolText(await stream.next())).toBe('Hello, x!')
-  })
-
-  it('an id that is no session of this server: a 2026 message ignores it, an answer gets 404', async () => {
-    const { handler } = makeServer()
-    const stray = { 'mcp-session-id': 's1.stray', 'mcp-protocol-version': MODERN }
-    // spec 2026-07-28 streamable-http.mdx: an Mcp-Session-Id on a request is ignored
-    const note = { jsonrpc: '2.0', method: 'notifications/initialized' }
-    expect((await legacyPost(handler, note, stray)).status).toBe(202)
-    const request = await legacyPost(handler, callTool('greet'), stray)
-    expect([request.status, (await readError(request)).code]).toEqual([400, -32602]) // no envelope, as without the id
-    const res = await legacyPost(handler, answer('q1.x', {}), stray) // answers are 2025-only: the id is checked
-    expect([res.status, (await readError(res)).code]).toEqual([404, -32001])
   })
 })
 
@@ -405,38 +321,5 @@ describe('a 2025 client that cancels its request (notifications/cancelled) while
     await legacyPost(handler, answer(q.id, { action: 'accept', content: { name: 'kept' } }), session)
     expect(toolText(await stream.next())).toBe('provisioned')
     expect(effects).toEqual(['kept'])
-  })
-})
-
-describe('2025-11-25 `_meta` keys (related-task) are not the 2026 envelope: only its protocolVersion claim is', () => {
-  const TASK = { 'io.modelcontextprotocol/related-task': { taskId: 't1' } }
-
-  it('a request and its answer carrying related-task in a 2025 session are served as 2025', async () => {
-    const { handler } = makeServer()
-    const session = await initialize(handler)
-    const res = await legacyPost(handler, callTool('greet', TASK), session)
-    expect(res.status).toBe(200) // before: 400 -32020 "missing Mcp-Method header", taken for a 2026 request
-    const stream = sseReader(res)
-    const q = await stream.next()
-    expect(q.method).toBe('elicitation/create')
-    const accepted = { action: 'accept', content: { name: 'x' }, _meta: TASK }
-    expect((await legacyPost(handler, answer(q.id, accepted), session)).status).toBe(202)
-    expect(toolText(await stream.next())).toBe('Hello, x!')
-  })
-
-  it('a notifications/cancelled carrying related-task cancels the request of its session', async () => {
-    const { handler } = makeServer({ timeoutMs: 2000 })
-    const session = await initialize(handler)
-    const call = callTool('greet')
-    const stream = sseReader(await legacyPost(handler, call, session))
-    const q = await stream.next()
-    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id, _meta: TASK } }
-    expect((await legacyPost(handler, cancel, session)).status).toBe(202)
-    // withdrawn because of the cancel (before: ignored as a 2026 notification, the question timed out)
-    expect(await stream.next()).toMatchObject({
-      method: 'notifications/cancelled',
-      params: { requestId: q.id, reason: 'the request was cancelled' },
-    })
-    await expect(stream.next()).rejects.toThrow('stream ended')
   })
 })

@@ -3,80 +3,13 @@
  * sent as a server-to-client request on the POST's SSE stream; the client POSTs its answer (202) and the
  * handler goes on with it. Bounded, never a hang; answers checked against the session that was asked.
  */
-import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import {
-  InMemoryQuestionMailbox,
-  McpServer,
-  RequestStateSecurity,
-  acceptedContent,
-  createFetchHandler,
-  elicit,
-  elicitForm,
-  formSchema,
-  inputRequired,
-  resolver,
-  type FetchHandler,
-  type LegacyQuestionOptions,
-  type QuestionMailbox,
-} from '../../src/server/index.ts'
-import type { RequestedSchema } from '../../src/index.ts'
-import { recordingLogger } from '../helpers.ts'
-import { answer, initializeLegacy, legacyPost, sseReader } from '../legacy-wire.ts'
+import { InMemoryQuestionMailbox, type QuestionMailbox } from '../../src/server/index.ts'
+import { CAPS, callTool, initialize, makeServer } from '../fixtures/asker.ts'
+import { answer, legacyPost, sseReader } from '../legacy-wire.ts'
 import { schemaErrors2025 } from '../spec-schema.ts'
 
-const KEY = 'k'.repeat(32)
-const CAPS = { elicitation: {}, sampling: {} }
-const nameForm: RequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
-const Name = formSchema({ name: v.string() })
-const askName = resolver({}, function askName() {
-  return elicit('What is your name?', Name)
-})
-
-/** A demo-like server: a resolver tool, a raw two-round tool, a prompt that asks; keys shared by name. */
-function makeServer(legacyQuestions: LegacyQuestionOptions = {}, keys = [KEY]) {
-  const { logger, warn, error } = recordingLogger()
-  const mcp = new McpServer(
-    { name: 'asker', version: '1' },
-    { logger, legacyQuestions, requestStateSecurity: new RequestStateSecurity({ keys }) },
-  )
-  const signals: AbortSignal[] = []
-  mcp.tool('greet', { description: 'asks a name', use: { who: askName } }, ({ who }) => `Hello, ${who.name}!`)
-  mcp.tool('two_rounds', { description: 'asks twice, keeping state' }, (_args, ctx) => {
-    signals.push(ctx.signal)
-    const first = acceptedContent(ctx.inputResponses?.first)
-    if (ctx.requestState === undefined) return inputRequired({ first: elicitForm('First?', nameForm) }, 'r1')
-    if (ctx.requestState === 'r1' && first)
-      return inputRequired(
-        { second: elicitForm(`Second, ${String(first.name)}?`, nameForm) },
-        `r2:${String(first.name)}`,
-      )
-    const second = acceptedContent(ctx.inputResponses?.second)
-    return `${ctx.requestState as string} then ${String(second?.name ?? ctx.inputResponses?.second?.action)}`
-  })
-  mcp.tool('forever', { description: 'never satisfied' }, () =>
-    inputRequired({ again: elicitForm('Again?', nameForm) }),
-  )
-  mcp.tool('sample', { description: 'needs sampling' }, (_args, ctx) =>
-    ctx.inputResponses?.s
-      ? 'sampled'
-      : inputRequired({
-          s: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
-        }),
-  )
-  mcp.prompt('asking', { description: 'a prompt that asks' }, (_args, ctx) =>
-    acceptedContent(ctx.inputResponses?.q)
-      ? { messages: [{ role: 'user', content: { type: 'text', text: 'ok' } }] }
-      : inputRequired({ q: elicitForm('Q?', nameForm) }),
-  )
-  return { mcp, handler: createFetchHandler(mcp), warn, error, signals }
-}
-
-const initialize = (handler: FetchHandler, capabilities: Record<string, unknown> = CAPS) =>
-  initializeLegacy(handler, capabilities)
-
-let id = 1
-const callTool = (name: string) => ({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: {} } })
+let id = 1000
 
 describe('questions for a 2025-era client in a session', () => {
   it('a resolver elicitation goes out on the POST stream, the answer POST gets 202, the tool completes', async () => {
