@@ -28,7 +28,17 @@ import {
 } from '../src/server/index.ts'
 import { InvalidTokenError } from '../src/oauth/index.ts'
 import { SamplingDeclinedError } from '../src/browser/index.ts'
-import { KeySourceError, RefusalError, RequestCancelledError } from '../src/server/errors.ts'
+import {
+  HandlerResultError,
+  InvalidAnswerError,
+  KeySourceError,
+  RefusalError,
+  RequestCancelledError,
+  UpstreamError,
+} from '../src/server/errors.ts'
+import { Server } from '../src/server/index.ts'
+import { introspectionVerifier } from '../src/oauth/index.ts'
+import { durableObjectMailbox, durableObjectNotificationBus, type MailboxNamespace } from '../src/cloudflare/index.ts'
 
 describe('errors: one base class per side, each with its name and a stable string code', () => {
   const client: [Error, string, string][] = [
@@ -53,6 +63,9 @@ describe('errors: one base class per side, each with its name and a stable strin
     [new RequestCancelledError(), 'RequestCancelledError', 'ERR_REQUEST_CANCELLED'],
     [new InvalidTokenError('expired'), 'InvalidTokenError', 'ERR_INVALID_TOKEN'],
     [new KeySourceError('no JWKS'), 'KeySourceError', 'ERR_KEY_SOURCE'],
+    [new HandlerResultError('not an object'), 'HandlerResultError', 'ERR_HANDLER_RESULT'],
+    [new InvalidAnswerError('an error answer'), 'InvalidAnswerError', 'ERR_INVALID_ANSWER'],
+    [new UpstreamError('the bus answered 500'), 'UpstreamError', 'ERR_UPSTREAM'],
   ]
   it.each(client)('%s is a ClientError', (error, name, code) => {
     expect(error).toBeInstanceOf(ClientError)
@@ -122,6 +135,9 @@ describe('EdgeMcpErrorCode: one code per class, typed to its literal', () => {
     ERR_REQUEST_CANCELLED: RequestCancelledError,
     ERR_INVALID_TOKEN: InvalidTokenError,
     ERR_KEY_SOURCE: KeySourceError,
+    ERR_HANDLER_RESULT: HandlerResultError,
+    ERR_INVALID_ANSWER: InvalidAnswerError,
+    ERR_UPSTREAM: UpstreamError,
   } satisfies { [K in EdgeMcpErrorCode]: { readonly code: K } }
 
   it.each(Object.entries(classes))('%s is the static code of its class', (code, cls) => {
@@ -134,5 +150,60 @@ describe('EdgeMcpErrorCode: one code per class, typed to its literal', () => {
     expectTypeOf(new OAuthError('x', 'y').code).toEqualTypeOf<'ERR_OAUTH'>()
     expectTypeOf(new RequestCancelledError().code).toEqualTypeOf<'ERR_REQUEST_CANCELLED'>()
     expectTypeOf<EdgeMcpError['code']>().toEqualTypeOf<EdgeMcpErrorCode>()
+  })
+})
+
+describe('what the server raises at run time is an EdgeMcpError with its code', () => {
+  /** A Durable Object namespace whose every object answers `status`. */
+  const failing = (status: number): MailboxNamespace => ({
+    idFromName: (name) => name,
+    get: () => ({ fetch: () => Promise.resolve(new Response('no', { status })) }),
+  })
+
+  it('a handler that returns a non-object: the logged error is a HandlerResultError, the client gets -32603', async () => {
+    const logged: unknown[] = []
+    const server = new Server({ name: 's', version: '1' }, { logger: { warn() {}, error: (_m, e) => logged.push(e) } })
+    server.setRequestHandler('tools/list', () => 'not an object' as never)
+    const handled = await server.handleRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+    expect(handled.response).toMatchObject({ error: { code: -32603 } })
+    expect(logged).toHaveLength(1)
+    expect(logged[0]).toBeInstanceOf(HandlerResultError)
+    expect(logged[0]).toMatchObject({
+      code: 'ERR_HANDLER_RESULT',
+      message: 'handler for tools/list returned a non-object result',
+    })
+  })
+
+  it('an introspection endpoint that answers 500: KeySourceError (the request gets 503), not InvalidTokenError', async () => {
+    const verify = introspectionVerifier({
+      endpoint: 'https://as.example/introspect',
+      clientId: 'rs',
+      fetch: () => Promise.resolve(new Response('down', { status: 500 })),
+    })
+    const context = { resource: 'https://rs.example/mcp', request: new Request('https://rs.example/mcp') }
+    await expect(verify('t', context as never)).rejects.toMatchObject({
+      name: 'KeySourceError',
+      code: 'ERR_KEY_SOURCE',
+      message: 'Token introspection at https://as.example/introspect answered 500',
+    })
+  })
+
+  it('a mailbox or notification bus object that fails: UpstreamError', async () => {
+    const mailbox = durableObjectMailbox(failing(500))({})
+    await expect(mailbox.deliver('q1', { result: {} })).rejects.toMatchObject({
+      code: 'ERR_UPSTREAM',
+      message: 'the question mailbox answered 500',
+    })
+    const bus = durableObjectNotificationBus({ MCP_NOTIFICATIONS: failing(500) })
+    await expect(bus.publish({ kind: 'toolsListChanged' })).rejects.toBeInstanceOf(UpstreamError)
+    await expect(
+      bus.subscribe(
+        () => {},
+        () => {},
+      ),
+    ).rejects.toMatchObject({
+      code: 'ERR_UPSTREAM',
+      message: 'the notification bus answered 500 to a listen',
+    })
   })
 })

@@ -8,7 +8,7 @@
  * @module
  */
 import type { RequestInfo } from '../server/context.ts'
-import { QuestionTimeoutError } from '../server/errors.ts'
+import { QuestionTimeoutError, UpstreamError } from '../server/errors.ts'
 import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from '../server/mailbox.ts'
 
 /**
@@ -118,12 +118,12 @@ function namespaceMailbox(namespace: MailboxNamespace): QuestionMailbox {
     async wait(qid, timeoutMs, signal) {
       const res = await post(qid, '/wait', { qid, timeoutMs }, signal)
       if (res.status === TIMEOUT_STATUS) throw new QuestionTimeoutError(timeoutMs)
-      if (!res.ok) throw new Error(`the question mailbox answered ${res.status}`)
+      if (!res.ok) throw new UpstreamError(`the question mailbox answered ${res.status}`)
       return (await res.json()) as QuestionAnswer
     },
     async deliver(qid, answer) {
       const res = await post(qid, '/deliver', { qid, answer })
-      if (!res.ok) throw new Error(`the question mailbox answered ${res.status}`)
+      if (!res.ok) throw new UpstreamError(`the question mailbox answered ${res.status}`)
     },
   }
 }

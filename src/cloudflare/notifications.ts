@@ -17,6 +17,7 @@ import {
   type NotificationBus,
   type ServerEvent,
 } from '../server/notifications.ts'
+import { UpstreamError } from '../server/errors.ts'
 
 /**
  * The binding name the README and the demo use.
@@ -135,7 +136,7 @@ export class McpNotificationBus {
           connection.enqueue(line)
           continue
         }
-        connection.error(new Error(`the listener fell ${MAX_BUS_BACKLOG} events behind`))
+        connection.error(new UpstreamError(`the listener fell ${MAX_BUS_BACKLOG} events behind`))
       } catch {
         // a stream that already ended: the others still get the event
       }
@@ -169,7 +170,7 @@ export class McpNotificationBus {
  * isolate, meet in one object.
  *
  * - `publish(event)` posts it to the object; it rejects with a `TypeError` for a value that is not a
- *   `ServerEvent`, and with an `Error` when the object refuses it (the server logs either). A
+ *   `ServerEvent`, and with an `UpstreamError` (`ERR_UPSTREAM`) when the object refuses it (the server logs either). A
  *   `resourceUpdated` of a URI longer than 4096 characters, in its given and in its normal form, is dropped
  *   (no stream can subscribe to it).
  * - `subscribe(listener, dropped)` resolves once the object holds the connection (so the listen request
@@ -214,14 +215,14 @@ export function durableObjectNotificationBus(
         headers: { 'content-type': 'application/json' },
       })
       await res.body?.cancel()
-      if (res.status !== 202) throw new Error(`the notification bus answered ${res.status} to a publish`)
+      if (res.status !== 202) throw new UpstreamError(`the notification bus answered ${res.status} to a publish`)
     },
     async subscribe(listener, dropped) {
       const abort = new AbortController()
       const res = await stub().fetch(ORIGIN + '/listen', { method: 'POST', signal: abort.signal })
       if (res.status !== 200 || !res.body) {
         await res.body?.cancel()
-        throw new Error(`the notification bus answered ${res.status} to a listen`)
+        throw new UpstreamError(`the notification bus answered ${res.status} to a listen`)
       }
       const reader = res.body.getReader()
       let open = true
@@ -230,7 +231,10 @@ export function durableObjectNotificationBus(
         open = false
         dropped?.(error)
       }
-      void readLines(reader, listener).then(() => lost(new Error('the notification bus closed the connection')), lost)
+      void readLines(reader, listener).then(
+        () => lost(new UpstreamError('the notification bus closed the connection')),
+        lost,
+      )
       return async () => {
         if (!open) return
         open = false
@@ -275,7 +279,7 @@ async function readLines(
     }
     if (pending.length > MAX_BUS_EVENT_BYTES) {
       await reader.cancel().catch(() => {})
-      throw new Error(`the notification bus sent a line longer than ${MAX_BUS_EVENT_BYTES} characters`)
+      throw new UpstreamError(`the notification bus sent a line longer than ${MAX_BUS_EVENT_BYTES} characters`)
     }
   }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import type { AuthInfo } from '../protocol/auth.ts'
-import { InvalidTokenError } from '../server/errors.ts'
+import { InvalidTokenError, KeySourceError } from '../server/errors.ts'
 import type { VerifyToken, VerifyTokenContext } from '../server/http/bearer.ts'
 import { fetchHeld, readJson, type OAuthFetch } from '../protocol/oauth-metadata.ts'
 import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
@@ -47,8 +47,8 @@ const isNumericDate = (value: unknown): value is number => typeof value === 'num
  * checked here). `clientId` is the response's `client_id`,
  * `scopes` its `scope`, `claims` the whole response.
  *
- * Throws {@link InvalidTokenError} (401) for an inactive, expired or misdirected token, and a plain
- * `Error` (503) when the endpoint cannot be reached within `timeoutMs`, answers non-2xx, or not with a JSON object.
+ * Throws {@link InvalidTokenError} (401) for an inactive, expired or misdirected token, and a
+ * `KeySourceError` (`ERR_KEY_SOURCE`, 503) when the endpoint cannot be reached within `timeoutMs`, answers non-2xx, or not with a JSON object.
  * @throws TypeError at construction when `endpoint` is not https (http only on loopback) or `clientId` is empty.
  */
 export function introspectionVerifier(options: IntrospectionVerifierOptions): VerifyToken {
@@ -86,12 +86,13 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
       await response.body?.cancel().catch(() => {})
       return { status: response.status }
     }).catch((cause: unknown) => {
-      throw new Error(`Token introspection at ${endpoint.href} failed`, { cause })
+      throw new KeySourceError(`Token introspection at ${endpoint.href} failed`, { cause })
     })
-    if ('status' in answer) throw new Error(`Token introspection at ${endpoint.href} answered ${answer.status}`)
+    if ('status' in answer)
+      throw new KeySourceError(`Token introspection at ${endpoint.href} answered ${answer.status}`)
     const { claims } = answer
     if (!claims || typeof claims.active !== 'boolean')
-      throw new Error(`Token introspection at ${endpoint.href} did not answer with an RFC 7662 JSON object`)
+      throw new KeySourceError(`Token introspection at ${endpoint.href} did not answer with an RFC 7662 JSON object`)
     if (!claims.active) throw new InvalidTokenError('the token is not active')
     const now = Date.now() / 1000
     // RFC 7662 §2.2: NumericDate; a present but unusable time is refused, never skipped

@@ -180,7 +180,7 @@ function translate(error: unknown): unknown {
 /**
  * The `jwks_uri` of `issuer`'s metadata: RFC 8414 well-known URL first, then OpenID Discovery; the
  * document's `issuer` must be identical (RFC 8414 §3.3) and `jwks_uri` https (http only on loopback).
- * @throws Error when no document is found or it is not usable (a configuration or outage problem: 503).
+ * @throws KeySourceError when no document is found or it is not usable (a configuration or outage problem: 503).
  */
 async function discoverJwksUri(fetchImpl: OAuthFetch, issuer: string, timeoutMs: number): Promise<URL> {
   for (const url of authorizationServerMetadataUrls(issuer)) {
@@ -195,14 +195,14 @@ async function discoverJwksUri(fetchImpl: OAuthFetch, issuer: string, timeoutMs:
     })
     if (!metadata) continue
     if (metadata.issuer !== issuer)
-      throw new Error(
+      throw new KeySourceError(
         `Authorization server metadata at ${url.href} has issuer ${JSON.stringify(metadata.issuer)}, not ${issuer}`,
       )
     try {
       return secureUrl(metadata.jwks_uri, `jwks_uri of ${issuer}`)
     } catch (error) {
-      throw new Error((error as Error).message)
+      throw new KeySourceError((error as Error).message)
     }
   }
-  throw new Error(`No authorization server metadata found for ${issuer}`)
+  throw new KeySourceError(`No authorization server metadata found for ${issuer}`)
 }

@@ -85,6 +85,9 @@ export type EdgeMcpErrorCode =
   | 'ERR_REQUEST_CANCELLED'
   | 'ERR_INVALID_TOKEN'
   | 'ERR_KEY_SOURCE'
+  | 'ERR_HANDLER_RESULT'
+  | 'ERR_INVALID_ANSWER'
+  | 'ERR_UPSTREAM'
 
 /**
  * The base of every error edge-mcp raises itself, modelled on jose's `JOSEError`: each class has a static

@@ -14,6 +14,7 @@ export interface CacheHints {
 }
 
 import { CACHEABLE_METHODS, type CacheableMethod } from '../protocol/constants.ts'
+import { HandlerResultError } from './errors.ts'
 
 export { CACHEABLE_METHODS, type CacheableMethod }
 
@@ -96,7 +97,7 @@ export function withCacheHints(
   try {
     checkCacheHints('the result', { ttlMs: result.ttlMs, cacheScope: result.cacheScope })
   } catch (error) {
-    throw new Error(`handler for ${method} returned invalid cache hints: ${(error as Error).message}`)
+    throw new HandlerResultError(`handler for ${method} returned invalid cache hints: ${(error as Error).message}`)
   }
   const hints = cacheHintsFor(options, method)
   return { ...result, ttlMs: result.ttlMs ?? hints.ttlMs, cacheScope: result.cacheScope ?? hints.cacheScope }

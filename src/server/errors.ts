@@ -93,12 +93,48 @@ export class InvalidTokenError extends ServerError {
 }
 
 /**
- * A failure to get a token verifier's keys (network, non-200, bad JWKS): never the token's fault, so not
+ * A failure to get what a token verifier needs from the authorization server — its metadata, its keys
+ * (JWKS), an introspection answer (network, non-200, an unusable document): never the token's fault, so not
  * an {@link InvalidTokenError} (the request gets 503).
- * @internal not in the public API: thrown and told apart inside `oauth/jwt.ts`
+ * @internal not in the public API: thrown inside `oauth/` and told apart inside `oauth/jwt.ts`
  */
 export class KeySourceError extends ServerError {
   static readonly code = 'ERR_KEY_SOURCE' as const
   readonly code = 'ERR_KEY_SOURCE' as const
   override readonly name: string = 'KeySourceError'
+}
+
+/**
+ * A handler returned what its method cannot answer with: not an object, a result its method's schema refuses,
+ * an invalid `InputRequiredResult` or cache hints, a `requestState` that cannot be sent or sealed. A server
+ * bug: logged, and answered with `-32603` (or, in `tools/call`, as the protocol requires).
+ * @internal not in the public API: raised on the server's result path, seen only in its logger
+ */
+export class HandlerResultError extends ServerError {
+  static readonly code = 'ERR_HANDLER_RESULT' as const
+  readonly code = 'ERR_HANDLER_RESULT' as const
+  override readonly name: string = 'HandlerResultError'
+}
+
+/**
+ * A 2025-era client answered a server-to-client question (elicitation, sampling, roots) with a JSON-RPC
+ * error, or with a result its method's schema refuses: the call ends as a tool error naming the question.
+ * @internal not in the public API: raised on the 2025 lane's question path
+ */
+export class InvalidAnswerError extends ServerError {
+  static readonly code = 'ERR_INVALID_ANSWER' as const
+  readonly code = 'ERR_INVALID_ANSWER' as const
+  override readonly name: string = 'InvalidAnswerError'
+}
+
+/**
+ * A service the server relies on — the question mailbox or the notification bus (a Durable Object on
+ * Workers) — failed or answered badly: never the client's fault (logged; the request fails with `-32603`,
+ * a listener's stream ends).
+ * @internal not in the public API: raised by `edge-mcp/cloudflare`'s mailbox and bus clients
+ */
+export class UpstreamError extends ServerError {
+  static readonly code = 'ERR_UPSTREAM' as const
+  readonly code = 'ERR_UPSTREAM' as const
+  override readonly name: string = 'UpstreamError'
 }

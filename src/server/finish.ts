@@ -13,14 +13,15 @@ import type { Implementation } from '../protocol/schemas/index.ts'
 import * as schemas from '../protocol/schemas/input-required.ts'
 import { CACHEABLE_METHODS, withCacheHints, type CacheOptions } from './cache.ts'
 import type { RequestContext, RequestParams, ResultObject } from './context.ts'
+import { HandlerResultError } from './errors.ts'
 
 /**
  * A handler's return value, checked to be an object.
- * @throws Error (a server bug: -32603, logged) for anything else.
+ * @throws HandlerResultError (a server bug: -32603, logged) for anything else.
  */
 export function checkedResult(method: string, result: unknown): ResultObject {
   if (typeof result !== 'object' || result === null)
-    throw new Error(`handler for ${method} returned a non-object result`)
+    throw new HandlerResultError(`handler for ${method} returned a non-object result`)
   return result as ResultObject
 }
 
@@ -28,12 +29,12 @@ export function checkedResult(method: string, result: unknown): ResultObject {
  * An `InputRequiredResult` as it may be sent: only on `tools/call`, `prompts/get` and `resources/read`;
  * valid (its `requestState` any JSON value, sealed later); with `inputRequests` or a `requestState`; an empty `inputRequests` and any cache hints dropped
  * (it is never cacheable, spec: caching.mdx); asking only for what this request's client declared.
- * @throws Error (a server bug: -32603, logged) for a misplaced or invalid result.
+ * @throws HandlerResultError (a server bug: -32603, logged) for a misplaced or invalid result.
  * @throws McpError -32021 (HTTP 400) when an input request needs a capability the client did not declare.
  */
 export function inputRequiredResult(method: string, result: ResultObject, ctx: RequestContext): ResultObject {
   if (!INPUT_REQUIRED_METHODS.has(method))
-    throw new Error(
+    throw new HandlerResultError(
       `handler for ${method} returned an InputRequiredResult; only tools/call, prompts/get and resources/read may`,
     )
   // any JSON state is sealed into a string token after this check; the schema sees a stand-in string
@@ -41,11 +42,15 @@ export function inputRequiredResult(method: string, result: ResultObject, ctx: R
   const checkable = state === undefined || typeof state === 'string' ? result : { ...result, requestState: '' }
   const parsed = v.safeParse(schemas.inputRequiredResult(), checkable)
   if (!parsed.success)
-    throw new Error(`handler for ${method} returned an invalid InputRequiredResult: ${describeIssue(parsed.issues[0])}`)
+    throw new HandlerResultError(
+      `handler for ${method} returned an invalid InputRequiredResult: ${describeIssue(parsed.issues[0])}`,
+    )
   const requests = parsed.output.inputRequests
   const hasRequests = requests !== undefined && Object.keys(requests).length > 0
   if (!hasRequests && parsed.output.requestState === undefined) {
-    throw new Error(`handler for ${method} returned an InputRequiredResult with neither inputRequests nor requestState`)
+    throw new HandlerResultError(
+      `handler for ${method} returned an InputRequiredResult with neither inputRequests nor requestState`,
+    )
   }
   let out = result
   // copy only when something must go: most results are sent as the handler built them
@@ -65,7 +70,7 @@ export function inputRequiredResult(method: string, result: ResultObject, ctx: R
  * hints (`ttlMs` in milliseconds, `cacheScope`) — `{ ttlMs: 0, cacheScope: 'private' }` when the request
  * was a retry (it carried `requestState` or `inputResponses`).
  * @param params - the request's params, with a null `requestState` already removed.
- * @throws Error (a server bug: -32603, logged) for cache hints the spec forbids.
+ * @throws HandlerResultError (a server bug: -32603, logged) for cache hints the spec forbids.
  */
 export function completeResult(
   method: string,

@@ -25,7 +25,7 @@ import { createMessageResult, listRootsResult } from '../protocol/schemas/sampli
 import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
 import type { Channel, Logger, RequestContext, RequestInfo, ResultObject } from './context.ts'
-import { RequestCancelledError } from './errors.ts'
+import { InvalidAnswerError, RequestCancelledError } from './errors.ts'
 import { inputRequiredResult } from './finish.ts'
 import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 import { isInputRequired } from './results.ts'
@@ -344,14 +344,16 @@ const RESULT_SCHEMAS: Record<InputRequest['method'], () => v.GenericSchema> = {
  * The result of an answer, checked against its method's result schema (the handler gets only valid
  * `inputResponses`, as on the 2026 lane): an `elicitation/create` decline or cancel is one whatever
  * `content` it carries (ignored), and `content: null` is no content.
- * @throws Error naming the question when the client answered with an error or an invalid result.
+ * @throws InvalidAnswerError naming the question when the client answered with an error or an invalid result.
  */
 function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Record<string, unknown> {
   if ('error' in answer)
-    throw new Error(`the client answered ${method} with error ${answer.error.code}: ${answer.error.message}`)
+    throw new InvalidAnswerError(
+      `the client answered ${method} with error ${answer.error.code}: ${answer.error.message}`,
+    )
   const parsed = v.safeParse(RESULT_SCHEMAS[method](), answer.result)
   if (!parsed.success)
-    throw new Error(`the client sent an invalid answer to ${method}: ${describeIssue(parsed.issues[0])}`)
+    throw new InvalidAnswerError(`the client sent an invalid answer to ${method}: ${describeIssue(parsed.issues[0])}`)
   return parsed.output as Record<string, unknown> // as parsed: a decline's or cancel's content is dropped, not checked
 }
 

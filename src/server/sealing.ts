@@ -13,6 +13,7 @@ import { INPUT_REQUIRED_METHODS, targetParamOf } from '../protocol/constants.ts'
 import { ErrorCode, McpError, invalidRequestStateError } from '../protocol/errors.ts'
 import { canonicalArguments } from '../encoding/canonical.ts'
 import { InvalidRequestStateError } from '../request-state/errors.ts'
+import { HandlerResultError } from './errors.ts'
 import type { LegacySession, RequestBinding, RequestStateSecurity, SealedQuestion } from '../request-state/security.ts'
 import type { RequestStateValue } from '../request-state/claims.ts'
 import { encodeBase64Url } from '../encoding/base64url.ts'
@@ -155,7 +156,7 @@ export class RequestStateSealing {
       token = await sealer.policy.seal(result.requestState as RequestStateValue, binding, sealer.audience)
       this.#warnIfEphemeralOnWorkers(sealer.policy)
       if (token.length > sealer.policy.maxTokenLength) {
-        throw new Error(
+        throw new HandlerResultError(
           `the sealed requestState is ${token.length} characters, over maxTokenLength (${sealer.policy.maxTokenLength}); keep handler state small`,
         )
       }

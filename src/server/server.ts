@@ -25,7 +25,7 @@ import { createRequestContext } from './context.ts'
 import { checkedResult, completeResult, inputRequiredResult, legacyResult, withServerInfo } from './finish.ts'
 import { ACKNOWLEDGED_METHODS, checkAcknowledged, initializeResult, MODERN_ONLY_METHODS, sessionOf } from './legacy.ts'
 import { EraNegotiation, type Era } from './era.ts'
-import { RequestCancelledError } from './errors.ts'
+import { HandlerResultError, RequestCancelledError } from './errors.ts'
 import { deliverAnswer, LegacyQuestions, withSessionNote } from './legacy-questions.ts'
 import type { ServerOptions } from './server-options.ts'
 import { serveListen } from './listen.ts'
@@ -268,7 +268,7 @@ export class Server {
       out = inputRequiredResult(method, result, ctx)
       if (round && out.requestState !== undefined) out = await this.#sealing.seal(round, out)
       else if (out.requestState !== undefined && typeof out.requestState !== 'string')
-        throw new Error(
+        throw new HandlerResultError(
           `handler for ${method} returned a non-string requestState, but sealing is off (it would be sent verbatim)`,
         )
     } else {

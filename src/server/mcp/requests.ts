@@ -16,7 +16,7 @@ import type { CallToolResult } from '../../protocol/schemas/index.ts'
 import { callToolResult } from '../../protocol/schemas/tools.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
-import { RefusalError } from '../errors.ts'
+import { HandlerResultError, RefusalError } from '../errors.ts'
 import { isInputRequired } from '../results.ts'
 import { requireScopes } from '../scopes.ts'
 import { invoke, invokeOrFail, withoutResolved } from './invoke.ts'
@@ -64,11 +64,11 @@ export async function callTool(
   const result = withTextOfStructured(out)
   const checked = v.safeParse(callToolResult(), result)
   if (!checked.success)
-    throw new Error(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
+    throw new HandlerResultError(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
   if (tool.output && !checked.output.isError) {
     const structured = v.safeParse(tool.output, checked.output.structuredContent)
     if (!structured.success)
-      throw new Error(
+      throw new HandlerResultError(
         `tool ${name} returned structuredContent that does not match its outputSchema: ${describeIssue(structured.issues[0])}`,
       )
   }
