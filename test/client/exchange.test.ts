@@ -89,6 +89,15 @@ describe('progress keeps a long call alive', () => {
 })
 
 /** `gc()`, exposed for this process (`--expose-gc` set at run time). */
+/** Close `http`, ending the connections it still holds (a close waits for them otherwise). */
+function closeServer(http: HttpServer | undefined): Promise<void> {
+  if (!http) return Promise.resolve()
+  return new Promise<void>((r) => {
+    http.close(() => r())
+    http.closeAllConnections()
+  })
+}
+
 function forceGc(): () => void {
   setFlagsFromString('--expose-gc')
   return runInNewContext('gc') as () => void
@@ -97,7 +106,7 @@ function forceGc(): () => void {
 // shared/cases/robustness.md R12
 describe('an abort or a timeout really stops the request, after a GC too', () => {
   let http: HttpServer | undefined
-  afterEach(() => new Promise<void>((r) => (http ? http.close(() => r()) : r())))
+  afterEach(() => closeServer(http))
 
   /** A real HTTP server whose tools/call streams progress every 20 ms for 10 s; `closed` settles when the client hangs up. */
   async function streaming(headersAfterMs = 0) {
@@ -172,7 +181,7 @@ describe('an abort or a timeout really stops the request, after a GC too', () =>
 
 describe('an abort while the response headers are awaited, after a GC', () => {
   let http: HttpServer | undefined
-  afterEach(() => new Promise<void>((r) => (http ? http.close(() => r()) : r())))
+  afterEach(() => closeServer(http))
 
   it('closes the connection (the server sees it) and no progress arrives', async () => {
     const gc = forceGc()
@@ -212,7 +221,7 @@ describe('an abort while the response headers are awaited, after a GC', () => {
 
 describe('the GET stream (2025 sessions), aborted while its headers are awaited, after a GC', () => {
   let http: HttpServer | undefined
-  afterEach(() => new Promise<void>((r) => (http ? http.close(() => r()) : r())))
+  afterEach(() => closeServer(http))
 
   it('closes the connection (the server sees it) and openStream rejects', async () => {
     const gc = forceGc()
