@@ -18,7 +18,7 @@ import { normalizeUri } from '../protocol/uri-literal.ts'
 import { RequestStateSecurity } from '../request-state/security.ts'
 import type { RequestContext, RequestParams } from './context.ts'
 import { checkToolName, promptEntry, resourceEntry, templateEntry, toolEntry } from './mcp/definitions.ts'
-import { DEFAULT_PAGE_SIZE, listPage } from './mcp/lists.ts'
+import { DEFAULT_PAGE_SIZE, listPage, resourcesPage } from './mcp/lists.ts'
 import { checkScopes, missingScopes } from '../protocol/auth.ts'
 import { callTool, complete, getPrompt, readResource } from './mcp/requests.ts'
 import type {
@@ -141,7 +141,10 @@ export class McpServer {
    * template (in registration order) whose `UriTemplate.match` accepts it, and the handler gets the
    * percent-decoded variables: a `string` for the lone variable of `{x}` or `{+x}`, a `string[]` for an
    * exploded `{x*}`, an optional `string` otherwise (see `uri-template.ts` for the matching rule).
-   * @throws TypeError when `uriTemplate` is not a `UriTemplate` (e.g. the template's text); Error for a
+   * `config.list(ctx)` returns the template's instances (`Resource[]` or `{ resources }`), listed by
+   * `resources/list` after the static resources; an invalid entry is `-32603` (see `ResourceTemplateConfig`).
+   * @throws TypeError when `uriTemplate` is not a `UriTemplate` (e.g. the template's text) or `list` is
+   *   not a function; Error for a
    *   duplicate name or a `complete` entry that names no variable; InvalidSignatureError for a bad
    *   resolver graph; RangeError for invalid `cache` hints. (`new UriTemplate` throws UriTemplateError
    *   for an invalid template.)
@@ -172,7 +175,7 @@ export class McpServer {
   resource(
     name: string,
     uri: string,
-    config: Omit<ResourceTemplateConfig, 'use'>,
+    config: Omit<ResourceTemplateConfig, 'use' | 'list'>,
     handler: (ctx: HandlerContext) => ReadResourceResult | string | Promise<ReadResourceResult | string>,
   ): this {
     if (this.#registry.resources.has(normalizeUri(uri))) throw new Error(`Resource '${uri}' is already registered`)
@@ -247,8 +250,10 @@ export class McpServer {
   #enableResources(): void {
     if (this.#resourcesEnabled) return
     this.#resourcesEnabled = true
-    const { resources, templates } = this.#registry
-    this.server.setRequestHandler('resources/list', (params) => this.#list(params, 'resources', resources))
+    const { templates } = this.#registry
+    this.server.setRequestHandler('resources/list', (params, ctx) =>
+      resourcesPage(params, this.#registry, ctx, this.#pageSize),
+    )
     this.server.setRequestHandler('resources/templates/list', (params) =>
       this.#list(params, 'resourceTemplates', templates),
     )

@@ -14,6 +14,7 @@ import { checkCacheHints } from '../cache.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
 import { InvalidSignatureError } from '../errors.ts'
 import { kindOf, PLANNER, type OutcomeNeed } from '../resolve/needs.ts'
+import { templateLister } from './lists.ts'
 import { checkScopes } from '../../protocol/auth.ts'
 import type { Uses } from '../resolve/resolver.ts'
 import type {
@@ -110,9 +111,11 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
 }
 
 /**
- * A resource template's entry: its `resources/templates/list` definition and its matcher. The template
- * comes parsed (`new UriTemplate(…)`), so a server without templates bundles no RFC 6570 parser.
- * @throws TypeError when `template` is not a `UriTemplate` (e.g. the template's text); RangeError for
+ * A resource template's entry: its `resources/templates/list` definition, its matcher and, with a `list`
+ * callback, its `resources/list` lister. The template comes parsed (`new UriTemplate(…)`), so a server
+ * without templates bundles no RFC 6570 parser.
+ * @throws TypeError when `template` is not a `UriTemplate` (e.g. the template's text) or `list` is given
+ *   and not a function; RangeError for
  *   invalid `cache` hints; Error for a `complete` entry that names no variable; InvalidSignatureError for
  *   a resolver graph that cannot work.
  */
@@ -133,6 +136,8 @@ export function templateEntry<T extends string, U extends Uses>(
     throw new TypeError(`Resource template '${name}': pass new UriTemplate(…) (from edge-mcp), not ${got}`)
   }
   checkCacheHints(`Resource template '${name}': cache`, config.cache)
+  if (config.list !== undefined && typeof config.list !== 'function')
+    throw new TypeError(`Resource template '${name}': list must be a function`)
   const uriTemplate = template.template
   const variables = template.variables
   for (const key of Object.keys(config.complete ?? {})) {
@@ -145,11 +150,13 @@ export function templateEntry<T extends string, U extends Uses>(
   if (config.mimeType !== undefined) definition.mimeType = config.mimeType
   if (config.icons !== undefined) definition.icons = config.icons
   const plan = config.use ? planOf(`resource template '${name}'`, new Set(variables), config.use) : undefined
+  const match = (uri: string) => template.match(uri)
   return {
     definition,
     plan,
     handler,
-    match: (uri: string) => template.match(uri),
+    match,
+    list: config.list && templateLister(name, definition, match, config.list),
     complete: config.complete,
     cache: config.cache,
     scopes: checkScopes(`Resource template '${name}'`, config.scopes),
@@ -164,7 +171,7 @@ export function templateEntry<T extends string, U extends Uses>(
 export function resourceEntry(
   name: string,
   uri: string,
-  config: Omit<ResourceTemplateConfig, 'use'>,
+  config: Omit<ResourceTemplateConfig, 'use' | 'list'>,
   handler: Registered['handler'],
 ): RegisteredTemplate {
   checkCacheHints(`Resource '${uri}': cache`, config.cache)

@@ -13,6 +13,7 @@ import type {
   InputResponses,
   PromptMessage,
   ReadResourceResult,
+  Resource,
   Tool,
 } from '../../protocol/schemas/index.ts'
 import type { TemplateArgs, TemplateVariables } from '../../protocol/uri-template.ts'
@@ -137,6 +138,12 @@ export type Completer = (value: string, context: Record<string, string>) => stri
 /** What a resource-template handler may return: contents, a string (text of the URI), or an `InputRequiredResult`. */
 export type ResourceReturn = ReadResourceResult | string | InputRequiredResult
 
+/**
+ * What a template's `list` callback may return: the resources, or `{ resources }` (the official SDK's
+ * `ListResourcesResult` shape; its other fields — `nextCursor`, cache hints, `_meta` — are ignored).
+ */
+export type ResourceListReturn = Resource[] | { resources: Resource[] }
+
 /** Registration options of a resource template. */
 export interface ResourceTemplateConfig<T extends string = string, U extends Uses = Record<never, never>> {
   title?: string
@@ -146,6 +153,19 @@ export interface ResourceTemplateConfig<T extends string = string, U extends Use
   use?: U & CheckedUses<TemplateArgs<T>, U>
   /** Suggestions for template variables (`completion/complete`), by variable name. */
   complete?: { [K in TemplateVariables<T>]?: Completer }
+  /**
+   * The template's instances, listed by `resources/list` after the static resources (templates in
+   * registration order, each callback's entries in its order; spec: server/resources.mdx "Listing
+   * Resources"). Each entry is a `Resource` (`uri` and `name` required) whose `uri` the template matches;
+   * the template's `title`, `description`, `mimeType` and `icons` fill the fields an entry leaves unset.
+   * Pages are cut from the whole list by offset, and the callback is called again for each page that
+   * reaches its entries (so return them in a stable order); a page that ends before them does not call it.
+   * An entry that is not a valid `Resource` or that the template does not match, a return of another
+   * shape, or a throw fails the request with `-32603 Internal error` (logged; an `McpError` thrown is
+   * answered as is). The list keeps the server's cache hints for `resources/list`: a callback whose
+   * entries depend on the caller (`ctx.authInfo`) wants `cache.methods['resources/list']` private.
+   */
+  list?: (ctx: RequestContext) => ResourceListReturn | Promise<ResourceListReturn>
   icons?: Tool['icons']
   /**
    * Cache hints of its `resources/read` results (`ttlMs` in milliseconds, integer ≥ 0; `cacheScope`).
@@ -207,6 +227,8 @@ export interface RegisteredTemplate extends Registered {
   /** The variables of a URI it serves, or undefined for a URI it does not. */
   match: (uri: string) => Record<string, unknown> | undefined
   complete?: Record<string, Completer | undefined> | undefined
+  /** Its `resources/list` entries (validated, the template's fields filled in), when it has a `list` callback. */
+  list?: ((ctx: RequestContext) => Promise<Record<string, unknown>[]>) | undefined
 }
 
 /** Everything registered on one `McpServer`, by name (static resources: by `normalizeUri` of their URI). Lists are in registration order. */
