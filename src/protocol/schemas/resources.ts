@@ -9,7 +9,7 @@ import { Annotations, ResourceContents } from './content.ts'
 import { cacheable, complete, listResult } from './results.ts'
 
 /** `Resource`: a concrete resource as listed by `resources/list`. */
-export const Resource = v.looseObject({
+export const Resource = /* @__PURE__ */ v.looseObject({
   uri: v.string(),
   name: v.string(),
   title: v.optional(v.string()),
@@ -23,7 +23,7 @@ export const Resource = v.looseObject({
 export type Resource = v.InferOutput<typeof Resource>
 
 /** `ResourceTemplate`: an RFC 6570 URI template as listed by `resources/templates/list`. */
-export const ResourceTemplate = v.looseObject({
+export const ResourceTemplate = /* @__PURE__ */ v.looseObject({
   uriTemplate: v.string(),
   name: v.string(),
   title: v.optional(v.string()),
@@ -35,10 +35,10 @@ export const ResourceTemplate = v.looseObject({
 })
 export type ResourceTemplate = v.InferOutput<typeof ResourceTemplate>
 
-export const ListResourcesResult = listResult<'resources', Resource>('resources', Resource)
+export const ListResourcesResult = /* @__PURE__ */ listResult<'resources', Resource>('resources', Resource)
 export type ListResourcesResult = v.InferOutput<typeof ListResourcesResult>
 
-export const ListResourceTemplatesResult = listResult<'resourceTemplates', ResourceTemplate>(
+export const ListResourceTemplatesResult = /* @__PURE__ */ listResult<'resourceTemplates', ResourceTemplate>(
   'resourceTemplates',
   ResourceTemplate,
 )
