@@ -1,6 +1,7 @@
 /**
  * The list methods of `McpServer` — `tools/list`, `prompts/list`, `resources/list`,
- * `resources/templates/list` — paged with opaque cursors (spec: server/utilities/pagination.mdx).
+ * `resources/templates/list` — paged with opaque cursors (spec: server/utilities/pagination.mdx), and the
+ * `resources/list` entries of resource templates' `list` callbacks.
  * @module
  */
 import * as v from 'valibot'

@@ -159,11 +159,14 @@ export interface ResourceTemplateConfig<T extends string = string, U extends Use
    * Resources"). Each entry is a `Resource` (`uri` and `name` required) whose `uri` the template matches;
    * the template's `title`, `description`, `mimeType` and `icons` fill the fields an entry leaves unset.
    * Pages are cut from the whole list by offset, and the callback is called again for each page that
-   * reaches its entries (so return them in a stable order); a page that ends before them does not call it.
+   * reaches its entries or ends where they begin (to learn whether a next page follows), so return them
+   * in a stable order; earlier pages do not call it.
    * An entry that is not a valid `Resource` or that the template does not match, a return of another
    * shape, or a throw fails the request with `-32603 Internal error` (logged; an `McpError` thrown is
-   * answered as is). The list keeps the server's cache hints for `resources/list`: a callback whose
-   * entries depend on the caller (`ctx.authInfo`) wants `cache.methods['resources/list']` private.
+   * answered as is). The entries are listed for every caller, like the template itself, whatever its `scopes`
+   * (filter by `ctx.authInfo` in the callback to list less), and an entry whose URI a static resource
+   * also has is listed twice. The list keeps the server's cache hints for `resources/list`: a callback
+   * whose entries depend on the caller wants `cache.methods['resources/list']` private.
    */
   list?: (ctx: RequestContext) => ResourceListReturn | Promise<ResourceListReturn>
   icons?: Tool['icons']
