@@ -224,6 +224,9 @@ describe('the published declarations, as a consumer compiles them', () => {
   it('finds the TypeScript blocks of the README and every guide, and no code in a language it does not check', () => {
     expect(COMPILED.filter((b) => b.file === 'README.md').length).toBeGreaterThanOrEqual(6)
     expect(new Set(COMPILED.map((b) => b.file)).size).toBeGreaterThan(10)
+    // docs/migrating.md: the official SDK's code beside edge-mcp's, both compiled
+    const migrating = COMPILED.filter((b) => b.file === 'docs/migrating.md')
+    expect(migrating.filter((b) => b.body.includes("from '@modelcontextprotocol/")).length).toBeGreaterThanOrEqual(12)
     const fragments = BLOCKS.filter((b) => isTypeScript(b) && b.flags.includes('fragment'))
     expect(
       fragments.length,
