@@ -37,7 +37,7 @@ import {
   UpstreamError,
 } from '../src/server/errors.ts'
 import { Server } from '../src/server/index.ts'
-import { introspectionVerifier } from '../src/oauth/index.ts'
+import { introspectionVerifier, jwtVerifier } from '../src/oauth/index.ts'
 import { durableObjectMailbox, durableObjectNotificationBus, type MailboxNamespace } from '../src/cloudflare/index.ts'
 
 describe('errors: one base class per side, each with its name and a stable string code', () => {
@@ -186,6 +186,43 @@ describe('what the server raises at run time is an EdgeMcpError with its code', 
       code: 'ERR_KEY_SOURCE',
       message: 'Token introspection at https://as.example/introspect answered 500',
     })
+  })
+
+  it('an authorization server whose metadata cannot be fetched (network error): KeySourceError with the cause', async () => {
+    const refused = new TypeError('fetch failed')
+    const verify = jwtVerifier({ issuer: 'https://as.example', fetch: () => Promise.reject(refused) })
+    const part = (value: unknown) =>
+      btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')
+    const exp = Math.floor(Date.now() / 1000) + 60
+    const token = `${part({ alg: 'ES256', kid: 'k', typ: 'at+jwt' })}.${part({ iss: 'https://as.example', sub: 'a', aud: 'https://rs.example/mcp', exp })}.AAAA`
+    const context = { resource: 'https://rs.example/mcp', request: new Request('https://rs.example/mcp') }
+    const error = await Promise.resolve()
+      .then(() => verify(token, context as never))
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(KeySourceError)
+    expect(error).toMatchObject({ code: 'ERR_KEY_SOURCE', cause: refused })
+  })
+
+  it('a mailbox object that cannot be reached or answers no JSON, a bus that cannot be reached: UpstreamError', async () => {
+    const down = new Error('Durable Object reset because its code was updated')
+    const unreachable: MailboxNamespace = {
+      idFromName: (name) => name,
+      get: () => ({ fetch: () => Promise.reject(down) }),
+    }
+    const garbled: MailboxNamespace = {
+      idFromName: (name) => name,
+      get: () => ({ fetch: () => Promise.resolve(new Response('not json', { status: 200 })) }),
+    }
+    await expect(durableObjectMailbox(unreachable)({}).deliver('q1', { result: {} })).rejects.toMatchObject({
+      code: 'ERR_UPSTREAM',
+      cause: down,
+    })
+    await expect(durableObjectMailbox(garbled)({}).wait('q1', 1000)).rejects.toMatchObject({
+      code: 'ERR_UPSTREAM',
+      message: 'the question mailbox answered with a body that is not JSON',
+    })
+    const bus = durableObjectNotificationBus({ MCP_NOTIFICATIONS: unreachable })
+    await expect(bus.publish({ kind: 'toolsListChanged' })).rejects.toMatchObject({ code: 'ERR_UPSTREAM', cause: down })
   })
 
   it('a mailbox or notification bus object that fails: UpstreamError', async () => {

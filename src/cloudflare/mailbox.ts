@@ -8,7 +8,7 @@
  * @module
  */
 import type { RequestInfo } from '../server/context.ts'
-import { QuestionTimeoutError, UpstreamError } from '../server/errors.ts'
+import { QuestionTimeoutError, UpstreamError, messageOf } from '../server/errors.ts'
 import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from '../server/mailbox.ts'
 
 /**
@@ -112,14 +112,22 @@ function namespaceMailbox(namespace: MailboxNamespace): QuestionMailbox {
       headers: { 'content-type': 'application/json' },
     }
     if (signal) init.signal = signal
-    return stub(qid).fetch(ORIGIN + path, init)
+    return stub(qid)
+      .fetch(ORIGIN + path, init)
+      .catch((cause: unknown) => {
+        if (signal?.aborted) throw cause // the caller's abort, not the object's failure
+        throw new UpstreamError(`the question mailbox could not be reached: ${messageOf(cause)}`, { cause })
+      })
   }
   return {
     async wait(qid, timeoutMs, signal) {
       const res = await post(qid, '/wait', { qid, timeoutMs }, signal)
       if (res.status === TIMEOUT_STATUS) throw new QuestionTimeoutError(timeoutMs)
       if (!res.ok) throw new UpstreamError(`the question mailbox answered ${res.status}`)
-      return (await res.json()) as QuestionAnswer
+      return (await res.json().catch((cause: unknown) => {
+        if (signal?.aborted) throw cause
+        throw new UpstreamError('the question mailbox answered with a body that is not JSON', { cause })
+      })) as QuestionAnswer
     },
     async deliver(qid, answer) {
       const res = await post(qid, '/deliver', { qid, answer })

@@ -17,7 +17,7 @@ import {
   type NotificationBus,
   type ServerEvent,
 } from '../server/notifications.ts'
-import { UpstreamError } from '../server/errors.ts'
+import { UpstreamError, messageOf } from '../server/errors.ts'
 
 /**
  * The binding name the README and the demo use.
@@ -199,7 +199,14 @@ export function durableObjectNotificationBus(
           `and export { McpNotificationBus } from 'edge-mcp/cloudflare' in the Worker`,
       )
     }
-    return namespace.get(namespace.idFromName(OBJECT_NAME) as never)
+    const object = namespace.get(namespace.idFromName(OBJECT_NAME) as never)
+    return {
+      fetch: (input: string, init?: RequestInit) =>
+        object.fetch(input, init).catch((cause: unknown) => {
+          if (init?.signal?.aborted) throw cause // our own unsubscribe
+          throw new UpstreamError(`the notification bus could not be reached: ${messageOf(cause)}`, { cause })
+        }),
+    }
   }
   return {
     async publish(value) {
@@ -233,7 +240,12 @@ export function durableObjectNotificationBus(
       }
       void readLines(reader, listener).then(
         () => lost(new UpstreamError('the notification bus closed the connection')),
-        lost,
+        (cause: unknown) =>
+          lost(
+            cause instanceof UpstreamError
+              ? cause
+              : new UpstreamError(`the notification bus connection failed: ${messageOf(cause)}`, { cause }),
+          ),
       )
       return async () => {
         if (!open) return

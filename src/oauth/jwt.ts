@@ -6,7 +6,7 @@
  */
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose'
 import type { AuthInfo } from '../protocol/auth.ts'
-import { InvalidTokenError, KeySourceError } from '../server/errors.ts'
+import { InvalidTokenError, KeySourceError, messageOf } from '../server/errors.ts'
 import type { VerifyToken, VerifyTokenContext } from '../server/http/bearer.ts'
 import { authorizationServerMetadataUrls, fetchHeld, readJson, type OAuthFetch } from '../protocol/oauth-metadata.ts'
 import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
@@ -192,6 +192,13 @@ async function discoverJwksUri(fetchImpl: OAuthFetch, issuer: string, timeoutMs:
       if (response.ok) return readJson(response)
       await response.body?.cancel().catch(() => {})
       return undefined
+    }).catch((cause: unknown) => {
+      throw new KeySourceError(
+        `The authorization server metadata at ${url.href} could not be fetched: ${messageOf(cause)}`,
+        {
+          cause,
+        },
+      )
     })
     if (!metadata) continue
     if (metadata.issuer !== issuer)

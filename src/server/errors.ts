@@ -105,9 +105,10 @@ export class KeySourceError extends ServerError {
 }
 
 /**
- * A handler returned what its method cannot answer with: not an object, a result its method's schema refuses,
- * an invalid `InputRequiredResult` or cache hints, a `requestState` that cannot be sent or sealed. A server
- * bug: logged, and answered with `-32603` (or, in `tools/call`, as the protocol requires).
+ * A handler returned what its method cannot answer with: not an object, a `tools/call` result or
+ * `structuredContent` its schema refuses, an invalid `InputRequiredResult` or cache hints, a non-string
+ * `requestState` with sealing off, a sealed `requestState` over `maxTokenLength`. A server bug: logged, and
+ * answered with `-32603`.
  * @internal not in the public API: raised on the server's result path, seen only in its logger
  */
 export class HandlerResultError extends ServerError {
@@ -137,4 +138,9 @@ export class UpstreamError extends ServerError {
   static readonly code = 'ERR_UPSTREAM' as const
   readonly code = 'ERR_UPSTREAM' as const
   override readonly name: string = 'UpstreamError'
+}
+
+/** The message of what was thrown, for an error that wraps it (`String(value)` for a non-Error). */
+export function messageOf(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown)
 }
