@@ -82,14 +82,14 @@ export async function bundle(entry: string): Promise<Bundle> {
 const kib = (n: number) => `${fmt(n)} (${(n / 1024).toFixed(1)} KiB)`
 
 /**
- * Sizes of the five Workers and the table lines: edge-mcp, edge-mcp/hono, edge-mcp with OAuth (a
+ * Sizes of the Workers and the table lines: edge-mcp (its tool's input in valibot, zod 4, arktype), edge-mcp/hono, edge-mcp with OAuth (a
  * `jwtVerifier`, so jose), edge-mcp with `edge-mcp/cloudflare`'s Durable Objects and the official SDK; a
  * sixth, `protectedResource` with a verifier of its own, is bundled only to check it carries no jose.
  * @throws Error when jose is in a Worker without the JWT verifier (the one importing `edge-mcp/oauth` for
  *   `protectedResource` included), or missing from the one with it; the same for `edge-mcp/cloudflare`'s code.
  */
 export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; theirs: Bundle; lines: string[] }> {
-  const [ours, hono, oauth, cloudflare, theirs, ownVerifier] = (await Promise.all(
+  const [ours, hono, oauth, cloudflare, theirs, ownVerifier, zod, arktype] = (await Promise.all(
     [
       'edge-mcp.ts',
       'edge-mcp-hono.ts',
@@ -97,8 +97,10 @@ export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; thei
       'edge-mcp-cloudflare.ts',
       'official.ts',
       'edge-mcp-own-verifier.ts',
+      'edge-mcp-zod.ts',
+      'edge-mcp-arktype.ts',
     ].map(bundle),
-  )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
+  )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
   if (ours.jose || hono.jose || cloudflare.jose)
     throw new Error('jose was bundled into a Worker that verifies no token')
   if (ownVerifier.jose) throw new Error('jose was bundled into a Worker that verifies tokens without jwtVerifier')
@@ -112,7 +114,9 @@ export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; thei
     '',
     '| one-tool Worker, `wrangler deploy --dry-run --minify` | bytes | gzipped bytes |',
     '| --- | ---: | ---: |',
-    `| edge-mcp (\`createFetchHandler\`) | ${kib(ours.bytes)} | ${kib(ours.gzipped)} |`,
+    `| edge-mcp (\`createFetchHandler\`, the tool's input in valibot) | ${kib(ours.bytes)} | ${kib(ours.gzipped)} |`,
+    `| edge-mcp, the input in zod 4 (info) | ${kib(zod.bytes)} | ${kib(zod.gzipped)} |`,
+    `| edge-mcp, the input in arktype (info) | ${kib(arktype.bytes)} | ${kib(arktype.gzipped)} |`,
     `| edge-mcp (\`edge-mcp/hono\`, info) | ${kib(hono.bytes)} | ${kib(hono.gzipped)} |`,
     `| edge-mcp with OAuth (\`oauth\` + \`jwtVerifier\` of \`edge-mcp/oauth\`, jose), info | ${kib(oauth.bytes)} | ${kib(oauth.gzipped)} |`,
     `| edge-mcp with \`edge-mcp/cloudflare\` (Durable Object mailbox and notification bus), info | ${kib(cloudflare.bytes)} | ${kib(cloudflare.gzipped)} |`,

@@ -20,6 +20,7 @@ export { arg, context, outcome, type Resolver } from './resolve/needs.ts'
 export { resolver } from './resolve/resolver.ts'
 export { elicit, listRoots, sample } from './resolve/questions.ts'
 export { formSchema } from './resolve/forms.ts'
+export { withJsonSchema } from './schema.ts'
 export { InvalidSignatureError, QuestionTimeoutError, ResolutionError } from './errors.ts'
 
 // Sealed requestState: the policy, your own codec, sealing outside a handler, the one error codecs throw

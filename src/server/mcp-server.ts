@@ -1,12 +1,12 @@
 /**
- * The high-level server: tools, prompts and resource templates with valibot schemas and resolved
+ * The high-level server: tools, prompts and resource templates with schemas of any Standard Schema library and resolved
  * parameters; `requestState` sealed by default. This file is the registration API and its wiring to the
  * low-level `Server`; `mcp/` holds the rest: `types.ts` (the shapes of registrations), `definitions.ts`
  * (configs → list entries), `requests.ts` (the request handlers), `invoke.ts` (resolvers, then the
  * handler), `lists.ts` (paged lists).
  * @module
  */
-import type * as v from 'valibot'
+import type { ObjectOutput } from './schema.ts'
 import type {
   CallToolResult,
   Implementation,
@@ -116,7 +116,7 @@ export class McpServer {
     name: string,
     config: PromptConfig<A, U>,
     handler: ToolHandler<
-      v.InferOutput<v.ObjectSchema<A, undefined>> & NeedValues<U>,
+      ObjectOutput<A> & NeedValues<U>,
       [keyof U] extends [never] ? PromptReturn : Exclude<PromptReturn, InputRequiredResult>
     >,
   ): this {

@@ -11,6 +11,7 @@ import type {
   RequestedSchema,
 } from '../protocol/schemas/index.ts'
 import type { RequestStateValue } from '../request-state/claims.ts'
+import { checkedRequestedSchema, isFormSchema, type FormSchema } from './resolve/forms.ts'
 
 /**
  * An `InputRequiredResult`: ask the client for input, then expect a retry.
@@ -32,8 +33,24 @@ export function inputRequired(
   return result
 }
 
-/** A form-mode `elicitation/create` input request. `requestedSchema` is a flat object of primitives. */
-export function elicitForm(message: string, requestedSchema: RequestedSchema): ElicitRequest {
+/** Hand-built `requestedSchema`s already checked (the same object is usually sent on every call). */
+const checkedForms = new WeakMap<object, RequestedSchema>()
+
+/**
+ * A form-mode `elicitation/create` input request (spec: client/elicitation.mdx). `form` is a
+ * `formSchema(…)`, or a `requestedSchema` written by hand: a flat object of the primitive fields the spec
+ * allows, checked here as `formSchema` checks its schemas.
+ * @throws InvalidSignatureError naming the field that is not a form field (a `pattern`, a `format` other than
+ *   email, uri, date or date-time, a nested object, …); inside a tool it becomes an `isError` result.
+ */
+export function elicitForm(message: string, form: RequestedSchema | FormSchema<unknown>): ElicitRequest {
+  let requestedSchema: RequestedSchema
+  if (isFormSchema(form)) requestedSchema = form.requestedSchema
+  else {
+    const known = checkedForms.get(form)
+    requestedSchema = known ?? checkedRequestedSchema(form as Record<string, unknown>)
+    if (!known) checkedForms.set(form, requestedSchema)
+  }
   return { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } }
 }
 

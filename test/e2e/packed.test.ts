@@ -102,16 +102,22 @@ describe('the packed tarball', () => {
     expect(license).toMatch(/^MIT License\n\nCopyright \(c\) 2026 edge-mcp contributors\n/)
   })
 
-  it('declares valibot as a peer, hono as an optional peer, and neither as a dependency', () => {
+  it('declares hono as an optional peer; valibot (its protocol validator), its JSON Schema converter, the Standard Schema types and jose as dependencies', () => {
     const packed = JSON.parse(readFileSync(join(unpacked, 'package/package.json'), 'utf8')) as Manifest
-    expect(Object.keys(packed.peerDependencies ?? {}).sort()).toEqual(['hono', 'valibot'])
-    for (const [name, range] of Object.entries(packed.peerDependencies ?? {})) {
-      // a caret range whose major is the one the repository develops and tests against
-      const [, major] = /^\^(\d+)\.\d+\.\d+$/.exec(range) ?? []
-      expect(major, `${name}@${range}`).toBe(pkg.devDependencies[name].split('.')[0])
-    }
+    expect(Object.keys(packed.peerDependencies ?? {}).sort()).toEqual(['hono'])
     expect(packed.peerDependenciesMeta).toEqual({ hono: { optional: true } })
-    expect(Object.keys(packed.dependencies ?? {}).sort()).toEqual(['jose'])
+    expect(Object.keys(packed.dependencies ?? {}).sort()).toEqual([
+      '@standard-schema/spec',
+      '@valibot/to-json-schema',
+      'jose',
+      'valibot',
+    ])
+    // a caret range whose major is the one the repository develops and tests against
+    for (const [name, range] of Object.entries({ ...packed.peerDependencies, ...packed.dependencies })) {
+      const [, major] = /^\^(\d+)\.\d+\.\d+$/.exec(range) ?? []
+      const tested = pkg.devDependencies[name] ?? /^\^(.*)$/.exec(pkg.dependencies?.[name] ?? '')?.[1]
+      expect(major, `${name}@${range}`).toBe(tested?.split('.')[0])
+    }
   })
 
   it("has a README whose links all work from the npm page (absolute), and leaves the repository's README as it was", () => {

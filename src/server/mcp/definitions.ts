@@ -4,13 +4,12 @@
  * resolver plan. Every mistake in a config is thrown here, at start-up.
  * @module
  */
-import * as v from 'valibot'
-import { toJsonSchema } from '../../protocol/json-schema.ts'
 import { headerParamsOf } from '../../protocol/param-headers.ts'
 import type { Tool } from '../../protocol/schemas/index.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { UriTemplate } from '../../protocol/uri-template.ts'
 import { checkCacheHints } from '../cache.ts'
+import { jsonSchemaOf, objectSchemaOf, type SchemaShape } from '../schema.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
 import { InvalidSignatureError } from '../errors.ts'
 import { kindOf, PLANNER, type OutcomeNeed } from '../resolve/needs.ts'
@@ -55,11 +54,11 @@ export function toolEntry<I extends ToolInput | undefined, U extends Uses>(
   config: ToolConfig<I, U>,
   handler: Registered['handler'],
 ): RegisteredTool {
-  const schema = objectSchema(config.input)
-  const inputSchema = toJsonSchema(schema, false)
-  const plan = config.use ? planOf(`tool '${name}'`, argumentNames(schema), config.use) : undefined
-  const definition: Tool = { name, inputSchema: { type: 'object', ...inputSchema } }
-  if (config.output !== undefined) definition.outputSchema = toJsonSchema(config.output, false)
+  const input = objectSchemaOf(config.input, `Tool '${name}' input`)
+  const plan = config.use ? planOf(`tool '${name}'`, input.names, config.use) : undefined
+  const definition: Tool = { name, inputSchema: { type: 'object', ...input.jsonSchema } }
+  if (config.output !== undefined)
+    definition.outputSchema = jsonSchemaOf(config.output, `Tool '${name}' output`, 'input')
   const properties = (definition.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>
   for (const [argName, header] of Object.entries((config.headers ?? {}) as Record<string, string | undefined>)) {
     if (header === undefined) continue
@@ -74,7 +73,7 @@ export function toolEntry<I extends ToolInput | undefined, U extends Uses>(
   if (config.icons !== undefined) definition.icons = config.icons
   if (config._meta !== undefined) definition._meta = config._meta
   const scopes = checkScopes(`Tool '${name}'`, config.scopes)
-  return { definition, schema, plan, handler, output: config.output, headerParams: found.params, scopes }
+  return { definition, schema: input.check, plan, handler, output: config.output, headerParams: found.params, scopes }
 }
 
 /**
@@ -87,9 +86,9 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
   config: PromptConfig<A, U>,
   handler: Registered['handler'],
 ): RegisteredPrompt {
-  const entries: v.ObjectEntries = config.arguments ?? {}
-  const schema = v.object(entries)
-  const json = toJsonSchema(schema, false)
+  const entries: SchemaShape = config.arguments ?? {}
+  const args = objectSchemaOf(entries, `Prompt '${name}' arguments`)
+  const json = args.jsonSchema
   const required = new Set((json.required as string[] | undefined) ?? [])
   const props = (json.properties ?? {}) as Record<string, { description?: string; title?: string }>
   const definition: Record<string, unknown> = { name }
@@ -107,7 +106,7 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
   if (config.icons !== undefined) definition.icons = config.icons
   const plan = config.use ? planOf(`prompt '${name}'`, new Set(Object.keys(entries)), config.use) : undefined
   const scopes = checkScopes(`Prompt '${name}'`, config.scopes)
-  return { definition, schema, plan, handler, complete: config.complete, scopes }
+  return { definition, schema: args.check, plan, handler, complete: config.complete, scopes }
 }
 
 /**
@@ -216,19 +215,4 @@ function planOf(owner: string, argNames: ReadonlySet<string> | undefined, use: U
     resolvedNames: new Set(),
     run: () => Promise.resolve({ status: 'ready', values: {} }),
   }
-}
-
-/** The argument names of an object schema, or undefined when they cannot be known (unions, intersections, …). */
-function argumentNames(schema: v.GenericSchema): ReadonlySet<string> | undefined {
-  const entries = (schema as { entries?: unknown }).entries
-  return typeof entries === 'object' && entries !== null ? new Set(Object.keys(entries)) : undefined
-}
-
-/** A tool's input as one valibot schema: none is `{}`, entries become `v.object(entries)`. */
-function objectSchema(input: ToolInput | undefined): v.GenericSchema<unknown, Record<string, unknown>> {
-  return input === undefined ? v.object({}) : isSchema(input) ? input : v.object(input)
-}
-
-function isSchema(input: ToolInput): input is v.GenericSchema<Record<string, unknown>, Record<string, unknown>> {
-  return typeof input === 'object' && input !== null && (input as { kind?: unknown }).kind === 'schema'
 }

@@ -17,6 +17,7 @@ import { callToolResult } from '../../protocol/schemas/tools.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
 import { HandlerResultError, RefusalError } from '../errors.ts'
+import { checkWith } from '../schema.ts'
 import { isInputRequired } from '../results.ts'
 import { requireScopes } from '../scopes.ts'
 import { invoke, invokeOrFail, withoutResolved } from './invoke.ts'
@@ -45,12 +46,12 @@ export async function callTool(
   requireScopes(tool.scopes, ctx.authInfo, registry.impliedScopes, `tool ${name}`)
   // Mcp-Param-* exist in 2026-07-28 only: a 2025-era request (no envelope) never carries them, and is not checked
   if (ctx.request && hasEnvelope(params)) checkParamHeaders(ctx.request.headers, tool.headerParams, rawArgs)
-  const args = v.safeParse(tool.schema, withoutResolved(rawArgs, tool.plan))
-  if (!args.success)
-    return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.map(describeIssue).join('; ')}`)
+  let args = tool.schema(withoutResolved(rawArgs, tool.plan))
+  if (args instanceof Promise) args = await args
+  if (args.issues) return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.join('; ')}`)
   let out: unknown
   try {
-    out = await invoke(tool, args.output, params, ctx, name, note)
+    out = await invoke(tool, args.value, params, ctx, name, note)
   } catch (error) {
     if (error instanceof McpError) throw error
     // a declined or cancelled question is the user's answer, told as such ("The user declined: …"); still
@@ -66,10 +67,11 @@ export async function callTool(
   if (!checked.success)
     throw new HandlerResultError(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
   if (tool.output && !checked.output.isError) {
-    const structured = v.safeParse(tool.output, checked.output.structuredContent)
-    if (!structured.success)
+    let structured = checkWith(tool.output, checked.output.structuredContent)
+    if (structured instanceof Promise) structured = await structured
+    if (structured.issues)
       throw new HandlerResultError(
-        `tool ${name} returned structuredContent that does not match its outputSchema: ${describeIssue(structured.issues[0])}`,
+        `tool ${name} returned structuredContent that does not match its outputSchema: ${structured.issues[0]}`,
       )
   }
   return result as ResultObject
@@ -97,13 +99,11 @@ export async function getPrompt(
 ): Promise<ResultObject> {
   const { name, item: prompt, rawArgs } = named(params, registry.prompts, 'prompt')
   requireScopes(prompt.scopes, ctx.authInfo, registry.impliedScopes, `prompt ${name}`)
-  const args = v.safeParse(prompt.schema, withoutResolved(rawArgs, prompt.plan))
-  if (!args.success)
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `Invalid arguments for prompt ${name}: ${args.issues.map(describeIssue).join('; ')}`,
-    )
-  const out = await invokeOrFail(prompt, args.output, params, ctx, name, 'prompt', note)
+  let args = prompt.schema(withoutResolved(rawArgs, prompt.plan))
+  if (args instanceof Promise) args = await args
+  if (args.issues)
+    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${args.issues.join('; ')}`)
+  const out = await invokeOrFail(prompt, args.value, params, ctx, name, 'prompt', note)
   if (isInputRequired(out)) return out
   if (typeof out === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: out } }] }
   if (Array.isArray(out)) return { messages: out }

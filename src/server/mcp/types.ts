@@ -3,7 +3,6 @@
  * return, and the options of each kind (spec: server/tools.mdx, server/prompts.mdx, server/resources.mdx).
  * @module
  */
-import type * as v from 'valibot'
 import type { ImpliedScopes } from '../../protocol/auth.ts'
 import type { HeaderParam } from '../../protocol/param-headers.ts'
 import type {
@@ -23,17 +22,17 @@ import type { CacheHints } from '../cache.ts'
 import type { RequestContext } from '../context.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
 import type { CheckedUses, Uses } from '../resolve/resolver.ts'
+import type { ObjectOutput, ObjectSchemaInput, SchemaCheck, StandardSchemaV1 } from '../schema.ts'
 import type { ServerOptions } from '../server.ts'
 
-/** A valibot object schema, or the entries of one (`{ title: v.string() }`). */
-export type ToolInput = v.ObjectEntries | v.GenericSchema<Record<string, unknown>, Record<string, unknown>>
+/**
+ * A tool's input: an object schema of any Standard Schema library (`z.object({…})`, `v.object({…})`,
+ * `type({…})`), or its entries, each of any library (`{ title: z.string() }`).
+ */
+export type ToolInput = ObjectSchemaInput
 
 /** The validated arguments type of a {@link ToolInput}. */
-export type ToolArgs<I extends ToolInput | undefined> = I extends v.GenericSchema
-  ? v.InferOutput<I>
-  : I extends v.ObjectEntries
-    ? v.InferOutput<v.ObjectSchema<I, undefined>>
-    : Record<never, never>
+export type ToolArgs<I extends ToolInput | undefined> = ObjectOutput<I>
 
 /**
  * A tool result with `structuredContent` and no `content`: the SDK adds one text block holding the JSON
@@ -72,7 +71,10 @@ export type ToolHandler<Args, R = ToolReturn> = (args: Args, ctx: HandlerContext
 export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = Record<never, never>> {
   title?: string
   description?: string
-  /** Input arguments as a valibot object schema or its entries; advertised as `inputSchema` (JSON Schema 2020-12). */
+  /**
+   * Input arguments: an object schema or its entries, of any Standard Schema library; advertised as
+   * `inputSchema` (JSON Schema 2020-12, from the library's own converter: see `withJsonSchema` for one without).
+   */
   input?: I
   /**
    * Resolved parameters: name → resolver (or `outcome(resolver)`). Hidden from `inputSchema`; a value a
@@ -84,7 +86,7 @@ export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = Re
    * The shape of `structuredContent`, advertised as `outputSchema`. A result that lacks
    * `structuredContent` or does not match is a server error (-32603, logged), never sent.
    */
-  output?: v.GenericSchema
+  output?: StandardSchemaV1
   /**
    * Arguments mirrored into request headers: argument name → `{Name}` of `Mcp-Param-{Name}` (advertised as
    * `x-mcp-header`; string, integer or boolean arguments only). Over HTTP, a header that is missing or
@@ -103,8 +105,11 @@ export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = Re
   scopes?: readonly string[]
 }
 
-/** A prompt's arguments: string-valued valibot entries (`v.string()`, `v.optional(v.string())`, pipes). */
-export type PromptArguments = Record<string, v.GenericSchema<string | undefined, unknown>>
+/**
+ * A prompt's arguments: string-valued entries of any Standard Schema library (`z.string()`,
+ * `v.optional(v.string())`, pipes); their descriptions (`.describe()`, `v.description`) are listed.
+ */
+export type PromptArguments = Record<string, StandardSchemaV1<string | undefined, unknown>>
 
 /** What a prompt handler may return: a result, its messages, one user message as a string, or an `InputRequiredResult`. */
 export type PromptReturn = GetPromptResult | PromptMessage[] | string | InputRequiredResult
@@ -113,10 +118,10 @@ export type PromptReturn = GetPromptResult | PromptMessage[] | string | InputReq
 export interface PromptConfig<A extends PromptArguments, U extends Uses = Record<never, never>> {
   title?: string
   description?: string
-  /** Arguments by name; each a string schema (wrap in `v.optional` for optional ones). Use `v.description` to document them. */
+  /** Arguments by name; each a string schema (an optional one accepts `undefined`: `v.optional`, `.optional()`); their descriptions are listed. */
   arguments?: A
   /** Resolved parameters, as for tools. */
-  use?: U & CheckedUses<v.InferOutput<v.ObjectSchema<A, undefined>>, U>
+  use?: U & CheckedUses<ObjectOutput<A>, U>
   /** Suggestions for argument values (`completion/complete`), by argument name. */
   complete?: { [K in keyof A]?: Completer }
   icons?: Tool['icons']
@@ -212,14 +217,14 @@ export interface Registered {
 }
 /** A tool: its argument schema, its `tools/list` entry, its output schema, its `x-mcp-header` arguments. */
 export interface RegisteredTool extends Registered {
-  schema: v.GenericSchema<unknown, Record<string, unknown>>
+  schema: SchemaCheck<Record<string, unknown>>['check']
   definition: Tool
-  output: v.GenericSchema | undefined
+  output: StandardSchemaV1 | undefined
   headerParams: HeaderParam[]
 }
 /** A prompt: its argument schema, its `prompts/list` entry, its completers. */
 export interface RegisteredPrompt extends Registered {
-  schema: v.GenericSchema<unknown, Record<string, unknown>>
+  schema: SchemaCheck<Record<string, unknown>>['check']
   definition: Record<string, unknown>
   complete?: Record<string, Completer | undefined> | undefined
 }

@@ -50,8 +50,8 @@ export function restore(question: Question, recorded: Recorded): ResolverResult 
 function accepted(question: Question, data: unknown): { result: ResolverResult; data: unknown } | undefined {
   switch (question[QUESTION]) {
     case 'elicit': {
-      const parsed = v.safeParse(question.form.valibot, data ?? {})
-      return parsed.success ? { result: { kind: 'value', value: parsed.output }, data: parsed.output } : undefined
+      const checked = question.form.check(data ?? {})
+      return checked.issues ? undefined : { result: { kind: 'value', value: checked.value }, data: checked.value }
     }
     case 'url':
       return { result: { kind: 'value', value: true }, data: undefined }
@@ -107,8 +107,8 @@ export function take(
 /** Why accepted content does not fit an elicitation's form: its first issue. */
 function misfitOf(question: Question, content: unknown): string {
   if (question[QUESTION] !== 'elicit') return 'no content'
-  const parsed = v.safeParse(question.form.valibot, content ?? {})
-  return parsed.success ? 'no content' : describeIssue(parsed.issues[0])
+  const checked = question.form.check(content ?? {})
+  return checked.issues?.[0] ?? 'no content'
 }
 
 function describeShape(question: Question, answer: unknown): string {

@@ -1,63 +1,60 @@
 /**
- * Elicitation form schemas: a valibot object checked once, at start-up, against the spec's form subset
- * (spec: client/elicitation.mdx `PrimitiveSchemaDefinition`), with the `requestedSchema` sent to clients.
+ * Elicitation form schemas: an object schema of any Standard Schema library, checked once, at start-up,
+ * against the spec's form subset (spec: client/elicitation.mdx `PrimitiveSchemaDefinition`), with the
+ * `requestedSchema` sent to clients. A hand-built `requestedSchema` (`elicitForm`) gets the same check.
  * @module
  */
 import * as v from 'valibot'
-import { toJsonSchema } from '../../protocol/json-schema.ts'
 import { describeIssue } from '../../protocol/issues.ts'
 import { requestedSchema, type RequestedSchema } from '../../protocol/schemas/elicitation.ts'
 import { InvalidSignatureError } from '../errors.ts'
+import { objectSchemaOf, type Checked, type JsonSchema, type ObjectOutput, type ObjectSchemaInput } from '../schema.ts'
 
-/** A form schema for `elicit`: checked against the spec's form subset when it is made. */
-export interface FormSchema<S extends v.GenericSchema = v.GenericSchema> {
-  readonly valibot: S
+/** A form schema for `elicit`, of output type `T`: checked against the spec's form subset when it is made. */
+export interface FormSchema<T = Record<string, unknown>> {
+  /** Check an answer's `content` (synchronously: a form's schema may not validate asynchronously). */
+  readonly check: (content: unknown) => Checked<T>
   /** The `requestedSchema` sent to the client. */
   readonly requestedSchema: RequestedSchema
 }
 
 /** The string formats a form field may have. */
 const FORMATS = new Set(['email', 'uri', 'date', 'date-time'])
-/** Forms already checked, by their valibot schema: `formSchema` is idempotent and cheap when repeated. */
+/** Forms already checked, by their schema: `formSchema` is idempotent and cheap when repeated. */
 const formCache = new WeakMap<object, FormSchema>()
 
 /**
- * A form schema for `elicit`: a valibot object (or its entries) whose fields are the spec's
- * primitives — string (minLength, maxLength; formats email, uri, date, date-time), number, integer
- * (minimum, maximum), boolean, single-select enum (`v.picklist`) and multi-select enum
- * (`v.array(v.picklist(...))`). Call it at module level: a schema outside the subset throws at start-up.
- * @throws InvalidSignatureError naming the field that leaves the form subset.
+ * A form schema for `elicit`: an object schema (or its entries) of any Standard Schema library whose
+ * fields are the spec's primitives — string (minLength, maxLength; formats email, uri, date, date-time),
+ * number, integer (minimum, maximum), boolean, single-select enum (`v.picklist`, `z.enum`) and multi-select
+ * enum (an array of one). Call it at module level: a schema outside the subset throws at start-up.
+ * @throws InvalidSignatureError naming the field that leaves the form subset, or when the library gives no
+ *   JSON Schema (see `withJsonSchema`).
  * @example const Backorder = formSchema({ confirm: v.pipe(v.boolean(), v.description('Order anyway and wait?')) })
  */
-export function formSchema<S extends v.ObjectEntries | v.GenericSchema>(
-  schema: S,
-): FormSchema<S extends v.GenericSchema ? S : v.ObjectSchema<Extract<S, v.ObjectEntries>, undefined>> {
-  const valibot = (
-    typeof schema === 'object' && (schema as { kind?: unknown }).kind === 'schema'
-      ? schema
-      : v.object(schema as v.ObjectEntries)
-  ) as v.GenericSchema
-  const cached = formCache.get(valibot)
+export function formSchema<S extends ObjectSchemaInput>(schema: S): FormSchema<ObjectOutput<S>> {
+  const cached = typeof schema === 'object' && schema !== null ? formCache.get(schema) : undefined
   if (cached) return cached as never
-  const form: FormSchema = { valibot, requestedSchema: requestedSchemaOf(valibot) }
-  formCache.set(valibot, form)
+  // strict: a check the client cannot see (v.check, v.transform, …) could never be satisfied by a form
+  const made = objectSchemaOf(schema, 'An elicitation form schema', true)
+  const check = (content: unknown): Checked<Record<string, unknown>> => {
+    const checked = made.check(content)
+    if (checked instanceof Promise) {
+      checked.catch(() => {})
+      return { issues: ['an elicitation form schema must validate synchronously'] }
+    }
+    return checked
+  }
+  const form: FormSchema = { check, requestedSchema: checkedRequestedSchema(made.jsonSchema) }
+  if (typeof schema === 'object' && schema !== null) formCache.set(schema, form)
   return form as never
 }
 
 /**
- * The `requestedSchema` of a form: its JSON Schema, each field normalized and checked against the subset.
+ * A form's `requestedSchema` from its JSON Schema: each field normalized and checked against the subset.
  * @throws InvalidSignatureError naming the field that leaves the form subset.
  */
-function requestedSchemaOf(valibot: v.GenericSchema): RequestedSchema {
-  let json: Record<string, unknown>
-  try {
-    // strict: a check the client cannot see (v.check, v.transform, …) could never be satisfied by a form
-    json = toJsonSchema(valibot, true)
-  } catch (error) {
-    throw new InvalidSignatureError(
-      `An elicitation form schema can hold only what JSON Schema forms express: ${error instanceof Error ? error.message : String(error)}`,
-    )
-  }
+export function checkedRequestedSchema(json: JsonSchema): RequestedSchema {
   if (json.type !== 'object' || typeof json.properties !== 'object' || json.properties === null) {
     throw new InvalidSignatureError('An elicitation form schema must be an object of primitive fields')
   }
@@ -147,5 +144,5 @@ function formatProblem(format: unknown): string | undefined {
 
 /** True for a form made by {@link formSchema}. */
 export function isFormSchema(x: unknown): x is FormSchema {
-  return typeof x === 'object' && x !== null && 'requestedSchema' in x && 'valibot' in x
+  return typeof x === 'object' && x !== null && 'requestedSchema' in x && typeof (x as FormSchema).check === 'function'
 }

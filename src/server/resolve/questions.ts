@@ -4,7 +4,6 @@
  * `InputRequest` (spec: basic/patterns/mrtr.mdx).
  * @module
  */
-import type * as v from 'valibot'
 import type { CreateMessageRequestParams, InputRequest } from '../../protocol/schemas/index.ts'
 import { InvalidSignatureError } from '../errors.ts'
 import { isFormSchema, type FormSchema } from './forms.ts'
@@ -13,10 +12,10 @@ import { isFormSchema, type FormSchema } from './forms.ts'
 export const QUESTION = Symbol.for('edge-mcp.question')
 
 /** Ask the user to fill a form (`elicitation/create`, mode `form`). */
-export interface ElicitQuestion<S extends v.GenericSchema = v.GenericSchema> {
+export interface ElicitQuestion<T = Record<string, unknown>> {
   readonly [QUESTION]: 'elicit'
   readonly message: string
-  readonly form: FormSchema<S>
+  readonly form: FormSchema<T>
 }
 /** Ask the user to visit a URL (`elicitation/create`, mode `url`). */
 export interface UrlQuestion {
@@ -45,10 +44,10 @@ export type Question = ElicitQuestion | UrlQuestion | SampleQuestion | RootsQues
  * @throws InvalidSignatureError for a form not made by `formSchema`, or a URL that is not absolute http(s).
  */
 export const elicit: {
-  <S extends v.GenericSchema>(message: string, form: FormSchema<S>): ElicitQuestion<S>
+  <T>(message: string, form: FormSchema<T>): ElicitQuestion<T>
   url(message: string, url: string): UrlQuestion
 } = Object.assign(
-  <S extends v.GenericSchema>(message: string, form: FormSchema<S>): ElicitQuestion<S> => {
+  <T>(message: string, form: FormSchema<T>): ElicitQuestion<T> => {
     if (!isFormSchema(form))
       throw new InvalidSignatureError('elicit() takes a form made with formSchema(), checked once at start-up')
     return { [QUESTION]: 'elicit', message, form }

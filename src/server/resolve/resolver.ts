@@ -3,7 +3,6 @@
  * arguments at compile time: what each need injects, and which arguments each resolver needs.
  * @module
  */
-import type * as v from 'valibot'
 import type { CreateMessageResult, ListRootsResult } from '../../protocol/schemas/index.ts'
 import type { RequestContext } from '../context.ts'
 import { InvalidSignatureError } from '../errors.ts'
@@ -18,8 +17,8 @@ type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) exten
  * @internal not in the public API: type machinery of `resolver()`
  */
 export type Answered<R> =
-  R extends ElicitQuestion<infer S>
-    ? v.InferOutput<S>
+  R extends ElicitQuestion<infer T>
+    ? T
     : R extends UrlQuestion
       ? true
       : R extends SampleQuestion
