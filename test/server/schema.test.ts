@@ -4,6 +4,7 @@
  * draft 2020-12; validation errors with the field and the reason; a schema without JSON Schema refused at
  * registration with the call that adds one; hand-built forms checked as made ones.
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { toStandardJsonSchema } from '@valibot/to-json-schema'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { type } from 'arktype'
@@ -160,12 +161,14 @@ describe('a schema without JSON Schema', () => {
       typeof (value as { n?: unknown })?.n === 'number'
         ? { value: value as { n: number } }
         : { issues: [{ message: 'n must be a number', path: ['n'] }] }
-    const Custom = withJsonSchema(
-      {
-        '~standard': { version: 1, vendor: 'effect', validate },
-      } as never as import('@standard-schema/spec').StandardSchemaV1<{ n: number }>,
-      { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
-    )
+    const validator: StandardSchemaV1<unknown, { n: number }> = {
+      '~standard': { version: 1, vendor: 'effect', validate },
+    }
+    const Custom = withJsonSchema(validator, {
+      type: 'object',
+      properties: { n: { type: 'number' } },
+      required: ['n'],
+    })
     mcp.tool('t', { input: Custom }, ({ n }) => `n=${n}`)
     const handler = createFetchHandler(mcp)
     const listed = await call(handler, 'tools/list')
