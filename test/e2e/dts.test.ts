@@ -227,6 +227,7 @@ describe('the published declarations, as a consumer compiles them', () => {
     // docs/migrating.md: the official SDK's code beside edge-mcp's, both compiled
     const migrating = COMPILED.filter((b) => b.file === 'docs/migrating.md')
     expect(migrating.filter((b) => b.body.includes("from '@modelcontextprotocol/")).length).toBeGreaterThanOrEqual(12)
+    expect(migrating.filter((b) => b.body.includes("from 'edge-mcp/")).length).toBeGreaterThanOrEqual(12)
     const fragments = BLOCKS.filter((b) => isTypeScript(b) && b.flags.includes('fragment'))
     expect(
       fragments.length,
