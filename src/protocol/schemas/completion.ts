@@ -17,13 +17,21 @@ const resourceTemplateReference = /* @__PURE__ */ once(() =>
 )
 export const ResourceTemplateReference = /* @__PURE__ */ resourceTemplateReference()
 
+/** The entries of `completion/complete`'s params but `_meta`, in their order. */
+const completeEntries = () => ({
+  ref: v.variant('type', [promptReference(), resourceTemplateReference()]),
+  argument: v.looseObject({ name: v.string(), value: v.string() }),
+  context: v.optional(v.looseObject({ arguments: v.optional(v.record(v.string(), v.string())) })),
+})
+
+/**
+ * The params of `completion/complete` without their `_meta` envelope (the server checks that itself; a
+ * 2025-era request has none): `CompleteRequestParams` but `_meta`.
+ */
+export const completeParamsWithoutMeta = /* @__PURE__ */ once(() => v.looseObject(completeEntries()))
+
 export const completeRequestParams = /* @__PURE__ */ once(() =>
-  v.looseObject({
-    ...requestParamsBase(),
-    ref: v.variant('type', [promptReference(), resourceTemplateReference()]),
-    argument: v.looseObject({ name: v.string(), value: v.string() }),
-    context: v.optional(v.looseObject({ arguments: v.optional(v.record(v.string(), v.string())) })),
-  }),
+  v.looseObject({ ...requestParamsBase(), ...completeEntries() }),
 )
 export const CompleteRequestParams = /* @__PURE__ */ completeRequestParams()
 export type CompleteRequestParams = v.InferOutput<typeof CompleteRequestParams>

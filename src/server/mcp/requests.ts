@@ -10,8 +10,7 @@ import { describeIssue } from '../../protocol/issues.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
 import { isVisibleAscii, quoteValue } from '../../protocol/headers.ts'
 import { paramMatches, valueAt, type HeaderParam } from '../../protocol/param-headers.ts'
-import { once } from '../../protocol/schemas/common.ts'
-import { completeRequestParams } from '../../protocol/schemas/completion.ts'
+import { completeParamsWithoutMeta } from '../../protocol/schemas/completion.ts'
 import type { CallToolResult } from '../../protocol/schemas/index.ts'
 import { callToolResult } from '../../protocol/schemas/tools.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
@@ -137,9 +136,6 @@ export async function readResource(
   throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri })
 }
 
-/** The params of `completion/complete` but its `_meta` envelope: that is the server's to check (a 2025-era request has none). */
-const completeParams = /* @__PURE__ */ once(() => v.omit(completeRequestParams(), ['_meta']))
-
 /**
  * `completion/complete` (spec: server/utilities/completion.mdx): the argument's completer, if any, cut
  * to 100 values.
@@ -147,7 +143,7 @@ const completeParams = /* @__PURE__ */ once(() => v.omit(completeRequestParams()
  * @throws InsufficientScopeError when the caller lacks the prompt's or template's registration `scopes`.
  */
 export async function complete(registry: Registry, params: RequestParams, ctx: RequestContext): Promise<ResultObject> {
-  const parsed = v.safeParse(completeParams(), params)
+  const parsed = v.safeParse(completeParamsWithoutMeta(), params)
   if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
   const { ref, argument, context } = parsed.output
   let completers: Record<string, Completer | undefined> | undefined
