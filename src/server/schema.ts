@@ -140,10 +140,7 @@ export function jsonSchemaOf(
 
 /** `"field 'a.b': message"` for a Standard Schema issue with a path, else its message. */
 function describeStandardIssue(issue: StandardSchemaV1.Issue): string {
-  const path = (issue.path ?? []).map((p) => {
-    const key = typeof p === 'object' && p !== null ? p.key : p
-    return typeof key === 'number' ? key : String(key)
-  })
+  const path = (issue.path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p))
   return describe({ message: issue.message, path })
 }
 
@@ -157,26 +154,28 @@ export function checkWith<T>(schema: StandardSchemaV1, value: unknown): Checked<
     return parsed.success ? { value: parsed.output as T } : { issues: parsed.issues.map(describeIssue) }
   }
   const result = schema['~standard'].validate(value)
-  return result instanceof Promise ? result.then((r) => fromResult<T>(r)) : fromResult<T>(result)
+  return result instanceof Promise ? result.then(fromResult<T>) : fromResult<T>(result)
 }
 
 /**
  * A user's object schema made ready: a Standard Schema of an object, or entries of any libraries (checked one
  * by one, as an object that drops unknown members; an entry that accepts `undefined` is optional).
+ * @param input - the schema or its entries; none: an empty object.
  * @param where - who it belongs to, for errors ("tool 'x' input").
  * @param strict - as in {@link jsonSchemaOf}.
  * @throws InvalidSignatureError when it is neither, an entry is no Standard Schema, or a JSON Schema is missing.
  */
 export function objectSchemaOf(
-  input: ObjectSchemaInput | undefined,
+  input: ObjectSchemaInput | undefined = {},
   where: string,
   strict = false,
 ): SchemaCheck<Record<string, unknown>> {
-  if (input === undefined) return objectSchemaOf({}, where, strict)
   if (isStandardSchema(input)) {
     const jsonSchema = jsonSchemaOf(input, where, 'input', strict)
-    const entries = isValibot(input) ? (input as { entries?: unknown }).entries : undefined
-    const names = isPlainObject(entries) ? new Set(Object.keys(entries)) : propertyNames(jsonSchema)
+    // the names: a valibot object's entries, else the properties its JSON Schema declares
+    const own = isValibot(input) ? (input as { entries?: unknown }).entries : undefined
+    const entries = isPlainObject(own) ? own : jsonSchema.properties
+    const names = isPlainObject(entries) ? new Set(Object.keys(entries)) : undefined
     return { check: (value) => checkWith(input, value), jsonSchema, names }
   }
   if (!isPlainObject(input)) throw new InvalidSignatureError(`${where}: expected a schema or an object of schemas`)
@@ -185,11 +184,6 @@ export function objectSchemaOf(
     if (!isStandardSchema(entry)) throw new InvalidSignatureError(`${where}: '${name}' is not a Standard Schema`)
   if (Object.values(shape).every(isValibot)) return objectSchemaOf(v.object(shape as v.ObjectEntries), where, strict)
   return shapeCheck(shape, where, strict)
-}
-
-/** The property names a JSON Schema object declares. */
-function propertyNames(json: JsonSchema): ReadonlySet<string> | undefined {
-  return isPlainObject(json.properties) ? new Set(Object.keys(json.properties)) : undefined
 }
 
 /** An object of entries from any libraries, checked entry by entry. */
@@ -206,29 +200,26 @@ function shapeCheck(shape: SchemaShape, where: string, strict: boolean): SchemaC
   }
   const jsonSchema: JsonSchema = { type: 'object', properties, ...(required.length ? { required } : {}) }
   const check = (value: unknown): Checked<Record<string, unknown>> | Promise<Checked<Record<string, unknown>>> => {
-    if (!isPlainObject(value)) return { issues: [`Invalid type: Expected Object but received ${received(value)}`] }
+    if (!isPlainObject(value)) {
+      const received = value === null ? 'null' : Array.isArray(value) ? 'Array' : typeof value
+      return { issues: [`Invalid type: Expected Object but received ${received}`] }
+    }
     const results = entries.map(([name, entry]) => checkWith(entry, value[name]))
     const collect = (done: Checked<unknown>[]): Checked<Record<string, unknown>> => {
       const out: Record<string, unknown> = {}
       const issues: string[] = []
       done.forEach((result, i) => {
         const name = names[i] as string
-        if (result.issues) issues.push(...result.issues.map((issue) => prefixed(name, issue)))
-        else if (result.value !== undefined || Object.hasOwn(value, name)) out[name] = result.value
+        // an entry's issue told from the object: "field 'name.x': …"
+        for (const issue of result.issues ?? [])
+          issues.push(issue.startsWith("field '") ? `field '${name}.${issue.slice(7)}` : `field '${name}': ${issue}`)
+        if (!result.issues && (result.value !== undefined || Object.hasOwn(value, name))) out[name] = result.value
       })
       return issues.length ? { issues } : { value: out }
     }
-    if (!results.some((r) => r instanceof Promise)) return collect(results as Checked<unknown>[])
-    return Promise.all(results.map((r) => Promise.resolve(r))).then(collect)
+    return results.some((r) => r instanceof Promise)
+      ? Promise.all(results.map((r) => Promise.resolve(r))).then(collect)
+      : collect(results as Checked<unknown>[])
   }
   return { check, jsonSchema, names: new Set(names) }
-}
-
-/** An entry's issue told from the object: `"field 'name.x': …"`. */
-function prefixed(name: string, issue: string): string {
-  return issue.startsWith("field '") ? `field '${name}.${issue.slice(7)}` : `field '${name}': ${issue}`
-}
-
-function received(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'Array' : typeof value
 }
