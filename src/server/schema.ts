@@ -59,6 +59,9 @@ export interface SchemaCheck<T = unknown> {
 
 const TARGET = 'draft-2020-12'
 
+/** Converters of `withJsonSchema`: their JSON Schema is sent as written, `$schema` included (SEP-1613). */
+const verbatim = new WeakSet<object>()
+
 /** How to give a library's schemas a JSON Schema, by vendor (`~standard.vendor`). */
 const JSON_SCHEMA_HINT: Record<string, string> = {
   zod: 'zod ≥ 4.2 schemas carry it (upgrade zod)',
@@ -81,6 +84,8 @@ function isValibot(x: unknown): x is v.GenericSchema {
 /**
  * A validator with an explicit JSON Schema beside it, for a library without Standard JSON Schema (or to
  * send another schema than the library would write): a Standard JSON Schema whose `validate` is `schema`'s.
+ * The JSON Schema is sent exactly as written (`$schema`, `$defs`, `$anchor`, `if`/`then`/`else` kept: SEP-1613);
+ * a library's converter output is sent without its `$schema`.
  * @param schema - any Standard Schema.
  * @param input - the JSON Schema (draft 2020-12) of what it accepts; `output` that of what it produces
  *   (default: `input`), used for a tool's `outputSchema`.
@@ -95,6 +100,7 @@ export function withJsonSchema<S extends StandardSchemaV1>(
   if (!isStandardSchema(schema)) throw new TypeError('withJsonSchema() takes a Standard Schema (with ~standard)')
   if (!isPlainObject(input) || !isPlainObject(output)) throw new TypeError('withJsonSchema() takes JSON Schema objects')
   const jsonSchema = { input: () => structuredClone(input), output: () => structuredClone(output) }
+  verbatim.add(jsonSchema)
   return { '~standard': { ...schema['~standard'], jsonSchema } } as never
 }
 
@@ -110,6 +116,7 @@ export function jsonSchemaOf(
   strict = false,
 ): JsonSchema {
   let json: JsonSchema
+  const converter = (schema['~standard'] as Partial<StandardJSONSchemaV1.Props>).jsonSchema
   try {
     if (isValibot(schema)) {
       json = valibotJsonSchema(schema, {
@@ -118,7 +125,6 @@ export function jsonSchemaOf(
         errorMode: strict ? 'throw' : 'ignore',
       }) as JsonSchema
     } else {
-      const converter = (schema['~standard'] as Partial<StandardJSONSchemaV1.Props>).jsonSchema
       if (typeof converter?.[side] !== 'function') {
         const vendor = schema['~standard'].vendor
         const hint = JSON_SCHEMA_HINT[vendor] ?? 'pass the validator and its JSON Schema to withJsonSchema()'
@@ -133,7 +139,8 @@ export function jsonSchemaOf(
     throw new InvalidSignatureError(`${where}: ${error instanceof Error ? error.message : String(error)}`)
   }
   if (!isPlainObject(json)) throw new InvalidSignatureError(`${where}: its JSON Schema is not an object`)
-  const rest = { ...json }
+  if (converter && verbatim.has(converter)) return json
+  const rest = { ...json } // a library's own `$schema` is left out: draft 2020-12 is the spec's default dialect
   delete rest.$schema
   return rest
 }

@@ -19,6 +19,7 @@ import {
   listRoots,
   resolver,
   sample,
+  withJsonSchema,
   type McpServerOptions,
 } from '../../src/server/index.ts'
 import type { InputRequest, RequestedSchema } from '../../src/index.ts'
@@ -59,6 +60,31 @@ const client_roots = resolver({}, function client_roots() {
  * @param options - more server options, merged over the fixture's (`cache`, `logger`): the Worker passes
  *   `legacyQuestions: { mailbox: durableObjectMailbox() }`.
  */
+/** The conformance suite's JSON Schema 2020-12 tool input (json-schema-2020-12 scenario), as it sends it. */
+const CONTACT_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+}
+
 export function createConformanceServer(options: McpServerOptions = {}): McpServer {
   const mcp = new McpServer(
     { name: 'edge-mcp-conformance', version: '1.0.0' },
@@ -87,6 +113,12 @@ export function createConformanceServer(options: McpServerOptions = {}): McpServ
     return promptToggle ? 'added test_toggled_prompt' : 'removed test_toggled_prompt'
   })
 
+  // SEP-1613 / SEP-2106: a 2020-12 inputSchema is listed as written ($schema, $defs, $anchor, if/then/else)
+  mcp.tool(
+    'json_schema_2020_12_tool',
+    { description: 'Tool with JSON Schema 2020-12 features', input: withJsonSchema(v.looseObject({}), CONTACT_SCHEMA) },
+    () => 'ok',
+  )
   mcp.tool(
     'test_simple_text',
     { description: 'Tests simple text content response' },

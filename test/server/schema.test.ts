@@ -185,6 +185,28 @@ describe('a schema without JSON Schema', () => {
   })
 })
 
+describe('$schema and the 2020-12 vocabulary', () => {
+  it("withJsonSchema's JSON Schema is listed as written ($schema, $defs, $anchor, if/then/else); a library's without $schema", async () => {
+    const written = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { city: { type: 'string' } } } },
+      properties: { address: { $ref: '#/$defs/address' }, phone: { type: 'string' } },
+      if: { required: ['address'] },
+      then: { required: ['phone'] },
+      additionalProperties: false,
+    }
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool('written', { input: withJsonSchema(v.looseObject({}), written) }, () => 'ok')
+    mcp.tool('zod', { input: z.object({ a: z.string() }) }, () => 'ok')
+    const listed = await call(createFetchHandler(mcp), 'tools/list')
+    const [first, second] = listed.body.result.tools as unknown as Array<{ inputSchema: Record<string, unknown> }>
+    expect(first.inputSchema).toEqual(written)
+    expect(second.inputSchema).not.toHaveProperty('$schema')
+    expect(schemaErrors('ListToolsResult', listed.body.result)).toEqual([])
+  })
+})
+
 describe('prompt arguments of any library', () => {
   it('zod arguments: listed with their descriptions and required flags; a missing one is -32602', async () => {
     const mcp = new McpServer({ name: 's', version: '1' })
