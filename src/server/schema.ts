@@ -179,6 +179,10 @@ export function objectSchemaOf(
 ): SchemaCheck<Record<string, unknown>> {
   if (isStandardSchema(input)) {
     const jsonSchema = jsonSchemaOf(input, where, 'input', strict)
+    if (jsonSchema.type !== undefined && jsonSchema.type !== 'object')
+      throw new InvalidSignatureError(
+        `${where}: an object schema is needed, not one of type ${JSON.stringify(jsonSchema.type)}`,
+      )
     // the names: a valibot object's entries, else the properties its JSON Schema declares
     const own = isValibot(input) ? (input as { entries?: unknown }).entries : undefined
     const entries = isPlainObject(own) ? own : jsonSchema.properties

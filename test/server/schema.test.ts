@@ -153,6 +153,9 @@ describe('a schema without JSON Schema', () => {
       /Tool 't' input: this effect schema has no JSON Schema .*withJsonSchema/,
     )
     expect(() => mcp.tool('t', { input: { a: 5 } as never }, () => '')).toThrow(/'a' is not a Standard Schema/)
+    expect(() => mcp.tool('t', { input: z.string() as never }, () => '')).toThrow(
+      /Tool 't' input: an object schema is needed, not one of type "string"/,
+    )
   })
 
   it('works with withJsonSchema: its JSON Schema is listed, its validate checks', async () => {
