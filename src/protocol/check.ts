@@ -63,10 +63,10 @@ const make = <T>(e: string, run: (value: unknown) => Outcome, extra?: Partial<Ch
 const when = <T>(e: string, test: (value: unknown) => boolean): Check<T> =>
   make(e, (value) => (test(value) ? [true, [], value] : [false, [issue('type', e, show(value))]]))
 
-export const string = when<string>('string', (x) => typeof x === 'string')
-export const number = when<number>('number', (x) => typeof x === 'number' && !isNaN(x))
-export const boolean = when<boolean>('boolean', (x) => typeof x === 'boolean')
-export const unknown = make<unknown>('unknown', (value) => [true, [], value])
+export const string = /* @__PURE__ */ when<string>('string', (x) => typeof x === 'string')
+export const number = /* @__PURE__ */ when<number>('number', (x) => typeof x === 'number' && !isNaN(x))
+export const boolean = /* @__PURE__ */ when<boolean>('boolean', (x) => typeof x === 'boolean')
+export const unknown = /* @__PURE__ */ make<unknown>('unknown', (value) => [true, [], value])
 
 /** Exactly `literal` (a string). */
 export const literal = <const L extends string>(literal: L): Check<L> => when(show(literal), (x) => x === literal)
