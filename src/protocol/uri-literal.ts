@@ -68,7 +68,7 @@ function utf8Length(lead: number): number {
   return lead >= 0xf0 && lead < 0xf5 ? 4 : 0
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+const strictUtf8 = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true })
 
 /**
  * The character these UTF-8 octets spell when it has a second form: an unreserved ASCII character or a

@@ -23,16 +23,17 @@ export const Resource = /* @__PURE__ */ v.looseObject({
 export type Resource = v.InferOutput<typeof Resource>
 
 /** `ResourceTemplate`: an RFC 6570 URI template as listed by `resources/templates/list`. */
-export const ResourceTemplate = /* @__PURE__ */ v.looseObject({
-  uriTemplate: v.string(),
-  name: v.string(),
-  title: v.optional(v.string()),
-  description: v.optional(v.string()),
-  mimeType: v.optional(v.string()),
-  annotations: v.optional(Annotations),
-  icons: v.optional(v.array(icon())),
-  _meta: v.optional(MetaObject),
-})
+export const ResourceTemplate = /* @__PURE__ */ (() =>
+  v.looseObject({
+    uriTemplate: v.string(),
+    name: v.string(),
+    title: v.optional(v.string()),
+    description: v.optional(v.string()),
+    mimeType: v.optional(v.string()),
+    annotations: v.optional(Annotations),
+    icons: v.optional(v.array(icon())),
+    _meta: v.optional(MetaObject),
+  }))()
 export type ResourceTemplate = v.InferOutput<typeof ResourceTemplate>
 
 export const ListResourcesResult = /* @__PURE__ */ listResult<'resources', Resource>('resources', Resource)
