@@ -55,12 +55,18 @@ export type NeedValues<N> = { [K in keyof N]: NeedValue<N[K]> }
  */
 export type ResolvedOf<R> = R extends Resolver<infer O, unknown> ? O : never
 
+/**
+ * The argument an `arg()` need under key `K` reads: its own key, or the name given to `.from(name)`.
+ * `Name` is `never` for the own key, or `string` where optional properties may hold `undefined`
+ * (without exactOptionalPropertyTypes, the inference of `__name?: never` falls back to the constraint).
+ */
+type ArgName<K, Name> = [Name] extends [never] ? K & string : string extends Name ? K & string : Name
 /** The handler arguments a single need requires (by name and type). */
 export type ArgsOfNeed<K, N> =
   N extends ArgNeed<infer T, infer Name>
     ? undefined extends T
-      ? { [P in [Name] extends [never] ? K & string : Name]?: T }
-      : { [P in [Name] extends [never] ? K & string : Name]: T }
+      ? { [P in ArgName<K, Name>]?: T }
+      : { [P in ArgName<K, Name>]: T }
     : N extends OutcomeNeed<infer R>
       ? ArgsOfResolver<R>
       : N extends Resolver<unknown, infer A>
