@@ -1,12 +1,14 @@
 /**
- * Deno and Bun for the tests that run them, installed on first use rather than by `npm install`: they
- * are ~200 MB that a user who only runs `npm install && npm start` does not need. The pinned versions
- * below are installed from the npm registry (`deno`, `bun` packages; the npm cache is used when it has
- * them) into node_modules/.cache/edge-mcp-tools, once, whichever test asks first; `npm ci` clears them.
+ * Deno, Bun and TypeScript 7 (the native compiler, beside the repository's TypeScript 5) for the tests
+ * that run them, installed on first use rather than by `npm install`: they are ~250 MB that a user who
+ * only runs `npm install && npm start` does not need. The pinned versions below are installed from the
+ * npm registry (`deno`, `bun`, `typescript` packages; the npm cache is used when it has them) into
+ * node_modules/.cache/edge-mcp-tools, once, whichever test asks first; `npm ci` clears them.
  *
  * @example
  * const deno = await ensureTool('deno') // an absolute path to the executable
  * await run(deno, ['run', 'script.ts'])
+ * await run(await ensureTool('typescript'), ['-p', 'app']) // TypeScript 7's `tsc`
  */
 import { execFile } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -16,9 +18,12 @@ import { promisify } from 'node:util'
 const run = promisify(execFile)
 
 /** The tools the tests run, and the exact version of each (the one place they are pinned). */
-export const TOOL_VERSIONS = { deno: '2.9.6', bun: '1.4.5' } as const
+export const TOOL_VERSIONS = { deno: '2.9.6', bun: '1.4.5', typescript: '7.0.2' } as const
 
 export type Tool = keyof typeof TOOL_VERSIONS
+
+/** The executable of each tool's package (TypeScript 7's is `tsc`, as TypeScript 5's). */
+const BIN: Record<Tool, string> = { deno: 'deno', bun: 'bun', typescript: 'tsc' }
 
 /** Where the tools are installed: a small npm project of its own, under the repository's node_modules. */
 export const TOOLS_DIR = join(import.meta.dirname, '..', 'node_modules/.cache/edge-mcp-tools')
@@ -29,7 +34,7 @@ const STALE_LOCK_MS = 10 * 60_000
 const pending = new Map<Tool, Promise<string>>()
 
 /**
- * The absolute path of the pinned `deno` or `bun` executable, installing it first when it is missing,
+ * The absolute path of the pinned `deno`, `bun` or TypeScript 7 `tsc` executable, installing it first when it is missing,
  * at another version, or does not run. Safe to call from parallel vitest workers (one installs, the
  * others wait on a lock in TOOLS_DIR). Takes a few seconds from the npm cache, longer from the
  * registry: call it from a test or hook with a timeout to match (e.g. 180 s).
@@ -47,7 +52,7 @@ export function ensureTool(name: Tool): Promise<string> {
 }
 
 async function locate(name: Tool): Promise<string> {
-  const bin = join(TOOLS_DIR, 'node_modules', '.bin', name)
+  const bin = join(TOOLS_DIR, 'node_modules', '.bin', BIN[name])
   if (await works(name, bin)) return bin
   await withLock(async () => {
     if (await works(name, bin)) return // another worker installed it while this one waited

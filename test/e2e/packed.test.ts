@@ -8,35 +8,15 @@
  * A TypeScript consumer in the same app is type-checked against the published declarations.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { npm, OFFLINE, packTarball, pkg, type Manifest } from '../packing.ts'
 import { ROOT } from '../workerd.ts'
 
 const run = promisify(execFile)
-
-interface Manifest {
-  name: string
-  dependencies?: Record<string, string>
-  devDependencies: Record<string, string>
-  peerDependencies?: Record<string, string>
-  peerDependenciesMeta?: Record<string, { optional?: boolean }>
-  repository: { url: string }
-}
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest
-
-/** The environment for a nested npm: without the variables of an enclosing `npm test` (its package and lifecycle). */
-function npmEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_UPDATE_NOTIFIER: '1' }
-  for (const key of Object.keys(env)) {
-    if (/^npm_(lifecycle_|package_|command$|config_local_prefix$)|^INIT_CWD$/i.test(key)) delete env[key]
-  }
-  return env
-}
-const npm = (args: string[], cwd: string) =>
-  run('npm', args, { cwd, env: npmEnv(), timeout: 120_000, maxBuffer: 16 * 1024 * 1024 })
 
 /** Link targets in Markdown outside code: inline links and images, reference definitions, HTML href/src. */
 function linkTargets(markdown: string): string[] {
@@ -51,33 +31,15 @@ function linkTargets(markdown: string): string[] {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'edge-mcp-packed-'))
-const STAGE = join(work, 'stage')
 const APP = join(work, 'app')
 let tarball: string
+let STAGE: string
 let packedFiles: string[]
 let unpacked: string
 let server: ChildProcess | undefined
 
 beforeAll(async () => {
-  // the repository as a fresh clone has it (plus uncommitted files), without what builds and installs make
-  const skip = new Set(['node_modules', '.git', 'dist', 'test-results', '.wrangler', '.readme-links-backup.md'])
-  cpSync(ROOT, STAGE, {
-    recursive: true,
-    filter: (src) =>
-      !relative(ROOT, src)
-        .split('/')
-        .some((part) => skip.has(part)),
-  })
-  symlinkSync(join(ROOT, 'node_modules'), join(STAGE, 'node_modules'), 'dir') // tsc for the prepack build
-  const out = join(work, 'out')
-  mkdirSync(out)
-  const { stdout } = await npm(['pack', '--json', '--pack-destination', out], STAGE)
-  const [result] = JSON.parse(stdout.slice(stdout.indexOf('[\n'))) as Array<{
-    filename: string
-    files: Array<{ path: string }>
-  }>
-  tarball = join(out, result.filename)
-  packedFiles = result.files.map((f) => f.path)
+  ;({ tarball, files: packedFiles, stage: STAGE } = await packTarball(work))
   unpacked = join(work, 'unpacked')
   mkdirSync(unpacked)
   await run('tar', ['-xzf', tarball, '-C', unpacked])
@@ -246,7 +208,7 @@ describe('the tarball installed into a fresh "type": "module" app with its peers
     mkdirSync(APP)
     writeFileSync(join(APP, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
     const peers = ['valibot', 'hono'].map((name) => `${name}@${pkg.devDependencies[name]}`)
-    await npm(['install', tarball, ...peers, '--prefer-offline', '--no-audit', '--no-fund'], APP)
+    await npm(['install', tarball, ...peers, ...OFFLINE], APP)
     writeFileSync(join(APP, 'server.mjs'), SERVER_MJS)
     writeFileSync(join(APP, 'client.mjs'), CLIENT_MJS)
     writeFileSync(join(APP, 'consumer.ts'), CONSUMER_TS)
