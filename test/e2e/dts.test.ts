@@ -13,12 +13,18 @@
  * does not compile. Two markers in a fence's info string opt a block out: `file=<path>` (a verbatim copy
  * of that file, checked with it by the test that runs it) and `fragment` (not compilable on its own;
  * at most two). Needs `npm run build` first (npm test does).
+ *
+ * The same project (the README's code, every export, every block) is also type-checked by TypeScript 7,
+ * the native compiler a fresh `npm i -D typescript` installs (test/tools.ts), in one run of its `tsc`.
  */
+import { execFile } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { promisify } from 'node:util'
 import ts from 'typescript'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { readMarkdown, type CodeBlock } from '../markdown.ts'
+import { ensureTool, TOOL_VERSIONS } from '../tools.ts'
 
 const ROOT = join(import.meta.dirname, '../..')
 const OUT = join(ROOT, 'test-results/dts')
@@ -239,6 +245,22 @@ describe('the published declarations, as a consumer compiles them', () => {
       'write these as ```ts',
     ).toEqual([])
   })
+
+  // TypeScript 7 has no compiler API to share a host with: its `tsc` over the project's tsconfig.json, once
+  it('type-checks the usage, every export and every block with TypeScript 7 too, with zero diagnostics', async () => {
+    const tsc = await ensureTool('typescript')
+    const run = promisify(execFile)
+    expect((await run(process.execPath, [tsc, '--version'])).stdout.trim()).toBe(`Version ${TOOL_VERSIONS.typescript}`)
+    const result = await run(process.execPath, [tsc, '-p', OUT, '--pretty', 'false', '--listFilesOnly']).catch(
+      (e: { stdout: string }) => e,
+    )
+    expect(result.stdout).toContain(join(OUT, 'every-export.ts'))
+    expect(result.stdout).toContain(join(OUT, blockFile(COMPILED[0])))
+    const checked = await run(process.execPath, [tsc, '-p', OUT, '--pretty', 'false']).catch(
+      (e: { stdout: string }) => e,
+    )
+    expect(checked.stdout).toBe('')
+  }, 180_000)
 
   // one program per block, as for the exports: each block stands on its own, as a reader copies it
   it.each(COMPILED.map((b) => [`${b.file}:${b.line}`, b] as const))(
