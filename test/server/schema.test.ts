@@ -232,6 +232,47 @@ describe('prompt arguments of any library', () => {
     expect(missing.body.error?.code).toBe(-32602)
     expect(missing.body.error?.message).toMatch(/^Invalid arguments for prompt review: field 'code': /)
   })
+
+  it.each([
+    ['a zod object', z.object({ code: z.string().describe('The code'), style: z.enum(['terse', 'kind']).optional() })],
+    ['an arktype type', type({ code: type.string.describe('The code'), 'style?': "'terse' | 'kind'" })],
+    [
+      'a valibot object',
+      v.object({
+        code: v.pipe(v.string(), v.description('The code')),
+        style: v.optional(v.picklist(['terse', 'kind'])),
+      }),
+    ],
+  ])('%s as the arguments: listed by its properties, typed, validated (-32602)', async (_, Args) => {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.prompt(
+      'review',
+      { arguments: Args, complete: { style: (value) => ['terse', 'kind'].filter((s) => s.startsWith(value)) } },
+      ({ code, style }) => {
+        expectTypeOf(code).toEqualTypeOf<string>()
+        expectTypeOf(style).toEqualTypeOf<'terse' | 'kind' | undefined>()
+        return `Review ${code} (${style ?? 'any'})`
+      },
+    )
+    const handler = createFetchHandler(mcp)
+    const listed = await call(handler, 'prompts/list')
+    expect(listed.body.result.prompts).toEqual([
+      {
+        name: 'review',
+        arguments: [{ name: 'code', description: 'The code', required: true }, { name: 'style' }],
+      },
+    ])
+    const got = await call(handler, 'prompts/get', { name: 'review', arguments: { code: 'x()', style: 'kind' } })
+    expect(got.body.result.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Review x() (kind)' } }])
+    const wrong = await call(handler, 'prompts/get', { name: 'review', arguments: { style: 'rude' } })
+    expect(wrong.body.error?.code).toBe(-32602)
+    expect(wrong.body.error?.message).toMatch(/^Invalid arguments for prompt review: field 'code': .+; field 'style': /)
+    const completed = await call(handler, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'review' },
+      argument: { name: 'style', value: 'k' },
+    })
+    expect(completed.body.result.completion).toMatchObject({ values: ['kind'] })
+  })
 })
 
 describe('elicitation forms of any library', () => {

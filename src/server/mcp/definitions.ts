@@ -9,7 +9,7 @@ import type { Tool } from '../../protocol/schemas/index.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { UriTemplate } from '../../protocol/uri-template.ts'
 import { checkCacheHints } from '../cache.ts'
-import { jsonSchemaOf, objectSchemaOf, type SchemaShape } from '../schema.ts'
+import { jsonSchemaOf, objectSchemaOf } from '../schema.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
 import { InvalidSignatureError } from '../errors.ts'
 import { kindOf, PLANNER, type OutcomeNeed } from '../resolve/needs.ts'
@@ -86,16 +86,17 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
   config: PromptConfig<A, U>,
   handler: Registered['handler'],
 ): RegisteredPrompt {
-  const entries: SchemaShape = config.arguments ?? {}
-  const args = objectSchemaOf(entries, `Prompt '${name}' arguments`)
+  const args = objectSchemaOf(config.arguments, `Prompt '${name}' arguments`)
   const json = args.jsonSchema
   const required = new Set((json.required as string[] | undefined) ?? [])
   const props = (json.properties ?? {}) as Record<string, { description?: string; title?: string }>
+  // the entries' names, a valibot object's, or the properties the object schema's JSON Schema declares
+  const names = [...(args.names ?? Object.keys(props))]
   const definition: Record<string, unknown> = { name }
   if (config.title !== undefined) definition.title = config.title
   if (config.description !== undefined) definition.description = config.description
-  if (Object.keys(entries).length > 0) {
-    definition.arguments = Object.keys(entries).map((arg) => {
+  if (names.length > 0) {
+    definition.arguments = names.map((arg) => {
       const out: Record<string, unknown> = { name: arg }
       if (props[arg]?.title) out.title = props[arg].title
       if (props[arg]?.description) out.description = props[arg].description
@@ -104,7 +105,7 @@ export function promptEntry<A extends PromptArguments, U extends Uses>(
     })
   }
   if (config.icons !== undefined) definition.icons = config.icons
-  const plan = config.use ? planOf(`prompt '${name}'`, new Set(Object.keys(entries)), config.use) : undefined
+  const plan = config.use ? planOf(`prompt '${name}'`, new Set(names), config.use) : undefined
   const scopes = checkScopes(`Prompt '${name}'`, config.scopes)
   return { definition, schema: args.check, plan, handler, complete: config.complete, scopes }
 }

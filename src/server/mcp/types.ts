@@ -106,10 +106,13 @@ export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = Re
 }
 
 /**
- * A prompt's arguments: string-valued entries of any Standard Schema library (`z.string()`,
+ * A prompt's arguments: an object schema of string fields, of any Standard Schema library (`z.object({…})`,
+ * arktype's `type({ topic: 'string' })`, `v.object({…})`), or its entries (`z.string()`,
  * `v.optional(v.string())`, pipes); their descriptions (`.describe()`, `v.description`) are listed.
  */
-export type PromptArguments = Record<string, StandardSchemaV1<string | undefined, unknown>>
+export type PromptArguments =
+  | Record<string, StandardSchemaV1<string | undefined, unknown>>
+  | StandardSchemaV1<Record<string, string | undefined>, Record<string, unknown>>
 
 /** What a prompt handler may return: a result, its messages, one user message as a string, or an `InputRequiredResult`. */
 export type PromptReturn = GetPromptResult | PromptMessage[] | string | InputRequiredResult
@@ -118,12 +121,15 @@ export type PromptReturn = GetPromptResult | PromptMessage[] | string | InputReq
 export interface PromptConfig<A extends PromptArguments, U extends Uses = Record<never, never>> {
   title?: string
   description?: string
-  /** Arguments by name; each a string schema (an optional one accepts `undefined`: `v.optional`, `.optional()`); their descriptions are listed. */
+  /**
+   * An object schema of string fields, or its entries: each a string schema (an optional one accepts
+   * `undefined`: `v.optional`, `.optional()`); their descriptions are listed.
+   */
   arguments?: A
   /** Resolved parameters, as for tools. */
   use?: U & CheckedUses<ObjectOutput<A>, U>
   /** Suggestions for argument values (`completion/complete`), by argument name. */
-  complete?: { [K in keyof A]?: Completer }
+  complete?: { [K in keyof ObjectOutput<A>]?: Completer }
   icons?: Tool['icons']
   /**
    * OAuth scopes a caller's token must grant to call it (spec: basic/authorization "Scope Challenge
