@@ -21,7 +21,10 @@ import { ROOT } from '../workerd.ts'
 
 const run = promisify(execFile)
 
-/** Each library's schemas, as module code defining `Order` (tool input), `Blurb` (prompt arguments) and `Confirm`'s form. */
+/**
+ * Each library's schemas, as module code defining `Order` (tool input: an object schema), `Blurb` (prompt
+ * arguments: entries, or an object schema for arktype) and `Confirm` (a form: entries, or an object schema).
+ */
 const LIBRARIES = {
   zod: {
     imports: `import { z } from 'zod'`,
@@ -36,7 +39,7 @@ const Confirm = formSchema({ confirm: z.boolean().describe('Order anyway?') })`,
     imports: `import { type } from 'arktype'`,
     schemas: `
 const Order = type({ title: type.string.describe('The title'), 'copies?': 'number.integer >= 1' })
-const Blurb = { title: type('string'), tone: type("'warm' | 'dry' | undefined") }
+const Blurb = type({ title: 'string', 'tone?': "'warm' | 'dry'" })
 const Confirm = formSchema(type({ confirm: type.boolean.describe('Order anyway?') }))`,
     copies: { type: 'integer', minimum: 1 },
   },
