@@ -145,9 +145,12 @@ export function jsonSchemaOf(
   return rest
 }
 
-/** `"field 'a.b': message"` for a Standard Schema issue with a path, else its message. */
+/**
+ * `"field 'a.b': message"` for a Standard Schema issue with a path, else its message. The path is copied
+ * with `Array.from`: arktype's is an Array subclass whose `map` would turn an empty path into `[0]`.
+ */
 function describeStandardIssue(issue: StandardSchemaV1.Issue): string {
-  const path = (issue.path ?? []).map((p) => String(typeof p === 'object' && p !== null ? p.key : p))
+  const path = Array.from(issue.path ?? [], (p) => String(typeof p === 'object' && p !== null ? p.key : p))
   return describe({ message: issue.message, path })
 }
 

@@ -82,6 +82,16 @@ describe.each(Object.entries(inputs))('a tool whose input is %s', (_name, input)
   })
 })
 
+it('an issue at the root of an entry names the entry alone (arktype: an empty path)', async () => {
+  const mcp = new McpServer({ name: 's', version: '1' })
+  mcp.tool('reserve', { input: { title: type('string') } }, ({ title }) => title)
+  const result = await clientOf(mcp).callTool('reserve', { title: 3 })
+  expect([result.isError, text(result)]).toEqual([
+    true,
+    "Invalid arguments for tool reserve: field 'title': must be a string (was a number)",
+  ])
+})
+
 describe('types: handler arguments are inferred from the schema', () => {
   it('for a zod object, zod entries, an arktype type and valibot entries', () => {
     const mcp = new McpServer({ name: 's', version: '1' })
