@@ -7,11 +7,15 @@
  * test/dependencies.test.ts covers the valibot tutorials and the resolver semantics in depth.
  */
 import Ajv2020 from 'ajv/dist/2020.js'
+import { type } from 'arktype'
+import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { Client, StreamableHttpClientTransport, type ClientOptions } from '../../src/client/index.ts'
 import type { McpError } from '../../src/index.ts'
 import type { ElicitRequestFormParams } from '../../src/protocol/schemas/index.ts'
-import { createFetchHandler, type McpServer } from '../../src/server/index.ts'
+import { McpServer, createFetchHandler, formSchema, withJsonSchema } from '../../src/server/index.ts'
+import type { JsonSchema, SchemaShape, StandardSchemaV1 } from '../../src/server/schema.ts'
 import * as valibot1 from '../../examples/dependencies/tutorial001.ts'
 import * as valibot2 from '../../examples/dependencies/tutorial002.ts'
 import * as valibot3 from '../../examples/dependencies/tutorial003.ts'
@@ -62,18 +66,42 @@ const BOOKSHOPS: Record<Library, Bookshop> = {
 const LIBRARIES = Object.keys(BOOKSHOPS) as Library[]
 
 /**
- * What each library writes or says differently in these tutorials, by name. The JSON Schemas of the
- * tutorials' schemas (a string argument, a described boolean form field) are written identically by all
- * three, so no `tools/list` normalization is needed; the differences are in what the libraries say.
+ * What each library writes or says differently, by name (docs/dependencies.md, "In zod or arktype"). The
+ * tutorials' own schemas (a string argument, a described boolean form field) are written byte for byte
+ * alike, so their `tools/list` needs no normalization; the differences are in the reasons the libraries
+ * give, and in schemas beyond the tutorials (asserted in "what the libraries write differently" below).
  */
 const LIBRARY_DIFFERENCES = {
-  /** The reason after "field 'title': " in an invalid-arguments result is the library's own message. */
+  /** The reason after "field 'title': " in an invalid-arguments result is the library's own (arktype repeats the key). */
   invalidTitleReason: {
     valibot: 'Invalid type: Expected string but received 3',
     zod: 'Invalid input: expected string, received number',
     arktype: 'title must be a string (was a number)',
   },
+  /** The reason an answer `{ confirm: 'yes' }` does not fit the form; arktype words it with the description. */
+  unfitConfirmReason: {
+    valibot: 'Invalid type: Expected boolean but received "yes"',
+    zod: 'Invalid input: expected boolean, received string',
+    arktype: 'confirm must be Order anyway and wait? (was "yes")',
+  },
 } satisfies Record<string, Record<Library, string>>
+
+/**
+ * The one normalization a `tools/list` comparison needs across the three: zod writes the safe-integer range
+ * as bounds of an unbounded integer (`.int()`, `z.int()`); valibot and arktype write none.
+ */
+function withoutZodSafeIntegerBounds(schema: JsonSchema): JsonSchema {
+  const copy = structuredClone(schema)
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return
+    const n = node as Record<string, unknown>
+    if (n.type === 'integer' && n.minimum === Number.MIN_SAFE_INTEGER) delete n.minimum
+    if (n.type === 'integer' && n.maximum === Number.MAX_SAFE_INTEGER) delete n.maximum
+    Object.values(n).forEach(visit)
+  }
+  visit(copy)
+  return copy
+}
 
 /** The `tools/list` entry of each tutorial's one tool, as the valibot bookshop lists it. */
 const TOOLS = {
@@ -221,6 +249,23 @@ describe.each(LIBRARIES)('the %s bookshop', (library) => {
     ])
     reply = { action: 'accept', content: { confirm: false } }
     expect(text(await client.callTool('order_book', { title: 'Neuromancer' }))).toBe('No order placed.')
+    // an answer that does not fit is asked again, with the library's reason
+    asked.length = 0
+    const replies: unknown[] = [
+      { action: 'accept', content: { confirm: 'yes' } },
+      { action: 'accept', content: { confirm: true } },
+    ]
+    reply = undefined
+    const fitting = connect(shop.t3(), {
+      elicitation: (p) => (asked.push({ message: p.message, requestedSchema: undefined }), replies.shift() as never),
+    })
+    expect(text(await fitting.callTool('order_book', { title: 'Neuromancer' }))).toBe(
+      "Backordered 'Neuromancer'; it ships in 2-3 weeks.",
+    )
+    expect(asked.map((a) => a.message)).toEqual([
+      "'Neuromancer' is out of stock (2-3 weeks). Order anyway?",
+      `The last answer did not fit (field 'confirm': ${LIBRARY_DIFFERENCES.unfitConfirmReason[library]}). 'Neuromancer' is out of stock (2-3 weeks). Order anyway?`,
+    ])
     for (const [action, told] of [
       ['decline', 'declined'],
       ['cancel', 'cancelled'],
@@ -261,5 +306,97 @@ describe('the three bookshops side by side', () => {
     }
     const forms = LIBRARIES.map((library) => JSON.stringify(BOOKSHOPS[library].Backorder.requestedSchema))
     expect(new Set(forms).size).toBe(1)
+  })
+})
+
+/** A tool echoing its arguments, with `input` in one library. */
+async function listedAndEchoed(
+  input: SchemaShape | Parameters<McpServer['tool']>[1]['input'],
+  args: Record<string, unknown>,
+) {
+  const mcp = new McpServer({ name: 'probe', version: '1' })
+  mcp.tool('echo', { input }, (validated) => JSON.stringify(validated))
+  const client = connect(mcp)
+  const [tool] = await client.listTools()
+  return {
+    inputSchema: tool.inputSchema as JsonSchema,
+    echoed: JSON.parse(text(await client.callTool('echo', args))) as unknown,
+  }
+}
+
+const refusal = (schema: Parameters<typeof formSchema>[0]) => {
+  try {
+    formSchema(schema)
+    return undefined
+  } catch (error) {
+    return (error as Error).message
+  }
+}
+
+describe('what the libraries write differently (named in docs/dependencies.md)', () => {
+  it("undeclared arguments: valibot and zod objects drop them; an arktype type keeps them unless it says '+': 'delete'", async () => {
+    const args = { title: 'Dune', extra: 1 }
+    expect((await listedAndEchoed(v.object({ title: v.string() }), args)).echoed).toEqual({ title: 'Dune' })
+    expect((await listedAndEchoed(z.object({ title: z.string() }), args)).echoed).toEqual({ title: 'Dune' })
+    expect((await listedAndEchoed(type({ title: 'string' }), args)).echoed).toEqual({ title: 'Dune', extra: 1 })
+    const deleting = await listedAndEchoed(type({ '+': 'delete', title: 'string' }), args)
+    expect(deleting.echoed).toEqual({ title: 'Dune' })
+    expect(deleting.inputSchema).toEqual(TOOLS.t1.inputSchema)
+  })
+
+  it('unbounded integers: zod writes the safe-integer range (normalized by withoutZodSafeIntegerBounds)', async () => {
+    const listed = {
+      valibot: (await listedAndEchoed({ copies: v.pipe(v.number(), v.integer()) }, { copies: 1 })).inputSchema,
+      zod: (await listedAndEchoed({ copies: z.number().int() }, { copies: 1 })).inputSchema,
+      arktype: (await listedAndEchoed(type({ copies: 'number.integer' }), { copies: 1 })).inputSchema,
+    }
+    const expected = { type: 'object', properties: { copies: { type: 'integer' } }, required: ['copies'] }
+    expect(listed.zod).not.toEqual(expected)
+    expect(listed.zod).toMatchObject({ properties: { copies: { minimum: -(2 ** 53 - 1), maximum: 2 ** 53 - 1 } } })
+    for (const library of LIBRARIES) expect(withoutZodSafeIntegerBounds(listed[library])).toEqual(expected)
+  })
+
+  it('form string formats: zod and arktype write a pattern beside email and date, which forms refuse; withJsonSchema gives the field alone', () => {
+    expect(formSchema({ at: v.pipe(v.string(), v.email()) }).requestedSchema.properties.at).toEqual({
+      type: 'string',
+      format: 'email',
+    })
+    expect(refusal({ at: z.email() })).toMatch(/field 'at' uses 'pattern'/)
+    expect(refusal({ at: type('string.email') })).toMatch(/field 'at' uses 'pattern'/)
+    expect(formSchema({ on: v.pipe(v.string(), v.isoDate()) }).requestedSchema.properties.on).toEqual({
+      type: 'string',
+      format: 'date',
+    })
+    expect(refusal({ on: z.iso.date() })).toMatch(/field 'on' uses 'pattern'/)
+    expect(refusal({ on: type('string.date.iso') })).toMatch(/field 'on' uses 'pattern'/)
+    for (const url of [v.pipe(v.string(), v.url()), z.url(), type('string.url')])
+      expect(formSchema({ url }).requestedSchema.properties.url).toEqual({ type: 'string', format: 'uri' })
+    const email = { type: 'string', format: 'email' }
+    expect(formSchema({ at: withJsonSchema(z.email(), email) }).requestedSchema.properties.at).toEqual(email)
+    // seen as a plain StandardSchemaV1: withJsonSchema(<an arktype type>) can exceed tsc's depth here (TS2589)
+    const arktypeEmail = withJsonSchema(type('string.email') as StandardSchemaV1<string, string>, email)
+    expect(formSchema({ at: arktypeEmail }).requestedSchema.properties.at).toEqual(email)
+  })
+
+  it('form enums: arktype writes a string enum without its type, which forms refuse; withJsonSchema gives the field', () => {
+    const single = { type: 'string', enum: ['paperback', 'hardcover'] }
+    expect(formSchema({ edition: v.picklist(['paperback', 'hardcover']) }).requestedSchema.properties.edition).toEqual(
+      single,
+    )
+    expect(formSchema({ edition: z.enum(['paperback', 'hardcover']) }).requestedSchema.properties.edition).toEqual(
+      single,
+    )
+    expect(refusal({ edition: type("'paperback' | 'hardcover'") })).toMatch(/properties\.edition\.type/)
+    expect(refusal({ editions: type("('paperback' | 'hardcover')[]") })).toMatch(/properties\.editions/)
+    const arktypeEdition = withJsonSchema(type("'paperback' | 'hardcover'") as StandardSchemaV1<string, string>, single)
+    const edition = formSchema({ edition: arktypeEdition })
+    expect(edition.requestedSchema.properties.edition).toEqual(single)
+  })
+
+  it('form defaults: valibot and zod write default, arktype leaves it out', () => {
+    const gift = (schema: Parameters<typeof formSchema>[0]) => formSchema(schema).requestedSchema.properties.gift
+    expect(gift({ gift: v.optional(v.boolean(), false) })).toEqual({ type: 'boolean', default: false })
+    expect(gift({ gift: z.boolean().default(false) })).toEqual({ type: 'boolean', default: false })
+    expect(gift(type({ gift: 'boolean = false' }))).toEqual({ type: 'boolean' })
   })
 })
