@@ -31,8 +31,11 @@ function slowServer(ms: number, every: number) {
 }
 
 // shared/cases/robustness.md R11
-describe('progress keeps a long call alive', () => {
-  it('requestTimeoutMs 1000, a 2.5 s tool reporting progress every 200 ms: done (a progressToken is sent)', async () => {
+// concurrent: each test has its own server and client, and mostly waits on timers
+describe.concurrent('progress keeps a long call alive', () => {
+  it('requestTimeoutMs 1000, a 2.5 s tool reporting progress every 200 ms: done (a progressToken is sent)', async ({
+    expect,
+  }) => {
     const { bodies, transport } = slowServer(2500, 200)
     const client = new Client({ transport, versionNegotiation: 'modern', requestTimeoutMs: 1000 })
     const result = await client.callTool('slow', {})
@@ -40,7 +43,7 @@ describe('progress keeps a long call alive', () => {
     expect(bodies[0].params._meta?.progressToken).toEqual(expect.any(String))
   })
 
-  it('resetTimeoutOnProgress: false keeps the old limit (and sends no progressToken)', async () => {
+  it('resetTimeoutOnProgress: false keeps the old limit (and sends no progressToken)', async ({ expect }) => {
     const { bodies, transport } = slowServer(2500, 200)
     const client = new Client({ transport, versionNegotiation: 'modern', requestTimeoutMs: 1000 })
     const error = await client.callTool('slow', {}, { resetTimeoutOnProgress: false }).catch((e: unknown) => e)
@@ -49,7 +52,7 @@ describe('progress keeps a long call alive', () => {
     expect(bodies[0].params._meta?.progressToken).toBeUndefined()
   })
 
-  it('maxTotalTimeoutMs caps the call however much progress comes', async () => {
+  it('maxTotalTimeoutMs caps the call however much progress comes', async ({ expect }) => {
     const { transport } = slowServer(2500, 200)
     const client = new Client({ transport, versionNegotiation: 'modern', requestTimeoutMs: 1000 })
     const started = Date.now()
@@ -60,7 +63,9 @@ describe('progress keeps a long call alive', () => {
     expect(Date.now() - started).toBeLessThan(2400)
   })
 
-  it('the Client-wide defaults: resetTimeoutOnProgress false, maxTotalTimeoutMs; a call may override them', async () => {
+  it('the Client-wide defaults: resetTimeoutOnProgress false, maxTotalTimeoutMs; a call may override them', async ({
+    expect,
+  }) => {
     const off = new Client({
       transport: slowServer(2500, 200).transport,
       versionNegotiation: 'modern',
@@ -80,7 +85,7 @@ describe('progress keeps a long call alive', () => {
     expect(() => new Client({ transport: off.options.transport, maxTotalTimeoutMs: -1 })).toThrow(RangeError)
   })
 
-  it('a maxTotalTimeoutMs that is no positive integer is a RangeError', async () => {
+  it('a maxTotalTimeoutMs that is no positive integer is a RangeError', async ({ expect }) => {
     const { transport } = slowServer(0, 1)
     const client = new Client({ transport, versionNegotiation: 'modern' })
     await expect(client.callTool('slow', {}, { maxTotalTimeoutMs: 0 })).rejects.toBeInstanceOf(RangeError)
