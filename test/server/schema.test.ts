@@ -309,6 +309,33 @@ describe('elicitation forms of any library', () => {
     expect(text(await clientOf(mcp, { confirm: true }).callTool('order', {}))).toBe('ordered')
   })
 
+  it("a union of titled literals is the spec's titled single-select, in valibot and zod; the answer is checked", () => {
+    const expected = {
+      type: 'object',
+      properties: {
+        fruit: {
+          type: 'string',
+          oneOf: [
+            { const: 'a', title: 'Apple' },
+            { const: 'b', title: 'Banana' },
+          ],
+        },
+      },
+      required: ['fruit'],
+    }
+    const valibot = formSchema({
+      fruit: v.union([v.pipe(v.literal('a'), v.title('Apple')), v.pipe(v.literal('b'), v.title('Banana'))]),
+    })
+    const zod = formSchema({
+      fruit: z.union([z.literal('a').meta({ title: 'Apple' }), z.literal('b').meta({ title: 'Banana' })]),
+    })
+    for (const form of [valibot, zod]) {
+      expect(form.requestedSchema).toEqual(expected)
+      expect(form.check({ fruit: 'b' })).toEqual({ value: { fruit: 'b' } })
+      expect(form.check({ fruit: 'c' }).issues?.[0]).toMatch(/^field 'fruit': /)
+    }
+  })
+
   it('an arktype form, and forms of any library refused at start-up naming the field', () => {
     expect(formSchema(type({ age: 'number.integer >= 18' })).requestedSchema).toEqual({
       type: 'object',

@@ -26,7 +26,8 @@ const formCache = new WeakMap<object, FormSchema>()
 /**
  * A form schema for `elicit`: an object schema (or its entries) of any Standard Schema library whose
  * fields are the spec's primitives — string (minLength, maxLength; formats email, uri, date, date-time),
- * number, integer (minimum, maximum), boolean, single-select enum (`v.picklist`, `z.enum`) and multi-select
+ * number, integer (minimum, maximum), boolean, single-select enum (`v.picklist`, `z.enum`; titled: a union of
+ * literals each with a title) and multi-select
  * enum (an array of one). Call it at module level: a schema outside the subset throws at start-up.
  * @throws InvalidSignatureError naming the field that leaves the form subset, or when the library gives no
  *   JSON Schema (see `withJsonSchema`).
@@ -93,13 +94,25 @@ const FIELD_KEYWORDS = new Set([
   'maxItems',
 ])
 
-/** A multi-select of untitled literals (`v.array(v.union([v.literal('x'), …]))`) becomes the spec's enum form. */
+/**
+ * A multi-select of untitled literals (`v.array(v.union([v.literal('x'), …]))`) becomes the spec's enum form; a
+ * union of titled literals (`v.union([v.pipe(v.literal('x'), v.title('X')), …])`) its titled single-select.
+ */
 function normalizeField(prop: Record<string, unknown>): Record<string, unknown> {
   const items = prop.items as Record<string, unknown> | undefined
   if (prop.type === 'array' && items && Array.isArray(items.anyOf)) {
     const options = items.anyOf as Array<Record<string, unknown>>
     if (options.every((o) => typeof o.const === 'string' && o.title === undefined)) {
       return { ...prop, items: { type: 'string', enum: options.map((o) => o.const) } }
+    }
+  }
+  // a union of titled string literals is the spec's titled single-select (`TitledSingleSelectEnumSchema`)
+  if (Array.isArray(prop.anyOf) && prop.anyOf.length > 0) {
+    const options = prop.anyOf as Array<Record<string, unknown>>
+    if (options.every((o) => typeof o.const === 'string' && typeof o.title === 'string')) {
+      const titled: Record<string, unknown> = { ...prop, type: 'string' }
+      delete titled.anyOf
+      return { ...titled, oneOf: options.map((o) => ({ const: o.const, title: o.title })) }
     }
   }
   return prop
