@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest'
 import { Client, StreamableHttpClientTransport, type EraStore, type EraVerdict } from '../../src/client/index.ts'
 import { createFetchHandler, McpServer } from '../../src/server/index.ts'
 import { recordedDemo as demo } from '../fixtures/demo.ts'
+import { jsonReply as reply, initResult, v1Server as v1 } from '../fixtures/v1-server.ts'
 
 const URL_ = 'http://localhost/mcp'
 const json = (status: number, body: unknown) =>
@@ -242,41 +243,11 @@ describe('eraStore', () => {
   })
 })
 
-// The cases below share these: a JSON reply, a 2025 initialize result, the official v1 server, a Map store.
+// The cases below share these: a JSON reply, a 2025 initialize result, the official v1 server (test/fixtures/v1-server.ts), a Map store.
 
 const X_URL = 'http://x/mcp'
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 /** A JSON-RPC message as the fake servers read it. */
 type Wire = { id?: number; method?: string }
-const reply = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
-const initResult = (id: unknown, sid?: string) =>
-  reply(
-    {
-      jsonrpc: '2.0',
-      id,
-      result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } },
-    },
-    200,
-    sid ? { 'mcp-session-id': sid } : {},
-  )
-
-/** The official v1 SDK's server in 2025 sessions, with one tool; the requests it saw are logged. */
-async function v1(delayInitMs = 0) {
-  const server = new V1Server({ name: 'v1', version: '1' })
-  server.registerTool('count', { inputSchema: {} }, () => ({ content: [{ type: 'text', text: 'counted' }] }))
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID() })
-  await server.connect(transport)
-  const log: string[] = []
-  const fetch = async (r: Request) => {
-    const m =
-      r.method === 'POST' ? ((JSON.parse(await r.clone().text()) as { method?: string }).method ?? 'answer') : ''
-    log.push(`${r.method} ${m}`.trim())
-    if (m === 'initialize') await sleep(delayInitMs)
-    return transport.handleRequest(r)
-  }
-  return { fetch, log }
-}
 
 /** An EraStore over a Map. */
 function mapStore(entries: [string, 'modern' | 'legacy'][] = []): EraStore & { map: Map<string, unknown> } {

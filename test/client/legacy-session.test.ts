@@ -19,6 +19,7 @@ import {
   SubscriptionDroppedError,
 } from '../../src/client/index.ts'
 import { McpError } from '../../src/protocol/errors.ts'
+import { jsonReply as json, initResult, v1Server as v1 } from '../fixtures/v1-server.ts'
 
 /** A JSON-RPC message as the fake servers read it. */
 type Wire = {
@@ -30,34 +31,6 @@ type Wire = {
 
 const URL_ = 'http://x/mcp'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
-const initResult = (id: unknown, sid?: string) =>
-  json(
-    {
-      jsonrpc: '2.0',
-      id,
-      result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } },
-    },
-    200,
-    sid ? { 'mcp-session-id': sid } : {},
-  )
-
-async function v1(delayInitMs = 0) {
-  const server = new V1Server({ name: 'v1', version: '1' })
-  server.registerTool('count', { inputSchema: {} }, () => ({ content: [{ type: 'text', text: 'counted' }] }))
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID() })
-  await server.connect(transport)
-  const log: string[] = []
-  const fetch = async (r: Request) => {
-    const m =
-      r.method === 'POST' ? ((JSON.parse(await r.clone().text()) as { method?: string }).method ?? 'answer') : ''
-    log.push(`${r.method} ${m}`.trim())
-    if (m === 'initialize') await sleep(delayInitMs)
-    return transport.handleRequest(r)
-  }
-  return { fetch, log }
-}
 
 describe('close() and concurrency', () => {
   it('close() during initialize leaves no session: no GET stream, no requests afterwards', async () => {
