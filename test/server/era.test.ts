@@ -88,6 +88,7 @@ describe('a 2026 MCP-Protocol-Version in a 2025 session names the mismatch, what
   const mismatch = `Bad Request: MCP-Protocol-Version '${MODERN}' differs from the session's '2025-11-25'`
   const readError = async (res: Response) => ((await res.json()) as { error: { code: number; message: string } }).error
 
+  // shared/cases/robustness.md R17
   it('an answer, a notification and a request: 400 -32600 naming both versions; the question still waits', async () => {
     const { handler } = makeServer()
     const session = await initialize(handler)
@@ -133,6 +134,7 @@ describe('a request carrying the 2026 envelope is modern, whatever session it na
   })
 })
 
+// shared/cases/robustness.md R16
 describe('2025-11-25 `_meta` keys (related-task) are not the 2026 envelope: only its protocolVersion claim is', () => {
   const TASK = { 'io.modelcontextprotocol/related-task': { taskId: 't1' } }
 

@@ -61,6 +61,7 @@ describe('a round of many questions to a 2025-era client', () => {
     return { handler: createFetchHandler(mcp), seen }
   }
 
+  // shared/cases/robustness.md R18
   it(`asks ${QUESTIONS} at once without a MaxListenersExceededWarning; no listener outlives its wait`, async () => {
     const warnings: Error[] = []
     const onWarning = (warning: Error) => warnings.push(warning)
