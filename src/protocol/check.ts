@@ -68,22 +68,26 @@ export const number = /* @__PURE__ */ when<number>('number', (x) => typeof x ===
 export const boolean = /* @__PURE__ */ when<boolean>('boolean', (x) => typeof x === 'boolean')
 export const unknown = /* @__PURE__ */ make<unknown>('unknown', (value) => [true, [], value])
 
+// Each combinator below is marked free of side effects: a bundler drops a check that nothing uses (a
+// browser app that never calls `listen` carries no check of its acknowledgement).
+
 /** Exactly `literal` (a string). */
-export const literal = <const L extends string>(literal: L): Check<L> => when(show(literal), (x) => x === literal)
+export const literal = /* @__NO_SIDE_EFFECTS__ */ <const L extends string>(literal: L): Check<L> =>
+  when(show(literal), (x) => x === literal)
 
 /** One of `options` (strings). */
-export const picklist = <const L extends string>(options: readonly L[]): Check<L> =>
+export const picklist = /* @__NO_SIDE_EFFECTS__ */ <const L extends string>(options: readonly L[]): Check<L> =>
   when(join(options.map(show)), (x) => options.includes(x as L))
 
 /** `check`, or undefined. */
-export const optional = <T>(check: Check<T>): Check<T | undefined> =>
+export const optional = /* @__NO_SIDE_EFFECTS__ */ <T>(check: Check<T>): Check<T | undefined> =>
   make(`(${check.e} | undefined)`, (value) => (value === undefined ? [true, [], value] : check(value)), { o: true })
 
 /** A refinement of a typed value (valibot's validation actions): an issue, or undefined when it holds. */
 export type Rule = (value: never) => Issue | undefined
 
 /** `check`, then each rule on a value of the right type (all of them: each issue is reported). */
-export const pipe = <T>(check: Check<T>, ...rules: Rule[]): Check<T> =>
+export const pipe = /* @__NO_SIDE_EFFECTS__ */ <T>(check: Check<T>, ...rules: Rule[]): Check<T> =>
   make(check.e, (value) => {
     const outcome = check(value)
     if (outcome[0]) for (const rule of rules) outcome[1].push(...[rule(value as never)].filter((i) => i !== undefined))
@@ -91,7 +95,7 @@ export const pipe = <T>(check: Check<T>, ...rules: Rule[]): Check<T> =>
   })
 
 /** `fn` applied to the value, then `check` on what it returns (valibot's `pipe(unknown(), transform(fn), schema)`). */
-export const transform = <T>(fn: (value: unknown) => unknown, check: Check): Check<T> =>
+export const transform = /* @__NO_SIDE_EFFECTS__ */ <T>(fn: (value: unknown) => unknown, check: Check): Check<T> =>
   make('unknown', (value) => check(fn(value)))
 
 /** An integer (after a `number`). */
@@ -133,7 +137,7 @@ function member(check: Check, value: unknown, key: string | number, into: Issue[
 }
 
 /** An array of `item`. */
-export const array = <T>(item: Check<T>): Check<T[]> =>
+export const array = /* @__NO_SIDE_EFFECTS__ */ <T>(item: Check<T>): Check<T[]> =>
   make('Array', (value) => {
     if (!Array.isArray(value)) return [false, [issue('type', 'Array', show(value))]]
     const issues: Issue[] = []
@@ -147,7 +151,7 @@ export const array = <T>(item: Check<T>): Check<T[]> =>
  * A loose object (any object, an array too): each of `entries` present (unless optional) and valid; other
  * members kept in the output, unless `strip` (valibot's `object` rather than `looseObject`).
  */
-export const object = <T>(entries: Record<string, Check>, strip?: boolean): Check<T> =>
+export const object = /* @__NO_SIDE_EFFECTS__ */ <T>(entries: Record<string, Check>, strip?: boolean): Check<T> =>
   make(
     'Object',
     (value) => {
@@ -170,7 +174,7 @@ export const object = <T>(entries: Record<string, Check>, strip?: boolean): Chec
   )
 
 /** An object whose own members (but `__proto__`, `prototype` and `constructor`) are each `check`. */
-export const record = <T>(check: Check<T>): Check<Record<string, T>> =>
+export const record = /* @__NO_SIDE_EFFECTS__ */ <T>(check: Check<T>): Check<Record<string, T>> =>
   make('Object', (value) => {
     if (!isObject(value)) return [false, [issue('type', 'Object', show(value))]]
     const issues: Issue[] = []
@@ -181,7 +185,7 @@ export const record = <T>(check: Check<T>): Check<Record<string, T>> =>
   })
 
 /** The first of `options` the value passes; else the issues of the closest (valibot's union). */
-export const union = <T>(options: Check[]): Check<T> => {
+export const union = /* @__NO_SIDE_EFFECTS__ */ <T>(options: Check[]): Check<T> => {
   const e = join(options.map((o) => o.e))
   return make(e, (value) => {
     const typed: Outcome[] = []
@@ -198,7 +202,7 @@ export const union = <T>(options: Check[]): Check<T> => {
 }
 
 /** The object option whose literal `key` matches (valibot's variant); else an issue at `key` listing them. */
-export const variant = <T>(key: string, options: Check[]): Check<T> =>
+export const variant = /* @__NO_SIDE_EFFECTS__ */ <T>(key: string, options: Check[]): Check<T> =>
   make('Object', (value) => {
     if (!isObject(value)) return [false, [issue('type', 'Object', show(value))]]
     let found: Outcome | undefined
