@@ -125,6 +125,11 @@ const DEFAULT_TTL_SECONDS = 600
 /** 14 days, in seconds. */
 const DEFAULT_SESSION_TTL_SECONDS = 14 * 24 * 60 * 60
 const DEFAULT_MAX_TOKEN_LENGTH = 1024 * 1024
+/** Session ids a policy keeps opened (oldest dropped first), each at most {@link SESSION_CACHE_TOKEN_LENGTH} characters. */
+export const SESSION_CACHE_SIZE = 2048
+const SESSION_CACHE_TOKEN_LENGTH = 4096
+/** A session id a policy opened: the audience and plaintext it opened to, the principal its tag matched. */
+type OpenedSession = { audience: string | undefined; bytes: Uint8Array; principal: string | undefined }
 const EPHEMERAL: unique symbol = Symbol('edge-mcp.ephemeral')
 const utf8 = new TextEncoder()
 
@@ -169,6 +174,11 @@ export class RequestStateSecurity {
   readonly #maxTokenLength: number
   readonly #now: () => number
   readonly #random: RandomSource
+  /**
+   * Session ids this policy (so this key ring) opened and found valid, by exact token. A hit skips the
+   * decrypt (and the tag's hash for that principal); claims, times, audience and principal are checked.
+   */
+  readonly #openedSessions = new Map<string, OpenedSession>()
 
   constructor(options: RequestStateSecurityOptions) {
     if ((options.keys === undefined) === (options.codec === undefined)) {
@@ -271,7 +281,9 @@ export class RequestStateSecurity {
     if (!this.sealsSessions) throw new InvalidRequestStateError('no session keys')
     if (typeof token !== 'string') throw new InvalidRequestStateError('non-string session id')
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
-    const bytes = await this.#keyRing().sessionCodec(audience).unseal(token)
+    const cached = this.#openedSessions.get(token)
+    const hit = cached && cached.audience === audience ? cached : undefined
+    const bytes = hit ? hit.bytes : await this.#keyRing().sessionCodec(audience).unseal(token)
     const claims = claimsOf(bytes)
     const { v, sid, pv, caps, ci, iat, exp } = claims
     if (
@@ -282,12 +294,19 @@ export class RequestStateSecurity {
       !(ci === undefined || isObject(ci))
     )
       throw new InvalidRequestStateError('malformed claims')
+    if (hit) this.#openedSessions.delete(token) // back in below if still valid (newest last)
     this.#checkTimes(iat, exp, this.sessionTtlSeconds)
     const audienceOk = claims.aud === audience
     const hasTag = 'p' in claims
-    const principalOk = principal === undefined ? !hasTag : await principalMatches(claims.p, principal)
+    const principalOk =
+      principal === undefined ? !hasTag : hit?.principal === principal || (await principalMatches(claims.p, principal))
     if (!audienceOk) throw new InvalidRequestStateError('audience')
     if (!principalOk) throw new InvalidRequestStateError('principal')
+    if (token.length <= SESSION_CACHE_TOKEN_LENGTH) {
+      this.#openedSessions.set(token, { audience, bytes, principal })
+      if (this.#openedSessions.size > SESSION_CACHE_SIZE)
+        this.#openedSessions.delete(this.#openedSessions.keys().next().value!)
+    }
     const session: LegacySession = { sid, protocolVersion: pv, clientCapabilities: caps }
     if (ci !== undefined) session.clientInfo = ci
     return session

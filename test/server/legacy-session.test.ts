@@ -2,7 +2,7 @@
  * Sessions without storage: a legacy `initialize` gets a sealed `Mcp-Session-Id`
  * ("s1." token under the request-state key ring's session HKDF info) that later requests carry back.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   RequestStateSecurity,
   Server,
@@ -13,6 +13,7 @@ import {
 } from '../../src/server/index.ts'
 import type { AuthInfo } from '../../src/protocol/auth.ts'
 import { AesGcmKeyRing } from '../../src/request-state/codec.ts'
+import { SESSION_CACHE_SIZE } from '../../src/request-state/security.ts'
 import { post, recordingLogger, req, std, type Posted } from '../helpers.ts'
 
 const KEY_A = 'a'.repeat(32)
@@ -23,21 +24,32 @@ const CLIENT_INFO = { name: 'legacy-client', version: '1.0.0' }
 
 interface Setup {
   handler: FetchHandler
+  server: Server
   /** The contexts of the handler runs, in order. */
   seen: RequestContext[]
   warn: string[]
   clock: { ms: number }
 }
 
-/** A named server sealing with `keys` (null: sealing off), a settable clock, and `subject` as the caller. */
+/**
+ * A server named `name` (default `sessions`) sealing with `policy`, else with `keys` (null: sealing off), a
+ * settable clock, and `subject` as the caller.
+ */
 function setup(
-  options: { keys?: string[] | null; subject?: () => string | undefined; sessionTtlSeconds?: number } = {},
+  options: {
+    keys?: string[] | null
+    subject?: () => string | undefined
+    sessionTtlSeconds?: number
+    name?: string
+    policy?: RequestStateSecurity
+  } = {},
 ): Setup {
   const clock = { ms: Date.UTC(2026, 0, 1) }
   const { warn, logger } = recordingLogger()
-  const server = new Server({ name: 'sessions', version: '1' }, { logger })
+  const server = new Server({ name: options.name ?? 'sessions', version: '1' }, { logger })
   const keys = options.keys === undefined ? [KEY_A] : options.keys
-  if (keys !== null)
+  if (options.policy) server.useRequestStateSecurity(options.policy)
+  else if (keys !== null)
     server.useRequestStateSecurity(
       new RequestStateSecurity({
         keys,
@@ -61,7 +73,7 @@ function setup(
       return sub === undefined ? undefined : { clientId: 'c', subject: sub }
     },
   })
-  return { handler, seen, warn, clock }
+  return { handler, server, seen, warn, clock }
 }
 
 let nextId = 1
@@ -310,5 +322,115 @@ describe('legacy sessions without storage', () => {
     )
     expect(res.headers.get('mcp-session-id')).toMatch(/^s1\./)
     expect(res.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id/)
+  })
+})
+
+/**
+ * A session id this instance has opened is not decrypted again (a bounded cache by exact token), and
+ * every check still runs: each refusal below is made against a warm cache, exactly as cold.
+ */
+describe('legacy sessions: an id opened before', () => {
+  /** Initialize, then one request that opens the id (the cache is warm); the id. */
+  async function warm(handler: FetchHandler): Promise<string> {
+    const id = await initialize(handler)
+    expect((await legacy(handler, 'tools/list', { sessionId: id })).status).toBe(200)
+    return id
+  }
+
+  it('is not decrypted again: the next requests open it without AES-GCM', async () => {
+    const { handler, seen } = setup()
+    const decrypt = vi.spyOn(crypto.subtle, 'decrypt')
+    try {
+      const id = await warm(handler)
+      const opened = decrypt.mock.calls.length
+      expect(opened).toBe(1)
+      for (let i = 0; i < 3; i++) expect((await legacy(handler, 'tools/list', { sessionId: id })).status).toBe(200)
+      expect(decrypt.mock.calls.length).toBe(opened)
+      expect(seen.map((ctx) => ctx.clientCapabilities)).toEqual([CAPS, CAPS, CAPS, CAPS])
+    } finally {
+      decrypt.mockRestore()
+    }
+  })
+
+  it('a tampered id → 404, the genuine one still served', async () => {
+    const { handler, warn } = setup()
+    const id = await warm(handler)
+    expect404(await legacy(handler, 'tools/list', { sessionId: tamper(id) }))
+    expect404(await legacy(handler, 'tools/list', { sessionId: id + 'A' }))
+    expect404(await legacy(handler, 'tools/list', { sessionId: id.slice(0, -4) }))
+    expect(warn.join('\n')).toMatch(/session id rejected: (seal|malformed)/)
+    expect((await legacy(handler, 'tools/list', { sessionId: id })).status).toBe(200)
+  })
+
+  it('a forged id (sealed under another key, same claims) → 404', async () => {
+    const { handler, warn } = setup()
+    await warm(handler)
+    const forged = await initialize(setup({ keys: [KEY_B] }).handler)
+    expect404(await legacy(handler, 'tools/list', { sessionId: forged }))
+    expect(warn.join('\n')).toMatch(/session id rejected: unknown key/)
+  })
+
+  it('an expired id → 404 (and stays refused)', async () => {
+    const { handler, clock, warn } = setup()
+    const id = await warm(handler)
+    clock.ms += 14 * DAY_MS + 1000
+    expect404(await legacy(handler, 'tools/list', { sessionId: id }))
+    expect404(await legacy(handler, 'tools/list', { sessionId: id }))
+    expect(warn.filter((line) => line === 'session id rejected: expired')).toHaveLength(2)
+  })
+
+  it("another principal's id → 404; without auth → 404; its own principal still served", async () => {
+    let subject: string | undefined = 'alice'
+    const { handler, warn } = setup({ subject: () => subject })
+    const id = await warm(handler)
+    subject = 'mallory'
+    expect404(await legacy(handler, 'tools/list', { sessionId: id }))
+    subject = undefined
+    expect404(await legacy(handler, 'tools/list', { sessionId: id }))
+    expect(warn.filter((line) => line === 'session id rejected: principal')).toHaveLength(2)
+    subject = 'alice'
+    expect((await legacy(handler, 'tools/list', { sessionId: id })).status).toBe(200)
+  })
+
+  it("another audience's id → 404, on a policy shared by two servers", async () => {
+    const policy = new RequestStateSecurity({ keys: [KEY_A] })
+    const one = setup({ policy })
+    const id = await warm(one.handler)
+    const other = setup({ policy, name: 'elsewhere' })
+    expect404(await legacy(other.handler, 'tools/list', { sessionId: id }))
+    expect(other.warn.join('\n')).toMatch(/session id rejected: seal/)
+  })
+
+  it('keys rotated: an id the new policy cannot open → 404; one it can (old key kept) → 200', async () => {
+    const { handler, server, clock } = setup()
+    const id = await warm(handler)
+    const now = () => clock.ms
+    server.useRequestStateSecurity(new RequestStateSecurity({ keys: [KEY_B], now }))
+    expect404(await legacy(handler, 'tools/list', { sessionId: id }))
+    server.useRequestStateSecurity(new RequestStateSecurity({ keys: [KEY_B, KEY_A], now }))
+    expect((await legacy(handler, 'tools/list', { sessionId: id })).status).toBe(200)
+  })
+
+  it(`is bounded: after ${SESSION_CACHE_SIZE} other ids are opened, the first is decrypted again`, async () => {
+    const policy = new RequestStateSecurity({ keys: [KEY_A] })
+    const session = { protocolVersion: '2025-11-25', clientCapabilities: {} }
+    const mint = (i: number) => policy.sealSession({ sid: `s${i}`, ...session }, undefined, 'aud')
+    const ids = await Promise.all(Array.from({ length: SESSION_CACHE_SIZE + 1 }, (_, i) => mint(i)))
+    const decrypt = vi.spyOn(crypto.subtle, 'decrypt')
+    try {
+      const open = async (id: string) => (await policy.openSession(id, undefined, 'aud')).sid
+      expect(await open(ids[0])).toBe('s0')
+      expect(await open(ids[0])).toBe('s0')
+      expect(decrypt).toHaveBeenCalledTimes(1)
+      for (const id of ids.slice(1, SESSION_CACHE_SIZE)) await open(id) // the cache is full
+      expect(await open(ids[0])).toBe('s0') // still there: the newest
+      expect(decrypt).toHaveBeenCalledTimes(SESSION_CACHE_SIZE)
+      for (const id of ids.slice(1)) await open(id) // ids[0] the oldest, then dropped
+      expect(decrypt).toHaveBeenCalledTimes(SESSION_CACHE_SIZE + 1)
+      expect(await open(ids[0])).toBe('s0')
+      expect(decrypt).toHaveBeenCalledTimes(SESSION_CACHE_SIZE + 2)
+    } finally {
+      decrypt.mockRestore()
+    }
   })
 })
