@@ -1,5 +1,5 @@
 /**
- * Abort-signal helpers shared by the request core and the input-required driver.
+ * Abort-signal helpers shared by the request core, the input-required driver and the SSE reader.
  * @module
  */
 
@@ -43,5 +43,22 @@ export function raceAbort<T>(work: Promise<T>, signal: AbortSignal | undefined):
     const fail = () => reject(signal.reason)
     signal.addEventListener('abort', fail, { once: true })
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', fail))
+  })
+}
+
+/** `setTimeout`-based sleep that rejects with the signal's reason on abort. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    signal?.throwIfAborted() // thrown in the executor: rejects with the reason, unchanged
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason is whatever the caller aborted with (any value); callers catch it unchanged
+      reject(signal!.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
   })
 }

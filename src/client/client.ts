@@ -31,8 +31,10 @@ import {
   capabilitiesOf,
   defined,
   checkClientOptions,
+  clientInfoOf,
   DEFAULT_REQUEST_TIMEOUT_MS,
   wantsProgress,
+  warnWith,
   withClientDefaults,
   type CallOptions,
   type ClientOptions,
@@ -134,8 +136,7 @@ export class Client {
   }
 
   #warn(message: string): undefined {
-    ;(this.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(message)
-    return undefined
+    return warnWith(this.options, message)
   }
 
   /** The capabilities declared on every request. */
@@ -214,7 +215,7 @@ export class Client {
       ...extra,
       [META.protocolVersion]: this.protocolVersion,
       [META.clientCapabilities]: this.capabilities,
-      [META.clientInfo]: this.options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
+      [META.clientInfo]: clientInfoOf(this.options),
     }
   }
 

@@ -10,7 +10,7 @@ import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../protocol
 import type { ClientTransport, SendOptions } from './transport.ts'
 import { anySignal, rejectOnAbort } from './abort.ts'
 import { InvalidResultError, RequestTimeoutError } from './errors.ts'
-import type { CallOptions } from './options.ts'
+import { checkInteger, type CallOptions } from './options.ts'
 
 /**
  * Per-request options of {@link exchange}: the call's options, plus what the transport is told of the
@@ -67,12 +67,8 @@ export async function exchange(
 ): Promise<Record<string, unknown>> {
   const { id, method } = message
   options.signal?.throwIfAborted()
-  if (options.timeoutMs !== undefined && !(Number.isInteger(options.timeoutMs) && options.timeoutMs > 0)) {
-    throw new RangeError(`timeoutMs must be a positive integer, got ${String(options.timeoutMs)}`)
-  }
-  const cap = options.maxTotalTimeoutMs
-  if (cap !== undefined && !(Number.isInteger(cap) && cap > 0))
-    throw new RangeError(`maxTotalTimeoutMs must be a positive integer, got ${String(cap)}`)
+  checkInteger('timeoutMs', options.timeoutMs)
+  checkInteger('maxTotalTimeoutMs', options.maxTotalTimeoutMs)
   const deadline = pausableDeadline(method, options.timeoutMs ?? defaultTimeoutMs, options.maxTotalTimeoutMs)
   const signal = options.signal ? anySignal([options.signal, deadline.signal]) : deadline.signal
   const sendOptions: SendOptions & { signal: AbortSignal } = { signal, interactive: deadline.pause }

@@ -9,7 +9,7 @@
 import { canonicalJson } from '../encoding/canonical.ts'
 import { ErrorCode, INVALID_REQUEST_STATE_MESSAGE, McpError } from '../protocol/errors.ts'
 import type { InputRequest, InputRequiredResult, InputResponse, InputResponses } from '../protocol/schemas/index.ts'
-import { rejectOnAbort } from './abort.ts'
+import { rejectOnAbort, sleep } from './abort.ts'
 import { InputRequiredRoundsExceededError } from './errors.ts'
 
 /** Default round limit: at most this many retries of one call. */
@@ -73,23 +73,6 @@ export interface DriveOptions<R> {
    * when it holds answers, this drive is the second attempt and recalls them.
    */
   memo?: AnswerMemo
-}
-
-/** `setTimeout`-based sleep that rejects with the signal's reason on abort. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal?.throwIfAborted() // thrown in the executor: rejects with the reason, unchanged
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason is whatever the caller aborted with (any value); callers catch it unchanged
-      reject(signal!.reason)
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }
 
 /**

@@ -17,7 +17,7 @@ import { raceAbort } from './abort.ts'
 import { exchange, PauseGroup, type ExchangeOptions } from './exchange.ts'
 import type { LegacyListenSession } from './legacy-listen.ts'
 import { answerServerRequest, asModern, discoverResult, isSessionGone, type LegacyServer } from './legacy-requests.ts'
-import { wantsProgress, type ClientOptions } from './options.ts'
+import { clientInfoOf, wantsProgress, warnWith, type ClientOptions } from './options.ts'
 import { withUrlElicitation } from './url-elicitation.ts'
 
 /** How long opening the standalone `GET` stream may hold up the first request, in milliseconds. */
@@ -109,7 +109,7 @@ export class LegacyConnection {
   }
 
   #warn(message: string): void {
-    ;(this.#deps.options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(message)
+    warnWith(this.#deps.options, message)
   }
 
   /** Forget the session: its streams are closed, the next request initializes again. */
@@ -287,7 +287,7 @@ export class LegacyConnection {
       params: {
         protocolVersion: LEGACY_PROTOCOL_VERSIONS[0]!,
         capabilities,
-        clientInfo: options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
+        clientInfo: clientInfoOf(options),
       },
     }
     let sessionId: string | undefined

@@ -192,18 +192,33 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
  *   `maxTotalTimeoutMs` not a positive integer, or `versionNegotiation` not one of `'modern'`, `'legacy'`, `'auto'`.
  */
 export function checkClientOptions(options: ClientOptions): 'modern' | 'legacy' | 'auto' {
-  if (options.maxRounds !== undefined && !(Number.isInteger(options.maxRounds) && options.maxRounds >= 0))
-    throw new RangeError(`maxRounds must be a non-negative integer, got ${String(options.maxRounds)}`)
-  const timeout = options.requestTimeoutMs
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0))
-    throw new RangeError(`requestTimeoutMs must be a positive integer, got ${String(timeout)}`)
-  const cap = options.maxTotalTimeoutMs
-  if (cap !== undefined && !(Number.isInteger(cap) && cap > 0))
-    throw new RangeError(`maxTotalTimeoutMs must be a positive integer, got ${String(cap)}`)
+  checkInteger('maxRounds', options.maxRounds, 0)
+  checkInteger('requestTimeoutMs', options.requestTimeoutMs)
+  checkInteger('maxTotalTimeoutMs', options.maxTotalTimeoutMs)
   const negotiation = options.versionNegotiation ?? 'auto'
   if (negotiation !== 'modern' && negotiation !== 'legacy' && negotiation !== 'auto')
     throw new RangeError(`versionNegotiation must be 'modern', 'legacy' or 'auto', got ${String(negotiation)}`)
   return negotiation
+}
+
+/**
+ * @throws RangeError when `value` is given and is not an integer of at least `min` (1: "a positive integer",
+ *   0: "a non-negative integer"), naming the option `name`.
+ */
+export function checkInteger(name: string, value: number | undefined, min: 0 | 1 = 1): void {
+  if (value !== undefined && !(Number.isInteger(value) && value >= min))
+    throw new RangeError(`${name} must be a ${min ? 'positive' : 'non-negative'} integer, got ${String(value)}`)
+}
+
+/** Say `message` through `onWarning` (default: `console.warn`, prefixed `[edge-mcp]`). */
+export function warnWith(options: Pick<ClientOptions, 'onWarning'>, message: string): undefined {
+  ;(options.onWarning ?? ((m: string) => console.warn(`[edge-mcp] ${m}`)))(message)
+  return undefined
+}
+
+/** The `clientInfo` a client sends: the option, else `{ name: 'edge-mcp-client', version: '0.1.0' }`. */
+export function clientInfoOf(options: ClientOptions): NonNullable<ClientOptions['clientInfo']> {
+  return options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' }
 }
 
 /** The capabilities a client declares: `options.capabilities`, else derived from its callbacks. */

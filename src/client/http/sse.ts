@@ -7,6 +7,7 @@
  * @module
  */
 import type { JSONRPCNotification, JSONRPCRequest } from '../../protocol/schemas/index.ts'
+import { sleep } from '../abort.ts'
 import { HttpError, InvalidResultError, NetworkError } from '../errors.ts'
 
 /** Where a stream stands: the SSE "last event ID" and reconnection time it set, and how many messages it brought. */
@@ -259,25 +260,4 @@ export async function sseBodyOf(response: Response): Promise<ReadableStream<Uint
   const text = await response.text().catch(() => '')
   if (response.status === 405) return undefined
   throw new HttpError(response.status, `GET: ${text || `no SSE stream (${type})`}`)
-}
-
-/** Wait `ms` milliseconds; rejects with the abort reason when `signal` aborts (the timer is cleared). */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason as given
-      reject(signal.reason)
-      return
-    }
-    const onAbort = () => {
-      clearTimeout(timer)
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason as given
-      reject(signal!.reason)
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }
