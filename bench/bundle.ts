@@ -2,7 +2,9 @@
  * Benchmark: the deployable size of an equivalent one-tool Worker (`echo {text: string}`) per SDK, as
  * `wrangler deploy --dry-run --minify` bundles it (the project's wrangler 4.86.0; no account needed): bytes of the bundled
  * script, and the same gzipped (zlib, default level 6). Each entry is in `bench/workers/`; each gets a
- * generated `wrangler.toml` with `no_nodejs_compat` (both bundle and import nothing from `node:`).
+ * generated `wrangler.toml` with `no_nodejs_compat` (edge-mcp and the official SDK bundle and import nothing
+ * from `node:`). Beside them, the edge-first peers tmcp 1.20.0 (which needs `node:async_hooks`, so the
+ * `nodejs_als` flag) and mcp-lite 0.10.0, info rows with ratios.
  * Target: edge-mcp ≤ 1/3 of the official SDK, gzipped.
  */
 import { execFile } from 'node:child_process'
@@ -26,6 +28,14 @@ export interface Bundle {
   jose: boolean
   /** Whether it contains `edge-mcp/cloudflare`'s Durable Object code (by a string only that code has). */
   cloudflare: boolean
+  /** The `node:` modules the bundled script imports (only those the entry was allowed; usually none). */
+  nodeImports: string[]
+}
+
+/** How one entry is bundled: its compatibility flags, and the `node:` imports it may keep (default none). */
+export interface BundleOptions {
+  compatibilityFlags?: readonly string[]
+  allowedNodeImports?: readonly string[]
 }
 
 /** Strings only jose's code has (its JWKS fetch and JWT claim errors), to tell whether it was bundled. */
@@ -33,15 +43,21 @@ const JOSE_MARKERS = ['JSON Web Key Set', 'claim timestamp check failed']
 /** A string only `src/cloudflare/` has (its unbound-namespace error). */
 const CLOUDFLARE_MARKER = 'is not bound to a Durable Object namespace'
 
-/** Bundle one entry with wrangler into a temporary folder; throws with wrangler's output on failure. */
-export async function bundle(entry: string): Promise<Bundle> {
+/**
+ * Bundle one entry with wrangler into a temporary folder (`no_nodejs_compat` unless told otherwise).
+ * @throws Error with wrangler's output on failure, or when the script imports a `node:` module it was not allowed.
+ */
+export async function bundle(
+  entry: string,
+  { compatibilityFlags = ['no_nodejs_compat'], allowedNodeImports = [] }: BundleOptions = {},
+): Promise<Bundle> {
   const dir = await mkdtemp(join(tmpdir(), 'edge-mcp-bundle-'))
   try {
     const config = join(dir, 'wrangler.toml')
     const main = join(root, 'bench', 'workers', entry)
     await writeFile(
       config,
-      `name = "bench"\nmain = ${JSON.stringify(main)}\ncompatibility_date = "2026-04-01"\ncompatibility_flags = ["no_nodejs_compat"]\n`,
+      `name = "bench"\nmain = ${JSON.stringify(main)}\ncompatibility_date = "2026-04-01"\ncompatibility_flags = ${JSON.stringify(compatibilityFlags)}\n`,
     )
     const out = join(dir, 'out')
     try {
@@ -64,31 +80,58 @@ export async function bundle(entry: string): Promise<Bundle> {
         `wrangler bundled bench/workers/${entry} into ${scripts.length} scripts (${scripts.join(', ')}), expected 1`,
       )
     const code = await readFile(join(out, scripts[0]))
-    if (/\bfrom\s*["']node:|require\(["']node:/.test(code.toString('utf8')))
-      throw new Error(`bench/workers/${entry} bundled a node: import`)
     const text = code.toString('utf8')
+    const nodeImports = [
+      ...new Set(
+        [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\(\s*)["'](node:[\w/]+)/g)].map((m) => m[1]),
+      ),
+    ]
+    const refused = nodeImports.filter((m) => !allowedNodeImports.includes(m))
+    if (refused.length > 0) throw new Error(`bench/workers/${entry} bundled a node: import (${refused.join(', ')})`)
     return {
       code: text,
       bytes: code.length,
       gzipped: gzipSync(code).length,
       jose: JOSE_MARKERS.some((m) => text.includes(m)),
       cloudflare: text.includes(CLOUDFLARE_MARKER),
+      nodeImports,
     }
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
 }
 
+/**
+ * The peers' one-tool Workers. tmcp 1.20.0 and its HTTP transport import `AsyncLocalStorage` from
+ * `node:async_hooks`: it is bundled with the `nodejs_als` flag (that module only, no other Node.js API), and
+ * the table says so. A peer that does not bundle is printed with the reason, not a failed benchmark.
+ */
+const PEERS: Array<[string, BundleOptions]> = [
+  ['tmcp.ts', { compatibilityFlags: ['nodejs_als'], allowedNodeImports: ['node:async_hooks'] }],
+  ['mcp-lite.ts', {}],
+]
+
 const kib = (n: number) => `${fmt(n)} (${(n / 1024).toFixed(1)} KiB)`
 
 /**
  * Sizes of the Workers and the table lines: edge-mcp (its tool's input in valibot, zod 4, arktype), edge-mcp/hono, edge-mcp with OAuth (a
  * `jwtVerifier`, so jose), edge-mcp with `edge-mcp/cloudflare`'s Durable Objects and the official SDK; a
- * sixth, `protectedResource` with a verifier of its own, is bundled only to check it carries no jose.
+ * sixth, `protectedResource` with a verifier of its own, is bundled only to check it carries no jose; and the
+ * peers' Workers (`tmcp`, `mcpLite`: the bundle, or the reason it could not be bundled).
  * @throws Error when jose is in a Worker without the JWT verifier (the one importing `edge-mcp/oauth` for
  *   `protectedResource` included), or missing from the one with it; the same for `edge-mcp/cloudflare`'s code.
  */
-export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; theirs: Bundle; lines: string[] }> {
+export async function benchBundle(): Promise<{
+  ours: Bundle
+  oauth: Bundle
+  theirs: Bundle
+  tmcp: Bundle | string
+  mcpLite: Bundle | string
+  lines: string[]
+}> {
+  const [tmcp, mcpLite] = PEERS.map(([entry, options]) =>
+    bundle(entry, options).catch((error: unknown) => (error instanceof Error ? error.message : String(error))),
+  )
   const [ours, hono, oauth, cloudflare, theirs, ownVerifier, zod, arktype] = (await Promise.all(
     [
       'edge-mcp.ts',
@@ -99,7 +142,7 @@ export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; thei
       'edge-mcp-own-verifier.ts',
       'edge-mcp-zod.ts',
       'edge-mcp-arktype.ts',
-    ].map(bundle),
+    ].map((entry) => bundle(entry)),
   )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
   if (ours.jose || hono.jose || cloudflare.jose)
     throw new Error('jose was bundled into a Worker that verifies no token')
@@ -109,6 +152,18 @@ export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; thei
     throw new Error('edge-mcp/cloudflare was bundled into a Worker that does not import it')
   if (!cloudflare.cloudflare) throw new Error('edge-mcp/cloudflare is missing from the Worker using it (stale check)')
   const ratio = ours.gzipped / theirs.gzipped
+  const peers = [
+    ['tmcp 1.20.0 (`HttpTransport`, valibot adapter)', await tmcp],
+    ['mcp-lite 0.10.0 (`StreamableHttpTransport`, stateless, valibot input; no 2026 wire)', await mcpLite],
+  ] as const
+  const peerRows = peers.map(([label, b]) => {
+    if (typeof b === 'string') return `| ${label}: **could not bundle** — ${b.split('\n')[0]} | — | — |`
+    const node = b.nodeImports.length > 0 ? `; imports \`${b.nodeImports.join('`, `')}\` (\`nodejs_als\` flag)` : ''
+    return `| ${label}${node} | ${kib(b.bytes)} | ${kib(b.gzipped)} |`
+  })
+  const peerRatios = peers.flatMap(([label, b]) =>
+    typeof b === 'string' ? [] : [`edge-mcp ÷ ${label.split(' (')[0]} ${x(ours.gzipped / b.gzipped)}`],
+  )
   const lines = [
     '### One-tool Worker bundle',
     '',
@@ -121,7 +176,9 @@ export async function benchBundle(): Promise<{ ours: Bundle; oauth: Bundle; thei
     `| edge-mcp with OAuth (\`oauth\` + \`jwtVerifier\` of \`edge-mcp/oauth\`, jose), info | ${kib(oauth.bytes)} | ${kib(oauth.gzipped)} |`,
     `| edge-mcp with \`edge-mcp/cloudflare\` (Durable Object mailbox and notification bus), info | ${kib(cloudflare.bytes)} | ${kib(cloudflare.gzipped)} |`,
     `| official SDK 2.4.0 (\`createMcpHandler\`) | ${kib(theirs.bytes)} | ${kib(theirs.gzipped)} |`,
+    ...peerRows,
     `| **ratio** edge-mcp ÷ official (target ≤ 0.33) | ${x(ours.bytes / theirs.bytes)} | **${x(ratio)}** ${met(ratio <= 1 / 3)} |`,
+    `| ratio, gzipped (info) | | ${peerRatios.join('; ') || '—'} |`,
   ]
-  return { ours, oauth, theirs, lines }
+  return { ours, oauth, theirs, tmcp: await tmcp, mcpLite: await mcpLite, lines }
 }

@@ -41,3 +41,21 @@ export const met = (ok: boolean): string => (ok ? 'met' : '**missed**')
 export function check(ok: boolean, side: string, what: string, got: unknown): asserts ok {
   if (!ok) throw new Error(`${side}: ${what}; got ${typeof got === 'string' ? got.slice(0, 500) : JSON.stringify(got)}`)
 }
+
+/**
+ * The JSON-RPC message answering `id` in a JSON or SSE body (SSE: the `data:` line holding that id).
+ * @throws Error naming the side when the body is neither, or the SSE stream holds no message with that id.
+ */
+export function answer(side: string, type: string | null, body: string, id: number): Record<string, unknown> {
+  const parse = (text: string) => JSON.parse(text) as Record<string, unknown>
+  if (type?.startsWith('text/event-stream')) {
+    for (const line of body.split('\n')) {
+      if (!line.startsWith('data:')) continue
+      const message = parse(line.slice(5))
+      if (message.id === id) return message
+    }
+    check(false, side, `the SSE answer holds no message with id ${id}`, body)
+  }
+  check(type?.startsWith('application/json') === true, side, 'answered neither JSON nor SSE', `${type} ${body}`)
+  return parse(body)
+}

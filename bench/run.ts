@@ -2,13 +2,15 @@
  * `npm run bench`: every benchmark, measured against the official SDK 2.4.0 in the same run, next to a
  * hand-written floor where one exists — in-process `tools/call` throughput and two-round MRTR flows (1 and
  * 8 in flight), the requestState seal+open rate and sealed size, the one-tool Worker bundle and its cold
- * import, and the browser client bundle.
+ * import, and the browser client bundle. The edge-first peers tmcp 1.20.0 and mcp-lite 0.10.0 are measured
+ * in the same runs where they apply: `tools/call` on each wire they serve (2026-07-28: tmcp; the 2025 wire
+ * after `initialize`: both), and their one-tool Worker's size and cold import.
  * Prints the summary table (one row per target, met/missed), then each benchmark's own table. A
  * side that errors fails its benchmark with the reason (the others still run) and the process exits 1.
  */
 import { availableParallelism, loadavg } from 'node:os'
 import { benchBrowserBundle } from './browser-bundle.ts'
-import { benchBundle, bundle } from './bundle.ts'
+import { benchBundle, bundle, type Bundle } from './bundle.ts'
 import { benchColdImport } from './cold-import.ts'
 import { fmt, met, x } from './measure.ts'
 import { benchMrtr } from './mrtr.ts'
@@ -50,9 +52,20 @@ const B = (n: number) => `${fmt(n)} B`
 const results = [
   await attempt('tools/call throughput', async () => {
     const r = await benchThroughput()
-    const [r1, r8] = [r.ours[0] / r.theirs[0], r.ours[1] / r.theirs[1]]
+    const ratios = (a: [number, number], b: [number, number]) => [a[0] / b[0], a[1] / b[1]] as const
+    const [r1, r8] = ratios(r.ours, r.theirs)
+    const [t1, t8] = ratios(r.ours, r.tmcp)
+    const [l1, l8] = ratios(r.legacy.ours, r.legacy.mcpLite)
+    const [lt1, lt8] = ratios(r.legacy.ours, r.legacy.tmcp)
+    const [lo1, lo8] = ratios(r.legacy.ours, r.legacy.official)
     return {
-      summary: `| tools/call c=1 / c=8 | ${pair(r.theirs)} req/s | ${pair(r.ours)} | ${pair(r.floor)} | ${x(r1)} / ${x(r8)} | ≥ 4× both | ${met(r1 >= 4 && r8 >= 4)} |`,
+      summary: [
+        `| tools/call, 2026 wire, c=1 / c=8 | ${pair(r.theirs)} req/s | ${pair(r.ours)} | ${pair(r.floor)} | ${x(r1)} / ${x(r8)} | ≥ 4× both | ${met(r1 >= 4 && r8 >= 4)} |`,
+        `| tools/call, 2026 wire, vs tmcp 1.20.0, c=1 / c=8 | tmcp ${pair(r.tmcp)} req/s | ${pair(r.ours)} | ${pair(r.floor)} | ${x(t1)} / ${x(t8)} | ≥ 1.5× both | ${met(t1 >= 1.5 && t8 >= 1.5)} |`,
+        `| tools/call, 2025 wire, vs mcp-lite 0.10.0, c=1 / c=8 | mcp-lite ${pair(r.legacy.mcpLite)} req/s | ${pair(r.legacy.ours)} | — | ${x(l1)} / ${x(l8)} | ≥ 1.0× both | ${met(l1 >= 1 && l8 >= 1)} |`,
+        `| tools/call, 2025 wire, vs tmcp 1.20.0, c=1 / c=8 | tmcp ${pair(r.legacy.tmcp)} req/s | ${pair(r.legacy.ours)} | — | ${x(lt1)} / ${x(lt8)} | info | — |`,
+        `| tools/call, 2025 wire, c=1 / c=8 | ${pair(r.legacy.official)} req/s | ${pair(r.legacy.ours)} | — | ${x(lo1)} / ${x(lo8)} | info | — |`,
+      ].join('\n'),
       lines: r.lines,
     }
   }),
@@ -82,12 +95,19 @@ const results = [
   }),
   await attempt('one-tool Worker bundle and cold import', async () => {
     const [r, floor] = await Promise.all([benchBundle(), bundle('floor.ts')])
-    const cold = await benchColdImport({ theirs: r.theirs, ours: r.ours, floor })
+    const cold = await benchColdImport({ theirs: r.theirs, ours: r.ours, floor, tmcp: r.tmcp, mcpLite: r.mcpLite })
     const ms = (n: number) => `${n.toFixed(2)} ms`
+    /** One info row per peer: its gzipped Worker and cold import (or why it was not bundled). */
+    const peer = (name: string, b: Bundle | string, coldMs: number | undefined) =>
+      typeof b === 'string' || coldMs === undefined
+        ? `| one-tool Worker vs ${name} | not bundled | ${B(r.ours.gzipped)} | — | — | info | — |`
+        : `| one-tool Worker gzip / cold import vs ${name} | ${B(b.gzipped)} / ${ms(coldMs)} | ${B(r.ours.gzipped)} / ${ms(cold.ours)} | — | ${x(r.ours.gzipped / b.gzipped)} / ${x(cold.ours / coldMs)} | info | — |`
     return {
       summary: [
         `| one-tool Worker, gzip | ${B(r.theirs.gzipped)} | ${B(r.ours.gzipped)} | — | ${x(r.ours.gzipped / r.theirs.gzipped)} | ≤ 28,000 B with both eras | ${met(r.ours.gzipped <= 28_000)} |`,
         `| cold import of the Worker bundle | ${ms(cold.theirs)} | ${ms(cold.ours)} | ${ms(cold.floor)} | ${x(cold.ours / cold.theirs)} | ≤ 5 ms | ${met(cold.ours <= 5)} |`,
+        peer('tmcp 1.20.0', r.tmcp, cold.tmcp),
+        peer('mcp-lite 0.10.0', r.mcpLite, cold.mcpLite),
       ].join('\n'),
       lines: [...r.lines, '', ...cold.lines],
     }
@@ -111,9 +131,9 @@ const rank = (row: string) => {
 summaryRows.sort((a, b) => rank(a) - rank(b))
 
 const lines = [
-  `## edge-mcp vs official SDK 2.4.0 vs floor (Node ${process.version}, ${cpus} CPUs, load average ${loadAtStart} at start, ${load()} at end; medians of interleaved windows)`,
+  `## edge-mcp vs official SDK 2.4.0, tmcp 1.20.0, mcp-lite 0.10.0 and the floor (Node ${process.version}, ${cpus} CPUs, load average ${loadAtStart} at start, ${load()} at end; medians of interleaved windows)`,
   '',
-  '| benchmark | official | edge-mcp | floor | edge/official | target | |',
+  '| benchmark | official (or the peer named) | edge-mcp | floor | edge-mcp ÷ official (or peer) | target | |',
   '| --- | ---: | ---: | ---: | ---: | --- | --- |',
   ...summaryRows,
   '',

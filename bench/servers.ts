@@ -2,7 +2,7 @@
  * The two servers every in-process benchmark drives, configured alike: edge-mcp's `McpServer` behind
  * `createFetchHandler`, and the official SDK 2.4.0's `McpServer` behind `createMcpHandler` (its
  * documented per-request factory, `legacy: 'reject'` so both serve 2026-07-28 only, default JSON-or-SSE
- * response mode). Each has the same two tools:
+ * response mode; the 2025 wire bench uses their `legacy: 'stateless'` default instead). Each has the same two tools:
  * - `echo {text: string}` → one text block with `text` (arguments validated: valibot / zod);
  * - `deploy {env: string}` → round 1: an `InputRequiredResult` with one form elicitation
  *   (`confirm: boolean`) and a `requestState`; round 2 (answer + state echoed): `deployed to <env>`.
@@ -59,8 +59,13 @@ export function ourHandler(): Handler {
  * The official SDK: `createMcpHandler` with a factory building a fresh `McpServer` per request (its
  * serving model); schemas and the codec are built once, outside the factory.
  * @param protectState - false: their default, `requestState` passed through unprotected (info only).
+ * @param legacy - `'reject'` (default here): 2026-07-28 only; `'stateless'` (theirs): 2025-era requests are
+ *   served too, each by a fresh server over their stateless streamable HTTP transport (the 2025 wire bench).
  */
-export function officialHandler({ protectState = true } = {}): Handler {
+export function officialHandler({
+  protectState = true,
+  legacy = 'reject',
+}: { protectState?: boolean; legacy?: 'reject' | 'stateless' } = {}): Handler {
   const codec = createRequestStateCodec<string>({
     key: crypto.getRandomValues(new Uint8Array(32)),
     bind: (ctx) => ctx.mcpReq.method,
@@ -95,7 +100,7 @@ export function officialHandler({ protectState = true } = {}): Handler {
       })
       return server
     },
-    { legacy: 'reject' },
+    { legacy },
   )
   return (request) => handler.fetch(request)
 }
