@@ -24,7 +24,15 @@ import type { InputRequest, JSONRPCRequest, RequestId } from '../protocol/schema
 import { createMessageResult, listRootsResult } from '../protocol/schemas/sampling.ts'
 import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
-import type { Channel, Logger, RequestContext, RequestInfo, ResultObject } from './context.ts'
+import {
+  defineLazySignal,
+  withContext,
+  type Channel,
+  type Logger,
+  type RequestContext,
+  type RequestInfo,
+  type ResultObject,
+} from './context.ts'
 import { InvalidAnswerError, RequestCancelledError } from './errors.ts'
 import { inputRequiredResult } from './finish.ts'
 import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
@@ -81,7 +89,7 @@ export class LegacyQuestions {
   readonly #logger: Logger | undefined
   #warned = false
   /** The legacy requests of sessions running on this instance, by {@link requestKey}. */
-  readonly #inflight = new Map<string, AbortController>()
+  readonly #inflight = new Map<string, () => AbortController>()
 
   /**
    * @throws RangeError for a `maxRounds` that is not a positive integer, or a `timeoutMs` not in
@@ -107,16 +115,24 @@ export class LegacyQuestions {
   track(session: LegacySession | undefined, requestId: RequestId, info: RequestInfo): Tracked {
     if (!session) return { info, done: () => {} }
     const key = requestKey(session.sid, requestId)
-    const controller = new AbortController()
-    const outer = info.signal
-    const onAbort = () => controller.abort(outer?.reason)
-    if (outer?.aborted) onAbort()
-    else outer?.addEventListener('abort', onAbort, { once: true })
+    // the controller is made on first read of the signal, or to abort it (most handlers never read theirs)
+    let made: { controller: AbortController; outer: AbortSignal | undefined; onAbort: () => void } | undefined
+    const controller = (): AbortController => {
+      if (made) return made.controller
+      const it = new AbortController()
+      const outer = info.signal
+      made = { controller: it, outer, onAbort: () => it.abort(outer?.reason) }
+      if (outer?.aborted) made.onAbort()
+      else outer?.addEventListener('abort', made.onAbort, { once: true })
+      return it
+    }
     this.#inflight.set(key, controller)
+    const tracked = withContext(info, {})
+    defineLazySignal(tracked, { make: () => controller().signal })
     return {
-      info: { ...info, signal: controller.signal },
+      info: tracked,
       done: () => {
-        outer?.removeEventListener('abort', onAbort)
+        made?.outer?.removeEventListener('abort', made.onAbort)
         if (this.#inflight.get(key) === controller) this.#inflight.delete(key)
       },
     }
@@ -137,7 +153,7 @@ export class LegacyQuestions {
     // On Workers a request's signal cannot be aborted from another request (its I/O, e.g. a Durable Object
     // fetch, belongs to that request: workerd throws): there the cancellation only goes through the mailbox,
     // which the request waiting on its questions reads in its own context.
-    if (running && !onWorkers()) return running.abort(new Error('cancelled by the client'))
+    if (running && !onWorkers()) return running().abort(new Error('cancelled by the client'))
     try {
       const mailbox = this.mailboxFor(info)
       const key = await cancellationKey(sid, requestId)
@@ -266,7 +282,7 @@ export class LegacyQuestions {
     cancellationKey(sid, requestId)
       .then(waitFor)
       .then(
-        () => this.#inflight.get(requestKey(sid, requestId))?.abort(new Error('cancelled by the client')),
+        () => this.#inflight.get(requestKey(sid, requestId))?.().abort(new Error('cancelled by the client')),
         () => {}, // the round ended (or timed out) first
       )
   }

@@ -284,6 +284,42 @@ describe('legacy sessions without storage', () => {
     expect(res.headers.get('mcp-session-id')).toBeNull()
   })
 
+  it('notifications/cancelled aborts a running request of its session, its signal read before or after', async () => {
+    const { handler, server } = setup()
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const seen: Array<[string, boolean, unknown]> = []
+    let running = 0
+    let bothRunning!: () => void
+    const started = new Promise<void>((resolve) => (bothRunning = resolve))
+    server.setRequestHandler('tools/call', async (params, ctx) => {
+      if (++running === 2) bothRunning()
+      const early = params.name === 'early' ? ctx.signal : undefined
+      let heard = false
+      early?.addEventListener('abort', () => (heard = true))
+      await gate
+      seen.push([String(params.name), ctx.signal.aborted && (early === undefined || heard), ctx.signal.reason])
+      return { content: [] }
+    })
+    const id = await initialize(handler)
+    const headers = { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': id }
+    const calls = ['early', 'late'].map((name, i) =>
+      post(handler, { jsonrpc: '2.0', id: `c${i}`, method: 'tools/call', params: { name } }, headers),
+    )
+    await started
+    for (const requestId of ['c0', 'c1']) {
+      const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }
+      expect((await post(handler, cancel, headers)).status).toBe(202)
+    }
+    release()
+    await Promise.all(calls)
+    expect(seen.map(([name, aborted]) => [name, aborted])).toEqual([
+      ['early', true],
+      ['late', true],
+    ])
+    for (const [, , reason] of seen) expect(String(reason)).toMatch(/cancelled by the client/)
+  })
+
   it('DELETE and GET with a session id → 405', async () => {
     const { handler } = setup()
     const id = await initialize(handler)
