@@ -33,13 +33,26 @@ function pairsTable(): Uint16Array {
 }
 
 let ascii: TextDecoder | undefined // one decoder, reused: the output bytes are ASCII, which decode as themselves
+/** Output of {@link encodeBase64Url} for texts up to this many characters: written, decoded, never kept. */
+const OUT_CHARS = 16 * 1024
+let outScratch: Uint8Array | undefined
+let outUnits: Uint16Array | undefined
 
 /** Encode bytes as unpadded base64url. */
 export function encodeBase64Url(bytes: Uint8Array): string {
   const whole = bytes.length - (bytes.length % 3)
   const rest = bytes.length - whole
-  const out = new Uint8Array((whole / 3) * 4 + (rest === 0 ? 0 : rest + 1))
-  const units = new Uint16Array(out.buffer, 0, out.length >> 1)
+  const length = (whole / 3) * 4 + (rest === 0 ? 0 : rest + 1)
+  // the characters are written into a reused buffer (no allocation a call): decode copies them out
+  let out: Uint8Array
+  let units: Uint16Array
+  if (length <= OUT_CHARS) {
+    out = outScratch ??= new Uint8Array(OUT_CHARS)
+    units = outUnits ??= new Uint16Array(out.buffer)
+  } else {
+    out = new Uint8Array(length)
+    units = new Uint16Array(out.buffer, 0, out.length >> 1)
+  }
   const table = PAIRS ?? pairsTable()
   let o = 0
   for (let i = 0; i < whole; i += 3) {
@@ -58,7 +71,7 @@ export function encodeBase64Url(bytes: Uint8Array): string {
     out[p++] = alphabetCode((n >> 4) & 63)
     out[p++] = alphabetCode((n << 2) & 63)
   }
-  return (ascii ??= new TextDecoder()).decode(out)
+  return (ascii ??= new TextDecoder()).decode(out.subarray(0, length))
 }
 
 /** Reused by {@link decodeBase64UrlStrict} for the ASCII bytes of texts up to this many characters. */

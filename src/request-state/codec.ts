@@ -109,6 +109,10 @@ const QUESTION_SCHEME: Scheme = {
 /** The schemes sealed without a binding, whose AAD (`prefix ‖ kid`) each entry derives once. */
 const UNBOUND_SCHEMES: readonly Scheme[] = [SESSION_SCHEME, QUESTION_SCHEME]
 
+/** Bytes of the reused buffer a token is assembled in before it is encoded (larger ones get their own). */
+const BODY_SCRATCH_BYTES = 8 * 1024
+let bodyScratch: Uint8Array | undefined
+
 interface RingEntry {
   hkdf: Promise<CryptoKey>
   kid: Promise<Uint8Array>
@@ -117,8 +121,8 @@ interface RingEntry {
   /** `prefix ‖ kid` of the session and question schemes, once derived. */
   unboundAads: Map<Scheme, Uint8Array<ArrayBuffer>>
   aes: Map<string, Promise<CryptoKey>>
-  /** AES keys once derived, by audience id. */
-  aesReady: Map<string, CryptoKey>
+  /** AES keys once derived, by scheme then audience (no key string built on the hot path). */
+  aesReady: Map<Scheme, Map<string | undefined, CryptoKey>>
 }
 
 function toBytes(key: RequestStateKey, index: number): Uint8Array<ArrayBuffer> {
@@ -278,11 +282,11 @@ export class AesGcmKeyRing {
   }
 
   #aesKey(entry: RingEntry, audience: string | undefined, scheme: Scheme): CryptoKey | Promise<CryptoKey> {
+    const ready = entry.aesReady.get(scheme)?.get(audience)
+    if (ready) return ready
     const id =
       (scheme.info === REQUEST_STATE_SCHEME.info ? '' : scheme.prefix) +
       (audience === undefined ? '' : '\u0000' + audience)
-    const ready = entry.aesReady.get(id)
-    if (ready) return ready
     let key = entry.aes.get(id)
     if (!key) {
       const info = new TextEncoder().encode(audience === undefined ? scheme.info : scheme.info + '\u0000' + audience)
@@ -296,7 +300,11 @@ export class AesGcmKeyRing {
         ),
       )
       key.then(
-        (k) => entry.aesReady.set(id, k),
+        (k) => {
+          let byAudience = entry.aesReady.get(scheme)
+          if (!byAudience) entry.aesReady.set(scheme, (byAudience = new Map<string | undefined, CryptoKey>()))
+          byAudience.set(audience, k)
+        },
         () => entry.aes.delete(id),
       )
       entry.aes.set(id, key)
@@ -319,11 +327,14 @@ export class AesGcmKeyRing {
         plaintext as Uint8Array<ArrayBuffer>,
       ),
     )
-    const body = new Uint8Array(KID_BYTES + NONCE_BYTES + sealed.length)
+    // the token's bytes are only read by the encoder below: a reused buffer while they fit one
+    const length = KID_BYTES + NONCE_BYTES + sealed.length
+    const body =
+      length <= BODY_SCRATCH_BYTES ? (bodyScratch ??= new Uint8Array(BODY_SCRATCH_BYTES)) : new Uint8Array(length)
     body.set(kid)
     body.set(nonce, KID_BYTES)
     body.set(sealed, KID_BYTES + NONCE_BYTES)
-    return scheme.prefix + encodeBase64Url(body)
+    return scheme.prefix + encodeBase64Url(body.subarray(0, length))
   }
 
   async #unseal(token: string, audience: string | undefined, scheme: Scheme, binding?: Binding): Promise<Uint8Array> {
