@@ -56,17 +56,20 @@ const issue = (label: string, expected: string | null, received: string, path: I
   path,
 })
 
+/** The issues of a passing check: one shared array, never added to (a check adds issues to arrays of its own). */
+const NONE: Issue[] = []
+
 const make = <T>(e: string, run: (value: unknown) => Outcome, extra?: Partial<Check>): Check<T> =>
   Object.assign(run, { e }, extra) as Check<T>
 
 /** A check that passes when `test` holds, else a type issue. */
 const when = <T>(e: string, test: (value: unknown) => boolean): Check<T> =>
-  make(e, (value) => (test(value) ? [true, [], value] : [false, [issue('type', e, show(value))]]))
+  make(e, (value) => (test(value) ? [true, NONE, value] : [false, [issue('type', e, show(value))]]))
 
 export const string = /* @__PURE__ */ when<string>('string', (x) => typeof x === 'string')
 export const number = /* @__PURE__ */ when<number>('number', (x) => typeof x === 'number' && !isNaN(x))
 export const boolean = /* @__PURE__ */ when<boolean>('boolean', (x) => typeof x === 'boolean')
-export const unknown = /* @__PURE__ */ make<unknown>('unknown', (value) => [true, [], value])
+export const unknown = /* @__PURE__ */ make<unknown>('unknown', (value) => [true, NONE, value])
 
 // Each combinator below is marked free of side effects: a bundler drops a check that nothing uses (a
 // browser app that never calls `listen` carries no check of its acknowledgement).
@@ -81,7 +84,7 @@ export const picklist = /* @__NO_SIDE_EFFECTS__ */ <const L extends string>(opti
 
 /** `check`, or undefined. */
 export const optional = /* @__NO_SIDE_EFFECTS__ */ <T>(check: Check<T>): Check<T | undefined> =>
-  make(`(${check.e} | undefined)`, (value) => (value === undefined ? [true, [], value] : check(value)), { o: true })
+  make(`(${check.e} | undefined)`, (value) => (value === undefined ? [true, NONE, value] : check(value)), { o: true })
 
 /** A refinement of a typed value (valibot's validation actions): an issue, or undefined when it holds. */
 export type Rule = (value: never) => Issue | undefined
@@ -90,8 +93,13 @@ export type Rule = (value: never) => Issue | undefined
 export const pipe = /* @__NO_SIDE_EFFECTS__ */ <T>(check: Check<T>, ...rules: Rule[]): Check<T> =>
   make(check.e, (value) => {
     const outcome = check(value)
-    if (outcome[0]) for (const rule of rules) outcome[1].push(...[rule(value as never)].filter((i) => i !== undefined))
-    return outcome
+    if (!outcome[0]) return outcome
+    let issues = outcome[1]
+    for (const rule of rules) {
+      const found = rule(value as never)
+      if (found) issues = [...issues, found]
+    }
+    return issues === outcome[1] ? outcome : [true, issues, outcome[2]]
   })
 
 /** `fn` applied to the value, then `check` on what it returns (valibot's `pipe(unknown(), transform(fn), schema)`). */
@@ -130,8 +138,10 @@ const plainKey = (value: object, key: string) =>
  */
 function member(check: Check, value: unknown, key: string | number, into: Issue[], out: object): boolean {
   const [typed, issues, output] = check(value)
-  for (const i of issues) i.path.unshift(key)
-  into.push(...issues)
+  for (const i of issues) {
+    i.path.unshift(key)
+    into.push(i)
+  }
   ;(out as Record<string | number, unknown>)[key] = output
   return typed
 }
@@ -151,15 +161,16 @@ export const array = /* @__NO_SIDE_EFFECTS__ */ <T>(item: Check<T>): Check<T[]> 
  * A loose object (any object, an array too): each of `entries` present (unless optional) and valid; other
  * members kept in the output, unless `strip` (valibot's `object` rather than `looseObject`).
  */
-export const object = /* @__NO_SIDE_EFFECTS__ */ <T>(entries: Record<string, Check>, strip?: boolean): Check<T> =>
-  make(
+export const object = /* @__NO_SIDE_EFFECTS__ */ <T>(entries: Record<string, Check>, strip?: boolean): Check<T> => {
+  const list = Object.entries(entries)
+  return make(
     'Object',
     (value) => {
       if (!isObject(value)) return [false, [issue('type', 'Object', show(value))]]
       const issues: Issue[] = []
       const out: Record<string, unknown> = {}
       let typed = true
-      for (const [key, entry] of Object.entries(entries)) {
+      for (const [key, entry] of list) {
         if (key in value) typed = member(entry, value[key], key, issues, out) && typed
         else if (!entry.o) {
           issues.push(issue('key', `"${key}"`, 'undefined', [key]))
@@ -172,6 +183,7 @@ export const object = /* @__NO_SIDE_EFFECTS__ */ <T>(entries: Record<string, Che
     },
     { n: entries },
   )
+}
 
 /** An object whose own members (but `__proto__`, `prototype` and `constructor`) are each `check`. */
 export const record = /* @__NO_SIDE_EFFECTS__ */ <T>(check: Check<T>): Check<Record<string, T>> =>

@@ -21,6 +21,9 @@ export const META = Object.freeze({
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const)
 
+/** `LoggingLevel`: the syslog severities (RFC 5424), least severe first (spec: server/utilities/logging.mdx). */
+export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
+
 /** Methods whose result may be an `InputRequiredResult` (spec: basic/patterns/mrtr.mdx). */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read'])
 

@@ -3,12 +3,11 @@
  * basic/versioning.mdx) and client-capability checks.
  * @module
  */
-import * as v from 'valibot'
 import { META } from './constants.ts'
 import { ErrorCode, McpError, missingCapabilityError } from './errors.ts'
-import { describeIssue } from './issues.ts'
+import { parse } from './check.ts'
+import { RequestMeta } from './checks.gen.ts'
 import { isPlainObject } from './jsonrpc.ts'
-import { requestMeta } from './schemas/capabilities.ts'
 import type { ClientCapabilities, Implementation, InputRequest, LoggingLevel } from './schemas/index.ts'
 
 /** The envelope of one modern request, read from `params._meta`. */
@@ -61,11 +60,8 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Reque
       }
     }
   }
-  const parsed = v.safeParse(requestMeta(), m)
-  if (!parsed.success) {
-    throw envelopeError(`Invalid _meta envelope: ${describeIssue(parsed.issues[0])}`)
-  }
-  const out = parsed.output
+  const [issue, out] = parse(RequestMeta, m)
+  if (issue !== undefined) throw envelopeError(`Invalid _meta envelope: ${issue}`)
   const envelope: RequestEnvelope = {
     protocolVersion: out[META.protocolVersion],
     clientCapabilities: out[META.clientCapabilities],

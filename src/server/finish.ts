@@ -5,12 +5,11 @@
  * is the boundary's (`sealing.ts`), between the check and the serverInfo.
  * @module
  */
-import * as v from 'valibot'
 import { INPUT_REQUIRED_METHODS, META } from '../protocol/constants.ts'
 import { capabilitiesNeededBy } from '../protocol/envelope.ts'
-import { describeIssue } from '../protocol/issues.ts'
+import { parse } from '../protocol/check.ts'
+import { InputRequiredResult } from '../protocol/checks.gen.ts'
 import type { Implementation } from '../protocol/schemas/index.ts'
-import * as schemas from '../protocol/schemas/input-required.ts'
 import { CACHEABLE_METHODS, withCacheHints, type CacheOptions } from './cache.ts'
 import type { RequestContext, RequestParams, ResultObject } from './context.ts'
 import { HandlerResultError } from './errors.ts'
@@ -40,14 +39,12 @@ export function inputRequiredResult(method: string, result: ResultObject, ctx: R
   // any JSON state is sealed into a string token after this check; the schema sees a stand-in string
   const state = result.requestState
   const checkable = state === undefined || typeof state === 'string' ? result : { ...result, requestState: '' }
-  const parsed = v.safeParse(schemas.inputRequiredResult(), checkable)
-  if (!parsed.success)
-    throw new HandlerResultError(
-      `handler for ${method} returned an invalid InputRequiredResult: ${describeIssue(parsed.issues[0])}`,
-    )
-  const requests = parsed.output.inputRequests
+  const [issue, output] = parse(InputRequiredResult, checkable)
+  if (issue !== undefined)
+    throw new HandlerResultError(`handler for ${method} returned an invalid InputRequiredResult: ${issue}`)
+  const requests = output.inputRequests
   const hasRequests = requests !== undefined && Object.keys(requests).length > 0
-  if (!hasRequests && parsed.output.requestState === undefined) {
+  if (!hasRequests && output.requestState === undefined) {
     throw new HandlerResultError(
       `handler for ${method} returned an InputRequiredResult with neither inputRequests nor requestState`,
     )

@@ -14,14 +14,12 @@
  * a tool error on `tools/call`, -32603 elsewhere; -32021 when the client did not declare the capability.
  * @module
  */
-import * as v from 'valibot'
 import type { RequestStateValue } from '../request-state/claims.ts'
 import { digest16 } from '../encoding/canonical.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import { describeIssue } from '../protocol/issues.ts'
-import { elicitResult } from '../protocol/schemas/elicitation.ts'
+import { type Check, parse } from '../protocol/check.ts'
+import { CreateMessageResult, ElicitResult, ListRootsResult } from '../protocol/checks.gen.ts'
 import type { InputRequest, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
-import { createMessageResult, listRootsResult } from '../protocol/schemas/sampling.ts'
 import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
 import {
@@ -350,10 +348,10 @@ function legacyParams(question: InputRequest, session: LegacySession): Record<st
 }
 
 /** The result schema of each question's method: an answer is checked before the handler sees it. */
-const RESULT_SCHEMAS: Record<InputRequest['method'], () => v.GenericSchema> = {
-  'elicitation/create': elicitResult,
-  'sampling/createMessage': createMessageResult,
-  'roots/list': listRootsResult,
+const RESULT_SCHEMAS: Record<InputRequest['method'], Check> = {
+  'elicitation/create': ElicitResult,
+  'sampling/createMessage': CreateMessageResult,
+  'roots/list': ListRootsResult,
 }
 
 /**
@@ -367,10 +365,9 @@ function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Recor
     throw new InvalidAnswerError(
       `the client answered ${method} with error ${answer.error.code}: ${answer.error.message}`,
     )
-  const parsed = v.safeParse(RESULT_SCHEMAS[method](), answer.result)
-  if (!parsed.success)
-    throw new InvalidAnswerError(`the client sent an invalid answer to ${method}: ${describeIssue(parsed.issues[0])}`)
-  return parsed.output as Record<string, unknown> // as parsed: a decline's or cancel's content is dropped, not checked
+  const [issue, output] = parse(RESULT_SCHEMAS[method], answer.result)
+  if (issue !== undefined) throw new InvalidAnswerError(`the client sent an invalid answer to ${method}: ${issue}`)
+  return output as Record<string, unknown> // as parsed: a decline's or cancel's content is dropped, not checked
 }
 
 /** The client went away mid-request: nobody reads the response, and it is no failure of the handler (not logged). */

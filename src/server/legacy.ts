@@ -7,11 +7,10 @@
  * session are `legacy-questions.ts`.
  * @module
  */
-import { HEADER, LEGACY_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { HEADER, LEGACY_PROTOCOL_VERSIONS, LOGGING_LEVELS } from '../protocol/constants.ts'
 import { readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
-import { loggingLevel } from '../protocol/schemas/capabilities.ts'
 import { once } from '../protocol/schemas/common.ts'
 import type { Implementation, JSONRPCRequest, ServerCapabilities } from '../protocol/schemas/index.ts'
 import type { LegacySession } from '../request-state/security.ts'
@@ -31,7 +30,7 @@ export const ACKNOWLEDGED_METHODS: ReadonlySet<string> = new Set([
   'resources/unsubscribe',
 ])
 
-const logLevels = /* @__PURE__ */ once((): ReadonlySet<string> => new Set(loggingLevel().options))
+const logLevels = /* @__PURE__ */ once((): ReadonlySet<string> => new Set(LOGGING_LEVELS))
 
 /**
  * Check the params of an acknowledged method (its answer is `{}`).

@@ -14,15 +14,13 @@
  * Both may be async; failures are logged by the server, never thrown at the caller.
  * @module
  */
-import * as v from 'valibot'
 import { META } from '../protocol/constants.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import { describeIssue } from '../protocol/issues.ts'
+import { parse } from '../protocol/check.ts'
+import { SubscriptionFilter as checkFilter } from '../protocol/checks.gen.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
 import { normalizeUri } from '../protocol/uri-literal.ts'
-import { once } from '../protocol/schemas/common.ts'
 import type { JSONRPCNotification, RequestId, SubscriptionFilter } from '../protocol/schemas/index.ts'
-import { subscriptionFilter } from '../protocol/schemas/notifications.ts'
 
 /**
  * One server event, plain JSON so that any bus can carry it: a list changed, or a resource was updated
@@ -90,8 +88,6 @@ export function isAbsoluteUri(uri: unknown): uri is string {
   return typeof uri === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/.test(uri)
 }
 
-const listenParams = /* @__PURE__ */ once(() => v.looseObject({ notifications: subscriptionFilter() }))
-
 /**
  * The filter of a `subscriptions/listen` request.
  * @throws McpError -32602 naming the field, e.g. `field 'notifications.resourceSubscriptions.0'`; also for more than
@@ -104,9 +100,15 @@ export function parseListenFilter(params: Record<string, unknown>): Subscription
       "Invalid params: field 'notifications' must be an object (a SubscriptionFilter)",
     )
   }
-  const parsed = v.safeParse(listenParams(), params)
-  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
-  const uris = parsed.output.notifications.resourceSubscriptions ?? []
+  const [issue, filter] = parse(checkFilter, params.notifications)
+  if (issue !== undefined) {
+    // the filter's issue told from the params: "field 'notifications.x': …"
+    const why = issue.startsWith("field '")
+      ? `field 'notifications.${issue.slice(7)}`
+      : `field 'notifications': ${issue}`
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${why}`)
+  }
+  const uris = filter.resourceSubscriptions ?? []
   if (uris.length > MAX_RESOURCE_SUBSCRIPTIONS) {
     throw new McpError(
       ErrorCode.InvalidParams,
@@ -120,7 +122,7 @@ export function parseListenFilter(params: Record<string, unknown>): Subscription
       `Invalid params: field 'notifications.resourceSubscriptions.${long}' is longer than ${MAX_SUBSCRIBED_URI_LENGTH} characters`,
     )
   }
-  return parsed.output.notifications
+  return filter
 }
 
 /** Most URIs one listen stream may subscribe to (each stream holds its set in memory). */

@@ -6,7 +6,7 @@
 /* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
   -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
-import { META } from '../constants.ts'
+import { LOGGING_LEVELS, META } from '../constants.ts'
 import { icon, jsonObject, JsonObject, once } from './common.ts'
 import { cacheable, complete } from './results.ts'
 
@@ -54,9 +54,7 @@ export const ServerCapabilities = /* @__PURE__ */ (() =>
 export type ServerCapabilities = v.InferOutput<typeof ServerCapabilities>
 
 /** `LoggingLevel`: the syslog severities (RFC 5424), least severe first. */
-export const loggingLevel = /* @__PURE__ */ once(() =>
-  v.picklist(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']),
-)
+export const loggingLevel = /* @__PURE__ */ once(() => v.picklist(LOGGING_LEVELS))
 export const LoggingLevel = /* @__PURE__ */ loggingLevel()
 export type LoggingLevel = v.InferOutput<typeof LoggingLevel>
 

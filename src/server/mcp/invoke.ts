@@ -3,14 +3,11 @@
  * has any; spec: basic/patterns/mrtr.mdx), then call it with its arguments and a {@link HandlerContext}.
  * @module
  */
-import * as v from 'valibot'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
-import { describeIssue } from '../../protocol/issues.ts'
+import { type Check, describe, type Issue, parse } from '../../protocol/check.ts'
+import * as checks from '../../protocol/checks.gen.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
-import { elicitResult } from '../../protocol/schemas/elicitation.ts'
 import type { InputResponses } from '../../protocol/schemas/index.ts'
-import { inputResponses } from '../../protocol/schemas/input-required.ts'
-import { createMessageResult, listRootsResult } from '../../protocol/schemas/sampling.ts'
 import { withContext, type RequestContext, type RequestParams } from '../context.ts'
 import { HandlerContractError, RefusalError, ResolutionError, refusalVerb } from '../errors.ts'
 import type { ResolverPlan } from '../resolve/plan.ts'
@@ -116,10 +113,10 @@ function inputResponsesOf(params: RequestParams): InputResponses | undefined {
   if (!isPlainObject(raw) || !Object.values(raw).every(isPlainObject)) {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object of result objects')
   }
-  const parsed = v.safeParse(inputResponses(), raw)
-  if (!parsed.success)
-    throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${answerIssue(raw, parsed.issues[0])}`)
-  return parsed.output
+  const [, issues, output] = checks.InputResponses(raw)
+  if (issues[0])
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${answerIssue(raw, issues[0])}`)
+  return output as InputResponses
 }
 
 /**
@@ -127,18 +124,17 @@ function inputResponsesOf(params: RequestParams): InputResponses | undefined {
  * elicitation answer, one with `roots` a roots list, any other a sampling result), so that a malformed
  * sampling answer is not reported as a missing `action`.
  */
-function answerIssue(raw: Record<string, unknown>, fallback: v.BaseIssue<unknown>): string {
+function answerIssue(raw: Record<string, unknown>, fallback: Issue): string {
   for (const [key, answer] of Object.entries(raw)) {
     const shape = answer as Record<string, unknown>
-    const schema = Object.hasOwn(shape, 'action')
-      ? elicitResult()
+    const check: Check = Object.hasOwn(shape, 'action')
+      ? checks.ElicitResult
       : Object.hasOwn(shape, 'roots')
-        ? listRootsResult()
-        : createMessageResult()
-    const parsed = v.safeParse(schema, answer)
-    if (parsed.success) continue
-    const why = describeIssue(parsed.issues[0]) // "field 'a.b': …" or the message alone
+        ? checks.ListRootsResult
+        : checks.CreateMessageResult
+    const [why] = parse(check, answer) // "field 'a.b': …" or the message alone
+    if (why === undefined) continue
     return why.startsWith("field '") ? `field '${key}.${why.slice(7)}` : `field '${key}': ${why}`
   }
-  return describeIssue(fallback)
+  return describe(fallback)
 }

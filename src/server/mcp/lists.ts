@@ -4,11 +4,10 @@
  * `resources/list` entries of resource templates' `list` callbacks.
  * @module
  */
-import * as v from 'valibot'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
-import { describeIssue } from '../../protocol/issues.ts'
+import { parse } from '../../protocol/check.ts'
+import { Resource } from '../../protocol/checks.gen.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
-import { Resource } from '../../protocol/schemas/resources.ts'
 import { decodeBase64UrlStrict, encodeBase64Url } from '../../encoding/base64url.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
 import { HandlerResultError } from '../errors.ts'
@@ -85,12 +84,11 @@ export function templateLister(
     if (!Array.isArray(entries))
       throw new HandlerResultError(`${where} returned neither Resource[] nor { resources: Resource[] }`)
     return entries.map((entry: unknown, i) => {
-      const checked = v.safeParse(Resource, entry)
-      if (!checked.success)
-        throw new HandlerResultError(`${where} entry ${i} is not a valid Resource: ${describeIssue(checked.issues[0])}`)
-      if (match(checked.output.uri) === undefined)
+      const [issue, resource] = parse(Resource, entry)
+      if (issue !== undefined) throw new HandlerResultError(`${where} entry ${i} is not a valid Resource: ${issue}`)
+      if (match(resource.uri) === undefined)
         throw new HandlerResultError(
-          `${where} entry ${i}: ${JSON.stringify(checked.output.uri)} does not match ${String(definition.uriTemplate)}`,
+          `${where} entry ${i}: ${JSON.stringify(resource.uri)} does not match ${String(definition.uriTemplate)}`,
         )
       return { ...defaults, ...(entry as Record<string, unknown>) }
     })

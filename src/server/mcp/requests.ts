@@ -3,16 +3,14 @@
  * `completion/complete`, each reading the registrations it serves.
  * @module
  */
-import * as v from 'valibot'
 import { hasEnvelope } from '../../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
-import { describeIssue } from '../../protocol/issues.ts'
+import { parse } from '../../protocol/check.ts'
+import * as checks from '../../protocol/checks.gen.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
 import { isVisibleAscii, quoteValue } from '../../protocol/headers.ts'
 import { paramMatches, valueAt, type HeaderParam } from '../../protocol/param-headers.ts'
-import { completeParamsWithoutMeta } from '../../protocol/schemas/completion.ts'
 import type { CallToolResult } from '../../protocol/schemas/index.ts'
-import { callToolResult } from '../../protocol/schemas/tools.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
 import { HandlerResultError, RefusalError } from '../errors.ts'
@@ -62,11 +60,10 @@ export async function callTool(
   if (typeof out === 'string') return toolResult(false, out)
   if (isInputRequired(out)) return out
   const result = withTextOfStructured(out)
-  const checked = v.safeParse(callToolResult(), result)
-  if (!checked.success)
-    throw new HandlerResultError(`tool ${name} returned an invalid CallToolResult: ${describeIssue(checked.issues[0])}`)
-  if (tool.output && !checked.output.isError) {
-    let structured = checkWith(tool.output, checked.output.structuredContent)
+  const [issue, checked] = parse(checks.CallToolResult, result)
+  if (issue !== undefined) throw new HandlerResultError(`tool ${name} returned an invalid CallToolResult: ${issue}`)
+  if (tool.output && !checked.isError) {
+    let structured = checkWith(tool.output, checked.structuredContent)
     if (structured instanceof Promise) structured = await structured
     if (structured.issues)
       throw new HandlerResultError(
@@ -143,9 +140,9 @@ export async function readResource(
  * @throws InsufficientScopeError when the caller lacks the prompt's or template's registration `scopes`.
  */
 export async function complete(registry: Registry, params: RequestParams, ctx: RequestContext): Promise<ResultObject> {
-  const parsed = v.safeParse(completeParamsWithoutMeta(), params)
-  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.issues[0])}`)
-  const { ref, argument, context } = parsed.output
+  const [issue, parsed] = parse(checks.CompleteParams, params)
+  if (issue !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${issue}`)
+  const { ref, argument, context } = parsed
   let completers: Record<string, Completer | undefined> | undefined
   // a completer serves the item's data: it needs the item's scopes, as prompts/get and resources/read do
   if (ref.type === 'ref/prompt') {

@@ -3,10 +3,9 @@
  * pinned to a digest of the exact question — and how an answer is validated, restored or taken.
  * @module
  */
-import * as v from 'valibot'
-import { describeIssue } from '../../protocol/issues.ts'
-import { elicitResult } from '../../protocol/schemas/elicitation.ts'
-import { createMessageResult, listRootsResult } from '../../protocol/schemas/sampling.ts'
+import { type Check, parse } from '../../protocol/check.ts'
+import * as checks from '../../protocol/checks.gen.ts'
+import type { CreateMessageResult, ListRootsResult } from '../../protocol/schemas/index.ts'
 import { ResolutionError } from '../errors.ts'
 import { QUESTION, type Question } from './questions.ts'
 
@@ -56,15 +55,17 @@ function accepted(question: Question, data: unknown): { result: ResolverResult; 
     case 'url':
       return { result: { kind: 'value', value: true }, data: undefined }
     case 'sample': {
-      if (!v.is(createMessageResult(), data)) return undefined
-      const { role, content, model, stopReason } = data
+      if (parse(checks.CreateMessageResult, data)[0] !== undefined) return undefined
+      const { role, content, model, stopReason } = data as CreateMessageResult
       const trimmed = stopReason === undefined ? { role, content, model } : { role, content, model, stopReason }
       return { result: { kind: 'value', value: trimmed }, data: trimmed }
     }
     case 'roots': {
-      if (!v.is(listRootsResult(), data)) return undefined
+      if (parse(checks.ListRootsResult, data)[0] !== undefined) return undefined
       const trimmed = {
-        roots: data.roots.map((r) => (r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name })),
+        roots: (data as ListRootsResult).roots.map((r) =>
+          r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name },
+        ),
       }
       return { result: { kind: 'value', value: trimmed }, data: trimmed }
     }
@@ -83,14 +84,14 @@ export function take(
 ): { result: ResolverResult; recorded: Omit<Recorded, 'q'> } | { misfit: string } {
   const kind = question[QUESTION]
   if (kind === 'elicit' || kind === 'url') {
-    const parsed = v.safeParse(elicitResult(), answer)
-    if (!parsed.success || !('action' in (answer as object)))
+    const [issue, parsed] = parse(checks.ElicitResult, answer)
+    if (issue !== undefined || !('action' in (answer as object)))
       throw new ResolutionError(`The answer to input request '${key}' is not an elicitation result`)
-    const action = parsed.output.action
+    const action = parsed.action
     if (action !== 'accept')
       return { result: { kind: 'refused', action, question: question.message }, recorded: { action } }
-    const ok = accepted(question, kind === 'url' ? undefined : parsed.output.content)
-    if (!ok) return { misfit: misfitOf(question, parsed.output.content) } // content missing or not fitting: ask again
+    const ok = accepted(question, kind === 'url' ? undefined : parsed.content)
+    if (!ok) return { misfit: misfitOf(question, parsed.content) } // content missing or not fitting: ask again
     return { result: ok.result, recorded: ok.data === undefined ? { action } : { action, data: ok.data } }
   }
   const wanted = kind === 'sample' ? 'a sampling result' : 'a roots list'
@@ -112,9 +113,8 @@ function misfitOf(question: Question, content: unknown): string {
 }
 
 function describeShape(question: Question, answer: unknown): string {
-  const schema = question[QUESTION] === 'sample' ? createMessageResult() : listRootsResult()
-  const parsed = v.safeParse(schema, answer)
-  return parsed.success ? 'ok' : describeIssue(parsed.issues[0])
+  const check: Check = question[QUESTION] === 'sample' ? checks.CreateMessageResult : checks.ListRootsResult
+  return parse(check, answer)[0] ?? 'ok'
 }
 
 /**

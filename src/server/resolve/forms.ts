@@ -4,9 +4,9 @@
  * `requestedSchema` sent to clients. A hand-built `requestedSchema` (`elicitForm`) gets the same check.
  * @module
  */
-import * as v from 'valibot'
-import { describeIssue } from '../../protocol/issues.ts'
-import { requestedSchema, type RequestedSchema } from '../../protocol/schemas/elicitation.ts'
+import { parse } from '../../protocol/check.ts'
+import { RequestedSchema } from '../../protocol/checks.gen.ts'
+import type { RequestedSchema as RequestedSchemaType } from '../../protocol/schemas/elicitation.ts'
 import { InvalidSignatureError } from '../errors.ts'
 import { objectSchemaOf, type Checked, type JsonSchema, type ObjectOutput, type ObjectSchemaInput } from '../schema.ts'
 
@@ -15,7 +15,7 @@ export interface FormSchema<T = Record<string, unknown>> {
   /** Check an answer's `content` (synchronously: a form's schema may not validate asynchronously). */
   readonly check: (content: unknown) => Checked<T>
   /** The `requestedSchema` sent to the client. */
-  readonly requestedSchema: RequestedSchema
+  readonly requestedSchema: RequestedSchemaType
 }
 
 /** The string formats a form field may have. */
@@ -55,7 +55,7 @@ export function formSchema<S extends ObjectSchemaInput>(schema: S): FormSchema<O
  * A form's `requestedSchema` from its JSON Schema: each field normalized and checked against the subset.
  * @throws InvalidSignatureError naming the field that leaves the form subset.
  */
-export function checkedRequestedSchema(json: JsonSchema): RequestedSchema {
+export function checkedRequestedSchema(json: JsonSchema): RequestedSchemaType {
   if (json.type !== 'object' || typeof json.properties !== 'object' || json.properties === null) {
     throw new InvalidSignatureError('An elicitation form schema must be an object of primitive fields')
   }
@@ -66,13 +66,13 @@ export function checkedRequestedSchema(json: JsonSchema): RequestedSchema {
     if (problem) throw new InvalidSignatureError(`Elicitation form field '${field}' ${problem}`)
     properties[field] = normalized
   }
-  const parsed = v.safeParse(requestedSchema(), {
+  const [issue, parsed] = parse(RequestedSchema, {
     type: 'object',
     properties,
     ...(Array.isArray(json.required) && json.required.length ? { required: json.required } : {}),
   })
-  if (!parsed.success) throw new InvalidSignatureError(`Elicitation form schema: ${describeIssue(parsed.issues[0])}`)
-  return parsed.output
+  if (issue !== undefined) throw new InvalidSignatureError(`Elicitation form schema: ${issue}`)
+  return parsed
 }
 
 /** Keywords a form field may carry (spec: client/elicitation.mdx `PrimitiveSchemaDefinition`). */
