@@ -4,6 +4,7 @@
  * Escape, removal and abort dismiss; focus goes to the first field and back afterwards.
  * @module
  */
+import { raceAbort } from '../client/abort.ts'
 import type { InputContext } from '../client/options.ts'
 import { DEFAULT_STRINGS, fill, type BrowserStrings } from './strings.ts'
 
@@ -107,16 +108,7 @@ export async function inTurn<T>(env: Env, show: (progress: string) => Promise<T>
     previous.then(() => mine),
   )
   try {
-    await new Promise<void>((resolve, reject) => {
-      round.throwIfAborted() // thrown in the executor: rejects with the reason, unchanged
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the abort reason is whatever the caller aborted with (any value); callers catch it unchanged
-      const onAbort = () => reject(round.reason)
-      round.addEventListener('abort', onAbort, { once: true })
-      void previous.then(() => {
-        round.removeEventListener('abort', onAbort)
-        resolve()
-      })
-    })
+    await raceAbort(previous, round) // an abort while waiting rejects with its reason, unchanged
     round.throwIfAborted()
     if (cancelledRounds.has(round)) return skipped()
     count.shown++
