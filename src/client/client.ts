@@ -373,7 +373,7 @@ export class Client {
     const params = { notifications: filter, _meta: this.#envelope() }
     const cache = this.#cache
     return {
-      ...(era === 'legacy' ? { session: this.#legacy!.listenSession() } : { transport: this.options.transport }),
+      ...(era === 'legacy' ? { session: this.#legacy! } : { transport: this.options.transport }),
       message: { jsonrpc: '2.0', id: this.#nextId++, method: 'subscriptions/listen', params },
       timeoutMs: this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       warn: (m) => this.#warn(m),

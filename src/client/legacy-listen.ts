@@ -17,6 +17,7 @@ import type {
   ServerCapabilities,
   SubscriptionFilter,
 } from '../protocol/schemas/index.ts'
+import type { LegacyConnection } from './legacy.ts'
 import type { ClientTransport, OutboundMessage, SendOptions } from './transport.ts'
 
 /** What the listen adapter needs of the 2025-era session. */
@@ -33,6 +34,27 @@ export interface LegacyListenSession {
    * stream broke and could not be resumed).
    */
   notifications(listener: (notification: JSONRPCNotification) => void, dropped: (error: unknown) => void): () => void
+}
+
+/**
+ * What `listen` needs of a client's 2025-era session: the server's capabilities — nothing when it offers no
+ * standalone stream to send on (the stream is opened again first when it ended) — its requests, and the
+ * notifications of the standalone stream until it is lost.
+ */
+export function listenSessionOf(connection: LegacyConnection): LegacyListenSession {
+  return {
+    capabilities: async (signal) => {
+      const server = await connection.start(signal)
+      return (await connection.reopenStream()) ? server.capabilities : {}
+    },
+    request: (method, params, signal) => connection.inSession(method, params, signal ? { signal } : {}, ''),
+    sessionId: () => connection.sessionId,
+    notifications: (listener, dropped) => {
+      const remove = connection.onStreamNotification(listener)
+      const forget = connection.onDropped((error) => (remove(), dropped(error)))
+      return () => (remove(), forget())
+    },
+  }
 }
 
 /**

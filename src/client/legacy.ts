@@ -15,7 +15,6 @@ import type { ClientCapabilities, JSONRPCNotification, JSONRPCRequest } from '..
 import type { ClientTransport, SessionBinding } from './transport.ts'
 import { raceAbort } from './abort.ts'
 import { exchange, PauseGroup, type ExchangeOptions } from './exchange.ts'
-import type { LegacyListenSession } from './legacy-listen.ts'
 import { answerServerRequest, asModern, discoverResult, isSessionGone, type LegacyServer } from './legacy-requests.ts'
 import { clientInfoOf, wantsProgress, warnWith, type ClientOptions } from './options.ts'
 import { withUrlElicitation } from './url-elicitation.ts'
@@ -64,26 +63,27 @@ export class LegacyConnection {
   }
 
   /**
-   * What `listen` needs of this session (see legacy-listen.ts, which makes it a transport): the server's
-   * capabilities — nothing when it offers no standalone stream to send on — its requests, and the
-   * notifications of the standalone stream until it is lost.
+   * Call `dropped` (once) when the standalone stream is lost: the session ended, or the stream closed for
+   * good. For `listen` (legacy-listen.ts, whose `listenSessionOf` is what a subscription needs of this
+   * session: there, so that an app that never listens does not bundle it). @returns a function that removes it.
    */
-  listenSession(): LegacyListenSession {
-    return {
-      capabilities: async (signal) => {
-        const server = await this.start(signal)
-        if (!this.streaming && !this.#noStream) await this.#listen() // it ended: open it again
-        return this.streaming ? server.capabilities : {}
-      },
-      request: (method, params, signal) => this.inSession(method, params, signal ? { signal } : {}, ''),
-      sessionId: () => this.#sessionId,
-      notifications: (listener, dropped) => {
-        const remove = this.onStreamNotification(listener)
-        const drop = (error: unknown) => (remove(), dropped(error))
-        this.#droppers.add(drop)
-        return () => (remove(), this.#droppers.delete(drop))
-      },
-    }
+  onDropped(dropped: (error: unknown) => void): () => void {
+    this.#droppers.add(dropped)
+    return () => void this.#droppers.delete(dropped)
+  }
+
+  /**
+   * Open the standalone `GET` stream again when it ended and the server offers one (for `listen`).
+   * @returns whether it is open (or opening) now.
+   */
+  async reopenStream(): Promise<boolean> {
+    if (!this.streaming && !this.#noStream) await this.#listen()
+    return this.streaming
+  }
+
+  /** The session's id now (undefined without a session, or when the server gave none). */
+  get sessionId(): string | undefined {
+    return this.#sessionId
   }
 
   /** The standalone stream is lost: tell the subscriptions over it, once. */

@@ -6,7 +6,7 @@
  */
 import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/index.ts'
 import type { ClientTransport } from './transport.ts'
-import type { LegacyListenSession } from './legacy-listen.ts'
+import type { LegacyConnection } from './legacy.ts'
 
 /**
  * How `listen` opens a subscription on a client: the era found first, then the request to
@@ -15,7 +15,7 @@ import type { LegacyListenSession } from './legacy-listen.ts'
  */
 export interface ListenPlan {
   transport?: ClientTransport
-  session?: LegacyListenSession
+  session?: LegacyConnection
   message: JSONRPCRequest
   timeoutMs: number
   warn: (message: string) => void

@@ -11,7 +11,7 @@ import type { ClientTransport } from './transport.ts'
 import type { Client } from './client.ts'
 import { PLAN_LISTEN } from './listen-plan.ts'
 import { InvalidResultError, RequestTimeoutError, SubscriptionDroppedError } from './errors.ts'
-import { legacyListenTransport } from './legacy-listen.ts'
+import { legacyListenTransport, listenSessionOf } from './legacy-listen.ts'
 import { SubscriptionsAcknowledgedNotification } from './checks.gen.ts'
 
 /** Options of {@link listen}. */
@@ -85,7 +85,7 @@ export async function listen(
   options: ListenOptions = {},
 ): Promise<Subscription> {
   const plan = await client[PLAN_LISTEN](filter, options.signal)
-  const transport = plan.session ? legacyListenTransport(plan.session) : plan.transport!
+  const transport = plan.session ? legacyListenTransport(listenSessionOf(plan.session)) : plan.transport!
   return openSubscription(transport, plan.message, options, plan.timeoutMs, plan.warn, plan.before)
 }
 
