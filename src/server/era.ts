@@ -60,10 +60,13 @@ export class EraNegotiation {
   }
 
   async #legacy(request: JSONRPCRequest, info: RequestInfo, channel: Channel): Promise<Era> {
-    const session = request.method === 'initialize' ? undefined : await this.messageSession(info, channel)
-    const envelope = legacyEnvelope(request, info, this.#deps.supportedVersions())
+    const supported = this.#deps.supportedVersions()
+    const initialize = request.method === 'initialize'
+    const header = initialize ? null : versionHeader(info, supported)
+    const session = initialize ? undefined : await this.#session(info, channel, header, supported, false)
+    const envelope = legacyEnvelope(request, header, supported)
     return session
-      ? { legacy: true, envelope: sessionEnvelope(envelope, session, info), session }
+      ? { legacy: true, envelope: sessionEnvelope(envelope, session), session }
       : { legacy: true, envelope }
   }
 
@@ -77,29 +80,31 @@ export class EraNegotiation {
    */
   async messageSession(info: RequestInfo, channel: Channel, answer = false): Promise<LegacySession | undefined> {
     const supported = this.#deps.supportedVersions()
-    const header = versionHeader(info, supported)
-    const modern = !answer && header !== null && supported.includes(header)
-    const session = await this.#openSession(info, channel).catch((error: unknown) => {
-      if (modern) return undefined
-      throw error
-    })
-    if (session) checkSessionVersion(session, info)
-    return session
+    return this.#session(info, channel, versionHeader(info, supported), supported, answer)
   }
 
   /**
-   * The legacy session of a message: the transport's `channel.sessionId` (stdio: the connection's), else
-   * the request's `Mcp-Session-Id` header; undefined without one or with sealing off.
-   * @throws McpError -32001 (HTTP 404) for an id that does not open.
+   * {@link messageSession} once its `header` is read: the legacy session of a message is the transport's
+   * `channel.sessionId` (stdio: the connection's), else the request's `Mcp-Session-Id` header.
    */
-  async #openSession(info: RequestInfo, channel: Channel): Promise<LegacySession | undefined> {
+  async #session(
+    info: RequestInfo,
+    channel: Channel,
+    header: string | null,
+    supported: readonly string[],
+    answer: boolean,
+  ): Promise<LegacySession | undefined> {
     const id = channel.sessionId ?? info.request?.headers.get(HEADER.sessionId)
     if (id == null) return undefined
+    let session: LegacySession | undefined
     try {
-      return await this.#deps.openSession(id, info)
+      session = await this.#deps.openSession(id, info)
     } catch {
+      if (!answer && header !== null && supported.includes(header)) return undefined // a 2026 client's
       throw sessionNotFound()
     }
+    if (session) checkSessionVersion(session, header)
+    return session
   }
 }
 

@@ -24,7 +24,6 @@ import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
 import {
   defineLazySignal,
-  withContext,
   type Channel,
   type Logger,
   type RequestContext,
@@ -107,11 +106,11 @@ export class LegacyQuestions {
   /**
    * Follow a legacy request of a session so that `notifications/cancelled` naming it (spec 2025-11-25:
    * basic/utilities/cancellation.mdx) aborts its handler's signal on this instance (see {@link cancel}).
-   * @returns the request info to run it with (its `signal` also aborts on cancellation), and `done`, to
-   *   call when it ends. Without a session: `info` itself.
+   * @returns `withSignal`, which gives a context of the request a `signal` that also aborts on cancellation
+   *   (without a session: the context as it is), and `done`, to call when it ends.
    */
   track(session: LegacySession | undefined, requestId: RequestId, info: RequestInfo): Tracked {
-    if (!session) return { info, done: () => {} }
+    if (!session) return { withSignal: (ctx) => ctx, done: () => {} }
     const key = requestKey(session.sid, requestId)
     // the controller is made on first read of the signal, or to abort it (most handlers never read theirs)
     let made: { controller: AbortController; outer: AbortSignal | undefined; onAbort: () => void } | undefined
@@ -125,10 +124,12 @@ export class LegacyQuestions {
       return it
     }
     this.#inflight.set(key, controller)
-    const tracked = withContext(info, {})
-    defineLazySignal(tracked, { make: () => controller().signal })
+    const signal = { make: () => controller().signal }
     return {
-      info: tracked,
+      withSignal: (ctx) => {
+        defineLazySignal(ctx, signal)
+        return ctx
+      },
       done: () => {
         made?.outer?.removeEventListener('abort', made.onAbort)
         if (this.#inflight.get(key) === controller) this.#inflight.delete(key)
@@ -387,7 +388,7 @@ function clientGone(): RequestCancelledError {
 
 /** What {@link LegacyQuestions.track} gives a request. */
 export interface Tracked {
-  info: RequestInfo
+  withSignal<T extends object>(ctx: T): T
   done(): void
 }
 

@@ -91,12 +91,15 @@ function legacyCapabilities(capabilities: ServerCapabilities): Record<string, un
  * What a handler sees of a legacy request: the version of its `MCP-Protocol-Version` header (2025-03-26
  * when absent), no client capabilities (unknowable without a session), its `progressToken`, and every
  * log level (the 2025 client chose none per request).
+ * @param header - the request's {@link versionHeader} (null for `initialize`, whose header is not read).
  * @param modern - the 2026-era versions this server serves: such a header without an envelope is a
  *   modern client's mistake, answered as today (-32602, HTTP 400).
- * @throws McpError -32600 (HTTP 400) for a header naming a version this lane does not speak.
  */
-export function legacyEnvelope(request: JSONRPCRequest, info: RequestInfo, modern: readonly string[]): RequestEnvelope {
-  const header = request.method === 'initialize' ? null : versionHeader(info, modern)
+export function legacyEnvelope(
+  request: JSONRPCRequest,
+  header: string | null,
+  modern: readonly string[],
+): RequestEnvelope {
   if (header !== null && modern.includes(header)) return readEnvelope(request.params)
   const envelope: RequestEnvelope = {
     protocolVersion: header ?? HEADERLESS_VERSION,
@@ -131,10 +134,10 @@ export function versionHeader(info: RequestInfo, modern: readonly string[]): str
 
 /**
  * Check that a request, notification or answer in a session speaks the session's version.
- * @throws McpError -32600 (HTTP 400) when its `MCP-Protocol-Version` header names another version.
+ * @param header - its `MCP-Protocol-Version` header (see {@link versionHeader}); null without one.
+ * @throws McpError -32600 (HTTP 400) when the header names another version.
  */
-export function checkSessionVersion(session: LegacySession, info: RequestInfo): void {
-  const header = info.request?.headers.get(HEADER.protocolVersion) ?? null
+export function checkSessionVersion(session: LegacySession, header: string | null): void {
   if (header !== null && header !== session.protocolVersion) {
     throw new McpError(
       ErrorCode.InvalidRequest,
@@ -167,12 +170,10 @@ export function sessionOf(params: Record<string, unknown>, result: ResultObject)
 }
 
 /**
- * The envelope of a request in a valid session: its version, capabilities and client info are the
- * session's.
- * @throws McpError -32600 (HTTP 400) when the request's `MCP-Protocol-Version` header names another version.
+ * The envelope of a request in a valid session (its version checked: {@link checkSessionVersion}): its
+ * version, capabilities and client info are the session's.
  */
-export function sessionEnvelope(envelope: RequestEnvelope, session: LegacySession, info: RequestInfo): RequestEnvelope {
-  checkSessionVersion(session, info)
+export function sessionEnvelope(envelope: RequestEnvelope, session: LegacySession): RequestEnvelope {
   const out: RequestEnvelope = {
     ...envelope,
     protocolVersion: session.protocolVersion,

@@ -301,7 +301,7 @@ export class Server {
     const progress = { last: -Infinity } // one progress token across the handler's runs
     const tracked = this.#questions.track(era.session, request.id, info) // notifications/cancelled aborts it
     try {
-      const ctx = createRequestContext(request, era.envelope, tracked.info, channel, undefined, progress)
+      const ctx = tracked.withSignal(createRequestContext(request, era.envelope, info, channel, undefined, progress))
       channel.started?.()
       let result = checkedResult(method, await handler(params, ctx, channel))
       if (isInputRequired(result)) {
@@ -311,7 +311,9 @@ export class Server {
           mint: (sid, at, ttlSeconds) => this.#sealing.mintQuestion(sid, at, ttlSeconds),
           rerun: async (inputResponses, requestState) => {
             const next = inputResponses === undefined ? params : { ...params, inputResponses }
-            const again = createRequestContext(request, era.envelope, tracked.info, channel, requestState, progress)
+            const again = tracked.withSignal(
+              createRequestContext(request, era.envelope, info, channel, requestState, progress),
+            )
             return checkedResult(method, await handler(next, again, channel))
           },
         })
