@@ -63,9 +63,10 @@ export function inputRequiredResult(method: string, result: ResultObject, ctx: R
 }
 
 /**
- * A complete result: `resultType: 'complete'` unless it has one, and on cacheable methods its cache
+ * A complete result as sent: `resultType: 'complete'` unless it has one, on cacheable methods its cache
  * hints (`ttlMs` in milliseconds, `cacheScope`) — `{ ttlMs: 0, cacheScope: 'private' }` when the request
- * was a retry (it carried `requestState` or `inputResponses`).
+ * was a retry (it carried `requestState` or `inputResponses`) — and `_meta` serverInfo (one copy of the
+ * result on other methods).
  * @param params - the request's params, with a null `requestState` already removed.
  * @throws HandlerResultError (a server bug: -32603, logged) for cache hints the spec forbids.
  */
@@ -74,22 +75,33 @@ export function completeResult(
   result: ResultObject,
   params: RequestParams,
   cache: CacheOptions | undefined,
+  info: Implementation,
 ): ResultObject {
-  let out = result
-  if (typeof out.resultType !== 'string') out = withProp(out, 'resultType', 'complete')
-  if (CACHEABLE_METHODS.has(method) && out.resultType === 'complete') {
+  const stamp = typeof result.resultType === 'string' ? undefined : 'complete'
+  if (!CACHEABLE_METHODS.has(method)) return withServerInfo(result, info, stamp)
+  let out = stamp ? withProp(result, 'resultType', stamp) : result
+  if (out.resultType === 'complete') {
     // a result reached through rounds is never cacheable (spec: mrtr.mdx "Caching")
     const retry = params.requestState !== undefined || params.inputResponses !== undefined
     out = withCacheHints(out, method, cache, retry)
   }
-  return out
+  return withServerInfo(out, info)
 }
 
-/** The result with `_meta` serverInfo (spec: `io.modelcontextprotocol/serverInfo`), unless it has one. */
-export function withServerInfo(result: ResultObject, info: Implementation): ResultObject {
+/**
+ * The result with `_meta` serverInfo (spec: `io.modelcontextprotocol/serverInfo`), unless it has one, and
+ * with `resultType` when given: `{ _meta, resultType, ...result }`, in one copy.
+ */
+export function withServerInfo(result: ResultObject, info: Implementation, resultType?: string): ResultObject {
   const meta = (result._meta ?? {}) as Record<string, unknown>
-  if (meta[META.serverInfo] !== undefined) return result
-  return withProp(result, '_meta', withProp(meta, META.serverInfo, info))
+  if (meta[META.serverInfo] !== undefined)
+    return resultType === undefined ? result : withProp(result, 'resultType', resultType)
+  const stamped = withProp(meta, META.serverInfo, info)
+  if (resultType === undefined) return withProp(result, '_meta', stamped)
+  const out: ResultObject = { _meta: stamped, resultType, ...result }
+  out._meta = stamped
+  out.resultType = resultType
+  return out
 }
 
 /**

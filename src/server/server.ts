@@ -263,17 +263,13 @@ export class Server {
     const ctx = createRequestContext(request, envelope, info, channel, handlerState(round, method, params))
     channel.started?.()
     const result = checkedResult(method, await handler(params, ctx, channel))
-    let out: ResultObject
-    if (isInputRequired(result)) {
-      out = inputRequiredResult(method, result, ctx)
-      if (round && out.requestState !== undefined) out = await this.#sealing.seal(round, out)
-      else if (out.requestState !== undefined && typeof out.requestState !== 'string')
-        throw new HandlerResultError(
-          `handler for ${method} returned a non-string requestState, but sealing is off (it would be sent verbatim)`,
-        )
-    } else {
-      out = completeResult(method, result, params, this.options.cache)
-    }
+    if (!isInputRequired(result)) return completeResult(method, result, params, this.options.cache, this.info)
+    let out = inputRequiredResult(method, result, ctx)
+    if (round && out.requestState !== undefined) out = await this.#sealing.seal(round, out)
+    else if (out.requestState !== undefined && typeof out.requestState !== 'string')
+      throw new HandlerResultError(
+        `handler for ${method} returned a non-string requestState, but sealing is off (it would be sent verbatim)`,
+      )
     return withServerInfo(out, this.info)
   }
 

@@ -269,8 +269,9 @@ async function requestInfo(
   return info
 }
 
-/** The headers of a plain reply: the new 2025-era session's id, a bearer challenge from a handler. */
-function responseHeaders(endpoint: Endpoint, url: URL, handled: Handled): Record<string, string> {
+/** The headers of a plain reply: the new 2025-era session's id, a bearer challenge from a handler; undefined for none. */
+function responseHeaders(endpoint: Endpoint, url: URL, handled: Handled): Record<string, string> | undefined {
+  if (handled.sessionId === undefined && !handled.challenge) return undefined
   const headers: Record<string, string> = {}
   if (handled.sessionId !== undefined) headers['Mcp-Session-Id'] = handled.sessionId
   if (handled.challenge) {
@@ -391,11 +392,6 @@ function negotiate(header: string | null): Acceptable | undefined {
 }
 
 /** An error answer as a JSON-RPC error response in a JSON body. */
-function jsonError(
-  status: number,
-  id: RequestId | null,
-  error: McpError,
-  headers: Record<string, string> = {},
-): Response {
+function jsonError(status: number, id: RequestId | null, error: McpError, headers?: Record<string, string>): Response {
   return reply(status, errorResponse(id, error), 'json', headers)
 }

@@ -18,6 +18,7 @@ export const MAX_UNREAD_BYTES = 1024 * 1024
 /** How a response is written: one JSON body, or SSE. */
 export type Representation = 'json' | 'sse'
 
+const JSON_HEADERS = { 'Content-Type': 'application/json' }
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' }
 
 /** An SSE comment: keeps idle connections open, and lets workerd notice a client that went away. */
@@ -29,16 +30,14 @@ function sseEvent(message: unknown): string {
 }
 
 /** A complete response: `body` as JSON, or as a single SSE event. */
-export function reply(
-  status: number,
-  body: unknown,
-  as: Representation,
-  headers: Record<string, string> = {},
-): Response {
+export function reply(status: number, body: unknown, as: Representation, headers?: Record<string, string>): Response {
   if (as === 'sse') {
-    return new Response(sseEvent(body), { status, headers: { ...SSE_HEADERS, ...headers } })
+    return new Response(sseEvent(body), { status, headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS })
   }
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } })
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: headers ? { 'Content-Type': 'application/json', ...headers } : JSON_HEADERS,
+  })
 }
 
 /**
@@ -50,7 +49,7 @@ export function reply(
  * only when it next writes: a request whose response is still pending is never seen to close there.
  * `initialize` (whose `Mcp-Session-Id` header needs a plain reply) is never switched for being slow.
  * `outer` aborts when the client goes away (the request's signal); `info.signal` is set here (see above).
- * `headersOf` gives the headers of a plain reply (a session id, a challenge).
+ * `headersOf` gives the headers of a plain reply (a session id, a challenge), undefined for none.
  * `subscriptions/listen` rides the same path: its acknowledgement opens the stream, which then stays
  * open (with keep-alives) until the client disconnects or the server ends the subscription.
  */
@@ -61,7 +60,7 @@ export async function streamIfNotified(
   outer: AbortSignal | undefined,
   accept: Representation,
   keepAliveMs: number,
-  headersOf: (handled: Handled) => Record<string, string>,
+  headersOf: (handled: Handled) => Record<string, string> | undefined,
 ): Promise<Response> {
   // The handler's signal (`info.signal`, set here) aborts with the client's (`outer`) or when its stream is
   // cancelled; it is made on first read (an AbortSignal costs microseconds on Node, and most handlers never
@@ -77,9 +76,14 @@ export async function streamIfNotified(
   defineLazySignal(info, { make: () => cancel().signal })
   const queued: (JSONRPCNotification | JSONRPCRequest)[] = []
   const sink: NotificationSink = {}
-  // Settles with why the answer becomes a stream: a first notification, or a quiet handler still running.
-  let open!: (why: 'notified' | 'quiet') => void
-  const opened = new Promise<'notified' | 'quiet'>((resolve) => (open = resolve))
+  // Settles with the handled answer, or with why it becomes a stream first: a first notification, or a
+  // quiet handler still running (one promise, not a race of two).
+  let open!: (first: Handled | 'notified' | 'quiet') => void
+  let fail!: (error: unknown) => void
+  const opened = new Promise<Handled | 'notified' | 'quiet'>((resolve, reject) => {
+    open = resolve
+    fail = reject
+  })
   const channel: Channel = {}
   channel.notify = (notification) => {
     if (sink.write) sink.write(notification)
@@ -94,7 +98,8 @@ export async function streamIfNotified(
   const initialize = message.kind === 'request' && message.message.method === 'initialize'
   if (!initialize) channel.started = () => (timer ??= setTimeout(open, keepAliveMs, 'quiet'))
   const work = server.handle(message, info, channel)
-  const first = await Promise.race([work, opened])
+  work.then(open, fail)
+  const first = await opened
   clearTimeout(timer)
   if (typeof first !== 'string') {
     if (!first.response) return new Response(null, { status: first.status })
