@@ -31,10 +31,15 @@ export async function invoke(
   note: (message: string) => void,
 ): Promise<unknown> {
   const inputResponses = inputResponsesOf(params)
+  if (!item.plan) {
+    // the request's context, made by the server for this one handler call, given what it serves: no copy
+    const handlerCtx = ctx as HandlerContext
+    handlerCtx.target = target
+    handlerCtx.inputResponses = inputResponses
+    return item.handler(args as never, handlerCtx)
+  }
   // Object.assign (in withContext), not `{ ...ctx, … }`: V8 takes a slow path for properties written
   // after a spread; withContext keeps a signal not yet read unmade.
-  if (!item.plan)
-    return item.handler(args as never, withContext(ctx, { target, inputResponses, requestState: ctx.requestState }))
   // with resolvers, the SDK owns the questions and the state: the handler sees neither
   const handlerCtx: HandlerContext = withContext(ctx, {
     target,
