@@ -25,6 +25,7 @@ import type { LegacySession, SealedQuestion } from '../request-state/security.ts
 import {
   defineLazySignal,
   type Channel,
+  type LazySignal,
   type Logger,
   type RequestContext,
   type RequestInfo,
@@ -86,7 +87,7 @@ export class LegacyQuestions {
   readonly #logger: Logger | undefined
   #warned = false
   /** The legacy requests of sessions running on this instance, by {@link requestKey}. */
-  readonly #inflight = new Map<string, () => AbortController>()
+  readonly #inflight = new Map<string, TrackedRequest>()
 
   /**
    * @throws RangeError for a `maxRounds` that is not a positive integer, or a `timeoutMs` not in
@@ -110,31 +111,10 @@ export class LegacyQuestions {
    *   (without a session: the context as it is), and `done`, to call when it ends.
    */
   track(session: LegacySession | undefined, requestId: RequestId, info: RequestInfo): Tracked {
-    if (!session) return { withSignal: (ctx) => ctx, done: () => {} }
-    const key = requestKey(session.sid, requestId)
-    // the controller is made on first read of the signal, or to abort it (most handlers never read theirs)
-    let made: { controller: AbortController; outer: AbortSignal | undefined; onAbort: () => void } | undefined
-    const controller = (): AbortController => {
-      if (made) return made.controller
-      const it = new AbortController()
-      const outer = info.signal
-      made = { controller: it, outer, onAbort: () => it.abort(outer?.reason) }
-      if (outer?.aborted) made.onAbort()
-      else outer?.addEventListener('abort', made.onAbort, { once: true })
-      return it
-    }
-    this.#inflight.set(key, controller)
-    const signal = { make: () => controller().signal }
-    return {
-      withSignal: (ctx) => {
-        defineLazySignal(ctx, signal)
-        return ctx
-      },
-      done: () => {
-        made?.outer?.removeEventListener('abort', made.onAbort)
-        if (this.#inflight.get(key) === controller) this.#inflight.delete(key)
-      },
-    }
+    if (!session) return UNTRACKED
+    const tracked = new TrackedRequest(this.#inflight, requestKey(session.sid, requestId), info)
+    this.#inflight.set(tracked.key, tracked)
+    return tracked
   }
 
   /**
@@ -152,7 +132,7 @@ export class LegacyQuestions {
     // On Workers a request's signal cannot be aborted from another request (its I/O, e.g. a Durable Object
     // fetch, belongs to that request: workerd throws): there the cancellation only goes through the mailbox,
     // which the request waiting on its questions reads in its own context.
-    if (running && !onWorkers()) return running().abort(new Error('cancelled by the client'))
+    if (running && !onWorkers()) return running.controller().abort(new Error('cancelled by the client'))
     try {
       const mailbox = this.mailboxFor(info)
       const key = await cancellationKey(sid, requestId)
@@ -281,7 +261,7 @@ export class LegacyQuestions {
     cancellationKey(sid, requestId)
       .then(waitFor)
       .then(
-        () => this.#inflight.get(requestKey(sid, requestId))?.().abort(new Error('cancelled by the client')),
+        () => this.#inflight.get(requestKey(sid, requestId))?.controller().abort(new Error('cancelled by the client')),
         () => {}, // the round ended (or timed out) first
       )
   }
@@ -390,6 +370,53 @@ function clientGone(): RequestCancelledError {
 export interface Tracked {
   withSignal<T extends object>(ctx: T): T
   done(): void
+}
+
+/** A request without a session: nothing can cancel it by id. */
+const UNTRACKED: Tracked = { withSignal: (ctx) => ctx, done() {} }
+
+/**
+ * A request of a session while it runs here: its cancellation controller is made on first read of its
+ * context's signal, or to abort it (most handlers never read theirs). Methods, not closures: nothing is
+ * allocated per request but this object.
+ */
+class TrackedRequest implements Tracked, LazySignal {
+  signal?: AbortSignal
+  readonly key: string
+  readonly #inflight: Map<string, TrackedRequest>
+  readonly #info: RequestInfo
+  #made?: { controller: AbortController; outer: AbortSignal | undefined; onAbort: () => void }
+  constructor(inflight: Map<string, TrackedRequest>, key: string, info: RequestInfo) {
+    this.#inflight = inflight
+    this.key = key
+    this.#info = info
+  }
+
+  /** The controller, made now if it was not: it aborts with the request's own signal too. */
+  controller(): AbortController {
+    if (this.#made) return this.#made.controller
+    const controller = new AbortController()
+    const outer = this.#info.signal
+    const made = (this.#made = { controller, outer, onAbort: () => controller.abort(outer?.reason) })
+    if (outer?.aborted) made.onAbort()
+    else outer?.addEventListener('abort', made.onAbort, { once: true })
+    return controller
+  }
+
+  make(): AbortSignal {
+    return this.controller().signal
+  }
+
+  /** Give `ctx` (a context of this request) the signal. */
+  withSignal<T extends object>(ctx: T): T {
+    defineLazySignal(ctx, this)
+    return ctx
+  }
+
+  done(): void {
+    this.#made?.outer?.removeEventListener('abort', this.#made.onAbort)
+    if (this.#inflight.get(this.key) === this) this.#inflight.delete(this.key)
+  }
 }
 
 /**
