@@ -56,6 +56,12 @@ const issue = (label: string, expected: string | null, received: string, path: I
   path,
 })
 
+/** `make()`'s value, made on the first call and kept: a check built on first use, not at import. */
+export function once<T>(make: () => T): () => T {
+  let value: T | undefined
+  return () => (value ??= make())
+}
+
 /** The issues of a passing check: one shared array, never added to (a check adds issues to arrays of its own). */
 const NONE: Issue[] = []
 

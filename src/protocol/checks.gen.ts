@@ -3,7 +3,8 @@
  * The checks of what a server reads (a request's `_meta` envelope and params, its clients' answers, what
  * its handlers return): the valibot schemas of ./schemas/, written with the combinators of ./check.ts, so
  * that a server bundle carries valibot only for its users' schemas. Each accepts and rejects what its
- * schema does, with the same first issue and output.
+ * schema does, with the same first issue and output. Each is a memoised builder (`CallToolResult()`): a
+ * check is built on first use, not when the module is imported.
  * @module
  */
 import {
@@ -15,6 +16,7 @@ import {
   minValue,
   number,
   object,
+  once,
   optional,
   picklist,
   pipe,
@@ -29,297 +31,326 @@ import {
 import { withoutIgnoredContent } from './transforms.ts'
 import type * as S from './schemas/index.ts'
 
-const JsonObject = record(unknown)
-const Icon = object({
-  src: string,
-  mimeType: optional(string),
-  sizes: optional(array(string)),
-  theme: optional(picklist(['light', 'dark'])),
-})
-const Annotations = object({
-  audience: optional(array(picklist(['user', 'assistant']))),
-  priority: optional(number),
-  lastModified: optional(string),
-})
-const TextContent = object({
-  type: literal('text'),
-  text: string,
-  annotations: optional(Annotations),
-  _meta: optional(JsonObject),
-})
-const ImageContent = object({
-  type: literal('image'),
-  data: string,
-  mimeType: string,
-  annotations: optional(Annotations),
-  _meta: optional(JsonObject),
-})
-const AudioContent = object({
-  type: literal('audio'),
-  data: string,
-  mimeType: string,
-  annotations: optional(Annotations),
-  _meta: optional(JsonObject),
-})
-const ContentBlock = variant('type', [
-  TextContent,
-  ImageContent,
-  AudioContent,
+const JsonObject = /* @__PURE__ */ once(() => record(unknown))
+const Icon = /* @__PURE__ */ once(() =>
   object({
-    type: literal('resource_link'),
+    src: string,
+    mimeType: optional(string),
+    sizes: optional(array(string)),
+    theme: optional(picklist(['light', 'dark'])),
+  }),
+)
+const Annotations = /* @__PURE__ */ once(() =>
+  object({
+    audience: optional(array(picklist(['user', 'assistant']))),
+    priority: optional(number),
+    lastModified: optional(string),
+  }),
+)
+const TextContent = /* @__PURE__ */ once(() =>
+  object({ type: literal('text'), text: string, annotations: optional(Annotations()), _meta: optional(JsonObject()) }),
+)
+const ImageContent = /* @__PURE__ */ once(() =>
+  object({
+    type: literal('image'),
+    data: string,
+    mimeType: string,
+    annotations: optional(Annotations()),
+    _meta: optional(JsonObject()),
+  }),
+)
+const AudioContent = /* @__PURE__ */ once(() =>
+  object({
+    type: literal('audio'),
+    data: string,
+    mimeType: string,
+    annotations: optional(Annotations()),
+    _meta: optional(JsonObject()),
+  }),
+)
+const ContentBlock = /* @__PURE__ */ once(() =>
+  variant('type', [
+    TextContent(),
+    ImageContent(),
+    AudioContent(),
+    object({
+      type: literal('resource_link'),
+      uri: string,
+      name: string,
+      title: optional(string),
+      description: optional(string),
+      mimeType: optional(string),
+      size: optional(number),
+      icons: optional(array(Icon())),
+      annotations: optional(Annotations()),
+      _meta: optional(JsonObject()),
+    }),
+    object({
+      type: literal('resource'),
+      resource: union([
+        object({ uri: string, mimeType: optional(string), text: string, _meta: optional(JsonObject()) }),
+        object({ uri: string, mimeType: optional(string), blob: string, _meta: optional(JsonObject()) }),
+      ]),
+      annotations: optional(Annotations()),
+      _meta: optional(JsonObject()),
+    }),
+  ]),
+)
+const SamplingContentBlock = /* @__PURE__ */ once(() =>
+  variant('type', [
+    TextContent(),
+    ImageContent(),
+    AudioContent(),
+    object({ type: literal('tool_use'), id: string, name: string, input: JsonObject(), _meta: optional(JsonObject()) }),
+    object({
+      type: literal('tool_result'),
+      toolUseId: string,
+      content: array(ContentBlock()),
+      structuredContent: optional(unknown),
+      isError: optional(boolean),
+      _meta: optional(JsonObject()),
+    }),
+  ]),
+)
+
+/** `RequestMeta` (src/protocol/schemas/capabilities.ts), built on first call. */
+export const RequestMeta = /* @__PURE__ */ once(() =>
+  object<S.RequestMeta>({
+    'io.modelcontextprotocol/protocolVersion': string,
+    'io.modelcontextprotocol/clientCapabilities': object({
+      experimental: optional(JsonObject()),
+      extensions: optional(JsonObject()),
+      roots: optional(JsonObject()),
+      sampling: optional(object({ context: optional(JsonObject()), tools: optional(JsonObject()) })),
+      elicitation: optional(object({ form: optional(JsonObject()), url: optional(JsonObject()) })),
+    }),
+    'io.modelcontextprotocol/clientInfo': optional(
+      object({
+        name: string,
+        version: string,
+        title: optional(string),
+        description: optional(string),
+        websiteUrl: optional(string),
+        icons: optional(array(Icon())),
+      }),
+    ),
+    'io.modelcontextprotocol/logLevel': optional(
+      picklist(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']),
+    ),
+    progressToken: optional(union([string, number])),
+  }),
+)
+
+/** `CallToolResult` (src/protocol/schemas/tools.ts), built on first call. */
+export const CallToolResult = /* @__PURE__ */ once(() =>
+  object<S.CallToolResult>({
+    resultType: optional(literal('complete')),
+    content: array(ContentBlock()),
+    structuredContent: optional(unknown),
+    isError: optional(boolean),
+    _meta: optional(JsonObject()),
+  }),
+)
+
+/** `CompleteRequestParams` (src/protocol/schemas/completion.ts), built on first call. */
+export const CompleteParams = /* @__PURE__ */ once(() =>
+  object<S.CompleteRequestParams>({
+    ref: variant('type', [
+      object({ type: literal('ref/prompt'), name: string, title: optional(string) }),
+      object({ type: literal('ref/resource'), uri: string }),
+    ]),
+    argument: object({ name: string, value: string }),
+    context: optional(object({ arguments: optional(record(string)) })),
+  }),
+)
+
+/** `CreateMessageResult` (src/protocol/schemas/sampling.ts), built on first call. */
+export const CreateMessageResult = /* @__PURE__ */ once(() =>
+  object<S.CreateMessageResult>({
+    role: picklist(['user', 'assistant']),
+    content: union([SamplingContentBlock(), array(SamplingContentBlock())]),
+    model: string,
+    stopReason: optional(string),
+    _meta: optional(JsonObject()),
+  }),
+)
+
+/** `ElicitResult` (src/protocol/schemas/elicitation.ts), built on first call. */
+export const ElicitResult = /* @__PURE__ */ once(() =>
+  transform<S.ElicitResult>(
+    withoutIgnoredContent,
+    object({
+      action: picklist(['accept', 'decline', 'cancel']),
+      content: optional(record(union([string, number, boolean, array(string)]))),
+      _meta: optional(JsonObject()),
+    }),
+  ),
+)
+
+/** `ListRootsResult` (src/protocol/schemas/sampling.ts), built on first call. */
+export const ListRootsResult = /* @__PURE__ */ once(() =>
+  object<S.ListRootsResult>({
+    roots: array(object({ uri: string, name: optional(string), _meta: optional(JsonObject()) })),
+    _meta: optional(JsonObject()),
+  }),
+)
+
+/** `RequestedSchema` (src/protocol/schemas/elicitation.ts), built on first call. */
+export const RequestedSchema = /* @__PURE__ */ once(() =>
+  object<S.RequestedSchema>({
+    $schema: optional(string),
+    type: literal('object'),
+    properties: record(
+      union([
+        object({
+          type: literal('string'),
+          title: optional(string),
+          description: optional(string),
+          minLength: optional(number),
+          maxLength: optional(number),
+          format: optional(string),
+          default: optional(string),
+          enum: optional(array(string)),
+          enumNames: optional(array(string)),
+          oneOf: optional(array(object({ const: string, title: string }))),
+        }),
+        object({
+          type: picklist(['number', 'integer']),
+          title: optional(string),
+          description: optional(string),
+          minimum: optional(number),
+          maximum: optional(number),
+          default: optional(number),
+        }),
+        object({
+          type: literal('boolean'),
+          title: optional(string),
+          description: optional(string),
+          default: optional(boolean),
+        }),
+        object({
+          type: literal('array'),
+          title: optional(string),
+          description: optional(string),
+          minItems: optional(number),
+          maxItems: optional(number),
+          items: union([
+            object({ type: literal('string'), enum: array(string) }),
+            object({ anyOf: array(object({ const: string, title: string })) }),
+          ]),
+          default: optional(array(string)),
+        }),
+      ]),
+    ),
+    required: optional(array(string)),
+  }),
+)
+
+/** `InputRequiredResult` (src/protocol/schemas/input-required.ts), built on first call. */
+export const InputRequiredResult = /* @__PURE__ */ once(() =>
+  object<S.InputRequiredResult>({
+    resultType: literal('input_required'),
+    inputRequests: optional(
+      record(
+        variant('method', [
+          object({
+            method: literal('elicitation/create'),
+            params: union([
+              object({ mode: literal('url'), message: string, url: pipe(string, url), _meta: optional(JsonObject()) }),
+              object({
+                mode: optional(literal('form')),
+                message: string,
+                requestedSchema: RequestedSchema(),
+                _meta: optional(JsonObject()),
+              }),
+            ]),
+          }),
+          object({
+            method: literal('sampling/createMessage'),
+            params: object({
+              messages: array(
+                object({
+                  role: picklist(['user', 'assistant']),
+                  content: union([SamplingContentBlock(), array(SamplingContentBlock())]),
+                  _meta: optional(JsonObject()),
+                }),
+              ),
+              maxTokens: number,
+              modelPreferences: optional(
+                object({
+                  hints: optional(array(object({ name: optional(string) }))),
+                  costPriority: optional(pipe(number, minValue(0), maxValue(1))),
+                  speedPriority: optional(pipe(number, minValue(0), maxValue(1))),
+                  intelligencePriority: optional(pipe(number, minValue(0), maxValue(1))),
+                }),
+              ),
+              systemPrompt: optional(string),
+              includeContext: optional(picklist(['none', 'thisServer', 'allServers'])),
+              temperature: optional(number),
+              stopSequences: optional(array(string)),
+              metadata: optional(JsonObject()),
+              tools: optional(
+                array(
+                  object({
+                    name: string,
+                    title: optional(string),
+                    description: optional(string),
+                    inputSchema: object({ type: literal('object') }),
+                    outputSchema: optional(JsonObject()),
+                    annotations: optional(
+                      object({
+                        title: optional(string),
+                        readOnlyHint: optional(boolean),
+                        destructiveHint: optional(boolean),
+                        idempotentHint: optional(boolean),
+                        openWorldHint: optional(boolean),
+                      }),
+                    ),
+                    icons: optional(array(Icon())),
+                    execution: optional(JsonObject()),
+                    _meta: optional(JsonObject()),
+                  }),
+                ),
+              ),
+              toolChoice: optional(object({ mode: optional(picklist(['auto', 'required', 'none'])) })),
+              _meta: optional(JsonObject()),
+            }),
+          }),
+          object({ method: literal('roots/list'), params: optional(object({ _meta: optional(JsonObject()) })) }),
+        ]),
+      ),
+    ),
+    requestState: optional(string),
+    _meta: optional(JsonObject()),
+  }),
+)
+
+/** `InputResponses` (src/protocol/schemas/input-required.ts), built on first call. */
+export const InputResponses = /* @__PURE__ */ once(
+  () => record(union([ElicitResult(), CreateMessageResult(), ListRootsResult()])) as Check<S.InputResponses>,
+)
+
+/** `Resource` (src/protocol/schemas/resources.ts), built on first call. */
+export const Resource = /* @__PURE__ */ once(() =>
+  object<S.Resource>({
     uri: string,
     name: string,
     title: optional(string),
     description: optional(string),
     mimeType: optional(string),
     size: optional(number),
-    icons: optional(array(Icon)),
-    annotations: optional(Annotations),
-    _meta: optional(JsonObject),
-  }),
-  object({
-    type: literal('resource'),
-    resource: union([
-      object({ uri: string, mimeType: optional(string), text: string, _meta: optional(JsonObject) }),
-      object({ uri: string, mimeType: optional(string), blob: string, _meta: optional(JsonObject) }),
-    ]),
-    annotations: optional(Annotations),
-    _meta: optional(JsonObject),
-  }),
-])
-const SamplingContentBlock = variant('type', [
-  TextContent,
-  ImageContent,
-  AudioContent,
-  object({ type: literal('tool_use'), id: string, name: string, input: JsonObject, _meta: optional(JsonObject) }),
-  object({
-    type: literal('tool_result'),
-    toolUseId: string,
-    content: array(ContentBlock),
-    structuredContent: optional(unknown),
-    isError: optional(boolean),
-    _meta: optional(JsonObject),
-  }),
-])
-
-/** `RequestMeta` (src/protocol/schemas/capabilities.ts). */
-export const RequestMeta = object<S.RequestMeta>({
-  'io.modelcontextprotocol/protocolVersion': string,
-  'io.modelcontextprotocol/clientCapabilities': object({
-    experimental: optional(JsonObject),
-    extensions: optional(JsonObject),
-    roots: optional(JsonObject),
-    sampling: optional(object({ context: optional(JsonObject), tools: optional(JsonObject) })),
-    elicitation: optional(object({ form: optional(JsonObject), url: optional(JsonObject) })),
-  }),
-  'io.modelcontextprotocol/clientInfo': optional(
-    object({
-      name: string,
-      version: string,
-      title: optional(string),
-      description: optional(string),
-      websiteUrl: optional(string),
-      icons: optional(array(Icon)),
-    }),
-  ),
-  'io.modelcontextprotocol/logLevel': optional(
-    picklist(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']),
-  ),
-  progressToken: optional(union([string, number])),
-})
-
-/** `CallToolResult` (src/protocol/schemas/tools.ts). */
-export const CallToolResult = object<S.CallToolResult>({
-  resultType: optional(literal('complete')),
-  content: array(ContentBlock),
-  structuredContent: optional(unknown),
-  isError: optional(boolean),
-  _meta: optional(JsonObject),
-})
-
-/** `CompleteRequestParams` (src/protocol/schemas/completion.ts). */
-export const CompleteParams = object<S.CompleteRequestParams>({
-  ref: variant('type', [
-    object({ type: literal('ref/prompt'), name: string, title: optional(string) }),
-    object({ type: literal('ref/resource'), uri: string }),
-  ]),
-  argument: object({ name: string, value: string }),
-  context: optional(object({ arguments: optional(record(string)) })),
-})
-
-/** `CreateMessageResult` (src/protocol/schemas/sampling.ts). */
-export const CreateMessageResult = object<S.CreateMessageResult>({
-  role: picklist(['user', 'assistant']),
-  content: union([SamplingContentBlock, array(SamplingContentBlock)]),
-  model: string,
-  stopReason: optional(string),
-  _meta: optional(JsonObject),
-})
-
-/** `ElicitResult` (src/protocol/schemas/elicitation.ts). */
-export const ElicitResult = transform<S.ElicitResult>(
-  withoutIgnoredContent,
-  object({
-    action: picklist(['accept', 'decline', 'cancel']),
-    content: optional(record(union([string, number, boolean, array(string)]))),
-    _meta: optional(JsonObject),
+    annotations: optional(Annotations()),
+    icons: optional(array(Icon())),
+    _meta: optional(JsonObject()),
   }),
 )
 
-/** `ListRootsResult` (src/protocol/schemas/sampling.ts). */
-export const ListRootsResult = object<S.ListRootsResult>({
-  roots: array(object({ uri: string, name: optional(string), _meta: optional(JsonObject) })),
-  _meta: optional(JsonObject),
-})
-
-/** `RequestedSchema` (src/protocol/schemas/elicitation.ts). */
-export const RequestedSchema = object<S.RequestedSchema>({
-  $schema: optional(string),
-  type: literal('object'),
-  properties: record(
-    union([
-      object({
-        type: literal('string'),
-        title: optional(string),
-        description: optional(string),
-        minLength: optional(number),
-        maxLength: optional(number),
-        format: optional(string),
-        default: optional(string),
-        enum: optional(array(string)),
-        enumNames: optional(array(string)),
-        oneOf: optional(array(object({ const: string, title: string }))),
-      }),
-      object({
-        type: picklist(['number', 'integer']),
-        title: optional(string),
-        description: optional(string),
-        minimum: optional(number),
-        maximum: optional(number),
-        default: optional(number),
-      }),
-      object({
-        type: literal('boolean'),
-        title: optional(string),
-        description: optional(string),
-        default: optional(boolean),
-      }),
-      object({
-        type: literal('array'),
-        title: optional(string),
-        description: optional(string),
-        minItems: optional(number),
-        maxItems: optional(number),
-        items: union([
-          object({ type: literal('string'), enum: array(string) }),
-          object({ anyOf: array(object({ const: string, title: string })) }),
-        ]),
-        default: optional(array(string)),
-      }),
-    ]),
-  ),
-  required: optional(array(string)),
-})
-
-/** `InputRequiredResult` (src/protocol/schemas/input-required.ts). */
-export const InputRequiredResult = object<S.InputRequiredResult>({
-  resultType: literal('input_required'),
-  inputRequests: optional(
-    record(
-      variant('method', [
-        object({
-          method: literal('elicitation/create'),
-          params: union([
-            object({ mode: literal('url'), message: string, url: pipe(string, url), _meta: optional(JsonObject) }),
-            object({
-              mode: optional(literal('form')),
-              message: string,
-              requestedSchema: RequestedSchema,
-              _meta: optional(JsonObject),
-            }),
-          ]),
-        }),
-        object({
-          method: literal('sampling/createMessage'),
-          params: object({
-            messages: array(
-              object({
-                role: picklist(['user', 'assistant']),
-                content: union([SamplingContentBlock, array(SamplingContentBlock)]),
-                _meta: optional(JsonObject),
-              }),
-            ),
-            maxTokens: number,
-            modelPreferences: optional(
-              object({
-                hints: optional(array(object({ name: optional(string) }))),
-                costPriority: optional(pipe(number, minValue(0), maxValue(1))),
-                speedPriority: optional(pipe(number, minValue(0), maxValue(1))),
-                intelligencePriority: optional(pipe(number, minValue(0), maxValue(1))),
-              }),
-            ),
-            systemPrompt: optional(string),
-            includeContext: optional(picklist(['none', 'thisServer', 'allServers'])),
-            temperature: optional(number),
-            stopSequences: optional(array(string)),
-            metadata: optional(JsonObject),
-            tools: optional(
-              array(
-                object({
-                  name: string,
-                  title: optional(string),
-                  description: optional(string),
-                  inputSchema: object({ type: literal('object') }),
-                  outputSchema: optional(JsonObject),
-                  annotations: optional(
-                    object({
-                      title: optional(string),
-                      readOnlyHint: optional(boolean),
-                      destructiveHint: optional(boolean),
-                      idempotentHint: optional(boolean),
-                      openWorldHint: optional(boolean),
-                    }),
-                  ),
-                  icons: optional(array(Icon)),
-                  execution: optional(JsonObject),
-                  _meta: optional(JsonObject),
-                }),
-              ),
-            ),
-            toolChoice: optional(object({ mode: optional(picklist(['auto', 'required', 'none'])) })),
-            _meta: optional(JsonObject),
-          }),
-        }),
-        object({ method: literal('roots/list'), params: optional(object({ _meta: optional(JsonObject) })) }),
-      ]),
-    ),
-  ),
-  requestState: optional(string),
-  _meta: optional(JsonObject),
-})
-
-/** `InputResponses` (src/protocol/schemas/input-required.ts). */
-export const InputResponses = record(
-  union([ElicitResult, CreateMessageResult, ListRootsResult]),
-) as Check<S.InputResponses>
-
-/** `Resource` (src/protocol/schemas/resources.ts). */
-export const Resource = object<S.Resource>({
-  uri: string,
-  name: string,
-  title: optional(string),
-  description: optional(string),
-  mimeType: optional(string),
-  size: optional(number),
-  annotations: optional(Annotations),
-  icons: optional(array(Icon)),
-  _meta: optional(JsonObject),
-})
-
-/** `SubscriptionFilter` (src/protocol/schemas/notifications.ts). */
-export const SubscriptionFilter = object<S.SubscriptionFilter>({
-  toolsListChanged: optional(boolean),
-  promptsListChanged: optional(boolean),
-  resourcesListChanged: optional(boolean),
-  resourceSubscriptions: optional(array(string)),
-})
+/** `SubscriptionFilter` (src/protocol/schemas/notifications.ts), built on first call. */
+export const SubscriptionFilter = /* @__PURE__ */ once(() =>
+  object<S.SubscriptionFilter>({
+    toolsListChanged: optional(boolean),
+    promptsListChanged: optional(boolean),
+    resourcesListChanged: optional(boolean),
+    resourceSubscriptions: optional(array(string)),
+  }),
+)

@@ -60,7 +60,7 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Reque
       }
     }
   }
-  const [issue, out] = parse(RequestMeta, m)
+  const [issue, out] = parse(RequestMeta(), m)
   if (issue !== undefined) throw envelopeError(`Invalid _meta envelope: ${issue}`)
   const envelope: RequestEnvelope = {
     protocolVersion: out[META.protocolVersion],

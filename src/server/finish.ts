@@ -39,7 +39,7 @@ export function inputRequiredResult(method: string, result: ResultObject, ctx: R
   // any JSON state is sealed into a string token after this check; the schema sees a stand-in string
   const state = result.requestState
   const checkable = state === undefined || typeof state === 'string' ? result : { ...result, requestState: '' }
-  const [issue, output] = parse(InputRequiredResult, checkable)
+  const [issue, output] = parse(InputRequiredResult(), checkable)
   if (issue !== undefined)
     throw new HandlerResultError(`handler for ${method} returned an invalid InputRequiredResult: ${issue}`)
   const requests = output.inputRequests

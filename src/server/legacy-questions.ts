@@ -329,7 +329,7 @@ function legacyParams(question: InputRequest, session: LegacySession): Record<st
 }
 
 /** The result schema of each question's method: an answer is checked before the handler sees it. */
-const RESULT_SCHEMAS: Record<InputRequest['method'], Check> = {
+const RESULT_SCHEMAS: Record<InputRequest['method'], () => Check> = {
   'elicitation/create': ElicitResult,
   'sampling/createMessage': CreateMessageResult,
   'roots/list': ListRootsResult,
@@ -346,7 +346,7 @@ function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Recor
     throw new InvalidAnswerError(
       `the client answered ${method} with error ${answer.error.code}: ${answer.error.message}`,
     )
-  const [issue, output] = parse(RESULT_SCHEMAS[method], answer.result)
+  const [issue, output] = parse(RESULT_SCHEMAS[method](), answer.result)
   if (issue !== undefined) throw new InvalidAnswerError(`the client sent an invalid answer to ${method}: ${issue}`)
   return output as Record<string, unknown> // as parsed: a decline's or cancel's content is dropped, not checked
 }

@@ -100,7 +100,7 @@ export function parseListenFilter(params: Record<string, unknown>): Subscription
       "Invalid params: field 'notifications' must be an object (a SubscriptionFilter)",
     )
   }
-  const [issue, filter] = parse(checkFilter, params.notifications)
+  const [issue, filter] = parse(checkFilter(), params.notifications)
   if (issue !== undefined) {
     // the filter's issue told from the params: "field 'notifications.x': …"
     const why = issue.startsWith("field '")

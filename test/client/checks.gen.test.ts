@@ -36,7 +36,12 @@ const SERVER_PAIRS: Array<[string, v.GenericSchema, Check, string]> = await Prom
       exported
     ]
     const schema = (typeof value === 'function' ? (value as () => unknown)() : value) as v.GenericSchema
-    return [name, schema, (SC as Record<string, Check>)[name], type] as [string, v.GenericSchema, Check, string]
+    return [name, schema, (SC as Record<string, () => Check>)[name](), type] as [
+      string,
+      v.GenericSchema,
+      Check,
+      string,
+    ]
   }),
 )
 const ALL_PAIRS: Array<[string, v.GenericSchema, Check]> = [

@@ -118,7 +118,7 @@ function inputResponsesOf(params: RequestParams): InputResponses | undefined {
   if (!isPlainObject(raw) || !Object.values(raw).every(isPlainObject)) {
     throw new McpError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object of result objects')
   }
-  const [, issues, output] = checks.InputResponses(raw)
+  const [, issues, output] = checks.InputResponses()(raw)
   if (issues[0])
     throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses ${answerIssue(raw, issues[0])}`)
   return output as InputResponses
@@ -133,10 +133,10 @@ function answerIssue(raw: Record<string, unknown>, fallback: Issue): string {
   for (const [key, answer] of Object.entries(raw)) {
     const shape = answer as Record<string, unknown>
     const check: Check = Object.hasOwn(shape, 'action')
-      ? checks.ElicitResult
+      ? checks.ElicitResult()
       : Object.hasOwn(shape, 'roots')
-        ? checks.ListRootsResult
-        : checks.CreateMessageResult
+        ? checks.ListRootsResult()
+        : checks.CreateMessageResult()
     const [why] = parse(check, answer) // "field 'a.b': …" or the message alone
     if (why === undefined) continue
     return why.startsWith("field '") ? `field '${key}.${why.slice(7)}` : `field '${key}': ${why}`

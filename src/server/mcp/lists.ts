@@ -84,7 +84,7 @@ export function templateLister(
     if (!Array.isArray(entries))
       throw new HandlerResultError(`${where} returned neither Resource[] nor { resources: Resource[] }`)
     return entries.map((entry: unknown, i) => {
-      const [issue, resource] = parse(Resource, entry)
+      const [issue, resource] = parse(Resource(), entry)
       if (issue !== undefined) throw new HandlerResultError(`${where} entry ${i} is not a valid Resource: ${issue}`)
       if (match(resource.uri) === undefined)
         throw new HandlerResultError(

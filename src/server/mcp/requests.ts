@@ -60,7 +60,7 @@ export async function callTool(
   if (typeof out === 'string') return toolResult(false, out)
   if (isInputRequired(out)) return out
   const result = withTextOfStructured(out)
-  const [issue, checked] = parse(checks.CallToolResult, result)
+  const [issue, checked] = parse(checks.CallToolResult(), result)
   if (issue !== undefined) throw new HandlerResultError(`tool ${name} returned an invalid CallToolResult: ${issue}`)
   if (tool.output && !checked.isError) {
     let structured = checkWith(tool.output, checked.structuredContent)
@@ -140,7 +140,7 @@ export async function readResource(
  * @throws InsufficientScopeError when the caller lacks the prompt's or template's registration `scopes`.
  */
 export async function complete(registry: Registry, params: RequestParams, ctx: RequestContext): Promise<ResultObject> {
-  const [issue, parsed] = parse(checks.CompleteParams, params)
+  const [issue, parsed] = parse(checks.CompleteParams(), params)
   if (issue !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${issue}`)
   const { ref, argument, context } = parsed
   let completers: Record<string, Completer | undefined> | undefined

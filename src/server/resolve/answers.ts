@@ -55,13 +55,13 @@ function accepted(question: Question, data: unknown): { result: ResolverResult; 
     case 'url':
       return { result: { kind: 'value', value: true }, data: undefined }
     case 'sample': {
-      if (parse(checks.CreateMessageResult, data)[0] !== undefined) return undefined
+      if (parse(checks.CreateMessageResult(), data)[0] !== undefined) return undefined
       const { role, content, model, stopReason } = data as CreateMessageResult
       const trimmed = stopReason === undefined ? { role, content, model } : { role, content, model, stopReason }
       return { result: { kind: 'value', value: trimmed }, data: trimmed }
     }
     case 'roots': {
-      if (parse(checks.ListRootsResult, data)[0] !== undefined) return undefined
+      if (parse(checks.ListRootsResult(), data)[0] !== undefined) return undefined
       const trimmed = {
         roots: (data as ListRootsResult).roots.map((r) =>
           r.name === undefined ? { uri: r.uri } : { uri: r.uri, name: r.name },
@@ -84,7 +84,7 @@ export function take(
 ): { result: ResolverResult; recorded: Omit<Recorded, 'q'> } | { misfit: string } {
   const kind = question[QUESTION]
   if (kind === 'elicit' || kind === 'url') {
-    const [issue, parsed] = parse(checks.ElicitResult, answer)
+    const [issue, parsed] = parse(checks.ElicitResult(), answer)
     if (issue !== undefined || !('action' in (answer as object)))
       throw new ResolutionError(`The answer to input request '${key}' is not an elicitation result`)
     const action = parsed.action
@@ -113,7 +113,7 @@ function misfitOf(question: Question, content: unknown): string {
 }
 
 function describeShape(question: Question, answer: unknown): string {
-  const check: Check = question[QUESTION] === 'sample' ? checks.CreateMessageResult : checks.ListRootsResult
+  const check: Check = question[QUESTION] === 'sample' ? checks.CreateMessageResult() : checks.ListRootsResult()
   return parse(check, answer)[0] ?? 'ok'
 }
 

@@ -66,7 +66,7 @@ export function checkedRequestedSchema(json: JsonSchema): RequestedSchemaType {
     if (problem) throw new InvalidSignatureError(`Elicitation form field '${field}' ${problem}`)
     properties[field] = normalized
   }
-  const [issue, parsed] = parse(RequestedSchema, {
+  const [issue, parsed] = parse(RequestedSchema(), {
     type: 'object',
     properties,
     ...(Array.isArray(json.required) && json.required.length ? { required: json.required } : {}),
