@@ -171,14 +171,12 @@ export function sessionOf(params: Record<string, unknown>, result: ResultObject)
 
 /**
  * The envelope of a request in a valid session (its version checked: {@link checkSessionVersion}): its
- * version, capabilities and client info are the session's.
+ * version, capabilities and client info are the session's, written into `envelope` (the request's own,
+ * from {@link legacyEnvelope}), which is returned.
  */
 export function sessionEnvelope(envelope: RequestEnvelope, session: LegacySession): RequestEnvelope {
-  const out: RequestEnvelope = {
-    ...envelope,
-    protocolVersion: session.protocolVersion,
-    clientCapabilities: session.clientCapabilities,
-  }
-  if (session.clientInfo !== undefined) out.clientInfo = session.clientInfo as unknown as Implementation
-  return out
+  envelope.protocolVersion = session.protocolVersion
+  envelope.clientCapabilities = session.clientCapabilities
+  if (session.clientInfo !== undefined) envelope.clientInfo = session.clientInfo as unknown as Implementation
+  return envelope
 }
