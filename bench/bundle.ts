@@ -132,7 +132,7 @@ export async function benchBundle(): Promise<{
   const [tmcp, mcpLite] = PEERS.map(([entry, options]) =>
     bundle(entry, options).catch((error: unknown) => (error instanceof Error ? error.message : String(error))),
   )
-  const [ours, hono, oauth, cloudflare, theirs, ownVerifier, zod, arktype] = (await Promise.all(
+  const [ours, hono, oauth, cloudflare, theirs, ownVerifier, zod, arktype, reject] = (await Promise.all(
     [
       'edge-mcp.ts',
       'edge-mcp-hono.ts',
@@ -142,8 +142,9 @@ export async function benchBundle(): Promise<{
       'edge-mcp-own-verifier.ts',
       'edge-mcp-zod.ts',
       'edge-mcp-arktype.ts',
+      'edge-mcp-legacy-reject.ts',
     ].map((entry) => bundle(entry)),
-  )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
+  )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
   if (ours.jose || hono.jose || cloudflare.jose)
     throw new Error('jose was bundled into a Worker that verifies no token')
   if (ownVerifier.jose) throw new Error('jose was bundled into a Worker that verifies tokens without jwtVerifier')
@@ -152,6 +153,9 @@ export async function benchBundle(): Promise<{
     throw new Error('edge-mcp/cloudflare was bundled into a Worker that does not import it')
   if (!cloudflare.cloudflare) throw new Error('edge-mcp/cloudflare is missing from the Worker using it (stale check)')
   const ratio = ours.gzipped / theirs.gzipped
+  /** An info row's gzipped size and what it adds to (or takes from) the default Worker's. */
+  const beside = (b: Bundle) =>
+    `${kib(b.gzipped)} (${b.gzipped >= ours.gzipped ? '+' : '−'}${fmt(Math.abs(b.gzipped - ours.gzipped))})`
   const peers = [
     ['tmcp 1.20.0 (`HttpTransport`, valibot adapter)', await tmcp],
     ['mcp-lite 0.10.0 (`StreamableHttpTransport`, stateless, valibot input; no 2026 wire)', await mcpLite],
@@ -167,14 +171,15 @@ export async function benchBundle(): Promise<{
   const lines = [
     '### One-tool Worker bundle',
     '',
-    '| one-tool Worker, `wrangler deploy --dry-run --minify` | bytes | gzipped bytes |',
+    '| one-tool Worker, `wrangler deploy --dry-run --minify` | bytes | gzipped bytes (info rows: ± the first) |',
     '| --- | ---: | ---: |',
     `| edge-mcp (\`createFetchHandler\`, the tool's input in valibot) | ${kib(ours.bytes)} | ${kib(ours.gzipped)} |`,
-    `| edge-mcp, the input in zod 4 (info) | ${kib(zod.bytes)} | ${kib(zod.gzipped)} |`,
-    `| edge-mcp, the input in arktype (info) | ${kib(arktype.bytes)} | ${kib(arktype.gzipped)} |`,
-    `| edge-mcp (\`edge-mcp/hono\`, info) | ${kib(hono.bytes)} | ${kib(hono.gzipped)} |`,
-    `| edge-mcp with OAuth (\`oauth\` + \`jwtVerifier\` of \`edge-mcp/oauth\`, jose), info | ${kib(oauth.bytes)} | ${kib(oauth.gzipped)} |`,
-    `| edge-mcp with \`edge-mcp/cloudflare\` (Durable Object mailbox and notification bus), info | ${kib(cloudflare.bytes)} | ${kib(cloudflare.gzipped)} |`,
+    `| edge-mcp, the input in zod 4 (info) | ${kib(zod.bytes)} | ${beside(zod)} |`,
+    `| edge-mcp, the input in arktype (info) | ${kib(arktype.bytes)} | ${beside(arktype)} |`,
+    `| edge-mcp, 2026-07-28 only (\`legacy: 'reject'\`, info) | ${kib(reject.bytes)} | ${beside(reject)} |`,
+    `| edge-mcp (\`edge-mcp/hono\`, info) | ${kib(hono.bytes)} | ${beside(hono)} |`,
+    `| edge-mcp with OAuth (\`oauth\` + \`jwtVerifier\` of \`edge-mcp/oauth\`, jose), info | ${kib(oauth.bytes)} | ${beside(oauth)} |`,
+    `| edge-mcp with \`edge-mcp/cloudflare\` (Durable Object mailbox and notification bus), info | ${kib(cloudflare.bytes)} | ${beside(cloudflare)} |`,
     `| official SDK 2.4.0 (\`createMcpHandler\`) | ${kib(theirs.bytes)} | ${kib(theirs.gzipped)} |`,
     ...peerRows,
     `| **ratio** edge-mcp ÷ official (target ≤ 0.33) | ${x(ours.bytes / theirs.bytes)} | **${x(ratio)}** ${met(ratio <= 1 / 3)} |`,
