@@ -183,8 +183,15 @@ export class Server {
    * @param channel - the transport's hooks for this message (its notifications, the start of its handler,
    *   a transport-kept session), which no handler sees.
    */
-  async handle(message: InboundMessage, info: RequestInfo = {}, channel: Channel = {}): Promise<Handled> {
+  handle(message: InboundMessage, info: RequestInfo = {}, channel: Channel = {}): Promise<Handled> {
     this.#serving = true
+    // a request straight to handleRequest (which never throws): no async frame of its own
+    if (message?.kind === 'request') return this.handleRequest(message.message, info, channel)
+    return this.#handleOther(message, info, channel)
+  }
+
+  /** {@link Server.handle} of a response or a notification. */
+  async #handleOther(message: InboundMessage, info: RequestInfo, channel: Channel): Promise<Handled> {
     if (message.kind === 'response') return this.#answer(message.message, info, channel)
     if (message.kind === 'notification') {
       if (this.options.legacy !== 'reject' && !hasEnvelope(message.message.params)) {

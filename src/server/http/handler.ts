@@ -192,7 +192,8 @@ async function serve(
   try {
     const accept = checkFraming(request)
     if (accept instanceof Response) return accept
-    const bearer = await checkBearer(endpoint, request, url, env)
+    // awaited only when there is something to wait for (a bearer token, `authenticate`): no promise per request
+    const bearer = endpoint.protectedResource ? await checkBearer(endpoint, request, url, env) : NO_BEARER
     if (bearer instanceof Response) return bearer
     const message = await readMessage(request, endpoint.maxBodyBytes)
     if (message instanceof Response) return message
@@ -200,7 +201,9 @@ async function serve(
       const mismatch = checkHeaders(request.headers, message.message)
       if (mismatch) return jsonError(400, message.message.id, mismatch)
     }
-    const info = await requestInfo(endpoint, request, env, executionCtx, bearer.authInfo)
+    const info = endpoint.options.authenticate
+      ? await requestInfo(endpoint, request, env, executionCtx, bearer.authInfo)
+      : requestFacts(request, env, executionCtx, bearer.authInfo)
     if (info === 'unauthorized') {
       const id = message.kind === 'request' ? message.message.id : null
       return jsonError(401, id, new McpError(ErrorCode.InvalidRequest, 'Unauthorized'), {
@@ -221,6 +224,9 @@ async function serve(
     return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
   }
 }
+
+/** What {@link checkBearer} finds without `oauth`: no auth info. */
+const NO_BEARER: { authInfo?: AuthInfo } = Object.freeze({})
 
 /**
  * The bearer token of a protected resource (`oauth`): its verified auth info, or the error response
@@ -256,8 +262,7 @@ async function requestInfo(
   executionCtx: unknown,
   authInfo: AuthInfo | undefined,
 ): Promise<RequestInfo | 'unauthorized'> {
-  const info: RequestInfo = { request, env, executionCtx }
-  if (authInfo) info.authInfo = authInfo
+  const info = requestFacts(request, env, executionCtx, authInfo)
   if (endpoint.options.authenticate) {
     try {
       const authenticated = await endpoint.options.authenticate(request, env, executionCtx)
@@ -266,6 +271,18 @@ async function requestInfo(
       return 'unauthorized'
     }
   }
+  return info
+}
+
+/** The request's facts without `authenticate`: the request, `env`, `executionCtx`, the bearer token's auth info. */
+function requestFacts(
+  request: Request,
+  env: unknown,
+  executionCtx: unknown,
+  authInfo: AuthInfo | undefined,
+): RequestInfo {
+  const info: RequestInfo = { request, env, executionCtx }
+  if (authInfo) info.authInfo = authInfo
   return info
 }
 
