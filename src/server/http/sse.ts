@@ -6,7 +6,7 @@
  */
 import type { InboundMessage } from '../../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../../protocol/schemas/index.ts'
-import { defineLazySignal, type Channel, type RequestInfo } from '../context.ts'
+import { defineLazySignal, type Channel, type LazySignal, type RequestInfo } from '../context.ts'
 import type { Handled, Server } from '../server.ts'
 
 /**
@@ -62,20 +62,6 @@ export async function streamIfNotified(
   keepAliveMs: number,
   headersOf: (handled: Handled) => Record<string, string> | undefined,
 ): Promise<Response> {
-  // The handler's signal (`info.signal`, set here) aborts with the client's (`outer`) or when its stream is
-  // cancelled; it is made on first read (an AbortSignal costs microseconds on Node, and most handlers never
-  // read theirs), or to abort.
-  let made: AbortController | undefined
-  const cancel = (): AbortController => {
-    if (made) return made
-    const controller = (made = new AbortController())
-    if (outer?.aborted) controller.abort(outer.reason)
-    else outer?.addEventListener('abort', () => controller.abort(outer.reason), { once: true })
-    return controller
-  }
-  defineLazySignal(info, { make: () => cancel().signal })
-  const queued: (JSONRPCNotification | JSONRPCRequest)[] = []
-  const sink: NotificationSink = {}
   // Settles with the handled answer, or with why it becomes a stream first: a first notification, or a
   // quiet handler still running (one promise, not a race of two).
   let open!: (first: Handled | 'notified' | 'quiet') => void
@@ -84,29 +70,79 @@ export async function streamIfNotified(
     open = resolve
     fail = reject
   })
-  const channel: Channel = {}
-  channel.notify = (notification) => {
-    if (sink.write) sink.write(notification)
-    else {
-      queued.push(notification)
-      open('notified')
-    }
-  }
-  // the quiet timer starts with the handler: the server's own checks (session, version, requestState)
-  // answer first, with their HTTP status
-  let timer: ReturnType<typeof setTimeout> | undefined
   const initialize = message.kind === 'request' && message.message.method === 'initialize'
-  if (!initialize) channel.started = () => (timer ??= setTimeout(open, keepAliveMs, 'quiet'))
-  const work = server.handle(message, info, channel)
+  const pending = new PendingAnswer(outer, open, initialize ? undefined : keepAliveMs)
+  defineLazySignal(info, pending)
+  const work = server.handle(message, info, pending)
   work.then(open, fail)
   const first = await opened
-  clearTimeout(timer)
+  clearTimeout(pending.timer)
   if (typeof first !== 'string') {
     if (!first.response) return new Response(null, { status: first.status })
     return reply(first.status, first.response, accept, headersOf(first))
   }
-  const stream = notificationStream(server, work, queued, sink, cancel, keepAliveMs, first === 'quiet')
+  const stream = notificationStream(
+    server,
+    work,
+    pending.queued,
+    pending.sink,
+    () => pending.cancel(),
+    keepAliveMs,
+    first === 'quiet',
+  )
   return new Response(stream, { status: 200, headers: SSE_HEADERS })
+}
+
+/**
+ * The channel of one request while its answer is pending (one object, not a closure per hook): its
+ * notifications, queued until the stream opens, then written; the start of its handler, which starts the
+ * quiet timer (none for `initialize`); and the handler's signal (`info.signal`), made on first read (an
+ * AbortSignal costs microseconds on Node, and most handlers never read theirs) or to abort: it aborts with
+ * the client's (`outer`) or when the stream is cancelled.
+ */
+class PendingAnswer implements Channel, LazySignal {
+  signal?: AbortSignal
+  #controller: AbortController | undefined
+  readonly queued: (JSONRPCNotification | JSONRPCRequest)[] = []
+  readonly sink: NotificationSink = {}
+  timer: ReturnType<typeof setTimeout> | undefined
+  readonly #outer: AbortSignal | undefined
+  readonly #open: (why: 'notified' | 'quiet') => void
+  readonly #quietMs: number | undefined
+
+  constructor(outer: AbortSignal | undefined, open: (why: 'notified' | 'quiet') => void, quietMs: number | undefined) {
+    this.#outer = outer
+    this.#open = open
+    this.#quietMs = quietMs
+  }
+
+  /** Called detached (a handler's context keeps it): an arrow. */
+  notify = (notification: JSONRPCNotification | JSONRPCRequest): void => {
+    if (this.sink.write) this.sink.write(notification)
+    else {
+      this.queued.push(notification)
+      this.#open('notified')
+    }
+  }
+
+  // the quiet timer starts with the handler: the server's own checks (session, version, requestState)
+  // answer first, with their HTTP status
+  started(): void {
+    if (this.#quietMs !== undefined) this.timer ??= setTimeout(this.#open, this.#quietMs, 'quiet')
+  }
+
+  make(): AbortSignal {
+    return this.cancel().signal
+  }
+
+  cancel(): AbortController {
+    if (this.#controller) return this.#controller
+    const controller = (this.#controller = new AbortController())
+    const outer = this.#outer
+    if (outer?.aborted) controller.abort(outer.reason)
+    else outer?.addEventListener('abort', () => controller.abort(outer.reason), { once: true })
+    return controller
+  }
 }
 
 /** Where notifications go once the stream is open (`write` is set by the stream's `start`). */
