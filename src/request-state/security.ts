@@ -32,6 +32,7 @@ import { InvalidRequestStateError } from './errors.ts'
 import {
   bindingJson,
   claimsOf,
+  copyJson,
   decodeStatePlaintext,
   encodeStatePlaintext,
   isObject,
@@ -128,8 +129,7 @@ const DEFAULT_MAX_TOKEN_LENGTH = 1024 * 1024
 /** Session ids a policy keeps opened (oldest dropped first), each at most {@link SESSION_CACHE_TOKEN_LENGTH} characters. */
 export const SESSION_CACHE_SIZE = 2048
 const SESSION_CACHE_TOKEN_LENGTH = 4096
-/** A session id a policy opened: the audience and plaintext it opened to, the principal its tag matched. */
-type OpenedSession = { audience: string | undefined; bytes: Uint8Array; principal: string | undefined }
+type OpenedSession = { audience: string | undefined; claims: Record<string, unknown>; principal: string | undefined }
 const EPHEMERAL: unique symbol = Symbol('edge-mcp.ephemeral')
 const utf8 = new TextEncoder()
 
@@ -175,8 +175,9 @@ export class RequestStateSecurity {
   readonly #now: () => number
   readonly #random: RandomSource
   /**
-   * Session ids this policy (so this key ring) opened and found valid, by exact token. A hit skips the
-   * decrypt (and the tag's hash for that principal); claims, times, audience and principal are checked.
+   * Session ids this policy (so this key ring) opened and found valid, by exact token (audience, claims, the
+   * principal their tag matched). A hit skips the decrypt, the parse and that principal's tag hash, not the checks
+   * (claims, times, audience, principal). Kept claims are never handed out: each request gets its own copies.
    */
   readonly #openedSessions = new Map<string, OpenedSession>()
 
@@ -283,8 +284,7 @@ export class RequestStateSecurity {
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
     const cached = this.#openedSessions.get(token)
     const hit = cached && cached.audience === audience ? cached : undefined
-    const bytes = hit ? hit.bytes : await this.#keyRing().sessionCodec(audience).unseal(token)
-    const claims = claimsOf(bytes)
+    const claims = hit ? hit.claims : claimsOf(await this.#keyRing().sessionCodec(audience).unseal(token))
     const { v, sid, pv, caps, ci, iat, exp } = claims
     if (
       v !== 1 ||
@@ -303,12 +303,12 @@ export class RequestStateSecurity {
     if (!audienceOk) throw new InvalidRequestStateError('audience')
     if (!principalOk) throw new InvalidRequestStateError('principal')
     if (token.length <= SESSION_CACHE_TOKEN_LENGTH) {
-      this.#openedSessions.set(token, { audience, bytes, principal })
+      this.#openedSessions.set(token, { audience, claims, principal })
       if (this.#openedSessions.size > SESSION_CACHE_SIZE)
         this.#openedSessions.delete(this.#openedSessions.keys().next().value!)
     }
-    const session: LegacySession = { sid, protocolVersion: pv, clientCapabilities: caps }
-    if (ci !== undefined) session.clientInfo = ci
+    const session: LegacySession = { sid, protocolVersion: pv, clientCapabilities: copyJson(caps) }
+    if (ci !== undefined) session.clientInfo = copyJson(ci)
     return session
   }
 

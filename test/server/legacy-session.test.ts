@@ -14,6 +14,7 @@ import {
 import type { AuthInfo } from '../../src/protocol/auth.ts'
 import { AesGcmKeyRing } from '../../src/request-state/codec.ts'
 import { SESSION_CACHE_SIZE } from '../../src/request-state/security.ts'
+import { copyJson } from '../../src/request-state/claims.ts'
 import { post, recordingLogger, req, std, type Posted } from '../helpers.ts'
 
 const KEY_A = 'a'.repeat(32)
@@ -386,6 +387,40 @@ describe('legacy sessions: an id opened before', () => {
     } finally {
       decrypt.mockRestore()
     }
+  })
+
+  it('each request gets its own copy of what the client declared: a handler changing it changes no other', async () => {
+    const { handler, server, seen } = setup()
+    server.setRequestHandler('tools/list', (_params, ctx) => {
+      seen.push(ctx)
+      const caps = ctx.clientCapabilities as Record<string, Record<string, unknown>>
+      caps.elicitation.form = 'changed'
+      caps.added = {}
+      ;(ctx.clientInfo as { name: string }).name = 'changed'
+      return { tools: [] }
+    })
+    const id = await initialize(handler)
+    for (let i = 0; i < 3; i++) expect((await legacy(handler, 'tools/list', { sessionId: id })).status).toBe(200)
+    expect(new Set(seen.map((ctx) => ctx.clientCapabilities)).size).toBe(3)
+    server.setRequestHandler('tools/list', (_params, ctx) => {
+      seen.push(ctx)
+      return { tools: [] }
+    })
+    expect((await legacy(handler, 'tools/list', { sessionId: id })).status).toBe(200)
+    expect(seen[3]?.clientCapabilities).toEqual(CAPS)
+    expect(seen[3]?.clientInfo).toEqual(CLIENT_INFO)
+  })
+
+  it('copyJson copies a parsed value as a fresh parse would: key order, "__proto__" own, -0, nesting', () => {
+    const text = '{"b":1,"a":[{"x":-0},null,"s",true],"2":{},"1":[],"__proto__":{"polluted":true}}'
+    const copy = copyJson(JSON.parse(text) as Record<string, unknown>)
+    const fresh = JSON.parse(text) as Record<string, unknown>
+    expect(Object.keys(copy)).toEqual(Object.keys(fresh))
+    expect(copy).toStrictEqual(fresh)
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true)
+    expect(Object.is((copy.a as Array<{ x: number }>)[0].x, -0)).toBe(true)
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(fresh))
   })
 
   it('a tampered id → 404, the genuine one still served', async () => {
