@@ -56,7 +56,11 @@ const issue = (label: string, expected: string | null, received: string, path: I
   path,
 })
 
-/** `make()`'s value, made on the first call and kept: a check built on first use, not at import. */
+/**
+ * A getter that calls `make` on its first call only and returns that value ever after (never undefined): a
+ * check (or a valibot schema of ./schemas/) built on first use, not at import.
+ */
+/* @__NO_SIDE_EFFECTS__ */
 export function once<T>(make: () => T): () => T {
   let value: T | undefined
   return () => (value ??= make())

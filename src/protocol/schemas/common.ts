@@ -14,13 +14,9 @@
 /* eslint @typescript-eslint/no-empty-object-type: ['error', { allowInterfaces: 'with-single-extends' }]
   -- `interface X extends v.InferOutput<typeof X> {}` names a schema's type: declarations derive it lazily (TS2589, index.ts) */
 import * as v from 'valibot'
+import { once } from '../check.ts'
 
-/** A getter that calls `make` on its first call only and returns that value ever after (never undefined). */
-/* @__NO_SIDE_EFFECTS__ */
-export function once<T>(make: () => T): () => T {
-  let value: T | undefined
-  return () => (value ??= make())
-}
+export { once }
 
 /** A JSON object with any members (the spec's `{ [key: string]: unknown }`). */
 export const jsonObject = /* @__PURE__ */ once(() => v.record(v.string(), v.unknown()))
