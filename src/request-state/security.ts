@@ -42,6 +42,7 @@ import {
 } from './claims.ts'
 import type { AuthInfo } from '../protocol/auth.ts'
 import { digest16 } from '../encoding/canonical.ts'
+import { OpenedSessions } from './opened-sessions.ts'
 
 /** What `bindPrincipal` sees: the request's verified auth info, if any. */
 export interface PrincipalSource {
@@ -126,10 +127,6 @@ const DEFAULT_TTL_SECONDS = 600
 /** 14 days, in seconds. */
 const DEFAULT_SESSION_TTL_SECONDS = 14 * 24 * 60 * 60
 const DEFAULT_MAX_TOKEN_LENGTH = 1024 * 1024
-/** Session ids a policy keeps opened (oldest dropped first), each at most {@link SESSION_CACHE_TOKEN_LENGTH} characters. */
-export const SESSION_CACHE_SIZE = 2048
-const SESSION_CACHE_TOKEN_LENGTH = 4096
-type OpenedSession = { audience: string | undefined; claims: Record<string, unknown>; principal: string | undefined }
 const EPHEMERAL: unique symbol = Symbol('edge-mcp.ephemeral')
 const utf8 = new TextEncoder()
 
@@ -179,7 +176,7 @@ export class RequestStateSecurity {
    * principal their tag matched). A hit skips the decrypt, the parse and that principal's tag hash, not the checks
    * (claims, times, audience, principal). Kept claims are never handed out: each request gets its own copies.
    */
-  readonly #openedSessions = new Map<string, OpenedSession>()
+  readonly #opened = new OpenedSessions()
 
   constructor(options: RequestStateSecurityOptions) {
     if ((options.keys === undefined) === (options.codec === undefined)) {
@@ -282,8 +279,7 @@ export class RequestStateSecurity {
     if (!this.sealsSessions) throw new InvalidRequestStateError('no session keys')
     if (typeof token !== 'string') throw new InvalidRequestStateError('non-string session id')
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
-    const cached = this.#openedSessions.get(token)
-    const hit = cached && cached.audience === audience ? cached : undefined
+    const hit = this.#opened.get(token, audience, this.#now() / 1000)
     const claims = hit ? hit.claims : claimsOf(await this.#keyRing().sessionCodec(audience).unseal(token))
     const { v, sid, pv, caps, ci, iat, exp } = claims
     if (
@@ -294,7 +290,6 @@ export class RequestStateSecurity {
       !(ci === undefined || isObject(ci))
     )
       throw new InvalidRequestStateError('malformed claims')
-    if (hit) this.#openedSessions.delete(token) // back in below if still valid (newest last)
     this.#checkTimes(iat, exp, this.sessionTtlSeconds)
     const audienceOk = claims.aud === audience
     const hasTag = 'p' in claims
@@ -302,10 +297,10 @@ export class RequestStateSecurity {
       principal === undefined ? !hasTag : hit?.principal === principal || (await principalMatches(claims.p, principal))
     if (!audienceOk) throw new InvalidRequestStateError('audience')
     if (!principalOk) throw new InvalidRequestStateError('principal')
-    if (token.length <= SESSION_CACHE_TOKEN_LENGTH) {
-      this.#openedSessions.set(token, { audience, claims, principal })
-      if (this.#openedSessions.size > SESSION_CACHE_SIZE)
-        this.#openedSessions.delete(this.#openedSessions.keys().next().value!)
+    if (hit) hit.principal = principal
+    else {
+      const expires = Math.min(exp as number, (iat as number) + this.sessionTtlSeconds) // numbers: checked above
+      this.#opened.keep(token, { audience, claims, principal, expires })
     }
     const session: LegacySession = { sid, protocolVersion: pv, clientCapabilities: copyJson(caps) }
     if (ci !== undefined) session.clientInfo = copyJson(ci)

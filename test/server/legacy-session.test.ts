@@ -13,7 +13,7 @@ import {
 } from '../../src/server/index.ts'
 import type { AuthInfo } from '../../src/protocol/auth.ts'
 import { AesGcmKeyRing } from '../../src/request-state/codec.ts'
-import { SESSION_CACHE_SIZE } from '../../src/request-state/security.ts'
+import { SESSION_CACHE_SIZE } from '../../src/request-state/opened-sessions.ts'
 import { copyJson } from '../../src/request-state/claims.ts'
 import { post, recordingLogger, req, std, type Posted } from '../helpers.ts'
 
@@ -494,11 +494,13 @@ describe('legacy sessions: an id opened before', () => {
       expect(await open(ids[0])).toBe('s0')
       expect(decrypt).toHaveBeenCalledTimes(1)
       for (const id of ids.slice(1, SESSION_CACHE_SIZE)) await open(id) // the cache is full
-      expect(await open(ids[0])).toBe('s0') // still there: the newest
+      expect(await open(ids[0])).toBe('s0') // still kept
       expect(decrypt).toHaveBeenCalledTimes(SESSION_CACHE_SIZE)
-      for (const id of ids.slice(1)) await open(id) // ids[0] the oldest, then dropped
+      await open(ids[SESSION_CACHE_SIZE]) // one more: ids[0], the first kept, is dropped
       expect(decrypt).toHaveBeenCalledTimes(SESSION_CACHE_SIZE + 1)
       expect(await open(ids[0])).toBe('s0')
+      expect(decrypt).toHaveBeenCalledTimes(SESSION_CACHE_SIZE + 2)
+      expect(await open(ids[SESSION_CACHE_SIZE])).toBe(`s${SESSION_CACHE_SIZE}`) // the newest still kept
       expect(decrypt).toHaveBeenCalledTimes(SESSION_CACHE_SIZE + 2)
     } finally {
       decrypt.mockRestore()
