@@ -7,8 +7,7 @@
  * of raw AES-GCM.
  */
 import { createRequestStateCodec } from '@modelcontextprotocol/server'
-import { AesGcmKeyRing } from '../src/request-state/codec.ts'
-import { RequestStateSecurity } from '../src/request-state/security.ts'
+import { codec, security } from './edge-mcp.ts'
 import { fmt, measureAll, met, x } from './measure.ts'
 import { STATE_OBJECT, asHandlerState, fromHandlerState } from './state-size.ts'
 
@@ -27,9 +26,9 @@ export async function benchRequestState(): Promise<{ ours: number; theirs: numbe
     await crypto.subtle.decrypt({ name: 'AES-GCM', iv }, raw, ct)
   }
   // the policy's AES-GCM layer alone: the same seal and open, an empty binding, no times, no claims
-  const ring = new AesGcmKeyRing([KEY])
+  const ring = new codec.AesGcmKeyRing([KEY])
   const codecOp = async () => ring.openBound(await ring.sealBound(bytes, '', 'bench'), '', 'bench')
-  const policy = new RequestStateSecurity({ keys: [KEY] })
+  const policy = new security.RequestStateSecurity({ keys: [KEY] })
   const binding = { method: 'tools/call', target: 'deploy', canonicalArgs: '{"env":"prod"}', principal: undefined }
   const policyOp = async () => policy.open(await policy.seal(state, binding, 'bench'), binding, 'bench')
   const official = createRequestStateCodec<Record<string, unknown>>({ key: KEY })

@@ -18,10 +18,11 @@ import {
 } from '@modelcontextprotocol/server'
 import * as v from 'valibot'
 import * as z from 'zod'
-import { McpServer, acceptedContent, createFetchHandler, elicitForm, inputRequired } from '../src/server/index.ts'
+import { server as edgeMcp } from './edge-mcp.ts'
+import { toolCall, type Handler } from './wire.ts'
 
-/** A fetch handler as both benches call it. */
-export type Handler = (request: Request) => Promise<Response>
+export { toolCall, type Handler }
+const { McpServer, acceptedContent, createFetchHandler, elicitForm, inputRequired } = edgeMcp
 
 const STATE = 'deploy-v1'
 
@@ -103,25 +104,4 @@ export function officialHandler({
     { legacy },
   )
   return (request) => handler.fetch(request)
-}
-
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
-}
-
-/** The same `tools/call` request for both servers: envelope, standard headers, JSON body. */
-export function toolCall(id: number, name: string, params: Record<string, unknown>): Request {
-  return new Request('http://localhost/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, ...params, _meta: ENVELOPE } }),
-  })
 }

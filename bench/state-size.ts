@@ -15,11 +15,12 @@ import {
 } from '@modelcontextprotocol/server'
 import * as v from 'valibot'
 import * as z from 'zod'
-import { AesGcmKeyRing } from '../src/request-state/codec.ts'
-import { McpServer, createFetchHandler, elicitForm, inputRequired } from '../src/server/index.ts'
+import { codec, server } from './edge-mcp.ts'
 import type { RequestStateValue } from '../src/request-state/claims.ts'
 import { check, fmt, met, x } from './measure.ts'
 import { toolCall, type Handler } from './servers.ts'
+
+const { McpServer, createFetchHandler, elicitForm, inputRequired } = server
 
 /** A JSON object whose `JSON.stringify` is exactly `bytes` long: a small cart, padded by its note. */
 export function stateObject(bytes = 1024): Record<string, unknown> {
@@ -100,7 +101,7 @@ export async function benchStateSize(): Promise<{ theirs: number; ours: number; 
   const ours = await tokenLength('edge-mcp', ourServer())
   const theirs = await tokenLength('official SDK 2.4.0', officialServer())
   const json = new TextEncoder().encode(JSON.stringify(STATE_OBJECT))
-  const ring = new AesGcmKeyRing([crypto.getRandomValues(new Uint8Array(32))])
+  const ring = new codec.AesGcmKeyRing([crypto.getRandomValues(new Uint8Array(32))])
   const floor = (await ring.sealBound(json, '', 'bench')).length
   const unbound = (await createRequestStateCodec({ key: new Uint8Array(32) }).mint(STATE_OBJECT)).length
   const lines = [

@@ -4,7 +4,7 @@
  * arguments or expired. (Its speed is measured by `npm run bench`, not here.)
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { toolCall } from '../../bench/servers.ts'
+import { toolCall } from '../../bench/wire.ts'
 import { floorEcho, floorHandler, floorOpen, floorSeal } from '../../bench/floor.ts'
 
 const ANSWER = { confirm: { action: 'accept', content: { confirm: true } } }
