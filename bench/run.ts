@@ -81,7 +81,7 @@ const results = [
     const r = await benchRequestState()
     const [ratio, ofRaw] = [r.ours / r.theirs, r.ours / r.floor]
     return {
-      summary: `| requestState seal+open, 1 KiB, with the full policy | ${fmt(r.theirs)} ops/s | ${fmt(r.ours)} | ${fmt(r.floor)} (raw AES-GCM) | ${x(ratio)}; ${Math.round(ofRaw * 100)} % of raw AES-GCM | ≥ 1.2×; ≥ 75 % of raw AES-GCM | ${met(ratio >= 1.2 && ofRaw >= 0.75)} |`,
+      summary: `| requestState seal+open, 1 KiB, with the full policy | ${fmt(r.theirs)} ops/s | ${fmt(r.ours)} | ${fmt(r.floor)} (raw AES-GCM) | ${x(ratio)}; ${Math.round(ofRaw * 100)} % of raw AES-GCM | ≥ 1.2×; ≥ 80 % of raw AES-GCM | ${met(ratio >= 1.2 && ofRaw >= 0.8)} |`,
       lines: r.lines,
     }
   }),
