@@ -167,6 +167,12 @@ const newSignal = (): AbortSignal => new AbortController().signal
  * data property): an `AbortSignal` costs microseconds on Node, and most handlers never read theirs.
  */
 export function defineLazySignal(target: object, lazy: LazySignal): void {
+  // a copy (withContext) given its request's own signal: the accessor is there, only its state changes
+  // (two property definitions less, ~0.3 µs on Node)
+  if (Object.hasOwn(target, LAZY_SIGNAL) && Object.getOwnPropertyDescriptor(target, 'signal')?.get === readSignal) {
+    ;(target as Lazy)[LAZY_SIGNAL] = lazy
+    return
+  }
   Object.defineProperty(target, LAZY_SIGNAL, { value: lazy, writable: true, configurable: true })
   Object.defineProperty(target, 'signal', SIGNAL_ACCESSOR)
 }
