@@ -163,7 +163,8 @@ export const array = /* @__NO_SIDE_EFFECTS__ */ <T>(item: Check<T>): Check<T[]> 
     const issues: Issue[] = []
     const out: unknown[] = []
     let typed = true
-    value.forEach((x, i) => (typed = member(item, x, i, issues, out) && typed))
+    // every index, holes too (as valibot: a hole is checked as undefined)
+    for (let i = 0; i < value.length; i++) typed = member(item, value[i], i, issues, out) && typed
     return [typed, issues, out]
   })
 

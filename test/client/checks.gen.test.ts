@@ -36,12 +36,7 @@ const SERVER_PAIRS: Array<[string, v.GenericSchema, Check, string]> = await Prom
       exported
     ]
     const schema = (typeof value === 'function' ? (value as () => unknown)() : value) as v.GenericSchema
-    return [name, schema, (SC as Record<string, () => Check>)[name](), type] as [
-      string,
-      v.GenericSchema,
-      Check,
-      string,
-    ]
+    return [name, schema, (SC as Record<string, () => Check>)[name](), type] as [string, v.GenericSchema, Check, string]
   }),
 )
 const ALL_PAIRS: Array<[string, v.GenericSchema, Check]> = [
@@ -435,5 +430,13 @@ describe('each generated check behaves as its valibot schema', () => {
     expect(parse(C.ReadResourceResult, { contents: [{ uri: 'x' }] })[0]).toBe(
       `field 'contents.0.text': Invalid key: Expected "text" but received undefined`,
     )
+  })
+
+  it('checks every index of an array, a hole as undefined (a handler can build a sparse array; valibot refuses it)', () => {
+    const content: unknown[] = []
+    content[1] = { type: 'text', text: 'hi' }
+    const expected = "field 'content.0': Invalid type: Expected Object but received undefined"
+    expect(parse(SC.CallToolResult(), { content })[0]).toBe(expected)
+    expect(v.safeParse(S.CallToolResult, { content }).issues?.map(describeIssue)[0]).toBe(expected)
   })
 })
