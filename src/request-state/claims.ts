@@ -93,23 +93,6 @@ export function bindingJson(
   return JSON.stringify([method, target, canonicalArgs, audience ?? null, principal ?? null])
 }
 
-/**
- * A copy of a value `JSON.parse` made, as a fresh parse of the same text would make it: plain objects
- * (their keys in the same order, a `"__proto__"` key an own property) and arrays, down to the leaves.
- */
-export function copyJson<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value
-  if (Array.isArray(value)) return value.map(copyJson) as T
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) {
-    const item = copyJson((value as Record<string, unknown>)[key])
-    if (key === '__proto__')
-      Object.defineProperty(out, key, { value: item, writable: true, enumerable: true, configurable: true })
-    else out[key] = item
-  }
-  return out as T
-}
-
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

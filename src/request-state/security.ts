@@ -32,7 +32,6 @@ import { InvalidRequestStateError } from './errors.ts'
 import {
   bindingJson,
   claimsOf,
-  copyJson,
   decodeStatePlaintext,
   encodeStatePlaintext,
   isObject,
@@ -281,7 +280,9 @@ export class RequestStateSecurity {
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
     const hit = this.#opened.get(token, audience, this.#now() / 1000)
     const claims = hit ? hit.claims : claimsOf(await this.#keyRing().sessionCodec(audience).unseal(token))
-    const { v, sid, pv, caps, ci, iat, exp } = claims
+    // a kept id's declared capabilities and client info: parsed anew, so no request shares another's
+    const [caps, ci] = hit ? (JSON.parse(hit.declared) as unknown[]) : [claims.caps, claims.ci]
+    const { v, sid, pv, iat, exp } = claims
     if (
       v !== 1 ||
       typeof sid !== 'string' ||
@@ -300,10 +301,10 @@ export class RequestStateSecurity {
     if (hit) hit.principal = principal
     else {
       const expires = Math.min(exp as number, (iat as number) + this.sessionTtlSeconds) // numbers: checked above
-      this.#opened.keep(token, { audience, claims, principal, expires })
+      this.#opened.keep(token, claims, { audience, principal, expires })
     }
-    const session: LegacySession = { sid, protocolVersion: pv, clientCapabilities: copyJson(caps) }
-    if (ci !== undefined) session.clientInfo = copyJson(ci)
+    const session: LegacySession = { sid, protocolVersion: pv, clientCapabilities: caps }
+    if (ci !== undefined) session.clientInfo = ci
     return session
   }
 

@@ -13,8 +13,7 @@ import {
 } from '../../src/server/index.ts'
 import type { AuthInfo } from '../../src/protocol/auth.ts'
 import { AesGcmKeyRing } from '../../src/request-state/codec.ts'
-import { SESSION_CACHE_SIZE } from '../../src/request-state/opened-sessions.ts'
-import { copyJson } from '../../src/request-state/claims.ts'
+import { SESSION_CACHE_CHARS, SESSION_CACHE_SIZE } from '../../src/request-state/opened-sessions.ts'
 import { post, recordingLogger, req, std, type Posted } from '../helpers.ts'
 
 const KEY_A = 'a'.repeat(32)
@@ -411,18 +410,6 @@ describe('legacy sessions: an id opened before', () => {
     expect(seen[3]?.clientInfo).toEqual(CLIENT_INFO)
   })
 
-  it('copyJson copies a parsed value as a fresh parse would: key order, "__proto__" own, -0, nesting', () => {
-    const text = '{"b":1,"a":[{"x":-0},null,"s",true],"2":{},"1":[],"__proto__":{"polluted":true}}'
-    const copy = copyJson(JSON.parse(text) as Record<string, unknown>)
-    const fresh = JSON.parse(text) as Record<string, unknown>
-    expect(Object.keys(copy)).toEqual(Object.keys(fresh))
-    expect(copy).toStrictEqual(fresh)
-    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
-    expect(Object.hasOwn(copy, '__proto__')).toBe(true)
-    expect(Object.is((copy.a as Array<{ x: number }>)[0].x, -0)).toBe(true)
-    expect(JSON.stringify(copy)).toBe(JSON.stringify(fresh))
-  })
-
   it('a tampered id → 404, the genuine one still served', async () => {
     const { handler, warn } = setup()
     const id = await warm(handler)
@@ -502,6 +489,31 @@ describe('legacy sessions: an id opened before', () => {
       expect(decrypt).toHaveBeenCalledTimes(SESSION_CACHE_SIZE + 2)
       expect(await open(ids[SESSION_CACHE_SIZE])).toBe(`s${SESSION_CACHE_SIZE}`) // the newest still kept
       expect(decrypt).toHaveBeenCalledTimes(SESSION_CACHE_SIZE + 2)
+    } finally {
+      decrypt.mockRestore()
+    }
+  })
+
+  it(`is bounded in size: ids whose clients declared much are kept up to ${SESSION_CACHE_CHARS} characters in all`, async () => {
+    const policy = new RequestStateSecurity({ keys: [KEY_A] })
+    // what a client may declare: experimental capabilities are any JSON (parsed, 950 empty objects weigh ~60 KB)
+    const heavy = { experimental: { x: Array.from({ length: 950 }, () => ({})) } }
+    const session = { protocolVersion: '2025-11-25', clientCapabilities: heavy }
+    const ids = await Promise.all(
+      Array.from({ length: 800 }, (_, i) => policy.sealSession({ sid: `s${i}`, ...session }, undefined, 'aud')),
+    )
+    expect(ids[0].length).toBeLessThanOrEqual(4096) // short enough to be kept
+    const kept = Math.floor(SESSION_CACHE_CHARS / (ids[0].length + JSON.stringify([heavy]).length))
+    expect(kept).toBeLessThan(ids.length)
+    const decrypt = vi.spyOn(crypto.subtle, 'decrypt')
+    try {
+      const open = async (id: string) => (await policy.openSession(id, undefined, 'aud')).clientCapabilities
+      for (const id of ids) expect(await open(id)).toEqual(heavy)
+      expect(decrypt).toHaveBeenCalledTimes(ids.length)
+      for (const id of ids.slice(-kept)) expect(await open(id)).toEqual(heavy) // the newest: kept
+      expect(decrypt).toHaveBeenCalledTimes(ids.length)
+      expect(await open(ids[ids.length - kept - 1])).toEqual(heavy) // one older: dropped for size
+      expect(decrypt).toHaveBeenCalledTimes(ids.length + 1)
     } finally {
       decrypt.mockRestore()
     }
