@@ -20,10 +20,6 @@ export type Representation = 'json' | 'sse'
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' }
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' }
-// The same, built once: a Response copies a `Headers` faster than it converts a record (Node: ~0.5 µs a reply).
-// Each Response gets its own copy, so nothing a caller does to one reaches the next.
-const JSON_HEADERS_BUILT = new Headers(JSON_HEADERS)
-const SSE_HEADERS_BUILT = new Headers(SSE_HEADERS)
 
 /** An SSE comment: keeps idle connections open, and lets workerd notice a client that went away. */
 const KEEP_ALIVE = ': keep-alive\n\n'
@@ -36,14 +32,11 @@ function sseEvent(message: unknown): string {
 /** A complete response: `body` as JSON, or as a single SSE event. */
 export function reply(status: number, body: unknown, as: Representation, headers?: Record<string, string>): Response {
   if (as === 'sse') {
-    return new Response(sseEvent(body), {
-      status,
-      headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS_BUILT,
-    })
+    return new Response(sseEvent(body), { status, headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS })
   }
   return new Response(JSON.stringify(body), {
     status,
-    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS_BUILT,
+    headers: headers ? { 'Content-Type': 'application/json', ...headers } : JSON_HEADERS,
   })
 }
 
@@ -97,7 +90,7 @@ export async function streamIfNotified(
     keepAliveMs,
     first === 'quiet',
   )
-  return new Response(stream, { status: 200, headers: SSE_HEADERS_BUILT })
+  return new Response(stream, { status: 200, headers: SSE_HEADERS })
 }
 
 /**
