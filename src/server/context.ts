@@ -178,6 +178,39 @@ export function defineLazySignal(target: object, lazy: LazySignal): void {
 }
 
 /**
+ * A request's signal (see {@link defineLazySignal}) whose controller is made on first read, or when the
+ * server aborts the request itself (`controller()`); it aborts with {@link outer}'s signal too, read when
+ * the controller is made. Methods, not closures: nothing is allocated per request but the object.
+ */
+export abstract class LazyAbort implements LazySignal {
+  signal?: AbortSignal
+  #made?: { controller: AbortController; outer: AbortSignal | undefined; onAbort: () => void }
+
+  /** The signal the controller follows (the client's, the request's own). */
+  protected abstract outer(): AbortSignal | undefined
+
+  /** The controller, made now if it was not. */
+  controller(): AbortController {
+    if (this.#made) return this.#made.controller
+    const controller = new AbortController()
+    const outer = this.outer()
+    const made = (this.#made = { controller, outer, onAbort: () => controller.abort(outer?.reason) })
+    if (outer?.aborted) made.onAbort()
+    else outer?.addEventListener('abort', made.onAbort, { once: true })
+    return controller
+  }
+
+  make(): AbortSignal {
+    return this.controller().signal
+  }
+
+  /** Stop following the outer signal (the request is over). */
+  release(): void {
+    this.#made?.outer?.removeEventListener('abort', this.#made.onAbort)
+  }
+}
+
+/**
  * `Object.assign({}, source, extra)`, except that a `signal` of `source` not yet made (see
  * {@link defineLazySignal}) stays unmade in the copy (`Object.assign` would read it), shared with `source`.
  */

@@ -24,8 +24,8 @@ import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
 import {
   defineLazySignal,
+  LazyAbort,
   type Channel,
-  type LazySignal,
   type Logger,
   type RequestContext,
   type RequestInfo,
@@ -351,7 +351,6 @@ function resultOf(method: InputRequest['method'], answer: QuestionAnswer): Recor
   return output as Record<string, unknown> // as parsed: a decline's or cancel's content is dropped, not checked
 }
 
-/** The client went away mid-request: nobody reads the response, and it is no failure of the handler (not logged). */
 /**
  * A -32021 of a request without a session, saying why its client's capabilities are unknown; any other
  * error as it is.
@@ -362,6 +361,7 @@ export function withSessionNote(error: unknown, session: LegacySession | undefin
   return new McpError(error.code, why, error.data, error.httpStatus)
 }
 
+/** The client went away mid-request: nobody reads the response, and it is no failure of the handler (not logged). */
 function clientGone(): RequestCancelledError {
   return new RequestCancelledError()
 }
@@ -380,31 +380,20 @@ const UNTRACKED: Tracked = { withSignal: (ctx) => ctx, done() {} }
  * context's signal, or to abort it (most handlers never read theirs). Methods, not closures: nothing is
  * allocated per request but this object.
  */
-class TrackedRequest implements Tracked, LazySignal {
-  signal?: AbortSignal
+class TrackedRequest extends LazyAbort implements Tracked {
   readonly key: string
   readonly #inflight: Map<string, TrackedRequest>
   readonly #info: RequestInfo
-  #made?: { controller: AbortController; outer: AbortSignal | undefined; onAbort: () => void }
   constructor(inflight: Map<string, TrackedRequest>, key: string, info: RequestInfo) {
+    super()
     this.#inflight = inflight
     this.key = key
     this.#info = info
   }
 
-  /** The controller, made now if it was not: it aborts with the request's own signal too. */
-  controller(): AbortController {
-    if (this.#made) return this.#made.controller
-    const controller = new AbortController()
-    const outer = this.#info.signal
-    const made = (this.#made = { controller, outer, onAbort: () => controller.abort(outer?.reason) })
-    if (outer?.aborted) made.onAbort()
-    else outer?.addEventListener('abort', made.onAbort, { once: true })
-    return controller
-  }
-
-  make(): AbortSignal {
-    return this.controller().signal
+  /** The request's own signal (read only when the controller is made: it is lazy too). */
+  protected outer(): AbortSignal | undefined {
+    return this.#info.signal
   }
 
   /** Give `ctx` (a context of this request) the signal. */
@@ -414,7 +403,7 @@ class TrackedRequest implements Tracked, LazySignal {
   }
 
   done(): void {
-    this.#made?.outer?.removeEventListener('abort', this.#made.onAbort)
+    this.release()
     if (this.#inflight.get(this.key) === this) this.#inflight.delete(this.key)
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { InboundMessage } from '../../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../../protocol/schemas/index.ts'
-import { defineLazySignal, type Channel, type LazySignal, type RequestInfo } from '../context.ts'
+import { defineLazySignal, LazyAbort, type Channel, type RequestInfo } from '../context.ts'
 import type { Handled, Server } from '../server.ts'
 
 /**
@@ -86,7 +86,7 @@ export async function streamIfNotified(
     work,
     pending.queued,
     pending.sink,
-    () => pending.cancel(),
+    () => pending.controller(),
     keepAliveMs,
     first === 'quiet',
   )
@@ -100,9 +100,7 @@ export async function streamIfNotified(
  * AbortSignal costs microseconds on Node, and most handlers never read theirs) or to abort: it aborts with
  * the client's (`outer`) or when the stream is cancelled.
  */
-class PendingAnswer implements Channel, LazySignal {
-  signal?: AbortSignal
-  #controller: AbortController | undefined
+class PendingAnswer extends LazyAbort implements Channel {
   readonly queued: (JSONRPCNotification | JSONRPCRequest)[] = []
   readonly sink: NotificationSink = {}
   timer: ReturnType<typeof setTimeout> | undefined
@@ -111,9 +109,14 @@ class PendingAnswer implements Channel, LazySignal {
   readonly #quietMs: number | undefined
 
   constructor(outer: AbortSignal | undefined, open: (why: 'notified' | 'quiet') => void, quietMs: number | undefined) {
+    super()
     this.#outer = outer
     this.#open = open
     this.#quietMs = quietMs
+  }
+
+  protected outer(): AbortSignal | undefined {
+    return this.#outer
   }
 
   /** Called detached (a handler's context keeps it): an arrow. */
@@ -129,19 +132,6 @@ class PendingAnswer implements Channel, LazySignal {
   // answer first, with their HTTP status
   started(): void {
     if (this.#quietMs !== undefined) this.timer ??= setTimeout(this.#open, this.#quietMs, 'quiet')
-  }
-
-  make(): AbortSignal {
-    return this.cancel().signal
-  }
-
-  cancel(): AbortController {
-    if (this.#controller) return this.#controller
-    const controller = (this.#controller = new AbortController())
-    const outer = this.#outer
-    if (outer?.aborted) controller.abort(outer.reason)
-    else outer?.addEventListener('abort', () => controller.abort(outer.reason), { once: true })
-    return controller
   }
 }
 
