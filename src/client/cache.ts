@@ -4,7 +4,8 @@
  * @module
  */
 import { CACHEABLE_METHODS } from '../protocol/constants.ts'
-import { canonicalJson } from '../encoding/canonical.ts'
+import { encodeBase64UrlCompact } from '../encoding/base64url.ts'
+import { canonicalJson, digestBytes16 } from '../encoding/canonical.ts'
 
 /** The cached methods each server notification makes stale (spec: caching.mdx "Interaction with Notifications"). */
 export const STALE_AFTER: ReadonlyMap<string, readonly string[]> = new Map([
@@ -120,21 +121,10 @@ export interface CacheServerIdentity {
   capabilities: unknown
 }
 
+/** base64url(SHA-256(utf8(text))[0..16]), as ../encoding/canonical.ts's `digest16`, without the tables of its encoder. */
+const digest16 = async (text: string): Promise<string> => encodeBase64UrlCompact(await digestBytes16(text))
+
 /** The two keys a request may be cached under. */
-/**
- * Unpadded base64url (RFC 4648 §5), as ../encoding/base64url.ts writes it, without that module's tables
- * (the server's hot path), which a browser bundle need not carry for the cache's few short digests.
- */
-const base64url = (bytes: Uint8Array): string =>
-  btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '')
-
-/** base64url(SHA-256(utf8(text))[0..16]): a 22-character digest (../encoding/canonical.ts's `digest16`). */
-const digest16 = async (text: string): Promise<string> =>
-  base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)), 0, 16))
-
 export interface CacheKeys {
   public: string
   private: string
@@ -150,7 +140,7 @@ export class ResponseCache {
   readonly #store: ResponseCacheStore
   readonly #now: () => number
   readonly #principal: ResponseCacheOptions['principal']
-  readonly #instance = base64url(crypto.getRandomValues(new Uint8Array(16)))
+  readonly #instance = encodeBase64UrlCompact(crypto.getRandomValues(new Uint8Array(16)))
   readonly #identity: CacheServerIdentity
   #serverTag: Promise<string> | undefined
 

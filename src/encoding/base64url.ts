@@ -127,3 +127,14 @@ export function decodeBase64UrlStrict(text: string): Uint8Array<ArrayBuffer> | u
   }
   return out
 }
+
+/**
+ * Encode bytes as unpadded base64url through `btoa`: {@link encodeBase64Url}'s output without its tables,
+ * for code that encodes a few short values (a browser client's cache keys), not a hot path.
+ */
+export function encodeBase64UrlCompact(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '')
+}

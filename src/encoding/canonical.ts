@@ -56,10 +56,14 @@ function write(value: unknown, seen: Set<object>): string {
 
 const encoder = new TextEncoder()
 
+/** SHA-256(utf8(text))[0..16]: the 16 bytes {@link digest16} encodes. */
+export async function digestBytes16(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)), 0, 16)
+}
+
 /** base64url(SHA-256(utf8(text))[0..16]): a 22-character digest. */
 export async function digest16(text: string): Promise<string> {
-  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)))
-  return encodeBase64Url(hash.subarray(0, 16))
+  return encodeBase64Url(await digestBytes16(text))
 }
 
 /**
