@@ -28,6 +28,7 @@ const ALLOWED: Record<string, string[]> = {
   browser: ['protocol', 'client'],
   cloudflare: ['protocol', 'server'],
   oauth: ['encoding', 'protocol', 'server', 'server/http'],
+  opentelemetry: ['protocol', 'server', 'client'],
 }
 
 /** The layer of a src/ file: its folder, or the nearest folder above it that is a layer; `entry` at the top. */
@@ -45,6 +46,7 @@ const ENTRY_POINTS = new Set([
   'browser/index.ts',
   'cloudflare/index.ts',
   'oauth/index.ts',
+  'opentelemetry/index.ts',
 ])
 
 const files = readdirSync(SRC, { recursive: true, withFileTypes: true })
@@ -129,6 +131,23 @@ describe('src/ layers', () => {
     expect(into).toEqual([])
     const jose = files.filter((f) => layerOf(f) !== 'oauth' && /\bfrom\s*['"]jose['"]/.test(readFileSync(f, 'utf8')))
     expect(jose.map((f) => relative(SRC, f))).toEqual([])
+  })
+
+  it('nothing outside src/opentelemetry/ imports it or @opentelemetry/* (the API is an optional peer: without it, nothing is loaded)', () => {
+    const into = [...graph].flatMap(([file, deps]) =>
+      layerOf(file) === 'opentelemetry'
+        ? []
+        : deps.filter((d) => layerOf(d) === 'opentelemetry').map((d) => `${relative(SRC, file)} → ${relative(SRC, d)}`),
+    )
+    expect(into).toEqual([])
+    const otel = files.filter(
+      (f) => layerOf(f) !== 'opentelemetry' && /['"]@opentelemetry\//.test(readFileSync(f, 'utf8')),
+    )
+    expect(otel.map((f) => relative(SRC, f))).toEqual([])
+    // and src/opentelemetry/ does import it: the check looks at the right files
+    expect(
+      files.some((f) => layerOf(f) === 'opentelemetry' && /from '@opentelemetry\/api'/.test(readFileSync(f, 'utf8'))),
+    ).toBe(true)
   })
 
   it('has no import cycle', () => {

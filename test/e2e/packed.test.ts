@@ -64,10 +64,10 @@ describe('the packed tarball', () => {
     expect(license).toMatch(/^MIT License\n\nCopyright \(c\) 2026 edge-mcp contributors\n/)
   })
 
-  it('declares hono as an optional peer; valibot (its protocol validator), its JSON Schema converter, the Standard Schema types and jose as dependencies', () => {
+  it('declares hono and @opentelemetry/api as optional peers; valibot (its protocol validator), its JSON Schema converter, the Standard Schema types and jose as dependencies', () => {
     const packed = JSON.parse(readFileSync(join(unpacked, 'package/package.json'), 'utf8')) as Manifest
-    expect(Object.keys(packed.peerDependencies ?? {}).sort()).toEqual(['hono'])
-    expect(packed.peerDependenciesMeta).toEqual({ hono: { optional: true } })
+    expect(Object.keys(packed.peerDependencies ?? {}).sort()).toEqual(['@opentelemetry/api', 'hono'])
+    expect(packed.peerDependenciesMeta).toEqual({ hono: { optional: true }, '@opentelemetry/api': { optional: true } })
     expect(Object.keys(packed.dependencies ?? {}).sort()).toEqual([
       '@standard-schema/spec',
       '@valibot/to-json-schema',
