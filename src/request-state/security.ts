@@ -37,37 +37,15 @@ import {
   isObject,
   principalMatches,
   principalTag,
+  roundExtensionOf,
   type RequestStateValue,
+  type RoundExtension,
 } from './claims.ts'
-import type { AuthInfo } from '../protocol/auth.ts'
+import type { LegacySession, PrincipalSource, RequestBinding, SealedQuestion } from './types.ts'
 import { digest16 } from '../encoding/canonical.ts'
 import { OpenedSessions } from './opened-sessions.ts'
 
-/** What `bindPrincipal` sees: the request's verified auth info, if any. */
-export interface PrincipalSource {
-  authInfo?: AuthInfo
-}
-
-/**
- * The request a token is bound to.
- * @internal not in the public API: what the server binds a token to
- */
-export interface RequestBinding {
-  /** `tools/call`, `prompts/get` or `resources/read`. */
-  method: string
-  /** The tool or prompt name, or the resource URI. */
-  target: string
-  /**
-   * The canonical JSON of the arguments as received: compact, object keys sorted by UTF-16 code units at
-   * every depth, lone surrogates escaped, `-0` written `-0`; absent, `null` and `{}` are all `"{}"`
-   * (resources: `"{}"`). `createRequestStateCodec` computes it for you. A `"v2."` token binds it verbatim
-   * in the AAD (not transmitted; the AAD is as long as the arguments, which the request body cap bounds);
-   * a custom codec's claims bind its digest (`a`, computed only on that path).
-   */
-  canonicalArgs: string
-  /** The principal string from `bindPrincipal`, or undefined when unauthenticated / unbound. */
-  principal: string | undefined
-}
+export type { LegacySession, PrincipalSource, RequestBinding, SealedQuestion } from './types.ts'
 
 /** Options of {@link RequestStateSecurity}: exactly one of `keys` or `codec`. */
 export interface RequestStateSecurityOptions {
@@ -94,30 +72,6 @@ export interface RequestStateSecurityOptions {
    * so sessions are long-lived; rotate keys to end them sooner.
    */
   sessionTtlSeconds?: number
-}
-
-/**
- * What a legacy session id holds: the `initialize` a 2025-era client made, carried back on every request.
- * Client input, unverified (except that it is what this client declared).
- * @internal not in the public API: what the server's 2025-era session id holds
- */
-export interface LegacySession {
-  /** 128 random bits, base64url: tells sessions apart (non-deterministic ids). */
-  sid: string
-  /** The protocol version `initialize` negotiated. */
-  protocolVersion: string
-  /** The capabilities the client declared at `initialize`. */
-  clientCapabilities: Record<string, unknown>
-  /** The client info it sent at `initialize`, if any. */
-  clientInfo?: Record<string, unknown>
-}
-
-/** What the id of a server-to-client request holds: where its answer goes, and the session it was asked in. */
-export interface SealedQuestion {
-  /** The mailbox key of the question: 128 random bits, base64url. */
-  qid: string
-  /** The `sid` of the session the question was asked in. */
-  sid: string
 }
 
 /** Tokens minted up to this many seconds in the future (clock skew between instances) are accepted. */
@@ -367,14 +321,20 @@ export class RequestStateSecurity {
    * `"v2."` token (binding in the AAD); with a custom codec: the claims envelope, sealed by the codec.
    * @param state - any JSON value; a string reads back as the same string.
    * @param audience - the effective audience (the explicit one, else the server's name).
+   * @param extension - what the server carries beside the state (its middleware's round and carry); @internal
    * @throws TypeError for a state that is not JSON (undefined, a function, a cycle, a BigInt), or a codec
    *   that returns a non-string.
    */
-  async seal(state: RequestStateValue, binding: RequestBinding, audience: string | undefined): Promise<string> {
+  async seal(
+    state: RequestStateValue,
+    binding: RequestBinding,
+    audience: string | undefined,
+    extension?: RoundExtension,
+  ): Promise<string> {
     const codec = this.#codec
     if (codec === undefined) {
       const iatMs = Math.floor(this.#now())
-      const plaintext = encodeStatePlaintext(iatMs, Math.floor(iatMs + this.ttlSeconds * 1000), state)
+      const plaintext = encodeStatePlaintext(iatMs, Math.floor(iatMs + this.ttlSeconds * 1000), state, extension)
       const bound = bindingJson(binding.method, binding.target, binding.canonicalArgs, audience, binding.principal)
       return this.#keyRing().sealBound(plaintext, bound, audience)
     }
@@ -394,6 +354,7 @@ export class RequestStateSecurity {
     }
     if (audience !== undefined) claims.aud = audience
     if (principalClaim !== undefined) claims.p = principalClaim
+    if (extension !== undefined) claims.x = extension
     const token = await codec.seal(utf8.encode(JSON.stringify(claims)))
     if (typeof token !== 'string') throw new TypeError('the request-state codec returned a non-string token')
     return token
@@ -408,14 +369,27 @@ export class RequestStateSecurity {
    *   with keys, a token bound to another request, principal or audience fails its tag: reason `seal`.
    */
   async open(token: unknown, binding: RequestBinding, audience: string | undefined): Promise<RequestStateValue> {
+    return (await this.openRound(token, binding, audience)).state
+  }
+
+  /**
+   * {@link open}, with what the server carried beside the state (see `seal`'s `extension`).
+   * @throws as {@link open}; `malformed claims` for a malformed extension.
+   * @internal
+   */
+  async openRound(
+    token: unknown,
+    binding: RequestBinding,
+    audience: string | undefined,
+  ): Promise<{ state: RequestStateValue; extension?: RoundExtension }> {
     if (typeof token !== 'string') throw new InvalidRequestStateError('non-string requestState')
     if (token.length > this.#maxTokenLength) throw new InvalidRequestStateError('too large')
     const codec = this.#codec
     if (codec === undefined) {
       const bound = bindingJson(binding.method, binding.target, binding.canonicalArgs, audience, binding.principal)
-      const { iatMs, expMs, state } = decodeStatePlaintext(await this.#keyRing().openBound(token, bound, audience))
-      this.#checkTimes(iatMs / 1000, expMs / 1000, this.ttlSeconds)
-      return state
+      const opened = decodeStatePlaintext(await this.#keyRing().openBound(token, bound, audience))
+      this.#checkTimes(opened.iatMs / 1000, opened.expMs / 1000, this.ttlSeconds)
+      return opened.extension ? { state: opened.state, extension: opened.extension } : { state: opened.state }
     }
     const digest = digest16(binding.canonicalArgs)
     digest.then(undefined, () => {}) // awaited below; a rejection is never unhandled while the codec runs
@@ -441,6 +415,7 @@ export class RequestStateSecurity {
     if (!audienceOk) throw new InvalidRequestStateError('audience')
     if (!presenceOk) throw new InvalidRequestStateError('principal drift')
     if (!principalOk) throw new InvalidRequestStateError('principal')
-    return s as RequestStateValue
+    const state = s as RequestStateValue
+    return claims.x === undefined ? { state } : { state, extension: roundExtensionOf(claims.x) }
   }
 }

@@ -35,6 +35,8 @@ export interface RequestInfo {
  * and the session of a transport that keeps it itself. All optional.
  */
 export interface Channel {
+  /** The transport's kind, shown to middleware (`RequestCall.transport`). */
+  transport?: 'http' | 'stdio'
   /**
    * The 2025-era session of a transport that keeps it itself (stdio: the connection is the session, its
    * `initialize` result's `Handled.sessionId`), read before the `Mcp-Session-Id` header of `info.request`.

@@ -11,6 +11,17 @@ export { McpServer } from './mcp-server.ts'
 export type { McpServerOptions, HandlerContext } from './mcp/types.ts'
 export { Server, type ServerOptions } from './server.ts'
 export type { Logger, RequestContext } from './context.ts'
+export type {
+  InvocationCall,
+  InvocationMiddleware,
+  QuestionCall,
+  QuestionMiddleware,
+  RequestCall,
+  RequestMiddleware,
+  ResolverCall,
+  ResolverMiddleware,
+  ServerMiddleware,
+} from './middleware.ts'
 
 // Results: complete results, tool errors, and InputRequiredResult with its embedded questions
 export { acceptedContent, elicitForm, elicitUrl, inputRequired, textResult, toolError } from './results.ts'

@@ -36,6 +36,7 @@ import { inputRequiredResult } from './finish.ts'
 import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 import { isInputRequired } from './results.ts'
 import { onWorkers } from './runtime.ts'
+import { aroundQuestion } from './middleware.ts'
 
 /** Options of the questions a server asks 2025-era clients (`ServerOptions.legacyQuestions`). */
 export interface LegacyQuestionOptions {
@@ -223,16 +224,19 @@ export class LegacyQuestions {
     try {
       const entries = await Promise.all(
         Object.entries(requests).map(async ([key, question]) => {
-          const minted = await deps.mint(session.sid, ctx, Math.ceil(this.timeoutMs / 1000) + 60)
-          if (!minted) throw new Error('this server seals no question ids')
-          round.signal.throwIfAborted() // another question of the round failed while this one was minted
-          const answer = waitFor(minted.qid)
-          answer.catch(() => {}) // awaited below; a rejection is never unhandled if sending fails first
-          notify({ jsonrpc: '2.0', id: minted.id, method: question.method, params: legacyParams(question, session) })
-          unanswered.add(minted.id)
-          const got = await answer
-          unanswered.delete(minted.id)
-          return [key, resultOf(question.method, got)] as const
+          const asked = async () => {
+            const minted = await deps.mint(session.sid, ctx, Math.ceil(this.timeoutMs / 1000) + 60)
+            if (!minted) throw new Error('this server seals no question ids')
+            round.signal.throwIfAborted() // another question of the round failed while this one was minted
+            const answer = waitFor(minted.qid)
+            answer.catch(() => {}) // awaited below; a rejection is never unhandled if sending fails first
+            notify({ jsonrpc: '2.0', id: minted.id, method: question.method, params: legacyParams(question, session) })
+            unanswered.add(minted.id)
+            const got = await answer
+            unanswered.delete(minted.id)
+            return resultOf(question.method, got)
+          }
+          return [key, await aroundQuestion(ctx, key, question.method, 'legacy', asked)] as const
         }),
       )
       return Object.fromEntries(entries)

@@ -6,6 +6,7 @@
  * handler), `lists.ts` (paged lists).
  * @module
  */
+import type { RequestMiddleware, ServerMiddleware } from './middleware.ts'
 import type { ObjectOutput } from './schema.ts'
 import type {
   CallToolResult,
@@ -183,6 +184,18 @@ export class McpServer {
     this.#enableResources()
     this.#registry.resources.set(normalizeUri(uri), entry) // keyed by normal form: equivalent URIs are one resource
     this.#changed('resourcesListChanged')
+    return this
+  }
+
+  /**
+   * Add middleware around every request, and around each tool, prompt and resource handler run, resolver
+   * and question (see `Server.use`; the first registered runs outermost).
+   * @throws TypeError for anything but a function or an object of middleware functions.
+   * @example
+   * mcp.use({ invocation: async (call, next) => (call.principal ? next() : toolError('sign in first')) })
+   */
+  use(middleware: ServerMiddleware | RequestMiddleware): this {
+    this.server.use(middleware)
     return this
   }
 

@@ -15,7 +15,7 @@ import { canonicalArguments } from '../encoding/canonical.ts'
 import { InvalidRequestStateError } from '../request-state/errors.ts'
 import { HandlerResultError } from './errors.ts'
 import type { LegacySession, RequestBinding, RequestStateSecurity, SealedQuestion } from '../request-state/security.ts'
-import type { RequestStateValue } from '../request-state/claims.ts'
+import type { RequestStateValue, RoundExtension } from '../request-state/claims.ts'
 import { encodeBase64Url } from '../encoding/base64url.ts'
 import type { Logger, RequestInfo, RequestParams, ResultObject } from './context.ts'
 import { withProp } from './finish.ts'
@@ -55,6 +55,8 @@ export interface SealingRound {
   readonly canonicalArgs: string
   /** The binding the inbound token was opened with; the answer is sealed with the same. */
   readonly binding: RequestBinding | undefined
+  /** What the inbound token carried beside the state (a server with middleware writes it); undefined without. */
+  readonly extension: RoundExtension | undefined
 }
 
 /**
@@ -126,34 +128,38 @@ export class RequestStateSealing {
         target,
         canonicalArgs,
         binding: undefined,
+        extension: undefined,
       }
       return round
     }
-    return this.#unseal(sealer, method, info, target, canonicalArgs, token).then(({ binding, plaintext }) => ({
-      sealer,
-      method,
-      info,
-      plaintext,
-      target,
-      canonicalArgs,
-      binding,
-    }))
+    return this.#unseal(sealer, method, info, target, canonicalArgs, token).then(
+      ({ binding, plaintext, extension }) => ({
+        sealer,
+        method,
+        info,
+        plaintext,
+        target,
+        canonicalArgs,
+        binding,
+        extension,
+      }),
+    )
   }
 
   /**
    * After the handler: seal the `requestState` of a checked `InputRequiredResult` (a result without one
-   * is returned as it is).
+   * is returned as it is), with `extension` beside it when given (a server with middleware).
    * @throws McpError -32603 "Internal error" when it cannot be sealed (a non-string target, a failing
    *   `bindPrincipal` or codec, a token over `maxTokenLength` characters); the cause is logged, never sent.
    */
-  async seal(round: SealingRound, result: ResultObject): Promise<ResultObject> {
+  async seal(round: SealingRound, result: ResultObject, extension?: RoundExtension): Promise<ResultObject> {
     if (result.requestState === undefined) return result
     const { sealer, method } = round
     const binding = round.binding ?? this.#bindingToSeal(round)
     let token: string
     try {
       // a checked InputRequiredResult: its requestState is a JSON value
-      token = await sealer.policy.seal(result.requestState as RequestStateValue, binding, sealer.audience)
+      token = await sealer.policy.seal(result.requestState as RequestStateValue, binding, sealer.audience, extension)
       this.#warnIfEphemeralOnWorkers(sealer.policy)
       if (token.length > sealer.policy.maxTokenLength) {
         throw new HandlerResultError(
@@ -270,12 +276,13 @@ export class RequestStateSealing {
     target: unknown,
     canonicalArgs: string,
     token: unknown,
-  ): Promise<{ binding: RequestBinding; plaintext: RequestStateValue }> {
+  ): Promise<{ binding: RequestBinding; plaintext: RequestStateValue; extension: RoundExtension | undefined }> {
     try {
       if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
       const principal = this.#principal(sealer.policy, info, method)
       const binding = { method, target, canonicalArgs, principal }
-      return { binding, plaintext: await sealer.policy.open(token, binding, sealer.audience) }
+      const { state, extension } = await sealer.policy.openRound(token, binding, sealer.audience)
+      return { binding, plaintext: state, extension }
     } catch (error) {
       // fail closed: a codec's rejection without a reason is still a rejection
       this.#logger.warn(`requestState rejected on ${method}: ${reasonOf(error)}`)

@@ -10,6 +10,7 @@ import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage, type InboundResponse } from '../protocol/jsonrpc.ts'
 import type { Implementation, JSONRPCRequest, ServerCapabilities } from '../protocol/schemas/index.ts'
 import type { LegacySession, RequestStateSecurity } from '../request-state/security.ts'
+import type { RequestStateValue, RoundExtension } from '../request-state/claims.ts'
 import { checkCacheOptions } from './cache.ts'
 import {
   consoleLogger,
@@ -17,6 +18,7 @@ import {
   type ChannelHandler,
   type Logger,
   type NotificationHandler,
+  type RequestContext,
   type RequestHandler,
   type RequestInfo,
   type ResultObject,
@@ -31,19 +33,22 @@ import type { ServerOptions } from './server-options.ts'
 import { serveListen } from './listen.ts'
 import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
-import { handlerState, RequestStateSealing, withoutNullState } from './sealing.ts'
+import { handlerState, RequestStateSealing, withoutNullState, type SealingRound } from './sealing.ts'
+import {
+  Middlewares,
+  runChain,
+  withCallState,
+  withMeta,
+  type RequestCall,
+  type RequestMiddleware,
+  type ServerMiddleware,
+} from './middleware.ts'
+import { callOf, modernCallFields, modernThroughMiddleware } from './through.ts'
+import { capabilitiesOf } from './capabilities.ts'
 
 export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
 export type { ServerOptions } from './server-options.ts'
 export type { Handled } from './handled.ts'
-
-/** Capabilities implied by a registered handler; list changes and resource updates come through `subscriptions/listen`. */
-const METHOD_CAPABILITY: Record<string, [keyof ServerCapabilities, Record<string, unknown>]> = {
-  'tools/list': ['tools', { listChanged: true }],
-  'prompts/list': ['prompts', { listChanged: true }],
-  'resources/list': ['resources', { subscribe: true, listChanged: true }],
-  'completion/complete': ['completions', {}],
-}
 
 /**
  * A low-level MCP server. It validates the request envelope, answers `server/discover`, routes each
@@ -73,6 +78,8 @@ export class Server {
   readonly #listens = new Set<() => void>()
   readonly #questions: LegacyQuestions
   readonly #eras: EraNegotiation
+  /** Registered middleware (see {@link Server.use}); undefined until the first. */
+  #middleware: Middlewares | undefined
   #serving = false
 
   /**
@@ -139,6 +146,19 @@ export class Server {
   /** Register (or replace) the handler of a request method. */
   setRequestHandler(method: string, handler: RequestHandler): this {
     this.#handlers.set(method, handler)
+    return this
+  }
+
+  /**
+   * Add middleware: a function runs around every request (both eras, HTTP and stdio); an object may also
+   * hold `invocation` (each tool / prompt / resource handler run, with its arguments, principal and round),
+   * `resolver` (each resolver run) and `question` (each question put to the client) middleware. The first
+   * registered runs outermost. See `RequestMiddleware` for what `next()` gives and what may be returned.
+   * @throws TypeError for anything but a function or an object of middleware functions.
+   * @example server.use(async (call, next) => (limiter.allow(call.principal) ? next() : toolError('slow down')))
+   */
+  use(middleware: ServerMiddleware | RequestMiddleware): this {
+    ;(this.#middleware ??= new Middlewares()).add(middleware)
     return this
   }
 
@@ -269,15 +289,46 @@ export class Server {
     const round = opening instanceof Promise ? await opening : opening
     const ctx = createRequestContext(request, envelope, info, channel, handlerState(round, method, params))
     channel.started?.()
+    const mw = this.#middleware
+    if (mw)
+      return modernThroughMiddleware({
+        mw,
+        call: callOf(
+          this.#sealing.policy,
+          request,
+          params,
+          info,
+          channel,
+          modernCallFields(method, params, envelope, round),
+        ),
+        ctx,
+        run: async (extension) => {
+          const result = checkedResult(method, await handler(params, ctx, channel))
+          return isInputRequired(result) ? this.#sealed(method, result, ctx, round, extension()) : result
+        },
+        finish: (out) => completeResult(method, out, params, this.options.cache, this.info),
+        stamp: (out) => withServerInfo(out, this.info),
+      })
     const result = checkedResult(method, await handler(params, ctx, channel))
     if (!isInputRequired(result)) return completeResult(method, result, params, this.options.cache, this.info)
-    let out = inputRequiredResult(method, result, ctx)
-    if (round && out.requestState !== undefined) out = await this.#sealing.seal(round, out)
-    else if (out.requestState !== undefined && typeof out.requestState !== 'string')
+    return withServerInfo(await this.#sealed(method, result, ctx, round), this.info)
+  }
+
+  /** A checked `InputRequiredResult` with its `requestState` sealed (sealing on) or checked to be a string. */
+  async #sealed(
+    method: string,
+    result: ResultObject,
+    ctx: RequestContext,
+    round: SealingRound | undefined,
+    extension?: RoundExtension,
+  ): Promise<ResultObject> {
+    const out = inputRequiredResult(method, result, ctx)
+    if (round && out.requestState !== undefined) return this.#sealing.seal(round, out, extension)
+    if (out.requestState !== undefined && typeof out.requestState !== 'string')
       throw new HandlerResultError(
         `handler for ${method} returned a non-string requestState, but sealing is off (it would be sent verbatim)`,
       )
-    return withServerInfo(out, this.info)
+    return out
   }
 
   /**
@@ -288,6 +339,23 @@ export class Server {
    *   it did not declare; the handler's own).
    */
   async #dispatchLegacy(request: JSONRPCRequest, era: Era, info: RequestInfo, channel: Channel): Promise<ResultObject> {
+    const mw = this.#middleware
+    if (!mw) return legacyResult(await this.#runLegacy(request, era, info, channel, undefined))
+    const { protocolVersion } = era.envelope
+    const fields = { era: 'legacy', protocolVersion, sessionId: era.session?.sid, round: 1, carry: {} } as const
+    const call = callOf(this.#sealing.policy, request, request.params ?? {}, info, channel, fields)
+    const out = await runChain('request', mw.request, call, () => this.#runLegacy(request, era, info, channel, call))
+    return legacyResult(withMeta(checkedResult(request.method, out), call.meta))
+  }
+
+  /** {@link Server.#dispatchLegacy}'s work, inside its request middleware (`call`) when there is any. */
+  async #runLegacy(
+    request: JSONRPCRequest,
+    era: Era,
+    info: RequestInfo,
+    channel: Channel,
+    call: RequestCall | undefined,
+  ): Promise<ResultObject> {
     const { method } = request
     const params = { ...request.params }
     if (method === 'initialize')
@@ -303,8 +371,14 @@ export class Server {
     delete params.requestState
     const progress = { last: -Infinity } // one progress token across the handler's runs
     const tracked = this.#questions.track(era.session, request.id, info) // notifications/cancelled aborts it
+    const mw = this.#middleware
+    let run = 1
+    const contextOf = (requestState: RequestStateValue | undefined) => {
+      const ctx = tracked.withSignal(createRequestContext(request, era.envelope, info, channel, requestState, progress))
+      return call && mw ? withCallState(ctx, { call, mw, round: run, resolvers: new Map() }) : ctx
+    }
     try {
-      const ctx = tracked.withSignal(createRequestContext(request, era.envelope, info, channel, undefined, progress))
+      const ctx = contextOf(undefined)
       channel.started?.()
       let result = checkedResult(method, await handler(params, ctx, channel))
       if (isInputRequired(result)) {
@@ -314,14 +388,12 @@ export class Server {
           mint: (sid, at, ttlSeconds) => this.#sealing.mintQuestion(sid, at, ttlSeconds),
           rerun: async (inputResponses, requestState) => {
             const next = inputResponses === undefined ? params : { ...params, inputResponses }
-            const again = tracked.withSignal(
-              createRequestContext(request, era.envelope, info, channel, requestState, progress),
-            )
-            return checkedResult(method, await handler(next, again, channel))
+            run++
+            return checkedResult(method, await handler(next, contextOf(requestState), channel))
           },
         })
       }
-      return legacyResult(result)
+      return result
     } catch (error) {
       throw withSessionNote(error, era.session)
     } finally {
@@ -354,12 +426,7 @@ export class Server {
 
   /** `options.capabilities`, plus those implied by registered handlers (where not set explicitly). */
   #capabilities(): ServerCapabilities {
-    const capabilities: ServerCapabilities = { ...this.options.capabilities }
-    for (const [method, [cap, value]] of Object.entries(METHOD_CAPABILITY)) {
-      if (this.#handlers.has(method) && capabilities[cap] === undefined)
-        (capabilities as Record<string, unknown>)[cap] = { ...value }
-    }
-    return capabilities
+    return capabilitiesOf(this.options.capabilities, this.#handlers)
   }
 
   /** `server/discover`: the supported versions, the capabilities, and the instructions if any. */

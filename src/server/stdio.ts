@@ -298,7 +298,7 @@ class Connection {
 
   /** The connection's side of one message: its session; `entry` for a request (its notifications). */
   #channel(entry: InFlight | undefined): Channel {
-    const channel: Channel = {}
+    const channel: Channel = { transport: 'stdio' }
     if (this.#sessionId !== undefined) channel.sessionId = this.#sessionId
     if (entry) channel.notify = (message) => this.#notify(entry, message)
     return channel

@@ -9,7 +9,7 @@ import { hasEnvelope } from '../../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
 import { classifyMessage, errorResponse, requestIdOf, type InboundMessage } from '../../protocol/jsonrpc.ts'
 import type { RequestId } from '../../protocol/schemas/index.ts'
-import type { RequestInfo } from '../context.ts'
+import type { Channel, RequestInfo } from '../context.ts'
 import type { McpServer } from '../mcp-server.ts'
 import type { Server } from '../server.ts'
 import type { AuthInfo } from '../../protocol/auth.ts'
@@ -19,6 +19,9 @@ import { checkHeaders } from './headers.ts'
 import { readBody } from './body.ts'
 import { bearerChallenge, type ProtectedResource } from './bearer.ts'
 import type { Handled } from '../handled.ts'
+
+/** The channel of a request answered as one JSON response: no stream to notify on. */
+const HTTP_CHANNEL: Channel = Object.freeze({ transport: 'http' })
 
 /** Options of {@link createFetchHandler}. */
 export interface FetchHandlerOptions {
@@ -213,7 +216,7 @@ async function serve(
     const headersOf = (handled: Handled) => responseHeaders(endpoint, url, handled)
     if (message.kind !== 'request' || !accept.sse) {
       info.signal = request.signal
-      const handled = await server.handle(message, info)
+      const handled = await server.handle(message, info, HTTP_CHANNEL)
       if (!handled.response) return new Response(null, { status: handled.status })
       return reply(handled.status, handled.response, accept.as, headersOf(handled))
     }

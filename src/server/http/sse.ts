@@ -103,6 +103,7 @@ export async function streamIfNotified(
 class PendingAnswer extends LazyAbort implements Channel {
   readonly queued: (JSONRPCNotification | JSONRPCRequest)[] = []
   readonly sink: NotificationSink = {}
+  readonly transport = 'http'
   timer: ReturnType<typeof setTimeout> | undefined
   readonly #outer: AbortSignal | undefined
   readonly #open: (why: 'notified' | 'quiet') => void

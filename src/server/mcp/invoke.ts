@@ -13,22 +13,51 @@ import { HandlerContractError, RefusalError, ResolutionError, refusalVerb } from
 import type { ResolverPlan } from '../resolve/plan.ts'
 import { isInputRequired } from '../results.ts'
 import type { Registered, HandlerContext } from './types.ts'
+import { callStateOf, runChain, type CallState, type InvocationCall } from '../middleware.ts'
 
 /**
  * Validate answers, run resolvers (if any), then the handler.
  * @param target - the tool or prompt name, or the resource URI (`ctx.target`).
  * @param note - where log-only notes go (a discarded stale answer).
+ * @param kind - what runs, for the server's invocation middleware.
  * @returns the handler's return value, or the resolvers' `InputRequiredResult`.
  * @throws McpError -32602 for malformed `inputResponses`; ResolutionError when a resolver could not
- *   produce a value; whatever the handler or a resolver throws.
+ *   produce a value; whatever the handler, a resolver or a middleware throws.
  */
-export async function invoke(
+export function invoke(
   item: Registered,
   args: Record<string, unknown>,
   params: RequestParams,
   ctx: RequestContext,
   target: string,
   note: (message: string) => void,
+  kind: InvocationCall['kind'] = 'tool',
+): Promise<unknown> {
+  const state = callStateOf(ctx)
+  if (!state || (state.mw.invocation.length === 0 && state.mw.resolver.length === 0))
+    return run(item, args, params, ctx, target, note, undefined)
+  const call: InvocationCall = {
+    kind,
+    name: target,
+    arguments: Object.freeze({ ...args }),
+    principal: state.call.principal,
+    round: state.round,
+    request: state.call,
+  }
+  return runChain('invocation', state.mw.invocation, call, () =>
+    run(item, args, params, ctx, target, note, { state, call }),
+  )
+}
+
+/** {@link invoke}'s work: validate answers, run resolvers (through resolver middleware), run the handler. */
+async function run(
+  item: Registered,
+  args: Record<string, unknown>,
+  params: RequestParams,
+  ctx: RequestContext,
+  target: string,
+  note: (message: string) => void,
+  mw: { state: CallState; call: InvocationCall } | undefined,
 ): Promise<unknown> {
   const inputResponses = inputResponsesOf(params)
   if (!item.plan) {
@@ -53,6 +82,15 @@ export async function invoke(
     inputResponses,
     requestState: ctx.requestState,
     note,
+    ...(mw && mw.state.mw.resolver.length > 0
+      ? {
+          around: (key: string, next: () => Promise<unknown>) => {
+            const resolverCall = { key, invocation: mw.call }
+            mw.state.resolvers.set(key, resolverCall)
+            return runChain('resolver', mw.state.mw.resolver, resolverCall, next)
+          },
+        }
+      : {}),
   })
   if (resolution.status === 'input_required') return resolution.result
   const out = await item.handler({ ...args, ...resolution.values } as never, handlerCtx)
@@ -77,11 +115,11 @@ export async function invokeOrFail(
   params: RequestParams,
   ctx: RequestContext,
   target: string,
-  what: string,
+  what: 'prompt' | 'resource',
   note: (message: string) => void,
 ): Promise<unknown> {
   try {
-    return await invoke(item, args, params, ctx, target, note)
+    return await invoke(item, args, params, ctx, target, note, what)
   } catch (error) {
     if (error instanceof RefusalError)
       throw new McpError(

@@ -51,6 +51,8 @@ export interface RoundInput {
   requestState: RequestStateValue | undefined
   /** Log-only notes (e.g. a discarded stale answer). */
   note?: (message: string) => void
+  /** Runs each resolver (by its wire key) through the server's resolver middleware, when it has any. */
+  around?: (key: string, run: () => Promise<unknown>) => Promise<unknown>
 }
 
 /**
@@ -159,7 +161,10 @@ class Round {
   async #evaluate(r: AnyResolver): Promise<ResolverResult> {
     const { blocked, values } = await this.#gather(Object.entries(r.needs)) // siblings are still visited when one pends
     if (blocked) return { kind: 'pending' }
-    const produced = await r.fn(values)
+    const around = this.#input.around
+    const produced = around
+      ? await around(this.#input.plan.keys.get(r)!, () => Promise.resolve().then(() => r.fn(values)))
+      : await r.fn(values)
     const question = questionOf(produced)
     if (!question) return { kind: 'value', value: produced }
     return this.#ask(r, question)

@@ -1,0 +1,28 @@
+/**
+ * A server's capabilities: what it declares, plus what its registered handlers imply.
+ * @module
+ */
+import type { ServerCapabilities } from '../protocol/schemas/index.ts'
+
+/** Capabilities implied by a registered handler; list changes and resource updates come through `subscriptions/listen`. */
+const METHOD_CAPABILITY: Record<string, [keyof ServerCapabilities, Record<string, unknown>]> = {
+  'tools/list': ['tools', { listChanged: true }],
+  'prompts/list': ['prompts', { listChanged: true }],
+  'resources/list': ['resources', { subscribe: true, listChanged: true }],
+  'completion/complete': ['completions', {}],
+}
+
+/**
+ * `declared`, plus the capabilities implied by the handlers registered in `handlers` (where not declared).
+ */
+export function capabilitiesOf(
+  declared: ServerCapabilities | undefined,
+  handlers: ReadonlyMap<string, unknown>,
+): ServerCapabilities {
+  const capabilities: ServerCapabilities = { ...declared }
+  for (const [method, [cap, value]] of Object.entries(METHOD_CAPABILITY)) {
+    if (handlers.has(method) && capabilities[cap] === undefined)
+      (capabilities as Record<string, unknown>)[cap] = { ...value }
+  }
+  return capabilities
+}

@@ -1,0 +1,118 @@
+/**
+ * A 2026-07-28 request through the server's middleware: the request middleware around the handler, the
+ * round and carry sealed beside the handler's state, the questions of an `InputRequiredResult` through the
+ * question middleware, and whatever the middleware returns finished as a handler's result.
+ * @module
+ */
+import { INPUT_REQUIRED_METHODS } from '../protocol/constants.ts'
+import type { RequestEnvelope } from '../protocol/envelope.ts'
+import type { RoundExtension } from '../request-state/claims.ts'
+import type { JSONRPCRequest } from '../protocol/schemas/index.ts'
+import { authenticatedPrincipal, type RequestStateSecurity } from '../request-state/security.ts'
+import type { Channel, RequestContext, RequestInfo, RequestParams, ResultObject } from './context.ts'
+import { HandlerResultError } from './errors.ts'
+import { checkedResult } from './finish.ts'
+import {
+  aroundQuestion,
+  checkedCarry,
+  requestCall,
+  runChain,
+  withCallState,
+  withMeta,
+  type Middlewares,
+  type RequestCall,
+} from './middleware.ts'
+import { isInputRequired } from './results.ts'
+import type { SealingRound } from './sealing.ts'
+
+/**
+ * The era, round and carry of a modern request's call: the round counted in its sealed state (with sealing
+ * off, or a token sealed without it: 1, or 2 for a request carrying answers or state).
+ */
+export function modernCallFields(
+  method: string,
+  params: RequestParams,
+  envelope: RequestEnvelope,
+  round: SealingRound | undefined,
+): Pick<RequestCall, 'era' | 'protocolVersion' | 'sessionId' | 'round' | 'carry'> {
+  const extension = round?.extension
+  const retry = params.requestState !== undefined || params.inputResponses !== undefined
+  return {
+    era: 'modern',
+    protocolVersion: envelope.protocolVersion,
+    sessionId: undefined,
+    round: !INPUT_REQUIRED_METHODS.has(method) ? 1 : (extension?.r ?? (retry ? 2 : 1)),
+    carry: extension?.c ? { ...extension.c } : {},
+  }
+}
+
+/** What {@link modernThroughMiddleware} needs of the server. */
+export interface Through {
+  mw: Middlewares
+  call: RequestCall
+  /** The handler's context (given the run's middleware state here). */
+  ctx: RequestContext
+  /** Run the handler: its checked result, an `InputRequiredResult` sealed with `extension()`. */
+  run: (extension: () => RoundExtension) => Promise<ResultObject>
+  /** Finish a complete result (`resultType`, cache hints, serverInfo). */
+  finish: (result: ResultObject) => ResultObject
+  /** Stamp serverInfo on a sealed `InputRequiredResult`. */
+  stamp: (result: ResultObject) => ResultObject
+}
+
+/**
+ * Run one modern request through the middleware.
+ * @throws HandlerResultError (-32603, logged) when request middleware returns an `InputRequiredResult`
+ *   other than the handler's (only handlers ask), or a carry that cannot be sealed; whatever the
+ *   middleware or the handler throws.
+ */
+export async function modernThroughMiddleware(through: Through): Promise<ResultObject> {
+  const { mw, call, ctx } = through
+  const { method } = call
+  withCallState(ctx, { call, mw, round: call.round, resolvers: new Map() })
+  let sealed: ResultObject | undefined
+  const out = checkedResult(
+    method,
+    await runChain('request', mw.request, call, async () => {
+      const result = await through.run(() => {
+        const carry = checkedCarry(call.carry)
+        return carry ? { r: call.round + 1, c: carry } : { r: call.round + 1 }
+      })
+      if (!isInputRequired(result)) return result
+      sealed = result
+      const requests = (result.inputRequests ?? {}) as Record<string, { method: string }>
+      for (const [key, question] of Object.entries(requests))
+        await aroundQuestion(ctx, key, question.method, 'modern', () => Promise.resolve(question))
+      return result
+    }),
+  )
+  if (!isInputRequired(out)) return through.finish(withMeta(out, call.meta))
+  if (sealed === undefined || out.requestState !== sealed.requestState)
+    throw new HandlerResultError(
+      `request middleware on ${method} returned an InputRequiredResult of its own; only handlers ask`,
+    )
+  return through.stamp(withMeta(out, call.meta))
+}
+
+/**
+ * The {@link RequestCall} of one request: its principal from `policy` (the request-state policy in force;
+ * without one, the default binding of verified auth info), undefined when `bindPrincipal` throws (the
+ * sealing boundary refuses such a request with its reason).
+ */
+export function callOf(
+  policy: RequestStateSecurity | undefined,
+  request: JSONRPCRequest,
+  params: RequestParams,
+  info: RequestInfo,
+  channel: Channel,
+  fields: Pick<RequestCall, 'era' | 'protocolVersion' | 'sessionId' | 'round' | 'carry'>,
+): RequestCall {
+  let principal: string | undefined
+  try {
+    principal = policy ? policy.principalOf(info) : authenticatedPrincipal(info)
+  } catch {
+    principal = undefined
+  }
+  const { method, id: requestId } = request
+  return requestCall({ method, requestId, transport: channel.transport, info, principal, ...fields }, params)
+}
