@@ -12,7 +12,7 @@ import {
   type Link,
   type Span,
 } from '@opentelemetry/api'
-import type { InvocationCall, RequestCall, ResolverCall, ServerMiddleware } from './contract.ts'
+import type { InvocationCall, RequestCall, ResolverCall, ServerMiddleware } from '../server/middleware.ts'
 import {
   SCOPE_NAME,
   SCOPE_VERSION,

@@ -10,15 +10,8 @@ import { join } from 'node:path'
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { clientTracing, serverTracing } from '../../src/opentelemetry/index.ts'
-import type {
-  ClientAnswerCall,
-  ClientCall,
-  ClientRequestCall,
-  InvocationCall,
-  QuestionCall,
-  RequestCall,
-  ResolverCall,
-} from '../../src/opentelemetry/contract.ts'
+import type { ClientAnswerCall, ClientCall, ClientRequestCall } from '../../src/opentelemetry/contract.ts'
+import type { InvocationCall, QuestionCall, RequestCall, ResolverCall } from '../../src/server/index.ts'
 import { McpError } from '../../src/index.ts'
 import { exporter, isChildOf, span, spans } from './otel.ts'
 
@@ -255,7 +248,7 @@ describe('serverTracing: invocation, resolver and question spans', () => {
   it('a question without a resolver hangs under its request; a tool error result marks the invocation', async () => {
     const request = requestCall({ era: 'legacy' })
     await server.request!(request, async () => {
-      await server.question!({ key: 'q', method: 'roots/list', era: 'legacy', request }, () =>
+      await server.question!({ key: 'q', method: 'roots/list', era: 'legacy', request, resolver: undefined }, () =>
         Promise.resolve({ roots: [] }),
       )
       await server.invocation!(
