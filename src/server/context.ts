@@ -118,10 +118,63 @@ export interface RequestContext extends RequestInfo {
   log(level: LoggingLevel, data: unknown, logger?: string): boolean
 }
 
-/** A sink for the server's own diagnostics (request-state rejections, handler crashes). */
+/**
+ * A sink for the server's own diagnostics (request-state rejections, handler crashes). Without `log`,
+ * each diagnostic is one line of text: `warn(message)`, or `error(message, cause)` with the thrown value.
+ * With `log`, every diagnostic goes to `log` as a {@link LogRecord} instead (`warn` and `error` are then
+ * not called by the server), and each JSON-RPC request the server answers adds one `request` record.
+ * `console` itself has a `log` method: `logger: console` receives records (printed as objects).
+ * @example
+ * const log = (record: LogRecord) => console.log(JSON.stringify(record))
+ * new McpServer(info, { logger: { warn: console.warn, error: console.error, log } })
+ */
 export interface Logger {
   warn(message: string): void
   error(message: string, error?: unknown): void
+  /** Structured diagnostics: when present, every diagnostic comes here as a record, and nothing goes to `warn`/`error`. */
+  log?(record: LogRecord): void
+}
+
+/**
+ * One diagnostic of the server, as {@link Logger.log} receives it. It never holds a token
+ * (`Mcp-Session-Id`, `requestState`, bearer), a request's arguments, answers (`inputResponses`), handler
+ * state, a stack or an error's `cause`: only the fields below.
+ *
+ * Events: `request` (one per JSON-RPC request answered: `level` `info`, `warn` when refused, `error` when
+ * the server failed; with `method`, `target`, `durationMs`, `outcome`, `era`, `requestId`, `code`);
+ * `handler.failed`, `notification.failed`, `publish.failed`; `requestState.rejected`, `sessionId.rejected`,
+ * `answerId.rejected`, `requestState.sealFailed`, `principal.failed`, `sessionId.mintFailed`,
+ * `sessionId.tooLong`, `sealing.ephemeralOnWorkers`; `answer.discarded`, `question.unaskable`,
+ * `tool.nameWarning`; `listen.authorizeFailed`, `listen.unsubscribeFailed`, `listen.dropped`;
+ * `http.failed`, `http.streamFailed`, `auth.verifyFailed`; `stdio.truncated`, `stdio.tooLong`,
+ * `stdio.invalidUtf8`, `stdio.parseError`, `stdio.invalidMessage`, `stdio.duplicateId`, `stdio.refused`,
+ * `stdio.outputBroke`, `stdio.unserializable`, `stdio.readFailed`, `stdio.failed`.
+ */
+export interface LogRecord {
+  level: 'debug' | 'info' | 'warn' | 'error'
+  /** Stable event name (listed above). */
+  event: string
+  /** The text the default formatter prints (what `warn` / `error` get without `log`). */
+  message: string
+  /** The JSON-RPC method. */
+  method?: string
+  /** The tool or prompt name, or the resource URI, when the request has one. */
+  target?: string
+  /** Milliseconds from the request's arrival at the server to its answer (`performance.now()` resolution). */
+  durationMs?: number
+  /**
+   * `ok`; `toolError` (a result with `isError`); `inputRequired` (an `InputRequiredResult`, 2026 era);
+   * `cancelled` (no response: the client cancelled); `refused` (a JSON-RPC error for the client's request:
+   * invalid params, unknown method, invalid requestState, …); `error` (`-32603`: the server failed).
+   */
+  outcome?: 'ok' | 'error' | 'toolError' | 'inputRequired' | 'cancelled' | 'refused'
+  /** `modern` (2026-07-28 envelope) or `legacy` (2025 era). */
+  era?: 'modern' | 'legacy'
+  requestId?: string | number
+  /** The JSON-RPC error code of a `refused` or `error` outcome (its message is not logged: it may echo input). */
+  code?: number
+  /** `name` and `message` of the thrown Error (or the thrown string as `message`); never its stack or cause. */
+  error?: { name: string; message: string }
 }
 
 /**

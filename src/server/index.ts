@@ -10,7 +10,7 @@
 export { McpServer } from './mcp-server.ts'
 export type { McpServerOptions, HandlerContext } from './mcp/types.ts'
 export { Server, type ServerOptions } from './server.ts'
-export type { Logger, RequestContext } from './context.ts'
+export type { Logger, LogRecord, RequestContext } from './context.ts'
 export type {
   InvocationCall,
   InvocationMiddleware,

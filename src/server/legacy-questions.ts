@@ -37,6 +37,7 @@ import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } fr
 import { isInputRequired } from './results.ts'
 import { onWorkers } from './runtime.ts'
 import { aroundQuestion } from './middleware.ts'
+import { logWarn } from './log.ts'
 
 /** Options of the questions a server asks 2025-era clients (`ServerOptions.legacyQuestions`). */
 export interface LegacyQuestionOptions {
@@ -201,7 +202,8 @@ export class LegacyQuestions {
       mailbox = this.mailboxFor(ctx)
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error)
-      if (!this.#warned) this.#logger?.warn(`a question to a 2025-era client could not be asked: ${why}`)
+      if (!this.#warned && this.#logger)
+        logWarn(this.#logger, 'question.unaskable', `a question to a 2025-era client could not be asked: ${why}`)
       this.#warned = true // once per server: the operator needs to know, the log does not need a flood
       return why
     }

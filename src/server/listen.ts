@@ -9,6 +9,7 @@ import type { JSONRPCNotification, ServerCapabilities, SubscriptionFilter } from
 import type { Channel, Logger, RequestContext, RequestParams, ResultObject } from './context.ts'
 import { honouredFilter } from '../protocol/subscription-filter.ts'
 import { notificationMatcher, parseListenFilter, type NotificationBus } from './notifications.ts'
+import { logError } from './log.ts'
 
 /** What a listen stream needs from its server. */
 export interface ListenDeps {
@@ -90,11 +91,12 @@ export async function serveListen(
     try {
       await unsubscribe()
     } catch (error) {
-      deps.logger.error('unsubscribing a listen stream from the notification bus failed', error)
+      const message = 'unsubscribing a listen stream from the notification bus failed'
+      logError(deps.logger, 'listen.unsubscribeFailed', message, error)
     }
   }
   if (lost && !ctx.signal.aborted) {
-    deps.logger.error('the notification bus dropped a listen stream', lost.error)
+    logError(deps.logger, 'listen.dropped', 'the notification bus dropped a listen stream', lost.error)
     throw new McpError(
       ErrorCode.InternalError,
       'The notification bus dropped this subscription; notifications may have been missed: listen again',
@@ -128,7 +130,7 @@ async function authorizedUris(
       try {
         return (await authorize(uri, ctx)) === true
       } catch (error) {
-        logger.error('authorizeSubscription failed; the URI is left out', error)
+        logError(logger, 'listen.authorizeFailed', 'authorizeSubscription failed; the URI is left out', error)
         return false
       }
     }),

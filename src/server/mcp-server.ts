@@ -42,6 +42,7 @@ import type {
 import { isAbsoluteUri, type ServerEvent } from './notifications.ts'
 import type { NeedValues, Uses } from './resolve/resolver.ts'
 import { Server } from './server.ts'
+import { logWarn } from './log.ts'
 
 /** A list-changed event kind. */
 type ListChanged = Exclude<ServerEvent['kind'], 'resourceUpdated'>
@@ -62,8 +63,8 @@ export class McpServer {
   readonly #pageSize: number
   readonly #registry: Registry
   #resourcesEnabled = false
-  /** Log-only notes of a round (e.g. a discarded stale answer) go to the server's logger. */
-  readonly #note = (message: string): void => this.server.logger.warn(message)
+  /** Log-only notes of a round (a discarded stale answer) go to the server's logger. */
+  readonly #note = (message: string): void => logWarn(this.server.logger, 'answer.discarded', message)
 
   /** @throws RangeError unless `options.pageSize` is a positive integer (see also {@link Server}'s constructor). */
   constructor(info: Implementation, options: McpServerOptions = {}) {
@@ -101,7 +102,7 @@ export class McpServer {
       [keyof U] extends [never] ? ToolReturn : CallToolResult | StructuredToolResult | string
     >,
   ): this {
-    checkToolName(name, this.#note)
+    checkToolName(name, (message) => logWarn(this.server.logger, 'tool.nameWarning', message))
     if (this.#registry.tools.has(name)) throw new Error(`Tool '${name}' is already registered`)
     this.#registry.tools.set(name, toolEntry(name, config, handler as Registered['handler']))
     this.#changed('toolsListChanged')

@@ -19,6 +19,7 @@ import type { RequestStateValue, RoundExtension } from '../request-state/claims.
 import { encodeBase64Url } from '../encoding/base64url.ts'
 import type { Logger, RequestInfo, RequestParams, ResultObject } from './context.ts'
 import { withProp } from './finish.ts'
+import { logError, logWarn } from './log.ts'
 import { onWorkers } from './runtime.ts'
 
 /** The warning an isolate logs once when it seals with the ephemeral key on Workers. */
@@ -179,7 +180,7 @@ export class RequestStateSealing {
   #warnIfEphemeralOnWorkers(policy: RequestStateSecurity): void {
     if (warnedEphemeral || !policy.isEphemeral || !onWorkers()) return
     warnedEphemeral = true
-    this.#logger.warn(EPHEMERAL_ON_WORKERS)
+    logWarn(this.#logger, 'sealing.ephemeralOnWorkers', EPHEMERAL_ON_WORKERS)
   }
 
   /**
@@ -199,10 +200,13 @@ export class RequestStateSealing {
       this.#warnIfEphemeralOnWorkers(sealer.policy)
       if (id.length <= MAX_SESSION_ID_LENGTH) return id
       // a header this long would not come back through common HTTP stacks (8-16 KiB header limits)
-      this.#logger.warn(`no session id: it would be ${id.length} characters (over ${MAX_SESSION_ID_LENGTH})`)
+      const why = `no session id: it would be ${id.length} characters (over ${MAX_SESSION_ID_LENGTH})`
+      logWarn(this.#logger, 'sessionId.tooLong', why, { method: 'initialize' })
       return undefined
     } catch (error) {
-      this.#logger.error('minting a session id failed', error instanceof Error ? error.message : undefined)
+      logError(this.#logger, 'sessionId.mintFailed', 'minting a session id failed', messageOf(error), {
+        method: 'initialize',
+      })
       return undefined
     }
   }
@@ -264,7 +268,11 @@ export class RequestStateSealing {
    */
   #rejected(what: string, error: unknown): InvalidRequestStateError {
     const reason = reasonOf(error)
-    this.#logger.warn(`${what} rejected: ${reason}`)
+    logWarn(
+      this.#logger,
+      what === 'session id' ? 'sessionId.rejected' : 'answerId.rejected',
+      `${what} rejected: ${reason}`,
+    )
     return error instanceof InvalidRequestStateError ? error : new InvalidRequestStateError(reason)
   }
 
@@ -285,7 +293,9 @@ export class RequestStateSealing {
       return { binding, plaintext: state, extension }
     } catch (error) {
       // fail closed: a codec's rejection without a reason is still a rejection
-      this.#logger.warn(`requestState rejected on ${method}: ${reasonOf(error)}`)
+      logWarn(this.#logger, 'requestState.rejected', `requestState rejected on ${method}: ${reasonOf(error)}`, {
+        method,
+      })
       throw invalidRequestStateError()
     }
   }
@@ -308,14 +318,15 @@ export class RequestStateSealing {
     try {
       return policy.principalOf(info)
     } catch (error) {
-      this.#logger.error(`bindPrincipal failed on ${method}`, error instanceof Error ? error.message : undefined)
+      logError(this.#logger, 'principal.failed', `bindPrincipal failed on ${method}`, messageOf(error))
       throw new InvalidRequestStateError('principal error')
     }
   }
 
   /** @throws McpError -32603, after logging why (the message only: it never holds the state). */
   #refuseToSeal(method: string, error: unknown): never {
-    this.#logger.error(`refusing to seal requestState on ${method}`, error instanceof Error ? error.message : undefined)
+    const message = `refusing to seal requestState on ${method}`
+    logError(this.#logger, 'requestState.sealFailed', message, messageOf(error), { method })
     throw new McpError(ErrorCode.InternalError, 'Internal error')
   }
 }
@@ -332,6 +343,11 @@ function canonicalArgumentsOf(method: string, params: RequestParams): string {
     const why = error instanceof Error ? error.message.replace(/^canonicalJson: /, '') : 'not JSON'
     throw new McpError(ErrorCode.InvalidParams, `Invalid params: arguments cannot be bound (${why})`)
   }
+}
+
+/** What is logged of a failure: an Error's message only (never the error, whose cause may hold state). */
+function messageOf(error: unknown): string | undefined {
+  return error instanceof Error ? error.message : undefined
 }
 
 /** The log-only reason of a token that did not open. */

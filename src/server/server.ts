@@ -45,6 +45,7 @@ import {
 } from './middleware.ts'
 import { callOf, modernCallFields, modernThroughMiddleware } from './through.ts'
 import { capabilitiesOf } from './capabilities.ts'
+import { logError, loggedRequest } from './log.ts'
 
 export type { CacheHints, CacheOptions, CacheableMethod } from './cache.ts'
 export type { ServerOptions } from './server-options.ts'
@@ -125,7 +126,7 @@ export class Server {
     try {
       await this.notifications.publish(event)
     } catch (error) {
-      this.logger.error(`publishing ${event.kind} failed`, error)
+      logError(this.logger, 'publish.failed', `publishing ${event.kind} failed`, error)
     }
   }
 
@@ -230,7 +231,8 @@ export class Server {
         try {
           await handler(message.message.params ?? {}, info)
         } catch (error) {
-          this.logger.error(`notification handler for ${message.message.method} failed`, error)
+          const { method } = message.message
+          logError(this.logger, 'notification.failed', `notification handler for ${method} failed`, error, { method })
         }
       }
       return { status: 202 }
@@ -238,8 +240,17 @@ export class Server {
     return this.handleRequest(message.message, info, channel)
   }
 
-  /** Answer one JSON-RPC request, as {@link Server.handle}. Never throws: failures become JSON-RPC errors. */
-  async handleRequest(request: JSONRPCRequest, info: RequestInfo = {}, channel: Channel = {}): Promise<Handled> {
+  /**
+   * Answer one JSON-RPC request, as {@link Server.handle}. Never throws: failures become JSON-RPC errors.
+   * With a structured logger (`logger.log`), one `request` record per request (see `LogRecord`).
+   */
+  handleRequest(request: JSONRPCRequest, info: RequestInfo = {}, channel: Channel = {}): Promise<Handled> {
+    if (!this.logger.log) return this.#handleRequest(request, info, channel)
+    const era = this.options.legacy === 'reject' || hasEnvelope(request.params) ? 'modern' : 'legacy'
+    return loggedRequest(this.logger, request, era, () => this.#handleRequest(request, info, channel))
+  }
+
+  async #handleRequest(request: JSONRPCRequest, info: RequestInfo, channel: Channel): Promise<Handled> {
     this.#serving = true
     let era: Era | undefined
     try {
@@ -264,7 +275,13 @@ export class Server {
 
   #toMcpError(error: unknown, method: string): McpError {
     if (error instanceof McpError) return error
-    this.logger.error(`handler for ${method} failed`, error)
+    logError(
+      this.logger,
+      'handler.failed',
+      `handler for ${method} failed`,
+      error,
+      method === 'a response' ? {} : { method },
+    )
     return new McpError(ErrorCode.InternalError, 'Internal error')
   }
 

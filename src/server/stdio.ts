@@ -22,6 +22,7 @@ import type { JSONRPCNotification, JSONRPCRequest } from '../protocol/schemas/in
 import type { Channel, RequestInfo } from './context.ts'
 import type { McpServer } from './mcp-server.ts'
 import type { Server } from './server.ts'
+import { logError, logWarn } from './log.ts'
 import {
   CLOSE_GRACE_MS,
   DEFAULT_MAX_LINE_BYTES,
@@ -91,9 +92,9 @@ interface InFlight {
  * Errors on the wire are answered, never fatal: a line that is not JSON or not UTF-8 gets -32700, a JSON
  * value that is not one JSON-RPC message -32600 (with its id when readable), a line over `maxLineBytes`
  * -32600 naming the cap, a request reusing the id of one in flight -32600 — each also logged with
- * `server.logger.warn`. Error responses without a readable id carry no `id` member (MCP's schema forbids
- * `null`). `notifications/cancelled` aborts the named request's `ctx.signal`, and nothing more is
- * written for it (its response included).
+ * the server's logger (a warning, or a `stdio.*` record). Error responses without a readable id carry
+ * no `id` member (MCP's schema forbids `null`). `notifications/cancelled` aborts the named request's
+ * `ctx.signal`, and nothing more is written for it (its response included).
  *
  * 2025 era: the connection is the session. The `Mcp-Session-Id` its `initialize` is given (when the
  * server seals sessions, as `McpServer` does by default) is handed to the server with every later
@@ -179,7 +180,8 @@ class Connection {
         if (this.#pending > MAX_PENDING_WRITES) await Promise.race([this.#lastWrite, this.#stopped])
       }
     } catch (error) {
-      if (!this.#stop.signal.aborted) this.#server.logger.error('reading the stdio input failed', error)
+      if (!this.#stop.signal.aborted)
+        logError(this.#server.logger, 'stdio.readFailed', 'reading the stdio input failed', error)
     }
     this.#inputEnded = true
     for (const entry of this.#inflight.values()) if (waitsOnClient(entry)) entry.controller.abort(inputEnded())
@@ -196,7 +198,11 @@ class Connection {
   #framingError(line: Exclude<StdioLine, { kind: 'line' }>, maxLineBytes: number): void {
     const { logger } = this.#server
     if (line.kind === 'truncated') {
-      logger.warn(`stdio: the input ended in the middle of a message (${line.bytes} bytes dropped)`)
+      logWarn(
+        logger,
+        'stdio.truncated',
+        `stdio: the input ended in the middle of a message (${line.bytes} bytes dropped)`,
+      )
       return
     }
     const error =
@@ -206,7 +212,7 @@ class Connection {
             `Invalid Request: the line is ${line.bytes} bytes, over the ${maxLineBytes}-byte cap (maxLineBytes)`,
           )
         : new McpError(ErrorCode.ParseError, 'Parse error: the line is not valid UTF-8')
-    logger.warn(`stdio: ${error.message}`)
+    logWarn(logger, line.kind === 'too-long' ? 'stdio.tooLong' : 'stdio.invalidUtf8', `stdio: ${error.message}`)
     this.#send(errorResponse(null, error))
   }
 
@@ -217,7 +223,7 @@ class Connection {
       value = JSON.parse(text)
     } catch {
       const error = new McpError(ErrorCode.ParseError, 'Parse error: the line is not valid JSON')
-      this.#server.logger.warn(`stdio: ${error.message} (${text.length} characters)`)
+      logWarn(this.#server.logger, 'stdio.parseError', `stdio: ${error.message} (${text.length} characters)`)
       this.#send(errorResponse(null, error))
       return
     }
@@ -226,7 +232,7 @@ class Connection {
       message = classifyMessage(value)
     } catch (error) {
       const mcp = error as McpError // classifyMessage throws only McpErrors
-      this.#server.logger.warn(`stdio: ${mcp.message}`)
+      logWarn(this.#server.logger, 'stdio.invalidMessage', `stdio: ${mcp.message}`)
       this.#send(errorResponse(requestIdOf(value), mcp))
       return
     }
@@ -248,14 +254,20 @@ class Connection {
     }
     const handled = await this.#server.handle(message, this.#info(undefined), this.#channel(undefined))
     const error = handled.response && 'error' in handled.response ? handled.response.error : undefined
-    if (error) this.#server.logger.warn(`stdio: a ${message.kind} from the client was refused: ${error.message}`)
+    if (error) {
+      const why = `stdio: a ${message.kind} from the client was refused: ${error.message}`
+      logWarn(this.#server.logger, 'stdio.refused', why, { code: error.code })
+    }
   }
 
   #request(request: JSONRPCRequest): void {
     const key = requestIdKey(request.id)
     if (this.#inflight.has(key)) {
       const why = `Invalid Request: request id ${JSON.stringify(request.id)} is already in use by a request in flight`
-      this.#server.logger.warn(`stdio: ${why}`)
+      logWarn(this.#server.logger, 'stdio.duplicateId', `stdio: ${why}`, {
+        method: request.method,
+        requestId: request.id,
+      })
       this.#send(errorResponse(request.id, new McpError(ErrorCode.InvalidRequest, why)))
       return
     }
@@ -341,7 +353,7 @@ class Connection {
         this.#pending--
         if (this.#writer.closed) {
           if (this.#stop.signal.aborted) return
-          this.#server.logger.warn(`stdio: the output broke (${String(error)}); stopping`)
+          logWarn(this.#server.logger, 'stdio.outputBroke', `stdio: the output broke (${String(error)}); stopping`)
           this.#abortAll(new Error('the stdio output broke'))
         } else this.#unwritable(message, error)
       },
@@ -350,13 +362,15 @@ class Connection {
 
   /** A message JSON cannot hold (a handler returned a BigInt, a cycle): a response becomes -32603. */
   #unwritable(message: unknown, error: unknown): void {
-    this.#server.logger.error('a message could not be serialized as JSON', error)
+    logError(this.#server.logger, 'stdio.unserializable', 'a message could not be serialized as JSON', error)
     if (isPlainObject(message) && isRequestId(message.id) && !('method' in message))
       this.#send(errorResponse(message.id, new McpError(ErrorCode.InternalError, 'Internal error')))
   }
 
   #track(task: Promise<void>): void {
-    const tracked = task.catch((error: unknown) => this.#server.logger.error('stdio: handling a message failed', error))
+    const tracked = task.catch((error: unknown) =>
+      logError(this.#server.logger, 'stdio.failed', 'stdio: handling a message failed', error),
+    )
     this.#tasks.add(tracked)
     void tracked.finally(() => this.#tasks.delete(tracked))
   }

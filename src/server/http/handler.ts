@@ -19,6 +19,7 @@ import { checkHeaders } from './headers.ts'
 import { readBody } from './body.ts'
 import { bearerChallenge, type ProtectedResource } from './bearer.ts'
 import type { Handled } from '../handled.ts'
+import { logError } from '../log.ts'
 
 /** The channel of a request answered as one JSON response: no stream to notify on. */
 const HTTP_CHANNEL: Channel = Object.freeze({ transport: 'http' })
@@ -223,7 +224,7 @@ async function serve(
     // a streamed answer's signal is its own, made on first read (sse.ts)
     return streamIfNotified(server, message, info, request.signal, accept.as, endpoint.keepAliveMs, headersOf)
   } catch (error) {
-    server.logger.error('fetch handler failed', error)
+    logError(server.logger, 'http.failed', 'fetch handler failed', error)
     return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
   }
 }
@@ -244,7 +245,8 @@ async function checkBearer(
 ): Promise<Response | { authInfo?: AuthInfo }> {
   const { server, protectedResource } = endpoint
   if (!protectedResource) return {}
-  const log = (cause: unknown) => server.logger.error('the access token could not be verified', cause)
+  const log = (cause: unknown) =>
+    logError(server.logger, 'auth.verifyFailed', 'the access token could not be verified', cause)
   const outcome = await protectedResource.authenticate(request, url, env, server.options.impliedScopes, log)
   if (outcome.ok) return { authInfo: outcome.authInfo }
   const headers: Record<string, string> = outcome.challenge

@@ -8,6 +8,7 @@ import type { InboundMessage } from '../../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../../protocol/schemas/index.ts'
 import { defineLazySignal, LazyAbort, type Channel, type RequestInfo } from '../context.ts'
 import type { Handled, Server } from '../server.ts'
+import { logError } from '../log.ts'
 
 /**
  * Bytes of notifications a streamed response holds for a reader that does not read; then it is cut off.
@@ -192,7 +193,7 @@ function notificationStream(
           .then((handled) => {
             if (handled.response) send(sseEvent(handled.response)) // the response itself is never held back
           })
-          .catch((error: unknown) => server.logger.error('streamed request failed', error))
+          .catch((error: unknown) => logError(server.logger, 'http.streamFailed', 'streamed request failed', error))
           .finally(() => {
             clearInterval(timer)
             sink.write = () => {}
