@@ -5,8 +5,9 @@
  * @module
  */
 import { targetParamOf } from '../protocol/constants.ts'
+import { ErrorCode } from '../protocol/errors.ts'
 import type { JSONRPCRequest } from '../protocol/schemas/index.ts'
-import type { Logger, LogRecord } from './context.ts'
+import type { Logger, LogRecord, RequestInfo } from './context.ts'
 import type { Handled } from './handled.ts'
 
 /** The fields of a record besides level, event, message and error. */
@@ -41,12 +42,14 @@ function emit(logger: Logger, record: LogRecord): void {
 
 /**
  * Run one request and log its `request` record (call only when `logger.log` is there): method, target,
- * duration, outcome, era, id.
+ * duration, outcome, era, id. A request whose signal aborted (the client cancelled it or went away) is
+ * `cancelled`, whatever it was answered: nobody reads the answer.
  */
 export async function loggedRequest(
   logger: Logger,
   request: JSONRPCRequest,
   era: 'modern' | 'legacy',
+  info: RequestInfo,
   run: () => Promise<Handled>,
 ): Promise<Handled> {
   const start = performance.now()
@@ -59,10 +62,10 @@ export async function loggedRequest(
   if (typeof target === 'string') record.target = target
   record.durationMs = durationMs
   const response = handled.response as { result?: Record<string, unknown>; error?: { code: number } } | undefined
-  if (!response) record.outcome = 'cancelled'
+  if (!response || info.signal?.aborted) record.outcome = 'cancelled'
   else if (response.error) {
     record.code = response.error.code
-    record.outcome = response.error.code === -32603 ? 'error' : 'refused'
+    record.outcome = response.error.code === ErrorCode.InternalError ? 'error' : 'refused'
     record.level = record.outcome === 'error' ? 'error' : 'warn'
   } else if (response.result?.isError === true) record.outcome = 'toolError'
   else if (response.result?.resultType === 'input_required') record.outcome = 'inputRequired'

@@ -247,7 +247,7 @@ export class Server {
   handleRequest(request: JSONRPCRequest, info: RequestInfo = {}, channel: Channel = {}): Promise<Handled> {
     if (!this.logger.log) return this.#handleRequest(request, info, channel)
     const era = this.options.legacy === 'reject' || hasEnvelope(request.params) ? 'modern' : 'legacy'
-    return loggedRequest(this.logger, request, era, () => this.#handleRequest(request, info, channel))
+    return loggedRequest(this.logger, request, era, info, () => this.#handleRequest(request, info, channel))
   }
 
   async #handleRequest(request: JSONRPCRequest, info: RequestInfo, channel: Channel): Promise<Handled> {
