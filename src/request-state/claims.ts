@@ -49,17 +49,12 @@ export interface RoundExtension {
   c?: Record<string, string>
 }
 
-/** Marks an extension after the times: JSON text never starts with a NUL. */
-const EXTENSION_MARK = 0
-/** Bytes of the extension's length (unsigned 16-bit big-endian). */
-const EXTENSION_LENGTH_BYTES = 2
-
 /**
  * The `"v2."` plaintext: `iat(6) ‖ exp(6) ‖ UTF-8 JSON of the state`, times in milliseconds since the
- * epoch (unsigned 48-bit big-endian); with an extension, `iat(6) ‖ exp(6) ‖ 0x00 ‖ length(2) ‖ UTF-8 JSON
- * of the extension ‖ UTF-8 JSON of the state`.
+ * epoch (unsigned 48-bit big-endian); with an extension, `iat(6) ‖ exp(6) ‖ 0x00 ‖ UTF-8 JSON of the
+ * extension ‖ 0x00 ‖ UTF-8 JSON of the state` (JSON text never holds a raw NUL).
  * @throws TypeError for a state `JSON.stringify` cannot write (undefined, a function, a cycle, a BigInt);
- *   RangeError for a time outside 0 … 2^48 − 1 ms, or an extension over 65,535 bytes.
+ *   RangeError for a time outside 0 … 2^48 − 1 ms.
  */
 export function encodeStatePlaintext(
   iatMs: number,
@@ -67,34 +62,22 @@ export function encodeStatePlaintext(
   state: RequestStateValue,
   extension?: RoundExtension,
 ): Uint8Array {
-  const json = JSON.stringify(state) as string | undefined
+  let json = JSON.stringify(state) as string | undefined
   if (json === undefined) throw new TypeError('requestState must be a JSON value')
   if (!(iatMs >= 0 && expMs >= 0 && iatMs <= MAX_TIME_MS && expMs <= MAX_TIME_MS))
     throw new RangeError('request-state times must be within 0 … 2^48 − 1 ms')
-  let head = 2 * TIME_BYTES
-  let ext: Uint8Array | undefined
-  if (extension !== undefined) {
-    ext = utf8.encode(JSON.stringify(extension))
-    if (ext.length > 0xffff) throw new RangeError('request-state extension over 65,535 bytes')
-    head += 1 + EXTENSION_LENGTH_BYTES + ext.length
-  }
+  if (extension) json = `\0${JSON.stringify(extension)}\0${json}`
   // sized for ASCII JSON (one byte a character, the common case); else for the UTF-8 worst case (3 a unit)
-  let out = new Uint8Array(head + json.length)
-  const ascii = utf8.encodeInto(json, out.subarray(head))
+  let out = new Uint8Array(2 * TIME_BYTES + json.length)
+  const ascii = utf8.encodeInto(json, out.subarray(2 * TIME_BYTES))
   let written = ascii.written
   if (ascii.read < json.length) {
-    out = new Uint8Array(head + json.length * 3)
-    written = utf8.encodeInto(json, out.subarray(head)).written
+    out = new Uint8Array(2 * TIME_BYTES + json.length * 3)
+    written = utf8.encodeInto(json, out.subarray(2 * TIME_BYTES)).written
   }
   writeTime(out, 0, iatMs)
   writeTime(out, TIME_BYTES, expMs)
-  if (ext) {
-    out[2 * TIME_BYTES] = EXTENSION_MARK
-    out[2 * TIME_BYTES + 1] = ext.length >>> 8
-    out[2 * TIME_BYTES + 2] = ext.length & 0xff
-    out.set(ext, 2 * TIME_BYTES + 1 + EXTENSION_LENGTH_BYTES)
-  }
-  return written === out.length - head ? out : out.subarray(0, head + written)
+  return written === out.length - 2 * TIME_BYTES ? out : out.subarray(0, 2 * TIME_BYTES + written)
 }
 
 /**
@@ -110,17 +93,14 @@ export function decodeStatePlaintext(bytes: Uint8Array): {
 } {
   if (bytes.length <= 2 * TIME_BYTES) throw new InvalidRequestStateError('malformed claims')
   try {
-    let at = 2 * TIME_BYTES
-    let extension: RoundExtension | undefined
-    if (bytes[at] === EXTENSION_MARK) {
-      const length = (bytes[at + 1]! << 8) | bytes[at + 2]!
-      at += 1 + EXTENSION_LENGTH_BYTES
-      extension = roundExtensionOf(JSON.parse(strictUtf8.decode(bytes.subarray(at, at + length))))
-      at += length
+    const text = strictUtf8.decode(bytes.subarray(2 * TIME_BYTES))
+    const end = text[0] === '\0' ? text.indexOf('\0', 1) : 0
+    const out = {
+      iatMs: readTime(bytes, 0),
+      expMs: readTime(bytes, TIME_BYTES),
+      state: JSON.parse(end ? text.slice(end + 1) : text) as RequestStateValue,
     }
-    const state = JSON.parse(strictUtf8.decode(bytes.subarray(at))) as RequestStateValue
-    const out = { iatMs: readTime(bytes, 0), expMs: readTime(bytes, TIME_BYTES), state }
-    return extension ? { ...out, extension } : out
+    return end ? { ...out, extension: roundExtensionOf(JSON.parse(text.slice(1, end))) } : out
   } catch {
     throw new InvalidRequestStateError('malformed claims')
   }
@@ -131,13 +111,13 @@ export function decodeStatePlaintext(bytes: Uint8Array): {
  * @throws InvalidRequestStateError `malformed claims` for anything else.
  */
 export function roundExtensionOf(value: unknown): RoundExtension {
-  if (!isObject(value)) throw new InvalidRequestStateError('malformed claims')
-  const { r, c } = value
-  if (!(typeof r === 'number' && Number.isInteger(r) && r > 0)) throw new InvalidRequestStateError('malformed claims')
-  if (c === undefined) return { r }
-  if (!isObject(c) || !Object.values(c).every((v) => typeof v === 'string'))
+  const { r, c } = (isObject(value) ? value : {}) as Record<string, unknown>
+  if (
+    !(Number.isInteger(r) && (r as number) > 0) ||
+    !(c === undefined || (isObject(c) && Object.values(c).every((v) => typeof v === 'string')))
+  )
     throw new InvalidRequestStateError('malformed claims')
-  return { r, c: { ...(c as Record<string, string>) } }
+  return (c === undefined ? { r } : { r, c: { ...c } }) as RoundExtension
 }
 
 /**

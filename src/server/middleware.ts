@@ -123,87 +123,56 @@ export interface ServerMiddleware {
   question?: QuestionMiddleware
 }
 
+/** What `use()` was given, outermost first (a function: `{ request }`). @internal */
+export type Middlewares = ServerMiddleware[]
+
+const KINDS = ['request', 'invocation', 'resolver', 'question']
+
 /**
- * The middleware of one server, by kind, outermost first.
+ * Add `middleware` to `stack`.
+ * @throws TypeError for anything but a function or an object of the four kinds of middleware functions.
  * @internal
  */
-export class Middlewares {
-  readonly request: RequestMiddleware[] = []
-  readonly invocation: InvocationMiddleware[] = []
-  readonly resolver: ResolverMiddleware[] = []
-  readonly question: QuestionMiddleware[] = []
-
-  /** @throws TypeError for anything but a function or an object of functions. */
-  add(middleware: ServerMiddleware | RequestMiddleware): void {
-    if (typeof middleware === 'function') {
-      this.request.push(middleware)
-      return
-    }
-    if (typeof middleware !== 'object' || middleware === null)
-      throw new TypeError('use() takes a request middleware function or an object of middleware')
-    const kinds = ['request', 'invocation', 'resolver', 'question'] as const
-    for (const key of Object.keys(middleware)) {
-      if (!(kinds as readonly string[]).includes(key))
-        throw new TypeError(`use(): unknown middleware kind '${key}' (known: ${kinds.join(', ')})`)
-    }
-    for (const kind of kinds) {
-      const fn = middleware[kind]
-      if (fn === undefined) continue
-      if (typeof fn !== 'function') throw new TypeError(`use(): middleware '${kind}' must be a function`)
-      ;(this[kind] as unknown[]).push(fn)
-    }
-  }
+export function addMiddleware(stack: Middlewares, middleware: ServerMiddleware | RequestMiddleware): void {
+  const mw = typeof middleware === 'function' ? { request: middleware } : middleware
+  if (
+    typeof mw !== 'object' ||
+    mw === null ||
+    Object.entries(mw).some(([kind, fn]) => !KINDS.includes(kind) || typeof fn !== 'function')
+  )
+    throw new TypeError(`use() takes a middleware function, or an object of ${KINDS.join(', ')} middleware functions`)
+  stack.push(mw)
 }
 
 /**
- * Run `inner` inside `chain` (outermost first). Each middleware's `next` runs the rest once (a second call
- * gets the first call's promise). A middleware that returns `undefined` — having forgotten to return
- * `next()`'s result — fails with a TypeError naming its kind, unless `next()` itself resolved to `undefined`.
+ * Run `inner` inside the `kind` middleware of `stack` (outermost first). Each `next` runs the rest once (a
+ * second call gets the first call's promise). A middleware that returns `undefined` — having forgotten to
+ * return `next()`'s result — fails with a TypeError naming its kind, unless `next()` resolved to `undefined`.
+ * @internal
  */
-export function runChain<C, R>(
-  kind: string,
-  chain: readonly ((call: C, next: () => Promise<R>) => unknown)[],
+export function around<C, R>(
+  stack: Middlewares,
+  kind: keyof ServerMiddleware,
   call: C,
   inner: () => Promise<R>,
 ): Promise<R> {
   const step = async (i: number): Promise<R> => {
-    const middleware = chain[i]
-    if (middleware === undefined) return inner()
+    let fn: ((call: C, next: () => Promise<R>) => unknown) | undefined
+    while (i < stack.length && !(fn = stack[i++]![kind] as typeof fn));
+    if (!fn) return inner()
     let ran: Promise<R> | undefined
     let passed = false
-    const next = () =>
-      (ran ??= step(i + 1).then((value) => {
-        passed = value === undefined
-        return value
-      }))
-    const out = await middleware(call, next)
+    const out = await fn(call, () => (ran ??= step(i).then((value) => ((passed = value === undefined), value))))
     if (out === undefined && !passed)
-      throw new TypeError(
-        `${kind} middleware #${i + 1} returned nothing: return next()'s result, or a result of its own`,
-      )
+      throw new TypeError(`${kind} middleware returned nothing: return next()'s result, or a result of its own`)
     return out as R
   }
   return step(0)
 }
 
-/** Largest carry, in characters (keys and values). */
-export const MAX_CARRY_CHARS = 1024
-
-/**
- * A carry as it may be sealed: an object of strings within {@link MAX_CARRY_CHARS}; undefined when empty.
- * @throws TypeError for a non-string value or a carry over the limit (a middleware bug: -32603, logged).
- */
-export function checkedCarry(carry: Record<string, string>): Record<string, string> | undefined {
-  let chars = 0
-  let empty = true
-  for (const [key, value] of Object.entries(carry)) {
-    if (typeof value !== 'string') throw new TypeError(`middleware carry '${key}' must be a string`)
-    chars += key.length + value.length
-    empty = false
-  }
-  if (chars > MAX_CARRY_CHARS)
-    throw new TypeError(`middleware carry is ${chars} characters, over ${MAX_CARRY_CHARS}; carry less`)
-  return empty ? undefined : carry
+/** True when `stack` holds middleware of `kind`. @internal */
+export function has(stack: Middlewares, kind: keyof ServerMiddleware): boolean {
+  return stack.some((mw) => mw[kind])
 }
 
 /**
@@ -242,7 +211,7 @@ export function aroundQuestion(
   next: () => Promise<unknown>,
 ): Promise<unknown> {
   const state = callStateOf(ctx)
-  if (!state || state.mw.question.length === 0) return next()
+  if (!state || !has(state.mw, 'question')) return next()
   const call: QuestionCall = {
     key,
     method: method as QuestionCall['method'],
@@ -250,7 +219,7 @@ export function aroundQuestion(
     request: state.call,
     resolver: state.resolvers.get(key),
   }
-  return runChain('question', state.mw.question, call, next)
+  return around(state.mw, 'question', call, next)
 }
 
 /**

@@ -35,8 +35,9 @@ import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from 
 import { isInputRequired } from './results.ts'
 import { handlerState, RequestStateSealing, withoutNullState, type SealingRound } from './sealing.ts'
 import {
-  Middlewares,
-  runChain,
+  addMiddleware,
+  around,
+  type Middlewares,
   withCallState,
   withMeta,
   type RequestCall,
@@ -159,7 +160,7 @@ export class Server {
    * @example server.use(async (call, next) => (limiter.allow(call.principal) ? next() : toolError('slow down')))
    */
   use(middleware: ServerMiddleware | RequestMiddleware): this {
-    ;(this.#middleware ??= new Middlewares()).add(middleware)
+    addMiddleware((this.#middleware ??= []), middleware)
     return this
   }
 
@@ -361,7 +362,7 @@ export class Server {
     const { protocolVersion } = era.envelope
     const fields = { era: 'legacy', protocolVersion, sessionId: era.session?.sid, round: 1, carry: {} } as const
     const call = callOf(this.#sealing.policy, request, request.params ?? {}, info, channel, fields)
-    const out = await runChain('request', mw.request, call, () => this.#runLegacy(request, era, info, channel, call))
+    const out = await around(mw, 'request', call, () => this.#runLegacy(request, era, info, channel, call))
     return legacyResult(withMeta(checkedResult(request.method, out), call.meta))
   }
 

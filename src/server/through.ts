@@ -13,10 +13,9 @@ import type { Channel, RequestContext, RequestInfo, RequestParams, ResultObject 
 import { HandlerResultError } from './errors.ts'
 import { checkedResult } from './finish.ts'
 import {
+  around,
   aroundQuestion,
-  checkedCarry,
   requestCall,
-  runChain,
   withCallState,
   withMeta,
   type Middlewares,
@@ -73,11 +72,8 @@ export async function modernThroughMiddleware(through: Through): Promise<ResultO
   let sealed: ResultObject | undefined
   const out = checkedResult(
     method,
-    await runChain('request', mw.request, call, async () => {
-      const result = await through.run(() => {
-        const carry = checkedCarry(call.carry)
-        return carry ? { r: call.round + 1, c: carry } : { r: call.round + 1 }
-      })
+    await around(mw, 'request', call, async () => {
+      const result = await through.run(() => extensionOf(call))
       if (!isInputRequired(result)) return result
       sealed = result
       const requests = (result.inputRequests ?? {}) as Record<string, { method: string }>
@@ -115,4 +111,20 @@ export function callOf(
   }
   const { method, id: requestId } = request
   return requestCall({ method, requestId, transport: channel.transport, info, principal, ...fields }, params)
+}
+
+/** Largest carry, in characters of its JSON. */
+const MAX_CARRY_CHARS = 1024
+
+/**
+ * What the next round's token carries: the round and the carry (when not empty).
+ * @throws TypeError for a carry with a non-string value or over 1,024 characters of JSON (a middleware bug:
+ *   -32603, logged).
+ */
+function extensionOf(call: RequestCall): RoundExtension {
+  const c = call.carry
+  const json = JSON.stringify(c)
+  if (json.length > MAX_CARRY_CHARS || Object.values(c).some((v) => typeof v !== 'string'))
+    throw new TypeError(`middleware carry must be strings, at most ${MAX_CARRY_CHARS} characters of JSON`)
+  return json === '{}' ? { r: call.round + 1 } : { r: call.round + 1, c }
 }

@@ -149,7 +149,7 @@ describe('server middleware', () => {
     }) as never)
     const res = await post(fetch, req('tools/call', { name: 'echo', arguments: { text: 'x' } }))
     expect(res.body.error?.code).toBe(ErrorCode.InternalError)
-    expect(error.join('\n')).toMatch(/request middleware #1 returned nothing/)
+    expect(error.join('\n')).toMatch(/request middleware returned nothing/)
   })
 
   it('an invocation middleware error is the tool error a handler error would be', async () => {
@@ -307,7 +307,7 @@ describe('server middleware', () => {
     const handled = await server.handle({ kind: 'request', message: req('tools/list') as never })
     expect(handled.response).toMatchObject({ result: { tools: [] } })
     expect(methods).toEqual(['tools/list:undefined'])
-    expect(() => server.use({ reqest: () => ({}) } as never)).toThrow(/unknown middleware kind 'reqest'/)
+    expect(() => server.use({ reqest: () => ({}) } as never)).toThrow(/use\(\) takes a middleware function, or an object of request, invocation, resolver, question/)
     expect(() => server.use(42 as never)).toThrow(TypeError)
   })
 

@@ -13,7 +13,7 @@ import { HandlerContractError, RefusalError, ResolutionError, refusalVerb } from
 import type { ResolverPlan } from '../resolve/plan.ts'
 import { isInputRequired } from '../results.ts'
 import type { Registered, HandlerContext } from './types.ts'
-import { callStateOf, runChain, type CallState, type InvocationCall } from '../middleware.ts'
+import { around, callStateOf, has, type CallState, type InvocationCall } from '../middleware.ts'
 
 /**
  * Validate answers, run resolvers (if any), then the handler.
@@ -34,7 +34,7 @@ export function invoke(
   kind: InvocationCall['kind'] = 'tool',
 ): Promise<unknown> {
   const state = callStateOf(ctx)
-  if (!state || (state.mw.invocation.length === 0 && state.mw.resolver.length === 0))
+  if (!state || !(has(state.mw, 'invocation') || has(state.mw, 'resolver')))
     return run(item, args, params, ctx, target, note, undefined)
   const call: InvocationCall = {
     kind,
@@ -44,9 +44,7 @@ export function invoke(
     round: state.round,
     request: state.call,
   }
-  return runChain('invocation', state.mw.invocation, call, () =>
-    run(item, args, params, ctx, target, note, { state, call }),
-  )
+  return around(state.mw, 'invocation', call, () => run(item, args, params, ctx, target, note, { state, call }))
 }
 
 /** {@link invoke}'s work: validate answers, run resolvers (through resolver middleware), run the handler. */
@@ -82,12 +80,12 @@ async function run(
     inputResponses,
     requestState: ctx.requestState,
     note,
-    ...(mw && mw.state.mw.resolver.length > 0
+    ...(mw && has(mw.state.mw, 'resolver')
       ? {
           around: (key: string, next: () => Promise<unknown>) => {
             const resolverCall = { key, invocation: mw.call }
             mw.state.resolvers.set(key, resolverCall)
-            return runChain('resolver', mw.state.mw.resolver, resolverCall, next)
+            return around(mw.state.mw, 'resolver', resolverCall, next)
           },
         }
       : {}),
