@@ -111,7 +111,7 @@ export function decodeStatePlaintext(bytes: Uint8Array): {
  * @throws InvalidRequestStateError `malformed claims` for anything else.
  */
 export function roundExtensionOf(value: unknown): RoundExtension {
-  const { r, c } = (isObject(value) ? value : {}) as Record<string, unknown>
+  const { r, c } = (isObject(value) ? value : {})
   if (
     !(Number.isInteger(r) && (r as number) > 0) ||
     !(c === undefined || (isObject(c) && Object.values(c).every((v) => typeof v === 'string')))
