@@ -5,13 +5,11 @@
  * server's own requests answered through the same callbacks; see legacy.ts).
  * @module
  */
-import { LATEST_PROTOCOL_VERSION, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
-import { ErrorCode, McpError } from '../protocol/errors.ts'
+import { LATEST_PROTOCOL_VERSION, META } from '../protocol/constants.ts'
 import type { Check } from '../protocol/check.ts'
 import type {
   ClientCapabilities,
   InputRequiredResult,
-  InputResponses,
   JSONRPCNotification,
   Prompt,
   Resource,
@@ -20,11 +18,19 @@ import type {
   Tool,
 } from '../protocol/schemas/index.ts'
 import { invalidateFor, ResponseCache, withUsableHints } from './cache.ts'
-import { answerInput, isInputRequiredResult, parseCarrierResult } from './carrier.ts'
 import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
-import { AnswerMemo, driveInputRequired } from './input-required.ts'
-import { EraNegotiator, type Era } from './era.ts'
+import { EraNegotiator, versionOffered, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
+import {
+  Middlewares,
+  requestCall,
+  through,
+  throughCall,
+  withAddedMeta,
+  type ClientCall,
+  type ClientMiddleware,
+} from './middleware.ts'
+import { callTool, driveCarrier, type CarrierDeps } from './drive.ts'
 import { PLAN_LISTEN, type ListenPlan } from './listen-plan.ts'
 import type { SendOptions } from './transport.ts'
 import {
@@ -54,6 +60,8 @@ import {
 } from './checks.gen.ts'
 import { ToolHeaders } from './tool-headers.ts'
 
+type Meta = Record<string, unknown>
+
 /**
  * An MCP client.
  *
@@ -72,6 +80,10 @@ export class Client {
   readonly #toolHeaders = new ToolHeaders()
   #version: string | undefined
   readonly #legacy: LegacyConnection | undefined
+  /** What `use` registered; undefined until then (nothing runs or is allocated for middleware before). */
+  #middleware: Middlewares | undefined
+  /** What a carrier call (drive.ts) needs of this client. */
+  readonly #carrier: CarrierDeps
 
   /** The server's era: fixed by `versionNegotiation`, or (`'auto'`) found by the first request's probe. */
   readonly #eras: EraNegotiator
@@ -80,6 +92,17 @@ export class Client {
   constructor(options: ClientOptions) {
     const negotiation = checkClientOptions(options)
     this.options = options
+    this.#carrier = {
+      options,
+      request: (method, params, options) => this.request(method, params, options),
+      cached: (method, params, options, parse) => this.#cached(method, params, options, parse),
+      middleware: () => this.#middleware,
+      routingFor: (name, args) => this.#toolHeaders.routingFor(name, args),
+      relist: async (signal) => {
+        await this.invalidateCache('tools/list') // a cached list is what got the headers wrong
+        await this.listTools(signal ? { signal } : {})
+      },
+    }
     const url: unknown = options.transport.url // checked: a JavaScript transport may set anything
     this.#eras = new EraNegotiator(negotiation === 'auto' ? undefined : negotiation, {
       url: typeof url === 'string' ? url : undefined,
@@ -94,6 +117,7 @@ export class Client {
             capabilities: this.capabilities,
             nextId: () => this.#nextId++,
             timeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+            middleware: () => this.#middleware,
           })
         : undefined
     if (options.cache) {
@@ -103,6 +127,15 @@ export class Client {
         capabilities: this.capabilities,
       })
     }
+  }
+
+  /**
+   * Add middleware: a {@link ClientMiddleware} (hooks `request`, `call`, `round`, `answer`), or a bare function
+   * (a `request` hook). Registration order is outermost first. @returns this client. @throws TypeError for neither.
+   */
+  use(middleware: ClientMiddleware | NonNullable<ClientMiddleware['request']>): this {
+    ;(this.#middleware ??= new Middlewares()).add(middleware)
+    return this
   }
 
   /**
@@ -127,7 +160,7 @@ export class Client {
   async #cached<T>(
     method: string,
     params: Record<string, unknown>,
-    options: CallOptions,
+    options: ExchangeOptions,
     parse: (result: Record<string, unknown>) => T,
   ): Promise<T> {
     const send = () => this.request(method, params, options)
@@ -197,12 +230,7 @@ export class Client {
     try {
       return await this.#enveloped(method, params, options)
     } catch (error) {
-      const modernRefusal = error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion
-      if (!modernRefusal || this.#eras.era === 'legacy') throw error
-      const supported = (error.data as { supported?: unknown } | undefined)?.supported
-      const version = Array.isArray(supported)
-        ? supported.find((s): s is string => typeof s === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(s))
-        : undefined
+      const version = this.#eras.era === 'legacy' ? undefined : versionOffered(error)
       if (version === undefined) throw error
       this.#version = version
       return this.#enveloped(method, params, options)
@@ -219,7 +247,10 @@ export class Client {
     }
   }
 
-  /** Build the request (envelope, `progressToken`, log level) and exchange it. */
+  /**
+   * Build the request (envelope, `progressToken`, log level; what `request` middleware adds to `_meta`
+   * before the envelope) and exchange it; a 2025-era request goes to the session (its middleware run there).
+   */
   async #enveloped(
     method: string,
     params: Record<string, unknown>,
@@ -227,17 +258,29 @@ export class Client {
   ): Promise<Record<string, unknown>> {
     const options = withClientDefaults(this.options, call)
     const id = this.#nextId++
-    const meta = this.#envelope(params._meta as Record<string, unknown> | undefined)
+    const own = params._meta as Meta | undefined
+    const chain = this.#middleware?.request
+    let result
+    if (this.#eras.era === 'legacy') result = await this.#legacy!.inSession(method, params, options, `progress-${id}`)
+    else if (!chain?.length) result = await this.#exchange(method, params, own, options, id)
+    else {
+      const rc = requestCall(method, params, 'modern', this.protocolVersion, this.options.transport, options.round)
+      result = await through(chain, 'request', rc, () =>
+        this.#exchange(method, params, withAddedMeta(own, rc.meta), options, id),
+      )
+    }
+    return withUsableHints(method, result) // odd hints mean "do not cache", never a failed call
+  }
+
+  /** Exchange a 2026-07-28 request: `_meta` is `own` (the caller's keys and middleware's), then the envelope. */
+  #exchange(method: string, params: Meta, own: Meta | undefined, options: ExchangeOptions, id: number) {
     const progressToken = `progress-${id}`
+    const meta = this.#envelope(own)
     if (wantsProgress(method, options)) meta.progressToken = progressToken
     if (options.logLevel) meta[META.logLevel] = options.logLevel
     const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
     const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
-    const result =
-      this.#eras.era === 'legacy'
-        ? await this.#legacy!.inSession(method, params, options, progressToken)
-        : await exchange(this.options.transport, message, options, timeoutMs, progressToken)
-    return withUsableHints(method, result) // odd hints mean "do not cache", never a failed call
+    return exchange(this.options.transport, message, options, timeoutMs, progressToken)
   }
 
   /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */
@@ -284,22 +327,9 @@ export class Client {
     args: Record<string, unknown> = {},
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<CallToolResult | InputRequiredResult> {
-    const memo = new AnswerMemo() // shared by the retry below: the user's answers are not asked again
-    const drive = () =>
-      this.#drive('tools/call', { name, arguments: args }, name, CallToolResult, {
-        ...options,
-        routing: this.#toolHeaders.routingFor(name, args), // read again after a re-list
-        memo,
-      })
-    try {
-      return await drive()
-    } catch (error) {
-      // -32020: the tool's headers may have changed; re-list once and retry (spec: streamable-http.mdx)
-      if (!(error instanceof McpError && error.code === ErrorCode.HeaderMismatch)) throw error
-      await this.invalidateCache('tools/list') // a cached list is what got the headers wrong
-      await this.listTools(options.signal ? { signal: options.signal } : {})
-      return drive()
-    }
+    const mw = this.#middleware
+    if (!mw) return callTool(this.#carrier, name, args, options, undefined)
+    return throughCall(mw, 'tools/call', name, args, (call) => callTool(this.#carrier, name, args, options, call))
   }
 
   /**
@@ -322,7 +352,10 @@ export class Client {
     args: Record<string, string> = {},
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<GetPromptResult | InputRequiredResult> {
-    return this.#drive('prompts/get', { name, arguments: args }, name, GetPromptResult, options)
+    const params = { name, arguments: args }
+    const drive = (call: ClientCall | undefined) =>
+      driveCarrier(this.#carrier, 'prompts/get', params, name, GetPromptResult, options, call)
+    return this.#middleware ? throughCall(this.#middleware, 'prompts/get', name, args, drive) : drive(undefined)
   }
 
   /**
@@ -339,7 +372,9 @@ export class Client {
     uri: string,
     options: CallOptions & { manual?: boolean } = {},
   ): Promise<ReadResourceResult | InputRequiredResult> {
-    return this.#drive('resources/read', { uri }, uri, ReadResourceResult, options)
+    const drive = (call: ClientCall | undefined) =>
+      driveCarrier(this.#carrier, 'resources/read', { uri }, uri, ReadResourceResult, options, call)
+    return this.#middleware ? throughCall(this.#middleware, 'resources/read', uri, undefined, drive) : drive(undefined)
   }
 
   /**
@@ -411,35 +446,5 @@ export class Client {
         ),
       () => this.invalidateCache(method),
     )
-  }
-
-  /** Send a carrier request and, unless `manual`, answer its input-required rounds until it completes. */
-  async #drive<R>(
-    method: string,
-    base: Record<string, unknown>,
-    target: string,
-    complete: Check<R>,
-    options: ExchangeOptions & { manual?: boolean; memo?: AnswerMemo },
-  ): Promise<R | InputRequiredResult> {
-    const round = async (inputResponses?: InputResponses, requestState?: string) => {
-      const params = { ...base, ...defined({ inputResponses, requestState }) }
-      return parseCarrierResult(method, await this.request(method, params, options), complete)
-    }
-    // only a first request without answers or state may be cached (spec: caching.mdx "Cache Key")
-    const cacheable =
-      method === 'resources/read' && options.inputResponses === undefined && options.requestState === undefined
-    const first = cacheable
-      ? await this.#cached(method, base, options, (result) => parseCarrierResult(method, result, complete))
-      : await round(options.inputResponses, options.requestState)
-    if (options.manual) return first
-    const { maxRounds, sleep, restartOnInvalidRequestState: restarts } = this.options
-    const resumed = options.inputResponses !== undefined || options.requestState !== undefined // answers not in the memo
-    const restart = (options.restartOnInvalidRequestState ?? restarts) !== false && !resumed ? () => round() : undefined
-    return driveInputRequired(first, {
-      dispatch: (key, request, signal) => answerInput(this.options, key, request, { key, method, target, signal }),
-      retry: round,
-      isInputRequired: isInputRequiredResult,
-      ...defined({ maxRounds, sleep, signal: options.signal, onRound: options.onRound, restart, memo: options.memo }),
-    })
   }
 }

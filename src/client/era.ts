@@ -312,3 +312,15 @@ function isEraMismatch(error: unknown): boolean {
   if (error instanceof HttpError) return [400, 404, 405].includes(error.status)
   return error instanceof InvalidResultError
 }
+
+/**
+ * The version a `-32022` (unsupported protocol version) answer offers that this SDK speaks: the first of its
+ * `data.supported` in {@link SUPPORTED_PROTOCOL_VERSIONS}; undefined for another error or no such version.
+ */
+export function versionOffered(error: unknown): string | undefined {
+  if (!(error instanceof McpError && error.code === ErrorCode.UnsupportedProtocolVersion)) return undefined
+  const supported = (error.data as { supported?: unknown } | undefined)?.supported
+  return Array.isArray(supported)
+    ? supported.find((s): s is string => typeof s === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(s))
+    : undefined
+}

@@ -11,6 +11,7 @@ import type { ClientTransport, SendOptions } from './transport.ts'
 import { anySignal, rejectOnAbort } from './abort.ts'
 import { InvalidResultError, RequestTimeoutError } from './errors.ts'
 import { checkInteger, type CallOptions } from './options.ts'
+import type { ClientRoundCall } from './middleware.ts'
 
 /**
  * Per-request options of {@link exchange}: the call's options, plus what the transport is told of the
@@ -26,6 +27,8 @@ export type ExchangeOptions = CallOptions &
     onRequest?: (request: JSONRPCRequest, during: { interactive: Interactive; signal: AbortSignal }) => void
     /** While in flight, this request's timeout is paused by `pauses.run` (a 2025 session's GET-stream questions). */
     pauses?: PauseGroup
+    /** The round this request is (a carrier request of a logical call, with middleware), for `request` middleware. */
+    round?: ClientRoundCall
   }
 
 /** The request timeouts of the requests in flight, paused together while a step runs (e.g. a user answers). */

@@ -73,6 +73,12 @@ export interface DriveOptions<R> {
    * when it holds answers, this drive is the second attempt and recalls them.
    */
   memo?: AnswerMemo
+  /**
+   * Wraps each round (`n` 1-based, per attempt): `step` sends the round's request and, when its result asks
+   * for input, answers it; resolves to the result (the client's `round` middleware). The result it resolves
+   * to is the one the driver goes on with (answered here when `step` did not answer it).
+   */
+  around?: (n: number, step: () => Promise<R | InputRequiredResult>) => Promise<R | InputRequiredResult>
 }
 
 /**
@@ -138,34 +144,40 @@ function questionOf(key: string, request: InputRequest): string | undefined {
 
 /**
  * Drive an input-required exchange to its terminal result.
+ * @param first - the first request's result, or the function that sends it (then inside the first round).
  * @throws InputRequiredRoundsExceededError after `maxRounds` retries of one attempt (checked before dispatching).
  * @throws whatever a dispatch throws first; the other dispatches of that round are aborted.
  * @throws McpError the frozen requestState error when there is no `restart`, or when the restarted call
  *   is refused again (a call starts over at most once).
  */
-export async function driveInputRequired<R>(first: R | InputRequiredResult, options: DriveOptions<R>): Promise<R> {
+export async function driveInputRequired<R>(first: First<R>, options: DriveOptions<R>): Promise<R> {
   const memo = options.memo ?? (options.restart ? new AnswerMemo() : undefined)
   if (memo?.hasAnswers) return (await attempt(first, options, 2, memo)) as R // a second attempt never starts over
   const result = await attempt(first, options, 1, memo)
   if (result !== START_OVER) return result
   options.signal?.throwIfAborted()
-  const again = await attempt(await options.restart!(), options, 2, memo)
+  const again = await attempt(options.restart!, options, 2, memo)
   return again as R // the second attempt never starts over
 }
 
-/** One attempt of a call: rounds until a terminal result. */
+/**
+ * One attempt of a call: rounds until a terminal result. A round is its request, then (when its result asks
+ * for input) the answers the next request carries; {@link DriveOptions.around} wraps each.
+ */
 async function attempt<R>(
-  first: R | InputRequiredResult,
+  first: First<R>,
   options: DriveOptions<R>,
   attemptNo: number,
   memo: AnswerMemo | undefined,
 ): Promise<R | typeof START_OVER> {
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
   const wait = options.sleep ?? sleep
-  let current = first
   let rounds = 0
   let delay = STATE_ONLY_BACKOFF_INITIAL_MS
-  while (options.isInputRequired(current)) {
+  let answered: unknown // the result whose input requests `next` answers
+  let next: [InputResponses | undefined, string | undefined] = [undefined, undefined]
+  let refused: unknown // the frozen requestState error a request of this attempt threw
+  const answer = async (current: InputRequiredResult) => {
     options.signal?.throwIfAborted()
     rounds++
     if (rounds > maxRounds) throw new InputRequiredRoundsExceededError(maxRounds)
@@ -190,14 +202,42 @@ async function attempt<R>(
     if (current.requestState !== undefined) info.requestState = current.requestState
     if (responses) info.inputResponses = responses
     options.onRound?.(info)
+    answered = current
+    next = [responses, current.requestState]
+  }
+  const step = (send: () => Promise<R | InputRequiredResult>) => async () => {
+    let current: R | InputRequiredResult
     try {
-      current = await options.retry(responses, current.requestState)
+      current = await send()
     } catch (error) {
-      if (attemptNo === 1 && options.restart && isInvalidRequestStateError(error)) return START_OVER
+      if (isInvalidRequestStateError(error)) refused = error
       throw error
     }
+    if (options.isInputRequired(current)) await answer(current)
+    return current
   }
-  return current
+  const round = (n: number, send: () => Promise<R | InputRequiredResult>) =>
+    options.around ? options.around(n, step(send)) : step(send)()
+  let n = 1
+  try {
+    let current = typeof first === 'function' || options.around ? await round(1, toThunk(first)) : first
+    for (;;) {
+      if (!options.isInputRequired(current)) return current
+      if (answered !== current) await answer(current) // not (yet) answered: a first result given, or a round middleware's own
+      const [responses, requestState] = next
+      current = await round(++n, () => options.retry(responses, requestState))
+    }
+  } catch (error) {
+    if (error === refused && n > 1 && attemptNo === 1 && options.restart) return START_OVER
+    throw error
+  }
+}
+
+/** The first result of an attempt, or the function that sends its first request. */
+type First<R> = R | InputRequiredResult | (() => Promise<R | InputRequiredResult>)
+
+function toThunk<R>(first: First<R>): () => Promise<R | InputRequiredResult> {
+  return typeof first === 'function' ? (first as () => Promise<R | InputRequiredResult>) : () => Promise.resolve(first)
 }
 
 /**

@@ -22,12 +22,21 @@ export interface LegacyServer {
   instructions?: string
 }
 
+/** Runs the answering `step` of one question through the client's `answer` middleware (see middleware.ts). */
+export type AnswerAround = (
+  key: string,
+  method: InputRequest['method'],
+  step: () => Promise<unknown>,
+) => Promise<unknown>
+
 /**
  * The response to one server-to-client request: `ping` → `{}`; `elicitation/create`,
  * `sampling/createMessage` and `roots/list` through the callbacks (-32602 for params that do not fit the
  * schema, -32601 when there is no callback, the code and message of an McpError the callback threw, -32603
  * when it fails otherwise or answers wrongly — with a generic message, so that nothing private leaks); anything
  * else -32601. `method` and `target` name the call whose stream brought it (empty on the GET stream).
+ * `around` (middleware) wraps the answering of elicitation, sampling and roots requests: what it throws is
+ * answered like a callback's error.
  */
 export async function answerServerRequest(
   options: ClientOptions,
@@ -35,9 +44,10 @@ export async function answerServerRequest(
   method: string,
   target: string,
   signal: AbortSignal | undefined,
+  around?: AnswerAround,
 ): Promise<JSONRPCResponse> {
   try {
-    const result = await resultOf(options, request, method, target, signal ?? new AbortController().signal)
+    const result = await resultOf(options, request, method, target, signal ?? new AbortController().signal, around)
     return { jsonrpc: '2.0', id: request.id, result }
   } catch (error) {
     const code =
@@ -62,6 +72,7 @@ async function resultOf(
   method: string,
   target: string,
   signal: AbortSignal,
+  around: AnswerAround | undefined,
 ): Promise<Record<string, unknown>> {
   if (request.method === 'ping') return {}
   if (!['elicitation/create', 'sampling/createMessage', 'roots/list'].includes(request.method))
@@ -69,7 +80,8 @@ async function resultOf(
   const parsed = parse(InputRequest, { method: request.method, params: request.params })
   if (parsed[0] !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${parsed[0]}`)
   const key = keyOf(request.id)
-  return await answerInput(options, key, parsed[1], { key, method, target, signal })
+  const step = () => answerInput(options, key, parsed[1], { key, method, target, signal })
+  return (await (around ? around(key, parsed[1].method, step) : step())) as Record<string, unknown>
 }
 
 /**
@@ -105,4 +117,20 @@ export function isSessionGone(error: unknown): boolean {
 
 function keyOf(id: RequestId): string {
   return `server-request-${String(id)}`
+}
+
+/** Notifications about the session, not the request whose stream brought them: they go to the stream listeners too. */
+export const SESSION_WIDE = new Set([
+  'notifications/elicitation/complete',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+])
+
+/** Why subscriptions over a 2025 session dropped (named for SubscriptionDroppedError's message). */
+export function sessionEnded(message: string): Error {
+  const error = new Error(message)
+  error.name = 'SessionEnded'
+  return error
 }

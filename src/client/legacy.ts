@@ -15,9 +15,19 @@ import type { ClientCapabilities, JSONRPCNotification, JSONRPCRequest } from '..
 import type { ClientTransport, SessionBinding } from './transport.ts'
 import { raceAbort } from './abort.ts'
 import { exchange, PauseGroup, type ExchangeOptions } from './exchange.ts'
-import { answerServerRequest, asModern, discoverResult, isSessionGone, type LegacyServer } from './legacy-requests.ts'
+import {
+  answerServerRequest,
+  asModern,
+  discoverResult,
+  isSessionGone,
+  sessionEnded,
+  SESSION_WIDE,
+  type AnswerAround,
+  type LegacyServer,
+} from './legacy-requests.ts'
 import { clientInfoOf, wantsProgress, warnWith, type ClientOptions } from './options.ts'
 import { withUrlElicitation } from './url-elicitation.ts'
+import { requestCall, through, withAddedMeta, type ClientRequestCall, type Middlewares } from './middleware.ts'
 
 /** How long opening the standalone `GET` stream may hold up the first request, in milliseconds. */
 export const STREAM_OPEN_WAIT_MS = 1_000
@@ -28,6 +38,8 @@ export interface LegacyDeps {
   capabilities: ClientCapabilities
   nextId(): number
   timeoutMs: number
+  /** The client's middleware, when some is registered (see middleware.ts). */
+  middleware?: () => Middlewares | undefined
 }
 
 /** One client's 2025-era session with one server. */
@@ -230,12 +242,32 @@ export class LegacyConnection {
     return { done, stop }
   }
 
-  /** Build the 2025 message (no envelope; `progressToken` kept) and exchange it in the session (`session` binding, its questions answered). */
-  async #unenveloped(
+  /**
+   * Build the 2025 message (no envelope; `progressToken` kept) and exchange it in the session (`session`
+   * binding, its questions answered), through the `request` middleware when some is registered.
+   */
+  #unenveloped(
     method: string,
     params: Record<string, unknown>,
     options: ExchangeOptions,
     progressToken: string,
+  ): Promise<Record<string, unknown>> {
+    const mw = this.#deps.middleware?.()
+    if (!mw) return this.#exchanged(method, params, options, progressToken, undefined)
+    const version = this.#server?.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0]!
+    const rc = requestCall(method, params, 'legacy', version, this.#transport, options.round)
+    return through(mw.request, 'request', rc, () => {
+      const _meta = withAddedMeta(params._meta as Record<string, unknown> | undefined, rc.meta)
+      return this.#exchanged(method, _meta ? { ...params, _meta } : params, options, progressToken, rc)
+    })
+  }
+
+  async #exchanged(
+    method: string,
+    params: Record<string, unknown>,
+    options: ExchangeOptions,
+    progressToken: string,
+    during: ClientRequestCall | undefined,
   ): Promise<Record<string, unknown>> {
     const id = this.#deps.nextId()
     const meta: Record<string, unknown> = { ...(params._meta as Record<string, unknown> | undefined) }
@@ -252,7 +284,8 @@ export class LegacyConnection {
       {
         ...options,
         session: this.#binding(),
-        onRequest: (request, during) => void this.#answer(request, method, target, during.signal, during.interactive),
+        onRequest: (request, { signal, interactive }) =>
+          void this.#answer(request, method, target, signal, interactive, during),
         onNotification: (notification) => {
           options.onNotification?.(notification)
           if (SESSION_WIDE.has(notification.method)) this.#emit(notification)
@@ -292,7 +325,18 @@ export class LegacyConnection {
     }
     let sessionId: string | undefined
     const exchangeOptions: ExchangeOptions = { session: { onId: (id) => (sessionId = id) } }
-    const result = await exchange(this.#transport, message, exchangeOptions, this.#deps.timeoutMs, '')
+    const send = () => exchange(this.#transport, message, exchangeOptions, this.#deps.timeoutMs, '')
+    const mw = this.#deps.middleware?.()
+    const rc =
+      mw &&
+      requestCall('initialize', message.params!, 'legacy', LEGACY_PROTOCOL_VERSIONS[0]!, this.#transport, undefined)
+    const result = !rc
+      ? await send()
+      : await through(mw.request, 'request', rc, () => {
+          const _meta = withAddedMeta(undefined, rc.meta)
+          if (_meta) message.params = { ...message.params, _meta }
+          return send()
+        })
     if (this.#epoch !== epoch) {
       // closed while initializing: end the session the server just made, and revive nothing
       if (sessionId !== undefined) await this.#endSession({ id: sessionId })
@@ -373,9 +417,17 @@ export class LegacyConnection {
     target: string,
     signal: AbortSignal | undefined,
     interactive: <T>(step: () => Promise<T>) => Promise<T> = (step) => step(),
+    during?: ClientRequestCall,
   ) {
     const session = this.#binding()
-    const response = await interactive(() => answerServerRequest(this.#deps.options, request, method, target, signal))
+    const hooks = this.#deps.middleware?.()?.answer
+    const around: AnswerAround | undefined = hooks?.length
+      ? (key, asked, step) =>
+          through(hooks, 'answer', { key, method: asked, era: 'legacy', ...(during ? { request: during } : {}) }, step)
+      : undefined
+    const response = await interactive(() =>
+      answerServerRequest(this.#deps.options, request, method, target, signal, around),
+    )
     try {
       await this.#transport.send(response, { session })
     } catch (error) {
@@ -395,20 +447,4 @@ export class LegacyConnection {
   async #endSession(session: SessionBinding): Promise<void> {
     await this.#transport.endSession?.(session)
   }
-}
-
-/** Notifications about the session, not the request whose stream brought them: they go to the stream listeners too. */
-const SESSION_WIDE = new Set([
-  'notifications/elicitation/complete',
-  'notifications/tools/list_changed',
-  'notifications/prompts/list_changed',
-  'notifications/resources/list_changed',
-  'notifications/resources/updated',
-])
-
-/** Why subscriptions over a 2025 session dropped (named for SubscriptionDroppedError's message). */
-function sessionEnded(message: string): Error {
-  const error = new Error(message)
-  error.name = 'SessionEnded'
-  return error
 }

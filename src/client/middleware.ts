@@ -1,0 +1,191 @@
+/**
+ * Client middleware (`Client#use`): code around every request the client sends, around each logical
+ * `callTool` / `getPrompt` / `readResource` and each of its input-required rounds, and around each input
+ * request this client's callbacks answer — in both eras. Parents are reached through object links
+ * (`request.round.call`, `answer.round` / `answer.request`), so that tracing needs no async context.
+ *
+ * Order: registration order is outermost first (the first registered runs first, and its `next()` runs
+ * the second). With nothing registered, nothing here runs and nothing is allocated per request.
+ * @module
+ */
+import type { ClientTransport } from './transport.ts'
+
+/** The logical call of `callTool` / `getPrompt` / `readResource`: every round of it (and, for `callTool`, its `-32020` re-list and retry). */
+export interface ClientCall {
+  readonly method: 'tools/call' | 'prompts/get' | 'resources/read'
+  /** The tool or prompt name, or the resource URI. */
+  readonly target: string
+  /** The arguments as given (a frozen shallow copy); undefined for `resources/read`. */
+  readonly arguments: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * One input-required round of a logical call (spec: basic/patterns/mrtr.mdx): its request, then the answers
+ * to the input requests its result carries (the next round sends them).
+ */
+export interface ClientRoundCall {
+  readonly call: ClientCall
+  /**
+   * 1-based, counted per attempt: a call started over after the frozen requestState error (see
+   * `ClientOptions.restartOnInvalidRequestState`) counts from 1 again, as the server does.
+   */
+  readonly round: number
+}
+
+/** Every request the client sends (each round's included; the era probe and the 2025 `initialize` too). */
+export interface ClientRequestCall {
+  readonly method: string
+  /** The params being sent, without `_meta`. Frozen (shallow). */
+  readonly params: Readonly<Record<string, unknown>>
+  /**
+   * Keys set here (before calling `next()`) are added to the request's `_meta` (e.g. `traceparent`, SEP-414):
+   * after the caller's own keys, and never over the 2026 envelope's keys (`io.modelcontextprotocol/*`) or
+   * `progressToken`, which the client sets last.
+   */
+  readonly meta: Record<string, unknown>
+  /** `'modern'` (2026-07-28, the `_meta` envelope) or `'legacy'` (2025-era session). */
+  readonly era: 'modern' | 'legacy'
+  /** The protocol version the request is sent at (2025 `initialize`: the version offered). */
+  readonly protocolVersion: string
+  /** The transport's kind: `'http'` (a transport with a `url`), `'stdio'` (one with `probeTimeoutMs`), else `'other'`. */
+  readonly transport: string
+  /** The round this request is, for a carrier request of a logical call. */
+  readonly round?: ClientRoundCall
+}
+
+/** One input request answered by this client's callbacks (2026: an `inputRequests` entry; 2025: a server-to-client request). */
+export interface ClientAnswerCall {
+  /** The `inputRequests` key (2026), or `server-request-<id>` (2025). */
+  readonly key: string
+  readonly method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list'
+  readonly era: 'modern' | 'legacy'
+  /** 2026: the round whose result asked. */
+  readonly round?: ClientRoundCall
+  /** 2025: the request during which the server asked (undefined for a question on the session's `GET` stream). */
+  readonly request?: ClientRequestCall
+}
+
+/**
+ * Middleware of a {@link Client} (`client.use(middleware)`); every hook optional. Each gets the call and
+ * `next`, which runs the inner middleware and then the work itself; it returns (or resolves to) the result:
+ * `next()`'s, or another one (a short-circuit: then the work does not run). A hook that throws (or rejects)
+ * makes the caller's promise reject with that very error (for a 2025 `answer`: the server is told `-32603`
+ * instead of the answer, like a callback that throws); a hook that returns `undefined` makes it reject with
+ * a TypeError naming the hook. `next` may be called more than once (a retry sends again).
+ * `subscriptions/listen` (see `listen`) and the 2025-era `DELETE` (`close`) do not pass through middleware.
+ *
+ * @example
+ * client.use({
+ *   request: (call, next) => ((call.meta.traceparent = currentTraceparent()), next()),
+ *   round: async (round, next) => {
+ *     console.log(`${round.call.method} ${round.call.target}: round ${round.round}`)
+ *     return next()
+ *   },
+ * })
+ */
+export interface ClientMiddleware {
+  /** Around each JSON-RPC request sent; `next()` resolves to the raw result object (the `result` member), before it is checked. */
+  request?(
+    call: ClientRequestCall,
+    next: () => Promise<Record<string, unknown>>,
+  ): Record<string, unknown> | Promise<Record<string, unknown>>
+  /** Around the whole logical call; `next()` resolves to its result (the `InputRequiredResult` with `manual: true`). */
+  call?(call: ClientCall, next: () => Promise<unknown>): unknown
+  /** Around each round; `next()` resolves to the round's checked result (complete, or an `InputRequiredResult` once answered). */
+  round?(call: ClientRoundCall, next: () => Promise<unknown>): unknown
+  /** Around each answer given by a callback; `next()` resolves to the answer (checked), before it is sent. */
+  answer?(call: ClientAnswerCall, next: () => Promise<unknown>): unknown
+}
+
+type Hook<C, R> = (call: C, next: () => Promise<R>) => unknown
+
+/** The middleware registered on one client, by kind, outermost first. @internal */
+export class Middlewares {
+  readonly request: Hook<ClientRequestCall, Record<string, unknown>>[] = []
+  readonly call: Hook<ClientCall, unknown>[] = []
+  readonly round: Hook<ClientRoundCall, unknown>[] = []
+  readonly answer: Hook<ClientAnswerCall, unknown>[] = []
+
+  /** @throws TypeError for something that is neither a function nor an object. */
+  add(middleware: ClientMiddleware | NonNullable<ClientMiddleware['request']>): void {
+    if (typeof middleware === 'function') return void this.request.push(middleware)
+    if (typeof middleware !== 'object' || middleware === null)
+      throw new TypeError('Client#use takes a ClientMiddleware object or a request middleware function')
+    const m = middleware
+    if (m.request) this.request.push((c, n) => m.request!(c, n))
+    if (m.call) this.call.push((c, n) => m.call!(c, n))
+    if (m.round) this.round.push((c, n) => m.round!(c, n))
+    if (m.answer) this.answer.push((c, n) => m.answer!(c, n))
+  }
+}
+
+/**
+ * Run `call` through `chain` (outermost first), the innermost `next` being `last`.
+ * @throws (rejects with) what a hook throws; TypeError when a hook returns undefined.
+ */
+export function through<C, R>(
+  chain: readonly Hook<C, R>[],
+  kind: keyof ClientMiddleware,
+  call: C,
+  last: () => Promise<R>,
+): Promise<R> {
+  if (chain.length === 0) return last()
+  const at = async (i: number): Promise<R> => {
+    if (i === chain.length) return last()
+    const result = (await chain[i]!(call, () => at(i + 1))) as R | undefined
+    if (result === undefined)
+      throw new TypeError(
+        `The client ${kind} middleware #${i + 1} (in registration order) returned undefined: return next()'s result, or another result`,
+      )
+    return result
+  }
+  return at(0)
+}
+
+/** Run a logical call (see {@link ClientCall}) through the `call` hooks; `run` drives it. */
+export function throughCall<T>(
+  middleware: Middlewares,
+  method: ClientCall['method'],
+  target: string,
+  args: Record<string, unknown> | undefined,
+  run: (call: ClientCall) => Promise<T>,
+): Promise<T> {
+  const call: ClientCall = { method, target, arguments: args && Object.freeze({ ...args }) }
+  return through<ClientCall, T>(middleware.call, 'call', call, () => run(call))
+}
+
+/** A {@link ClientRequestCall}: the params without `_meta`, frozen; an empty `meta`. */
+export function requestCall(
+  method: string,
+  params: Record<string, unknown>,
+  era: 'modern' | 'legacy',
+  protocolVersion: string,
+  transport: ClientTransport,
+  round: ClientRoundCall | undefined,
+): ClientRequestCall {
+  const shown = { ...params }
+  delete shown._meta
+  const call: { -readonly [K in keyof ClientRequestCall]: ClientRequestCall[K] } = {
+    method,
+    params: Object.freeze(shown),
+    meta: {},
+    era,
+    protocolVersion,
+    transport: transportKind(transport),
+  }
+  if (round) call.round = round
+  return call
+}
+
+/** The request `_meta` a middleware added to, after the caller's own keys (undefined when both are empty). */
+export function withAddedMeta(
+  own: Record<string, unknown> | undefined,
+  added: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  return Object.keys(added).length === 0 ? own : { ...own, ...added }
+}
+
+function transportKind(transport: ClientTransport): string {
+  if (typeof transport.url === 'string') return 'http'
+  return transport.probeTimeoutMs !== undefined ? 'stdio' : 'other'
+}
