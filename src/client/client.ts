@@ -129,10 +129,9 @@ export class Client {
     }
   }
 
-  /**
-   * Add middleware: a {@link ClientMiddleware} (hooks `request`, `call`, `round`, `answer`), or a bare function
-   * (a `request` hook). Registration order is outermost first. @returns this client. @throws TypeError for neither.
-   */
+  /** Add middleware: a {@link ClientMiddleware}, or a bare function (a `request` hook); registration order is outermost first. @returns this client. @throws TypeError for neither. */
+  use(middleware: ClientMiddleware): this
+  use(middleware: NonNullable<ClientMiddleware['request']>): this
   use(middleware: ClientMiddleware | NonNullable<ClientMiddleware['request']>): this {
     ;(this.#middleware ??= new Middlewares()).add(middleware)
     return this

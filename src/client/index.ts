@@ -1,5 +1,5 @@
 /**
- * `edge-mcp/client`: the `Client` (with its multi-round-trip loop and optional response cache), `listen`
+ * `edge-mcp/client`: the `Client` (with its multi-round-trip loop, optional response cache and middleware), `listen`
  * (notification streams), the fetch-based Streamable HTTP transport, the stdio transport (Web Streams of a
  * child process), OAuth, and the errors the client side raises.
  * Protocol types and `McpError` come from `edge-mcp`.
@@ -18,6 +18,13 @@ export type {
   SamplingCallback,
 } from './options.ts'
 export type { RoundInfo } from './input-required.ts'
+export type {
+  ClientAnswerCall,
+  ClientCall,
+  ClientMiddleware,
+  ClientRequestCall,
+  ClientRoundCall,
+} from './middleware.ts'
 export type { EraStore, EraVerdict } from './era.ts'
 export { InMemoryCacheStore, type CacheEntry, type ResponseCacheStore } from './cache.ts'
 

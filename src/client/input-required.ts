@@ -170,6 +170,7 @@ async function attempt<R>(
   attemptNo: number,
   memo: AnswerMemo | undefined,
 ): Promise<R | typeof START_OVER> {
+  if (typeof first !== 'function' && !options.isInputRequired(first)) return first
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
   const wait = options.sleep ?? sleep
   let rounds = 0
