@@ -45,7 +45,7 @@ describe('rateLimit middleware (examples/rate-limit.ts)', () => {
     const { call } = setup()
     await call(alice)
     const first = await call(alice, { name: 'greet', arguments: {} })
-    const result = (first.response as { result: { requestState: string } }).result
+    const result = (first.response as unknown as { result: { requestState: string } }).result
     const second = await call(alice, {
       name: 'greet',
       arguments: {},
