@@ -4,7 +4,7 @@
  * per question answered; parented through the middleware's object links.
  */
 import { context, propagation, SpanKind, trace, type Attributes, type Span } from '@opentelemetry/api'
-import type { ClientCall, ClientMiddleware, ClientRequestCall } from './contract.ts'
+import type { ClientCall, ClientMiddleware, ClientRequestCall } from '../client/middleware.ts'
 import {
   SCOPE_NAME,
   SCOPE_VERSION,

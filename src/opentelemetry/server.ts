@@ -97,8 +97,15 @@ export function serverTracing(options: TracingOptions = {}): ServerMiddleware {
         parent = sent
         if (carried) links.push({ context: carried })
       } else if (carried) parent = trace.setSpanContext(active, carried)
+      // the ambient span (an HTTP server span, say), unless it is the parent already (an in-process client's span)
       const ambient = trace.getSpanContext(active)
-      if (ambient && parent !== active) links.push({ context: ambient })
+      const parentSpan = trace.getSpanContext(parent)
+      if (
+        ambient &&
+        parent !== active &&
+        !(ambient.spanId === parentSpan?.spanId && ambient.traceId === parentSpan.traceId)
+      )
+        links.push({ context: ambient })
 
       const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes, links }, parent)
       if (rounded && !carried) call.carry[CARRY_KEY] = traceparentOf(span.spanContext())
