@@ -22,7 +22,6 @@ import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { EraNegotiator, versionOffered, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
 import {
-  Middlewares,
   requestCall,
   through,
   throughCall,
@@ -81,7 +80,7 @@ export class Client {
   #version: string | undefined
   readonly #legacy: LegacyConnection | undefined
   /** What `use` registered; undefined until then (nothing runs or is allocated for middleware before). */
-  #middleware: Middlewares | undefined
+  #middleware: ClientMiddleware[] | undefined
   /** What a carrier call (drive.ts) needs of this client. */
   readonly #carrier: CarrierDeps
 
@@ -133,7 +132,9 @@ export class Client {
   use(middleware: ClientMiddleware): this
   use(middleware: NonNullable<ClientMiddleware['request']>): this
   use(middleware: ClientMiddleware | NonNullable<ClientMiddleware['request']>): this {
-    ;(this.#middleware ??= new Middlewares()).add(middleware)
+    if (typeof middleware !== 'function' && (typeof middleware !== 'object' || !middleware))
+      throw new TypeError('Client#use takes a ClientMiddleware or a request middleware function')
+    ;(this.#middleware ??= []).push(typeof middleware === 'function' ? { request: middleware } : middleware)
     return this
   }
 
@@ -258,13 +259,13 @@ export class Client {
     const options = withClientDefaults(this.options, call)
     const id = this.#nextId++
     const own = params._meta as Meta | undefined
-    const chain = this.#middleware?.request
+    const mw = this.#middleware
     let result
     if (this.#eras.era === 'legacy') result = await this.#legacy!.inSession(method, params, options, `progress-${id}`)
-    else if (!chain?.length) result = await this.#exchange(method, params, own, options, id)
+    else if (!mw) result = await this.#exchange(method, params, own, options, id)
     else {
       const rc = requestCall(method, params, 'modern', this.protocolVersion, this.options.transport, options.round)
-      result = await through(chain, 'request', rc, () =>
+      result = await through(mw, 'request', rc, () =>
         this.#exchange(method, params, withAddedMeta(own, rc.meta), options, id),
       )
     }

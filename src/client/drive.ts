@@ -106,7 +106,7 @@ export async function driveCarrier<R>(
       : round(options.inputResponses, options.requestState)
   const around = mw
     ? (n: number, step: () => Promise<R | InputRequiredResult>) =>
-        through(mw.round, 'round', (now = { call, round: n }), step)
+        through(mw, 'round', (now = { call, round: n }), step)
     : undefined
   if (options.manual) return around ? around(1, start) : start()
   const first = around ? start : await start()
@@ -115,9 +115,9 @@ export async function driveCarrier<R>(
   const restart = (options.restartOnInvalidRequestState ?? restarts) !== false && !resumed ? () => round() : undefined
   return driveInputRequired(first, {
     dispatch: (key, request, signal) =>
-      mw?.answer.length
+      mw
         ? through<ClientAnswerCall, InputResponse>(
-            mw.answer,
+            mw,
             'answer',
             { key, method: request.method, era: 'modern', round: now! },
             () => answerInput(deps.options, key, request, { key, method, target, signal }),

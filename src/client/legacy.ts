@@ -256,7 +256,7 @@ export class LegacyConnection {
     if (!mw) return this.#exchanged(method, params, options, progressToken, undefined)
     const version = this.#server?.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0]!
     const rc = requestCall(method, params, 'legacy', version, this.#transport, options.round)
-    return through(mw.request, 'request', rc, () => {
+    return through(mw, 'request', rc, () => {
       const _meta = withAddedMeta(params._meta as Record<string, unknown> | undefined, rc.meta)
       return this.#exchanged(method, _meta ? { ...params, _meta } : params, options, progressToken, rc)
     })
@@ -332,7 +332,7 @@ export class LegacyConnection {
       requestCall('initialize', message.params!, 'legacy', LEGACY_PROTOCOL_VERSIONS[0]!, this.#transport, undefined)
     const result = !rc
       ? await send()
-      : await through(mw.request, 'request', rc, () => {
+      : await through(mw, 'request', rc, () => {
           const _meta = withAddedMeta(undefined, rc.meta)
           if (_meta) message.params = { ...message.params, _meta }
           return send()
@@ -420,10 +420,10 @@ export class LegacyConnection {
     during?: ClientRequestCall,
   ) {
     const session = this.#binding()
-    const hooks = this.#deps.middleware?.()?.answer
-    const around: AnswerAround | undefined = hooks?.length
+    const mw = this.#deps.middleware?.()
+    const around: AnswerAround | undefined = mw
       ? (key, asked, step) =>
-          through(hooks, 'answer', { key, method: asked, era: 'legacy', ...(during ? { request: during } : {}) }, step)
+          through(mw, 'answer', { key, method: asked, era: 'legacy', ...(during ? { request: during } : {}) }, step)
       : undefined
     const response = await interactive(() =>
       answerServerRequest(this.#deps.options, request, method, target, signal, around),

@@ -97,61 +97,36 @@ export interface ClientMiddleware {
   answer?(call: ClientAnswerCall, next: () => Promise<unknown>): unknown
 }
 
-type Hook<C, R> = (call: C, next: () => Promise<R>) => unknown
-
-/** The middleware registered on one client, by kind, outermost first. @internal */
-export class Middlewares {
-  readonly request: Hook<ClientRequestCall, Record<string, unknown>>[] = []
-  readonly call: Hook<ClientCall, unknown>[] = []
-  readonly round: Hook<ClientRoundCall, unknown>[] = []
-  readonly answer: Hook<ClientAnswerCall, unknown>[] = []
-
-  /** @throws TypeError for something that is neither a function nor an object. */
-  add(middleware: ClientMiddleware | NonNullable<ClientMiddleware['request']>): void {
-    if (typeof middleware === 'function') return void this.request.push(middleware)
-    if (typeof middleware !== 'object' || middleware === null)
-      throw new TypeError('Client#use takes a ClientMiddleware object or a request middleware function')
-    const m = middleware
-    if (m.request) this.request.push((c, n) => m.request!(c, n))
-    if (m.call) this.call.push((c, n) => m.call!(c, n))
-    if (m.round) this.round.push((c, n) => m.round!(c, n))
-    if (m.answer) this.answer.push((c, n) => m.answer!(c, n))
-  }
-}
+/** The middleware registered on one client, outermost first (a bare function kept as `{ request }`). @internal */
+export type Middlewares = ClientMiddleware[]
 
 /**
- * Run `call` through `chain` (outermost first), the innermost `next` being `last`.
+ * Run `call` through the `kind` hooks of `stack` (outermost first), the innermost `next` being `last`.
  * @throws (rejects with) what a hook throws; TypeError when a hook returns undefined.
  */
-export function through<C, R>(
-  chain: readonly Hook<C, R>[],
-  kind: keyof ClientMiddleware,
-  call: C,
-  last: () => Promise<R>,
-): Promise<R> {
-  if (chain.length === 0) return last()
+export function through<C, R>(stack: Middlewares, kind: keyof ClientMiddleware, call: C, last: () => Promise<R>) {
   const at = async (i: number): Promise<R> => {
-    if (i === chain.length) return last()
-    const result = (await chain[i]!(call, () => at(i + 1))) as R | undefined
+    while (i < stack.length && !stack[i]![kind]) i++
+    if (i === stack.length) return last()
+    const mw = stack[i] as Record<typeof kind, (call: C, next: () => Promise<R>) => unknown>
+    const result = await mw[kind](call, () => at(i + 1))
     if (result === undefined)
-      throw new TypeError(
-        `The client ${kind} middleware #${i + 1} (in registration order) returned undefined: return next()'s result, or another result`,
-      )
-    return result
+      throw new TypeError(`The client ${kind} middleware #${i + 1} returned undefined, not next()'s result or another`)
+    return result as R
   }
   return at(0)
 }
 
 /** Run a logical call (see {@link ClientCall}) through the `call` hooks; `run` drives it. */
 export function throughCall<T>(
-  middleware: Middlewares,
+  stack: Middlewares,
   method: ClientCall['method'],
   target: string,
   args: Record<string, unknown> | undefined,
   run: (call: ClientCall) => Promise<T>,
 ): Promise<T> {
   const call: ClientCall = { method, target, arguments: args && Object.freeze({ ...args }) }
-  return through<ClientCall, T>(middleware.call, 'call', call, () => run(call))
+  return through(stack, 'call', call, () => run(call))
 }
 
 /** A {@link ClientRequestCall}: the params without `_meta`, frozen; an empty `meta`. */
@@ -160,21 +135,13 @@ export function requestCall(
   params: Record<string, unknown>,
   era: 'modern' | 'legacy',
   protocolVersion: string,
-  transport: ClientTransport,
+  { url, probeTimeoutMs }: ClientTransport,
   round: ClientRoundCall | undefined,
 ): ClientRequestCall {
   const shown = { ...params }
   delete shown._meta
-  const call: { -readonly [K in keyof ClientRequestCall]: ClientRequestCall[K] } = {
-    method,
-    params: Object.freeze(shown),
-    meta: {},
-    era,
-    protocolVersion,
-    transport: transportKind(transport),
-  }
-  if (round) call.round = round
-  return call
+  const transport = typeof url === 'string' ? 'http' : probeTimeoutMs !== undefined ? 'stdio' : 'other'
+  return { method, params: Object.freeze(shown), meta: {}, era, protocolVersion, transport, ...(round && { round }) }
 }
 
 /** The request `_meta` a middleware added to, after the caller's own keys (undefined when both are empty). */
@@ -183,9 +150,4 @@ export function withAddedMeta(
   added: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
   return Object.keys(added).length === 0 ? own : { ...own, ...added }
-}
-
-function transportKind(transport: ClientTransport): string {
-  if (typeof transport.url === 'string') return 'http'
-  return transport.probeTimeoutMs !== undefined ? 'stdio' : 'other'
 }
