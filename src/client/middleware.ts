@@ -66,13 +66,14 @@ export interface ClientAnswerCall {
 }
 
 /**
- * Middleware of a {@link Client} (`client.use(middleware)`); every hook optional. Each gets the call and
+ * Middleware of a `Client` (`client.use(middleware)`); every hook optional. Each gets the call and
  * `next`, which runs the inner middleware and then the work itself; it returns (or resolves to) the result:
  * `next()`'s, or another one (a short-circuit: then the work does not run). A hook that throws (or rejects)
  * makes the caller's promise reject with that very error (for a 2025 `answer`: the server is told `-32603`
  * instead of the answer, like a callback that throws); a hook that returns `undefined` makes it reject with
  * a TypeError naming the hook. `next` may be called more than once (a retry sends again).
- * `subscriptions/listen` (see `listen`) and the 2025-era `DELETE` (`close`) do not pass through middleware.
+ * `subscriptions/listen` (see `listen`), the 2025-era `notifications/initialized` and `DELETE` (`close`), and the
+ * URL-mode elicitations a 2025 server's `-32042` error asks for do not pass through middleware.
  *
  * @example
  * client.use({

@@ -15,7 +15,8 @@ import {
   type ClientRequestCall,
   type ClientRoundCall,
 } from '../../src/client/index.ts'
-import { serveStdio } from '../../src/server/index.ts'
+import * as v from 'valibot'
+import { createFetchHandler, McpServer, serveStdio } from '../../src/server/index.ts'
 import { createDemoServer } from '../../worker/server.ts'
 import { recordedDemo as demo } from '../fixtures/demo.ts'
 
@@ -161,6 +162,48 @@ describe('Client#use: what each hook sees (2026)', () => {
     // round 1's next() resolved to its (answered) InputRequiredResult, round 2's to the complete result
     expect((results[0] as { resultType: string }).resultType).toBe('input_required')
     expect((results[1] as { content: unknown }).content).toBeDefined()
+  })
+
+  it('manual mode: one round, its request only (the input requests are yours to answer)', async () => {
+    const { client: c } = client()
+    const log: string[] = []
+    c.use(recorder('a', log))
+    const first = await c.callTool('provision', { name: 'db1' }, { manual: true })
+    expect(first.resultType).toBe('input_required')
+    expect(log).toEqual([
+      'a>call provision',
+      'a>round 1',
+      'a>request tools/call',
+      'a<request tools/call',
+      'a<round 1',
+      'a<call provision',
+    ])
+  })
+
+  it("a call's -32020 re-list and retry happen inside its call hook (the tools/list outside any round)", async () => {
+    const mcp = new McpServer({ name: 'h', version: '1' })
+    mcp.tool('find', { input: { city: v.string() }, headers: { city: 'City' } }, ({ city }) => `found ${city}`)
+    const handler = createFetchHandler(mcp)
+    const c = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', { fetch: (r) => handler(r) }),
+      versionNegotiation: 'modern',
+    })
+    const log: string[] = []
+    c.use(recorder('a', log))
+    const result = await c.callTool('find', { city: 'Oslo' })
+    expect(result.content).toEqual([{ type: 'text', text: 'found Oslo' }])
+    expect(log).toEqual([
+      'a>call find',
+      'a>round 1',
+      'a>request tools/call', // -32020 (not listed yet: no Mcp-Param-City): the round and its request reject
+      'a>request tools/list',
+      'a<request tools/list',
+      'a>round 1', // the retry: a new drive, its round 1
+      'a>request tools/call',
+      'a<request tools/call',
+      'a<round 1',
+      'a<call find',
+    ])
   })
 
   it('every request passes, the era probe included; requests outside a logical call have no round', async () => {
