@@ -119,24 +119,24 @@ export interface RequestContext extends RequestInfo {
 }
 
 /**
- * A sink for the server's own diagnostics (request-state rejections, handler crashes). Without `log`,
+ * A sink for the server's own diagnostics (request-state rejections, handler crashes). Without `record`,
  * each diagnostic is one line of text: `warn(message)`, or `error(message, cause)` with the thrown value.
- * With `log`, every diagnostic goes to `log` as a {@link LogRecord} instead (`warn` and `error` are then
- * not called by the server), and each JSON-RPC request the server answers adds one `request` record.
- * `console` itself has a `log` method: `logger: console` receives records (printed as objects).
+ * With `record`, every diagnostic goes to `record` as a {@link LogRecord} instead (`warn` and `error` are
+ * then not called by the server), and each JSON-RPC request the server answers adds one `request` record.
+ * (Not `log`: `logger: console` keeps printing lines of text.)
  * @example
- * const log = (record: LogRecord) => console.log(JSON.stringify(record))
- * new McpServer(info, { logger: { warn: console.warn, error: console.error, log } })
+ * const record = (r: LogRecord) => console.log(JSON.stringify(r))
+ * new McpServer(info, { logger: { warn: console.warn, error: console.error, record } })
  */
 export interface Logger {
   warn(message: string): void
   error(message: string, error?: unknown): void
   /** Structured diagnostics: when present, every diagnostic comes here as a record, and nothing goes to `warn`/`error`. */
-  log?(record: LogRecord): void
+  record?(record: LogRecord): void
 }
 
 /**
- * One diagnostic of the server, as {@link Logger.log} receives it. It never holds a token
+ * One diagnostic of the server, as {@link Logger.record} receives it. It never holds a token
  * (`Mcp-Session-Id`, `requestState`, bearer), a request's arguments, answers (`inputResponses`), handler
  * state, a stack or an error's `cause`: only the fields below.
  *
@@ -154,7 +154,7 @@ export interface LogRecord {
   level: 'debug' | 'info' | 'warn' | 'error'
   /** Stable event name (listed above). */
   event: string
-  /** The text the default formatter prints (what `warn` / `error` get without `log`). */
+  /** The text the default formatter prints (what `warn` / `error` get without `record`). */
   message: string
   /** The JSON-RPC method. */
   method?: string

@@ -1,7 +1,7 @@
 /**
- * The server's diagnostics, sent to its {@link Logger}: a {@link LogRecord} to `logger.log` when it has
+ * The server's diagnostics, sent to its {@link Logger}: a {@link LogRecord} to `logger.record` when it has
  * one, else today's line of text (`warn`, or `error` with the cause). One `request` record per JSON-RPC
- * request, built only when `logger.log` is there.
+ * request, built only when `logger.record` is there.
  * @module
  */
 import { targetParamOf } from '../protocol/constants.ts'
@@ -15,7 +15,7 @@ type Fields = Omit<LogRecord, 'level' | 'event' | 'message' | 'error'>
 
 /** A warning: `logger.warn(message)`, or a `warn` record of `event` with `fields`. */
 export function logWarn(logger: Logger, event: string, message: string, fields?: Fields): void {
-  if (logger.log) emit(logger, { level: 'warn', event, message, ...fields })
+  if (logger.record) emit(logger, { level: 'warn', event, message, ...fields })
   else logger.warn(message)
 }
 
@@ -24,24 +24,24 @@ export function logWarn(logger: Logger, event: string, message: string, fields?:
  * cause's name and message (never its stack or its own cause).
  */
 export function logError(logger: Logger, event: string, message: string, cause?: unknown, fields?: Fields): void {
-  if (!logger.log) return logger.error(message, cause)
+  if (!logger.record) return logger.error(message, cause)
   const record: LogRecord = { level: 'error', event, message, ...fields }
   if (cause instanceof Error) record.error = { name: String(cause.name), message: String(cause.message) }
   else if (typeof cause === 'string') record.error = { name: 'Error', message: cause }
   emit(logger, record)
 }
 
-/** A record to `logger.log`; a logger that throws does not break the request it logs. */
+/** A record to `logger.record`; a logger that throws does not break the request it logs. */
 function emit(logger: Logger, record: LogRecord): void {
   try {
-    logger.log?.(record)
+    logger.record?.(record)
   } catch {
     // the log is the operator's; the request goes on
   }
 }
 
 /**
- * Run one request and log its `request` record (call only when `logger.log` is there): method, target,
+ * Run one request and log its `request` record (call only when `logger.record` is there): method, target,
  * duration, outcome, era, id. A request whose signal aborted (the client cancelled it or went away) is
  * `cancelled`, whatever it was answered: nobody reads the answer.
  */

@@ -243,10 +243,10 @@ export class Server {
 
   /**
    * Answer one JSON-RPC request, as {@link Server.handle}. Never throws: failures become JSON-RPC errors.
-   * With a structured logger (`logger.log`), one `request` record per request (see `LogRecord`).
+   * With a structured logger (`logger.record`), one `request` record per request (see `LogRecord`).
    */
   handleRequest(request: JSONRPCRequest, info: RequestInfo = {}, channel: Channel = {}): Promise<Handled> {
-    if (!this.logger.log) return this.#handleRequest(request, info, channel)
+    if (!this.logger.record) return this.#handleRequest(request, info, channel)
     const era = this.options.legacy === 'reject' || hasEnvelope(request.params) ? 'modern' : 'legacy'
     return loggedRequest(this.logger, request, era, info, () => this.#handleRequest(request, info, channel))
   }

@@ -1,9 +1,9 @@
 /**
- * Structured logs: with `logger.log`, every diagnostic of the server is a record with a stable event name,
+ * Structured logs: with `logger.record`, every diagnostic of the server is a record with a stable event name,
  * and each JSON-RPC request adds one `request` record (method, target, duration, outcome, era, id) — over
  * HTTP in both eras and over stdio. A request full of secrets (bearer token, session id, requestState,
  * arguments, answers, handler state, an error's cause) leaves none of them in any record or console line.
- * Without `log`, the text output is what it was, and no request costs a clock read.
+ * Without `record`, the text output is what it was, and no request costs a clock read.
  */
 import { format } from 'node:util'
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -40,7 +40,7 @@ function structured(): { logger: Logger; records: LogRecord[]; text: string[] } 
   return {
     records,
     text,
-    logger: { warn: (m) => text.push(m), error: (m) => text.push(m), log: (record) => records.push(record) },
+    logger: { warn: (m) => text.push(m), error: (m) => text.push(m), record: (record) => records.push(record) },
   }
 }
 
@@ -142,7 +142,7 @@ describe('a request full of secrets leaves none in the logs', () => {
     expect(echoed.body.result.isError).toBe(true)
     expect((await callTool(as(BROKEN_BEARER), args)).status).toBe(503)
 
-    expect(text).toEqual([]) // with `log`, warn and error are not called
+    expect(text).toEqual([]) // with `record`, warn and error are not called
     expect(records.map((r) => [r.event, r.outcome])).toEqual([
       ['request', 'inputRequired'],
       ['request', 'toolError'],
@@ -303,11 +303,11 @@ describe('the request record', () => {
     await p.outputClosed
   })
 
-  it('a logger whose log throws breaks no request', async () => {
+  it('a logger whose record throws breaks no request', async () => {
     const logger: Logger = {
       warn: () => {},
       error: () => {},
-      log: () => {
+      record: () => {
         throw new Error('log down')
       },
     }
@@ -316,7 +316,7 @@ describe('the request record', () => {
   })
 })
 
-describe('without log: the text output, unchanged', () => {
+describe('without record: the text output, unchanged', () => {
   it('warn and error get the same lines as before; no request lines; no clock read per request', async () => {
     const { logger, warn, error } = recordingLogger()
     const handler = createFetchHandler(vault(logger))
@@ -344,5 +344,23 @@ describe('without log: the text output, unchanged', () => {
     await post(createFetchHandler(server), req('tools/list'), std('tools/list'))
     expect(console.error).toHaveBeenCalledWith('[edge-mcp] handler for tools/list failed', thrown)
     expect(lines).toHaveLength(1)
+  })
+})
+
+describe('logger: console', () => {
+  it('keeps printing lines of text: console has log, not record', async () => {
+    const lines: unknown[][] = []
+    const original = { warn: console.warn, error: console.error, log: console.log }
+    console.warn = (...args: unknown[]) => void lines.push(args)
+    console.log = (...args: unknown[]) => void lines.push(['log', ...args])
+    try {
+      const mcp = new McpServer({ name: 'c', version: '1' }, { logger: console })
+      mcp.tool('echo', { description: 'e' }, () => 'ok')
+      const res = await post(createFetchHandler(mcp), req('tools/list'), std('tools/list'))
+      expect(res.body.result.tools).toHaveLength(1)
+      expect(lines).toEqual([]) // no request record went to console.log
+    } finally {
+      Object.assign(console, original)
+    }
   })
 })
