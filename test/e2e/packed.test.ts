@@ -5,7 +5,8 @@
  * into a fresh `"type": "module"` app with its peers (`npm install <tarball> valibot hono`), and that app
  * runs a plain-JavaScript server (node:http → fetch handler, with and without edge-mcp/hono) and client:
  * list tools, call one, and call one that asks the user (elicitation answered by the client's callback).
- * A TypeScript consumer in the same app is type-checked against the published declarations.
+ * A TypeScript consumer in the same app is type-checked against the published declarations. Without the
+ * optional peer @opentelemetry/api, edge-mcp/server and edge-mcp/client load; edge-mcp/opentelemetry needs it.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -260,5 +261,20 @@ describe('the tarball installed into a fresh "type": "module" app with its peers
       (e: { stdout: string }) => e,
     )
     expect(result.stdout).toBe('')
+  })
+
+  it('loads edge-mcp/server and edge-mcp/client without @opentelemetry/api (an optional peer); edge-mcp/opentelemetry loads once it is installed', async () => {
+    const node = (code: string) =>
+      run(process.execPath, ['--input-type=module', '-e', code], { cwd: APP, timeout: 30_000 })
+    expect(existsSync(join(APP, 'node_modules/@opentelemetry'))).toBe(false)
+    await node(`await import('edge-mcp/server'); await import('edge-mcp/client')`)
+    const missing = await node(`await import('edge-mcp/opentelemetry')`).catch((e: { stderr: string }) => e)
+    expect(missing.stderr).toMatch(/Cannot find package '@opentelemetry\/api'/)
+    await npm(['install', `@opentelemetry/api@${pkg.devDependencies['@opentelemetry/api']}`, ...OFFLINE], APP)
+    const { stdout } = await node(
+      `const { serverTracing, clientTracing } = await import('edge-mcp/opentelemetry')
+      console.log(Object.keys(serverTracing()).join(), Object.keys(clientTracing()).join())`,
+    )
+    expect(stdout.trim()).toBe('request,invocation,resolver,question call,request,answer')
   })
 })
