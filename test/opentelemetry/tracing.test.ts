@@ -10,10 +10,15 @@
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { SpanKind } from '@opentelemetry/api'
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { Client, StdioClientTransport, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import {
+  Client,
+  StdioClientTransport,
+  StreamableHttpClientTransport,
+  type ClientOptions,
+} from '../../src/client/index.ts'
 import { clientTracing, serverTracing } from '../../src/opentelemetry/index.ts'
 import { createFetchHandler, serveStdio } from '../../src/server/index.ts'
 import { createServer as bookshop } from '../../examples/dependencies/tutorial003.ts'
@@ -31,12 +36,16 @@ function tracedShop() {
 }
 
 /** A client over HTTP to `mcp` in-process. */
-function overHttp(mcp = tracedShop(), era: 'modern' | 'legacy' = 'modern') {
+function overHttp(
+  mcp = tracedShop(),
+  era: 'modern' | 'legacy' = 'modern',
+  elicitation: ClientOptions['elicitation'] = yes,
+) {
   const handler = createFetchHandler(mcp)
   return new Client({
     transport: new StreamableHttpClientTransport('http://localhost/mcp', { fetch: (request) => handler(request) }),
     versionNegotiation: era,
-    elicitation: yes,
+    elicitation,
   })
 }
 
@@ -196,6 +205,47 @@ describe('one trace for a tool call that asks (2025 era: the question inside the
       expect(isChildOf(answer, request), tree(all)).toBe(true)
     })
   }
+})
+
+describe('errors, on both sides', () => {
+  it('a tool error result is `tool_error` on the client’s call and request and on the server’s request', async () => {
+    const client = overHttp(undefined, 'modern', () => ({ action: 'decline' as const }))
+    client.use(clientTracing())
+    const declined = await client.callTool('order_book', { title: 'Neuromancer' })
+    expect(declined.isError).toBe(true)
+    const last = (list: ReadableSpan[]) => byStart(list).at(-1)!
+    for (const s of [
+      of(SpanKind.INTERNAL, 'tools/call order_book')[0],
+      last(of(SpanKind.CLIENT, 'tools/call order_book')),
+      last(of(SpanKind.SERVER, 'tools/call order_book')),
+    ]) {
+      expect(s.attributes['error.type'], s.name).toBe('tool_error')
+      expect(s.status.code).toBe(SpanStatusCode.ERROR)
+    }
+    // the run itself failed (the resolver refused: the decline), which the server answered as the tool error
+    const run = last(of(SpanKind.INTERNAL, 'execute_tool order_book'))
+    expect(run.attributes['error.type']).toMatch(/Error$/)
+    expect(run.status.code).toBe(SpanStatusCode.ERROR)
+  })
+
+  it('a JSON-RPC error carries its code on the client’s and the server’s spans, and its message as their status', async () => {
+    const client = overHttp()
+    client.use(clientTracing())
+    const error = (await client.callTool('no_such_tool', {}).catch((e: unknown) => e)) as {
+      code: number
+      message: string
+    }
+    expect(error.code).toBeLessThan(0)
+    const sides = [of(SpanKind.CLIENT, 'tools/call no_such_tool'), of(SpanKind.SERVER, 'tools/call no_such_tool')]
+    for (const [s] of sides) {
+      expect(s.attributes).toMatchObject({
+        'error.type': String(error.code),
+        'rpc.response.status_code': String(error.code),
+      })
+      expect(s.status).toEqual({ code: SpanStatusCode.ERROR, message: error.message })
+    }
+    expect(isChildOf(sides[1][0], sides[0][0])).toBe(true)
+  })
 })
 
 describe('examples/tracing-console.ts', () => {
