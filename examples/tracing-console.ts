@@ -11,6 +11,7 @@
  * each request's `params._meta`. Packages: @opentelemetry/api, @opentelemetry/sdk-trace-base,
  * @opentelemetry/core, @opentelemetry/context-async-hooks.
  */
+import { pathToFileURL } from 'node:url'
 import { context, propagation, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core'
@@ -66,7 +67,7 @@ export async function run(): Promise<string> {
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n')
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const provider = setupTracing()
   console.log(await run())
   await provider.shutdown()
