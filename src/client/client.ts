@@ -264,7 +264,7 @@ export class Client {
     if (this.#eras.era === 'legacy') result = await this.#legacy!.inSession(method, params, options, `progress-${id}`)
     else if (!mw) result = await this.#exchange(method, params, own, options, id)
     else {
-      const rc = requestCall(method, params, 'modern', this.protocolVersion, this.options.transport, options.round)
+      const rc = requestCall(method, params, 'modern', this.protocolVersion, this.options.transport, options.round, id)
       result = await through(mw, 'request', rc, () =>
         this.#exchange(method, params, withAddedMeta(own, rc.meta), options, id),
       )

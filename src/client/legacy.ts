@@ -253,23 +253,24 @@ export class LegacyConnection {
     progressToken: string,
   ): Promise<Record<string, unknown>> {
     const mw = this.#deps.middleware?.()
-    if (!mw) return this.#exchanged(method, params, options, progressToken, undefined)
+    const id = this.#deps.nextId()
+    if (!mw) return this.#exchanged(id, method, params, options, progressToken, undefined)
     const version = this.#server?.protocolVersion ?? LEGACY_PROTOCOL_VERSIONS[0]!
-    const rc = requestCall(method, params, 'legacy', version, this.#transport, options.round)
+    const rc = requestCall(method, params, 'legacy', version, this.#transport, options.round, id)
     return through(mw, 'request', rc, () => {
       const _meta = withAddedMeta(params._meta as Record<string, unknown> | undefined, rc.meta)
-      return this.#exchanged(method, _meta ? { ...params, _meta } : params, options, progressToken, rc)
+      return this.#exchanged(id, method, _meta ? { ...params, _meta } : params, options, progressToken, rc)
     })
   }
 
   async #exchanged(
+    id: number,
     method: string,
     params: Record<string, unknown>,
     options: ExchangeOptions,
     progressToken: string,
     during: ClientRequestCall | undefined,
   ): Promise<Record<string, unknown>> {
-    const id = this.#deps.nextId()
     const meta: Record<string, unknown> = { ...(params._meta as Record<string, unknown> | undefined) }
     if (wantsProgress(method, options)) meta.progressToken = progressToken
     const body: Record<string, unknown> = { ...params }
@@ -313,23 +314,14 @@ export class LegacyConnection {
   async #initialize(): Promise<LegacyServer> {
     const epoch = this.#epoch
     const { options, capabilities } = this.#deps
-    const message: JSONRPCRequest = {
-      jsonrpc: '2.0',
-      id: this.#deps.nextId(),
-      method: 'initialize',
-      params: {
-        protocolVersion: LEGACY_PROTOCOL_VERSIONS[0]!,
-        capabilities,
-        clientInfo: clientInfoOf(options),
-      },
-    }
+    const offered = LEGACY_PROTOCOL_VERSIONS[0]!
+    const params = { protocolVersion: offered, capabilities, clientInfo: clientInfoOf(options) }
+    const message: JSONRPCRequest = { jsonrpc: '2.0', id: this.#deps.nextId(), method: 'initialize', params }
     let sessionId: string | undefined
     const exchangeOptions: ExchangeOptions = { session: { onId: (id) => (sessionId = id) } }
     const send = () => exchange(this.#transport, message, exchangeOptions, this.#deps.timeoutMs, '')
     const mw = this.#deps.middleware?.()
-    const rc =
-      mw &&
-      requestCall('initialize', message.params!, 'legacy', LEGACY_PROTOCOL_VERSIONS[0]!, this.#transport, undefined)
+    const rc = mw && requestCall('initialize', params, 'legacy', offered, this.#transport, undefined, message.id)
     const result = !rc
       ? await send()
       : await through(mw, 'request', rc, () => {

@@ -51,6 +51,8 @@ export interface ClientRequestCall {
   readonly transport: string
   /** The round this request is, for a carrier request of a logical call. */
   readonly round?: ClientRoundCall
+  /** The JSON-RPC id the request is sent with. */
+  readonly requestId: string | number
 }
 
 /** One input request answered by this client's callbacks (2026: an `inputRequests` entry; 2025: a server-to-client request). */
@@ -138,11 +140,13 @@ export function requestCall(
   protocolVersion: string,
   { url, probeTimeoutMs }: ClientTransport,
   round: ClientRoundCall | undefined,
+  requestId: string | number,
 ): ClientRequestCall {
   const shown = { ...params }
   delete shown._meta
   const transport = typeof url === 'string' ? 'http' : probeTimeoutMs !== undefined ? 'stdio' : 'other'
-  return { method, params: Object.freeze(shown), meta: {}, era, protocolVersion, transport, ...(round && { round }) }
+  const call = { method, params: Object.freeze(shown), meta: {}, era, protocolVersion, transport, requestId }
+  return round ? { ...call, round } : call
 }
 
 /** The request `_meta` a middleware added to, after the caller's own keys (undefined when both are empty). */

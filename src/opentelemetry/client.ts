@@ -58,8 +58,7 @@ export function clientTracing(options: TracingOptions = {}): ClientMiddleware {
       const parent = parentContext(call.round && calls.get(call.round.call))
       const { name, attributes } = describeRequest(call.method, call.params)
       attributes['mcp.protocol.version'] = call.protocolVersion
-      const id = (call as { requestId?: unknown }).requestId
-      if (typeof id === 'string' || typeof id === 'number') attributes['jsonrpc.request.id'] = String(id)
+      attributes['jsonrpc.request.id'] = String(call.requestId)
       networkAttributes(call.transport, attributes)
       if (call.round) attributes['edge_mcp.round'] = call.round.round
       const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent)

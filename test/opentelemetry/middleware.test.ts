@@ -286,6 +286,7 @@ describe('clientTracing', () => {
     era: 'modern',
     protocolVersion: '2026-07-28',
     transport: 'http',
+    requestId: 1,
     ...(round === undefined ? {} : { round: roundCall(round) }),
     ...over,
   })
@@ -334,6 +335,7 @@ describe('clientTracing', () => {
         'network.transport': 'tcp',
         'network.protocol.name': 'http',
         'edge_mcp.round': i + 1,
+        'jsonrpc.request.id': '1',
       })
       const { spanId, traceId } = r.spanContext()
       expect(sent[i].meta).toEqual({ traceparent: `00-${traceId}-${spanId}-01` })
@@ -378,7 +380,7 @@ describe('clientTracing', () => {
     expect(isChildOf(answer, list)).toBe(true)
   })
 
-  it('records the request id when the client tells it, a tool error, and a JSON-RPC error by its code', async () => {
+  it('records the request id, a tool error, and a JSON-RPC error by its code', async () => {
     const withId = { ...requestOf(1), requestId: 3 } as ClientRequestCall
     await client.request!(withId, () => Promise.resolve({ content: [], isError: true }))
     expect(span('tools/call order_book').attributes).toMatchObject({

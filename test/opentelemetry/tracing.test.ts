@@ -111,7 +111,9 @@ function expectTwoRounds(transport: 'tcp' | 'pipe') {
         'edge_mcp.round': i + 1,
       })
     }
+    // the client and the server name the same JSON-RPC request
     expect(served[i].attributes['jsonrpc.request.id']).toMatch(/./)
+    expect(request.attributes['jsonrpc.request.id']).toBe(served[i].attributes['jsonrpc.request.id'])
   }
   // round 2 links to round 1's server span (the carried context)
   expect(served[1].links.map((l) => l.context.spanId)).toEqual([served[0].spanContext().spanId])
