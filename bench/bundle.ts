@@ -28,6 +28,8 @@ export interface Bundle {
   jose: boolean
   /** Whether it contains `edge-mcp/cloudflare`'s Durable Object code (by a string only that code has). */
   cloudflare: boolean
+  /** Whether it contains `@opentelemetry/api` (by the key of its global registry). */
+  opentelemetry: boolean
   /** The `node:` modules the bundled script imports (only those the entry was allowed; usually none). */
   nodeImports: string[]
 }
@@ -42,6 +44,8 @@ export interface BundleOptions {
 const JOSE_MARKERS = ['JSON Web Key Set', 'claim timestamp check failed']
 /** A string only `src/cloudflare/` has (its unbound-namespace error). */
 const CLOUDFLARE_MARKER = 'is not bound to a Durable Object namespace'
+/** The key `@opentelemetry/api` registers its globals under. */
+const OPENTELEMETRY_MARKER = 'opentelemetry.js.api.'
 
 /**
  * Bundle one entry with wrangler into a temporary folder (`no_nodejs_compat` unless told otherwise).
@@ -94,6 +98,7 @@ export async function bundle(
       gzipped: gzipSync(code).length,
       jose: JOSE_MARKERS.some((m) => text.includes(m)),
       cloudflare: text.includes(CLOUDFLARE_MARKER),
+      opentelemetry: text.includes(OPENTELEMETRY_MARKER),
       nodeImports,
     }
   } finally {
@@ -132,19 +137,22 @@ export async function benchBundle(): Promise<{
   const [tmcp, mcpLite] = PEERS.map(([entry, options]) =>
     bundle(entry, options).catch((error: unknown) => (error instanceof Error ? error.message : String(error))),
   )
-  const [ours, hono, oauth, cloudflare, theirs, ownVerifier, zod, arktype, reject] = (await Promise.all(
-    [
-      'edge-mcp.ts',
-      'edge-mcp-hono.ts',
-      'edge-mcp-oauth.ts',
-      'edge-mcp-cloudflare.ts',
-      'official.ts',
-      'edge-mcp-own-verifier.ts',
-      'edge-mcp-zod.ts',
-      'edge-mcp-arktype.ts',
-      'edge-mcp-legacy-reject.ts',
-    ].map((entry) => bundle(entry)),
-  )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
+  const [ours, hono, oauth, cloudflare, theirs, ownVerifier, zod, arktype, reject, middleware, tracing] =
+    (await Promise.all(
+      [
+        'edge-mcp.ts',
+        'edge-mcp-hono.ts',
+        'edge-mcp-oauth.ts',
+        'edge-mcp-cloudflare.ts',
+        'official.ts',
+        'edge-mcp-own-verifier.ts',
+        'edge-mcp-zod.ts',
+        'edge-mcp-arktype.ts',
+        'edge-mcp-legacy-reject.ts',
+        'edge-mcp-middleware.ts',
+        'edge-mcp-tracing.ts',
+      ].map((entry) => bundle(entry)),
+    )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
   if (ours.jose || hono.jose || cloudflare.jose)
     throw new Error('jose was bundled into a Worker that verifies no token')
   if (ownVerifier.jose) throw new Error('jose was bundled into a Worker that verifies tokens without jwtVerifier')
@@ -152,6 +160,9 @@ export async function benchBundle(): Promise<{
   if (ours.cloudflare || hono.cloudflare || oauth.cloudflare)
     throw new Error('edge-mcp/cloudflare was bundled into a Worker that does not import it')
   if (!cloudflare.cloudflare) throw new Error('edge-mcp/cloudflare is missing from the Worker using it (stale check)')
+  if (ours.opentelemetry || middleware.opentelemetry)
+    throw new Error('@opentelemetry/api was bundled into a Worker that does not trace')
+  if (!tracing.opentelemetry) throw new Error('@opentelemetry/api is missing from the traced Worker (stale check)')
   const ratio = ours.gzipped / theirs.gzipped
   /** An info row's gzipped size and what it adds to (or takes from) the default Worker's. */
   const beside = (b: Bundle) =>
@@ -180,6 +191,8 @@ export async function benchBundle(): Promise<{
     `| edge-mcp (\`edge-mcp/hono\`, info) | ${kib(hono.bytes)} | ${beside(hono)} |`,
     `| edge-mcp with OAuth (\`oauth\` + \`jwtVerifier\` of \`edge-mcp/oauth\`, jose), info | ${kib(oauth.bytes)} | ${beside(oauth)} |`,
     `| edge-mcp with \`edge-mcp/cloudflare\` (Durable Object mailbox and notification bus), info | ${kib(cloudflare.bytes)} | ${beside(cloudflare)} |`,
+    `| edge-mcp with a request middleware and a structured logger (\`use\`, \`logger.record\`), info | ${kib(middleware.bytes)} | ${beside(middleware)} |`,
+    `| edge-mcp traced (\`serverTracing()\` of \`edge-mcp/opentelemetry\`, \`@opentelemetry/api\`), info | ${kib(tracing.bytes)} | ${beside(tracing)} |`,
     `| official SDK 2.4.0 (\`createMcpHandler\`) | ${kib(theirs.bytes)} | ${kib(theirs.gzipped)} |`,
     ...peerRows,
     `| **ratio** edge-mcp ÷ official (target ≤ 0.33) | ${x(ours.bytes / theirs.bytes)} | **${x(ratio)}** ${met(ratio <= 1 / 3)} |`,
