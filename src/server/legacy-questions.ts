@@ -176,7 +176,7 @@ export class LegacyQuestions {
     const { method } = request
     let result = first
     for (let round = 1; isInputRequired(result); round++) {
-      if (ctx.signal.aborted) throw clientGone() // no more rounds for nobody
+      if (ctx.signal.aborted) throw new RequestCancelledError() // no more rounds for nobody
       if (round > this.maxRounds) return failed(method, `it would take more than ${this.maxRounds} rounds of questions`)
       const checked = inputRequiredResult(method, result, ctx) // -32021 when a capability is missing
       const requests = (checked.inputRequests ?? {}) as Record<string, InputRequest>
@@ -226,7 +226,8 @@ export class LegacyQuestions {
     try {
       const entries = await Promise.all(
         Object.entries(requests).map(async ([key, question]) => {
-          const asked = async () => {
+          // asked inside the question middleware, if any: next() resolves to the checked answer
+          const checked = await aroundQuestion(ctx, key, question.method, 'legacy', async () => {
             const minted = await deps.mint(session.sid, ctx, Math.ceil(this.timeoutMs / 1000) + 60)
             if (!minted) throw new Error('this server seals no question ids')
             round.signal.throwIfAborted() // another question of the round failed while this one was minted
@@ -237,8 +238,8 @@ export class LegacyQuestions {
             const got = await answer
             unanswered.delete(minted.id)
             return resultOf(question.method, got)
-          }
-          return [key, await aroundQuestion(ctx, key, question.method, 'legacy', asked)] as const
+          })
+          return [key, checked] as const
         }),
       )
       return Object.fromEntries(entries)
@@ -250,7 +251,7 @@ export class LegacyQuestions {
       for (const requestId of unanswered)
         notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: why } })
       // nobody reads the answer, and it is no failure of the handler (nothing is logged)
-      if (gone) throw clientGone()
+      if (gone) throw new RequestCancelledError()
       return why
     } finally {
       round.abort() // ends the wait for a cancellation
@@ -321,7 +322,12 @@ function fanOut(parent: AbortSignal): () => { signal: AbortSignal; close: () => 
     const child = new AbortController()
     if (parent.aborted) child.abort(parent.reason)
     else open.add(child)
-    return { signal: child.signal, close: () => open.delete(child) }
+    return {
+      signal: child.signal,
+      close() {
+        open.delete(child)
+      },
+    }
   }
 }
 
@@ -367,11 +373,6 @@ export function withSessionNote(error: unknown, session: LegacySession | undefin
   return new McpError(error.code, why, error.data, error.httpStatus)
 }
 
-/** The client went away mid-request: nobody reads the response, and it is no failure of the handler (not logged). */
-function clientGone(): RequestCancelledError {
-  return new RequestCancelledError()
-}
-
 /** What {@link LegacyQuestions.track} gives a request. */
 export interface Tracked {
   withSignal<T extends object>(ctx: T): T
@@ -379,7 +380,12 @@ export interface Tracked {
 }
 
 /** A request without a session: nothing can cancel it by id. */
-const UNTRACKED: Tracked = { withSignal: (ctx) => ctx, done() {} }
+const UNTRACKED: Tracked = {
+  withSignal(ctx) {
+    return ctx
+  },
+  done() {},
+}
 
 /**
  * A request of a session while it runs here: its cancellation controller is made on first read of its

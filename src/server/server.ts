@@ -404,7 +404,7 @@ export class Server {
           session: era.session,
           notify: channel.notify,
           mint: (sid, at, ttlSeconds) => this.#sealing.mintQuestion(sid, at, ttlSeconds),
-          rerun: async (inputResponses, requestState) => {
+          async rerun(inputResponses, requestState) {
             const next = inputResponses === undefined ? params : { ...params, inputResponses }
             run++
             return checkedResult(method, await handler(next, contextOf(requestState), channel))
