@@ -35,7 +35,7 @@ import { InvalidAnswerError, RequestCancelledError } from './errors.ts'
 import { inputRequiredResult } from './finish.ts'
 import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 import { isInputRequired } from './results.ts'
-import { onWorkers } from './runtime.ts'
+import { MAX_TIMER_MS, onWorkers } from './runtime.ts'
 import { aroundQuestion } from './middleware.ts'
 import { logWarn } from './log.ts'
 
@@ -64,8 +64,6 @@ export interface LegacyQuestionOptions {
 
 const DEFAULT_MAX_ROUNDS = 8
 const DEFAULT_TIMEOUT_MS = 300_000
-/** The longest delay `setTimeout` holds, in ms; a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** What asking needs from the server: the session, and sealing of question ids. */
 export interface AskDeps {

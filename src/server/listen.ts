@@ -10,6 +10,7 @@ import type { Channel, Logger, RequestContext, RequestParams, ResultObject } fro
 import { honouredFilter } from '../protocol/subscription-filter.ts'
 import { notificationMatcher, parseListenFilter, type NotificationBus } from './notifications.ts'
 import { logError } from './log.ts'
+import { MAX_TIMER_MS } from './runtime.ts'
 
 /** What a listen stream needs from its server. */
 export interface ListenDeps {
@@ -105,9 +106,6 @@ export async function serveListen(
   // the graceful-closure result; after a disconnect nobody reads it
   return { _meta: { [META.subscriptionId]: ctx.requestId } }
 }
-
-/** The longest delay a timer holds, in ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** A timer calling `end` when the caller's token expires (`authInfo.expiresAt`, seconds), if it has one. */
 function expiryTimer(ctx: RequestContext, end: () => void): ReturnType<typeof setTimeout> | undefined {

@@ -7,6 +7,7 @@
  * @module
  */
 import { QuestionTimeoutError } from './errors.ts'
+import { MAX_TIMER_MS } from './runtime.ts'
 
 /** A client's answer to a server-to-client request: its result object, or its JSON-RPC error. */
 export type QuestionAnswer =
@@ -47,9 +48,6 @@ export interface InMemoryQuestionMailboxOptions {
    */
   maxEarlyAnswerBytes?: number
 }
-
-/** The longest delay `setTimeout` holds, in ms; a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * A mailbox in this process's memory: right for one process (Node, Deno, Bun; the default there), wrong

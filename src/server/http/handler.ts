@@ -17,6 +17,7 @@ import { hostPolicy, originPolicy, preflightResponse, withCors, type AllowedOrig
 import { reply, streamIfNotified, type Representation } from './sse.ts'
 import { checkHeaders } from './headers.ts'
 import { readBody } from './body.ts'
+import { MAX_TIMER_MS } from '../runtime.ts'
 import { bearerChallenge, type ProtectedResource } from './bearer.ts'
 import type { Handled } from '../handled.ts'
 import { logError } from '../log.ts'
@@ -86,8 +87,6 @@ export interface FetchHandlerOptions {
 }
 
 const DEFAULT_KEEP_ALIVE_MS = 15_000
-/** The longest delay a timer holds, in ms. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** A Web-standard fetch handler; `env` and `executionCtx` are passed to handlers (Workers signature). */
 export type FetchHandler = (request: Request, env?: unknown, executionCtx?: unknown) => Promise<Response>
