@@ -160,6 +160,36 @@ export class LegacyQuestions {
   }
 
   /**
+   * Hand a client's answer to the request waiting for it (whichever instance holds it), after checking that
+   * its id is a question this server asked in the session the answer comes with, for the same principal.
+   * @throws McpError -32600 (HTTP 400) for an answer without a session or with an id that is not such a
+   *   question (one message for every reason: the id tells nothing).
+   */
+  async deliverAnswer(
+    response: InboundResponse,
+    info: RequestInfo,
+    session: LegacySession | undefined,
+    open: (token: unknown, info: RequestInfo) => Promise<SealedQuestion | undefined>,
+  ): Promise<void> {
+    if (!session) throw badAnswer('an answer needs the Mcp-Session-Id of the session it was asked in')
+    let question: SealedQuestion | undefined
+    try {
+      question = await open(response.id, info)
+    } catch {
+      question = undefined
+    }
+    let mailbox: QuestionMailbox | undefined
+    try {
+      mailbox = this.mailboxFor(info)
+    } catch {
+      mailbox = undefined // no question can have been asked
+    }
+    if (!question || question.sid !== session.sid || !mailbox)
+      throw badAnswer('the id of this response is not that of a question asked in this session')
+    await mailbox.deliver(question.qid, response.error ? { error: response.error } : { result: response.result ?? {} })
+  }
+
+  /**
    * Ask until the handler completes: each round's input requests sent as server-to-client requests on the
    * POST's stream, their answers awaited (all at once; the first failure ends the round), the handler run
    * again with them.
@@ -270,37 +300,6 @@ export class LegacyQuestions {
         () => {}, // the round ended (or timed out) first
       )
   }
-}
-
-/**
- * Hand a client's answer to the request waiting for it (whichever instance holds it), after checking that
- * its id is a question this server asked in the session the answer comes with, for the same principal.
- * @throws McpError -32600 (HTTP 400) for an answer without a session or with an id that is not such a
- *   question (one message for every reason: the id tells nothing).
- */
-export async function deliverAnswer(
-  questions: LegacyQuestions,
-  response: InboundResponse,
-  info: RequestInfo,
-  session: LegacySession | undefined,
-  open: (token: unknown, info: RequestInfo) => Promise<SealedQuestion | undefined>,
-): Promise<void> {
-  if (!session) throw badAnswer('an answer needs the Mcp-Session-Id of the session it was asked in')
-  let question: SealedQuestion | undefined
-  try {
-    question = await open(response.id, info)
-  } catch {
-    question = undefined
-  }
-  let mailbox: QuestionMailbox | undefined
-  try {
-    mailbox = questions.mailboxFor(info)
-  } catch {
-    mailbox = undefined // no question can have been asked
-  }
-  if (!question || question.sid !== session.sid || !mailbox)
-    throw badAnswer('the id of this response is not that of a question asked in this session')
-  await mailbox.deliver(question.qid, response.error ? { error: response.error } : { result: response.result ?? {} })
 }
 
 function badAnswer(why: string): McpError {

@@ -28,7 +28,7 @@ import { checkedResult, completeResult, inputRequiredResult, legacyResult, withS
 import { ACKNOWLEDGED_METHODS, checkAcknowledged, initializeResult, MODERN_ONLY_METHODS, sessionOf } from './legacy.ts'
 import { EraNegotiation, type Era } from './era.ts'
 import { HandlerResultError, RequestCancelledError } from './errors.ts'
-import { deliverAnswer, LegacyQuestions, withSessionNote } from './legacy-questions.ts'
+import { LegacyQuestions, withSessionNote } from './legacy-questions.ts'
 import type { ServerOptions } from './server-options.ts'
 import { serveListen } from './listen.ts'
 import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
@@ -425,9 +425,7 @@ export class Server {
       if (this.options.legacy === 'reject')
         throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: clients must not send responses', undefined, 400)
       const session = await this.#eras.messageSession(info, channel, true)
-      await deliverAnswer(this.#questions, response, info, session, (token, at) =>
-        this.#sealing.openQuestion(token, at),
-      )
+      await this.#questions.deliverAnswer(response, info, session, (token, at) => this.#sealing.openQuestion(token, at))
       return { status: 202 }
     } catch (error) {
       const mcp = this.#toMcpError(error, 'a response')
