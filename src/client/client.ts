@@ -22,6 +22,7 @@ import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { EraNegotiator, versionOffered, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
 import {
+  asMiddleware,
   requestCall,
   through,
   throughCall,
@@ -128,13 +129,11 @@ export class Client {
     }
   }
 
-  /** Add middleware: a {@link ClientMiddleware}, or a bare function (a `request` hook); registration order is outermost first. @returns this client. @throws TypeError for neither. */
+  /** Add middleware: a {@link ClientMiddleware}, or a bare function (a `request` hook); registration order is outermost first. @returns this client. @throws TypeError for anything else, naming a key that is not a hook. */
   use(middleware: ClientMiddleware): this
   use(middleware: NonNullable<ClientMiddleware['request']>): this
   use(middleware: ClientMiddleware | NonNullable<ClientMiddleware['request']>): this {
-    if (typeof middleware !== 'function' && (typeof middleware !== 'object' || !middleware))
-      throw new TypeError('Client#use takes a ClientMiddleware or a request middleware function')
-    ;(this.#middleware ??= []).push(typeof middleware === 'function' ? { request: middleware } : middleware)
+    ;(this.#middleware ??= []).push(asMiddleware(middleware))
     return this
   }
 

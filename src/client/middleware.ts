@@ -115,6 +115,8 @@ export function through<C, R>(stack: Middlewares, kind: keyof ClientMiddleware, 
     const result = await mw[kind](call, () => at(i + 1))
     if (result === undefined)
       throw new TypeError(`The client ${kind} middleware #${i + 1} returned undefined, not next()'s result or another`)
+    if (kind === 'request' && (typeof result !== 'object' || result === null))
+      throw new TypeError(`The client request middleware #${i + 1} returned ${typeof result}, not a result object`)
     return result as R
   }
   return at(0)
@@ -155,4 +157,20 @@ export function withAddedMeta(
   added: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
   return Object.keys(added).length === 0 ? own : { ...own, ...added }
+}
+
+const KINDS = ['request', 'call', 'round', 'answer']
+
+/**
+ * `middleware` as registered: a function is a `request` hook.
+ * @throws TypeError for anything but a function or an object of the four hooks, naming a key that is not one.
+ */
+export function asMiddleware(middleware: unknown): ClientMiddleware {
+  if (typeof middleware === 'function') return { request: middleware as NonNullable<ClientMiddleware['request']> }
+  if (typeof middleware !== 'object' || middleware === null || Array.isArray(middleware))
+    throw new TypeError(`Client#use takes a request middleware function, or an object of ${KINDS.join(', ')} hooks`)
+  for (const [kind, fn] of Object.entries(middleware))
+    if (!KINDS.includes(kind) || typeof fn !== 'function')
+      throw new TypeError(`Client#use: '${kind}' is not one of ${KINDS.join(', ')}, or not a function`)
+  return middleware
 }

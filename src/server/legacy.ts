@@ -50,6 +50,14 @@ export function checkAcknowledged(method: string, params: Record<string, unknown
 /** Methods of 2026-07-28 only: a legacy client gets -32601 for them. */
 export const MODERN_ONLY_METHODS: ReadonlySet<string> = new Set(['server/discover', 'subscriptions/listen'])
 
+/** The version an `initialize` negotiates: the one it asks for when this server speaks it, else the newest. */
+export function negotiatedVersion(params: Record<string, unknown>): string {
+  const requested = params.protocolVersion
+  return typeof requested === 'string' && LEGACY_PROTOCOL_VERSIONS.includes(requested)
+    ? requested
+    : LEGACY_PROTOCOL_VERSIONS[0]!
+}
+
 /**
  * The `InitializeResult` of 2025-11-25: the requested version if the lane speaks it, else the newest;
  * the capabilities without what needs a push channel (`listChanged`, `subscribe`), with `logging` (log
@@ -61,11 +69,7 @@ export function initializeResult(
   serverInfo: Implementation,
   instructions: string | undefined,
 ): ResultObject {
-  const requested = params.protocolVersion
-  const protocolVersion =
-    typeof requested === 'string' && LEGACY_PROTOCOL_VERSIONS.includes(requested)
-      ? requested
-      : LEGACY_PROTOCOL_VERSIONS[0]!
+  const protocolVersion = negotiatedVersion(params)
   const result: ResultObject = { protocolVersion, capabilities: legacyCapabilities(capabilities), serverInfo }
   if (instructions !== undefined) result.instructions = instructions
   return result

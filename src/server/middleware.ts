@@ -135,12 +135,11 @@ const KINDS = ['request', 'invocation', 'resolver', 'question']
  */
 export function addMiddleware(stack: Middlewares, middleware: ServerMiddleware | RequestMiddleware): void {
   const mw = typeof middleware === 'function' ? { request: middleware } : middleware
-  if (
-    typeof mw !== 'object' ||
-    mw === null ||
-    Object.entries(mw).some(([kind, fn]) => !KINDS.includes(kind) || typeof fn !== 'function')
-  )
-    throw new TypeError(`use() takes a middleware function, or an object of ${KINDS.join(', ')} middleware functions`)
+  if (typeof mw !== 'object' || mw === null || Array.isArray(mw))
+    throw new TypeError(`use() takes a middleware function, or an object of ${KINDS.join(', ')} middleware`)
+  for (const [kind, fn] of Object.entries(mw))
+    if (!KINDS.includes(kind) || typeof fn !== 'function')
+      throw new TypeError(`use(): '${kind}' is not one of ${KINDS.join(', ')}, or not a function`)
   stack.push(mw)
 }
 
@@ -236,9 +235,16 @@ export function requestCall(
   return { ...fields, params: Object.freeze(shown), meta: {} }
 }
 
-/** `result` with `meta`'s keys added to its `_meta` (the result itself when `meta` is empty). @internal */
+/**
+ * `result` with `meta`'s keys added to its `_meta` (the result itself when `meta` is empty); keys of the
+ * protocol's own prefix (`io.modelcontextprotocol/`, e.g. serverInfo) are not middleware's to set, and are
+ * left out. @internal
+ */
 export function withMeta(result: ResultObject, meta: Record<string, unknown>): ResultObject {
-  if (Object.keys(meta).length === 0) return result
+  const keys = Object.keys(meta).filter((key) => !key.startsWith('io.modelcontextprotocol/'))
+  if (keys.length === 0) return result
   const own = result._meta
-  return { ...result, _meta: { ...(typeof own === 'object' && own !== null ? own : {}), ...meta } }
+  const out: Record<string, unknown> = { ...(typeof own === 'object' && own !== null ? own : {}) }
+  for (const key of keys) out[key] = meta[key]
+  return { ...result, _meta: out }
 }

@@ -17,8 +17,8 @@ import { HandlerResultError } from './errors.ts'
 import type { LegacySession, RequestBinding, RequestStateSecurity, SealedQuestion } from '../request-state/security.ts'
 import type { RequestStateValue, RoundExtension } from '../request-state/claims.ts'
 import { encodeBase64Url } from '../encoding/base64url.ts'
-import type { Logger, RequestInfo, RequestParams, ResultObject } from './context.ts'
-import { withProp } from './finish.ts'
+import type { Logger, RequestContext, RequestInfo, RequestParams, ResultObject } from './context.ts'
+import { inputRequiredResult, withProp } from './finish.ts'
 import { logError, logWarn } from './log.ts'
 import { onWorkers } from './runtime.ts'
 
@@ -171,6 +171,27 @@ export class RequestStateSealing {
       this.#refuseToSeal(method, error)
     }
     return withProp(result, 'requestState', token)
+  }
+
+  /**
+   * A handler's `InputRequiredResult`, checked (`inputRequiredResult`), its `requestState` sealed with
+   * `extension` when sealing is on (`round`), else checked to be a string (it is sent verbatim).
+   * @throws HandlerResultError (-32603, logged) for an invalid result or a non-string state with sealing off.
+   */
+  async sealInputRequired(
+    method: string,
+    result: ResultObject,
+    ctx: RequestContext,
+    round: SealingRound | undefined,
+    extension?: RoundExtension,
+  ): Promise<ResultObject> {
+    const out = inputRequiredResult(method, result, ctx)
+    if (round && out.requestState !== undefined) return this.seal(round, out, extension)
+    if (out.requestState !== undefined && typeof out.requestState !== 'string')
+      throw new HandlerResultError(
+        `handler for ${method} returned a non-string requestState, but sealing is off (it would be sent verbatim)`,
+      )
+    return out
   }
 
   /**

@@ -10,30 +10,20 @@ import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { errorResponse, type InboundMessage, type InboundResponse } from '../protocol/jsonrpc.ts'
 import type { Implementation, JSONRPCRequest, ServerCapabilities } from '../protocol/schemas/index.ts'
 import type { LegacySession, RequestStateSecurity } from '../request-state/security.ts'
-import type { RequestStateValue, RoundExtension } from '../request-state/claims.ts'
+import type { RequestStateValue } from '../request-state/claims.ts'
 import { checkCacheOptions } from './cache.ts'
-import {
-  consoleLogger,
-  type Channel,
-  type ChannelHandler,
-  type Logger,
-  type NotificationHandler,
-  type RequestContext,
-  type RequestHandler,
-  type RequestInfo,
-  type ResultObject,
-} from './context.ts'
-import { createRequestContext } from './context.ts'
-import { checkedResult, completeResult, inputRequiredResult, legacyResult, withServerInfo } from './finish.ts'
+import { consoleLogger, createRequestContext, type Channel, type ChannelHandler, type Logger } from './context.ts'
+import type { NotificationHandler, RequestHandler, RequestInfo, ResultObject } from './context.ts'
+import { checkedResult, completeResult, legacyResult, withServerInfo } from './finish.ts'
 import { ACKNOWLEDGED_METHODS, checkAcknowledged, initializeResult, MODERN_ONLY_METHODS, sessionOf } from './legacy.ts'
 import { EraNegotiation, type Era } from './era.ts'
-import { HandlerResultError, RequestCancelledError } from './errors.ts'
+import { RequestCancelledError } from './errors.ts'
 import { LegacyQuestions, withSessionNote } from './legacy-questions.ts'
 import type { ServerOptions } from './server-options.ts'
 import { serveListen } from './listen.ts'
 import { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
 import { isInputRequired } from './results.ts'
-import { handlerState, RequestStateSealing, withoutNullState, type SealingRound } from './sealing.ts'
+import { handlerState, RequestStateSealing, withoutNullState } from './sealing.ts'
 import {
   addMiddleware,
   around,
@@ -44,7 +34,7 @@ import {
   type RequestMiddleware,
   type ServerMiddleware,
 } from './middleware.ts'
-import { callOf, modernCallFields, modernThroughMiddleware } from './through.ts'
+import { callOf, legacyCallFields, modernCallFields, modernThroughMiddleware } from './through.ts'
 import { capabilitiesOf } from './capabilities.ts'
 import { logError, loggedRequest } from './log.ts'
 
@@ -322,31 +312,16 @@ export class Server {
         ctx,
         run: async (extension) => {
           const result = checkedResult(method, await handler(params, ctx, channel))
-          return isInputRequired(result) ? this.#sealed(method, result, ctx, round, extension()) : result
+          return isInputRequired(result)
+            ? this.#sealing.sealInputRequired(method, result, ctx, round, extension())
+            : result
         },
         finish: (out) => completeResult(method, out, params, this.options.cache, this.info),
         stamp: (out) => withServerInfo(out, this.info),
       })
     const result = checkedResult(method, await handler(params, ctx, channel))
     if (!isInputRequired(result)) return completeResult(method, result, params, this.options.cache, this.info)
-    return withServerInfo(await this.#sealed(method, result, ctx, round), this.info)
-  }
-
-  /** A checked `InputRequiredResult` with its `requestState` sealed (sealing on) or checked to be a string. */
-  async #sealed(
-    method: string,
-    result: ResultObject,
-    ctx: RequestContext,
-    round: SealingRound | undefined,
-    extension?: RoundExtension,
-  ): Promise<ResultObject> {
-    const out = inputRequiredResult(method, result, ctx)
-    if (round && out.requestState !== undefined) return this.#sealing.seal(round, out, extension)
-    if (out.requestState !== undefined && typeof out.requestState !== 'string')
-      throw new HandlerResultError(
-        `handler for ${method} returned a non-string requestState, but sealing is off (it would be sent verbatim)`,
-      )
-    return out
+    return withServerInfo(await this.#sealing.sealInputRequired(method, result, ctx, round), this.info)
   }
 
   /**
@@ -359,9 +334,14 @@ export class Server {
   async #dispatchLegacy(request: JSONRPCRequest, era: Era, info: RequestInfo, channel: Channel): Promise<ResultObject> {
     const mw = this.#middleware
     if (!mw) return legacyResult(await this.#runLegacy(request, era, info, channel, undefined))
-    const { protocolVersion } = era.envelope
-    const fields = { era: 'legacy', protocolVersion, sessionId: era.session?.sid, round: 1, carry: {} } as const
-    const call = callOf(this.#sealing.policy, request, request.params ?? {}, info, channel, fields)
+    const call = callOf(
+      this.#sealing.policy,
+      request,
+      request.params ?? {},
+      info,
+      channel,
+      legacyCallFields(request, era),
+    )
     const out = await around(mw, 'request', call, () => this.#runLegacy(request, era, info, channel, call))
     return legacyResult(withMeta(checkedResult(request.method, out), call.meta))
   }

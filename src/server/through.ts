@@ -5,6 +5,8 @@
  * @module
  */
 import { INPUT_REQUIRED_METHODS } from '../protocol/constants.ts'
+import { parse } from '../protocol/check.ts'
+import { CallToolResult } from '../protocol/checks.gen.ts'
 import type { RequestEnvelope } from '../protocol/envelope.ts'
 import type { RoundExtension } from '../request-state/claims.ts'
 import type { JSONRPCRequest } from '../protocol/schemas/index.ts'
@@ -22,6 +24,8 @@ import {
   type RequestCall,
 } from './middleware.ts'
 import { isInputRequired } from './results.ts'
+import type { Era } from './era.ts'
+import { negotiatedVersion } from './legacy.ts'
 import type { SealingRound } from './sealing.ts'
 
 /**
@@ -43,6 +47,19 @@ export function modernCallFields(
     round: !INPUT_REQUIRED_METHODS.has(method) ? 1 : (extension?.r ?? (retry ? 2 : 1)),
     carry: extension?.c ? { ...extension.c } : {},
   }
+}
+
+/**
+ * The era, version and round of a 2025-era request's call: `initialize`'s version is the one its answer
+ * negotiates (the envelope holds the one assumed without a header); the round is 1, nothing is carried.
+ */
+export function legacyCallFields(
+  request: JSONRPCRequest,
+  era: Era,
+): Pick<RequestCall, 'era' | 'protocolVersion' | 'sessionId' | 'round' | 'carry'> {
+  const protocolVersion =
+    request.method === 'initialize' ? negotiatedVersion(request.params ?? {}) : era.envelope.protocolVersion
+  return { era: 'legacy', protocolVersion, sessionId: era.session?.sid, round: 1, carry: {} }
 }
 
 /** What {@link modernThroughMiddleware} needs of the server. */
@@ -70,10 +87,11 @@ export async function modernThroughMiddleware(through: Through): Promise<ResultO
   const { method } = call
   withCallState(ctx, { call, mw, round: call.round, resolvers: new Map() })
   let sealed: ResultObject | undefined
+  let inner: ResultObject | undefined
   const out = checkedResult(
     method,
     await around(mw, 'request', call, async () => {
-      const result = await through.run(() => extensionOf(call))
+      const result = (inner = await through.run(() => extensionOf(call)))
       if (!isInputRequired(result)) return result
       sealed = result
       const requests = (result.inputRequests ?? {}) as Record<string, { method: string }>
@@ -82,7 +100,10 @@ export async function modernThroughMiddleware(through: Through): Promise<ResultO
       return result
     }),
   )
-  if (!isInputRequired(out)) return through.finish(withMeta(out, call.meta))
+  if (!isInputRequired(out)) {
+    if (out !== inner) checkOwnResult(method, out)
+    return through.finish(withMeta(out, call.meta))
+  }
   if (sealed === undefined || out.requestState !== sealed.requestState)
     throw new HandlerResultError(
       `request middleware on ${method} returned an InputRequiredResult of its own; only handlers ask`,
@@ -125,6 +146,19 @@ function extensionOf(call: RequestCall): RoundExtension {
   const c = call.carry
   const json = JSON.stringify(c)
   if (json.length > MAX_CARRY_CHARS || Object.values(c).some((v) => typeof v !== 'string'))
-    throw new TypeError(`middleware carry must be strings, at most ${MAX_CARRY_CHARS} characters of JSON`)
+    throw new TypeError(
+      `middleware carry must be strings, at most ${MAX_CARRY_CHARS} characters of JSON (it is ${json.length})`,
+    )
   return json === '{}' ? { r: call.round + 1 } : { r: call.round + 1, c }
+}
+
+/**
+ * A result request middleware returned of its own: on `tools/call`, a valid `CallToolResult`.
+ * @throws HandlerResultError (-32603, logged) for anything else.
+ */
+export function checkOwnResult(method: string, result: ResultObject): void {
+  if (method !== 'tools/call') return
+  const [issue] = parse(CallToolResult(), result)
+  if (issue !== undefined)
+    throw new HandlerResultError(`request middleware on tools/call returned an invalid CallToolResult: ${issue}`)
 }

@@ -301,6 +301,18 @@ describe('Client#use: errors inside middleware', () => {
   it('use() refuses something that is no middleware', () => {
     const { client: c } = client()
     expect(() => c.use(42 as never)).toThrow(TypeError)
+    expect(() => c.use({ requset: () => ({}) } as never)).toThrow(
+      "Client#use: 'requset' is not one of request, call, round, answer, or not a function",
+    )
+    expect(() => c.use({ request: 5 } as never)).toThrow("Client#use: 'request' is not one of")
+  })
+
+  it('a request hook whose result is not an object fails the call with a TypeError saying so', async () => {
+    const { client: c } = client()
+    c.use(() => 42 as never)
+    const error = await c.callTool('provision', { name: 'db1' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TypeError)
+    expect((error as Error).message).toBe('The client request middleware #1 returned number, not a result object')
   })
 })
 

@@ -307,8 +307,13 @@ describe('server middleware', () => {
     const handled = await server.handle({ kind: 'request', message: req('tools/list') as never })
     expect(handled.response).toMatchObject({ result: { tools: [] } })
     expect(methods).toEqual(['tools/list:undefined'])
-    expect(() => server.use({ reqest: () => ({}) } as never)).toThrow(/use\(\) takes a middleware function, or an object of request, invocation, resolver, question/)
-    expect(() => server.use(42 as never)).toThrow(TypeError)
+    expect(() => server.use({ reqest: () => ({}) } as never)).toThrow(
+      "use(): 'reqest' is not one of request, invocation, resolver, question, or not a function",
+    )
+    expect(() => server.use({ request: 5 } as never)).toThrow("use(): 'request' is not one of")
+    expect(() => server.use(42 as never)).toThrow(
+      'use() takes a middleware function, or an object of request, invocation, resolver, question middleware',
+    )
   })
 
   for (const era of ['modern', 'legacy'] as const) {
@@ -348,4 +353,64 @@ describe('server middleware', () => {
       await connection.close()
     })
   }
+
+  it("middleware cannot set the protocol's own _meta keys (serverInfo stays the server's)", async () => {
+    const { mcp, fetch } = makeServer()
+    mcp.use(async (call, next) => {
+      call.meta['io.modelcontextprotocol/serverInfo'] = { name: 'forged', version: '0' }
+      call.meta['example.com/ok'] = true
+      return next()
+    })
+    const res = await post(fetch, req('tools/call', { name: 'echo', arguments: { text: 'x' } }))
+    expect(res.body.result?._meta).toEqual({
+      'example.com/ok': true,
+      'io.modelcontextprotocol/serverInfo': { name: 'mw', version: '1' },
+    })
+  })
+
+  it('a tools/call result of its own must be a valid CallToolResult (else -32603, logged)', async () => {
+    const { mcp, fetch, error } = makeServer()
+    mcp.use(() => ({ foo: 1 }))
+    const res = await post(fetch, req('tools/call', { name: 'echo', arguments: { text: 'x' } }))
+    expect(res.body.error).toEqual({ code: ErrorCode.InternalError, message: 'Internal error' })
+    expect(error.join('\n')).toMatch(/request middleware on tools\/call returned an invalid CallToolResult/)
+  })
+
+  for (const accept of ['application/json', 'application/json, text/event-stream']) {
+    it(`a _meta value JSON cannot hold is -32603, logged, not an HTTP 500 (Accept: ${accept})`, async () => {
+      const { mcp, fetch, error } = makeServer()
+      mcp.use(async (call, next) => {
+        call.meta['example.com/big'] = 10n
+        return next()
+      })
+      const body = req('tools/call', { name: 'echo', arguments: { text: 'x' } })
+      const res = await fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { ...std('tools/call', 'echo'), accept },
+          body: JSON.stringify(body),
+        }),
+      )
+      expect(res.status).toBe(200)
+      const text = await res.text()
+      const json = JSON.parse(text.startsWith('event:') ? text.split('data: ')[1] : text) as Record<string, unknown>
+      expect(json).toEqual({
+        jsonrpc: '2.0',
+        id: body.id,
+        error: { code: ErrorCode.InternalError, message: 'Internal error' },
+      })
+      expect(error.join('\n')).toMatch(/could not be serialized as JSON/)
+    })
+  }
+
+  it("2025 initialize: the call's protocolVersion is the one the answer negotiates", async () => {
+    const { mcp, fetch } = makeServer()
+    const versions: string[] = []
+    mcp.use(async (call, next) => {
+      versions.push(`${call.method} ${call.protocolVersion}`)
+      return next()
+    })
+    await clientOf(fetch, 'legacy').callTool('echo', { text: 'x' })
+    expect(versions).toEqual(['initialize 2025-11-25', 'tools/call 2025-11-25'])
+  })
 })

@@ -218,7 +218,7 @@ async function serve(
       info.signal = request.signal
       const handled = await server.handle(message, info, HTTP_CHANNEL)
       if (!handled.response) return new Response(null, { status: handled.status })
-      return reply(handled.status, handled.response, accept.as, headersOf(handled))
+      return reply(handled.status, handled.response, accept.as, headersOf(handled), server.logger)
     }
     // a streamed answer's signal is its own, made on first read (sse.ts)
     return streamIfNotified(server, message, info, request.signal, accept.as, endpoint.keepAliveMs, headersOf)

@@ -4,9 +4,10 @@
  * (spec: basic/transports/streamable-http.mdx).
  * @module
  */
-import type { InboundMessage } from '../../protocol/jsonrpc.ts'
+import { ErrorCode, McpError } from '../../protocol/errors.ts'
+import { errorResponse, isRequestId, type InboundMessage } from '../../protocol/jsonrpc.ts'
 import type { JSONRPCNotification, JSONRPCRequest } from '../../protocol/schemas/index.ts'
-import { defineLazySignal, LazyAbort, type Channel, type RequestInfo } from '../context.ts'
+import { defineLazySignal, LazyAbort, type Channel, type Logger, type RequestInfo } from '../context.ts'
 import type { Handled, Server } from '../server.ts'
 import { logError } from '../log.ts'
 
@@ -25,17 +26,45 @@ const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-
 /** An SSE comment: keeps idle connections open, and lets workerd notice a client that went away. */
 const KEEP_ALIVE = ': keep-alive\n\n'
 
-/** One SSE `message` event carrying a JSON-RPC message. */
-function sseEvent(message: unknown): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`
+/**
+ * The JSON of a message. One JSON cannot hold (a BigInt or a cycle in a result or `_meta`: a server bug)
+ * is logged, and a response becomes `-32603 "Internal error"` for the same id; a notification, undefined
+ * (not sent).
+ */
+function jsonOf(message: unknown, logger?: Logger): string | undefined {
+  try {
+    return JSON.stringify(message)
+  } catch (error) {
+    if (logger) logError(logger, 'http.unserializable', 'a message could not be serialized as JSON', error)
+    const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown }
+    if (method !== undefined) return undefined
+    return JSON.stringify(
+      errorResponse(isRequestId(id) ? id : null, new McpError(ErrorCode.InternalError, 'Internal error')),
+    )
+  }
 }
 
-/** A complete response: `body` as JSON, or as a single SSE event. */
-export function reply(status: number, body: unknown, as: Representation, headers?: Record<string, string>): Response {
+/** One SSE `message` event carrying a JSON-RPC message ('' for one JSON cannot hold: see {@link jsonOf}). */
+function sseEvent(message: unknown, logger?: Logger): string {
+  const json = jsonOf(message, logger)
+  return json === undefined ? '' : `event: message\ndata: ${json}\n\n`
+}
+
+/** A complete response: `body` as JSON, or as a single SSE event; `logger` hears of a body JSON cannot hold. */
+export function reply(
+  status: number,
+  body: unknown,
+  as: Representation,
+  headers?: Record<string, string>,
+  logger?: Logger,
+): Response {
   if (as === 'sse') {
-    return new Response(sseEvent(body), { status, headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS })
+    return new Response(sseEvent(body, logger), {
+      status,
+      headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS,
+    })
   }
-  return new Response(JSON.stringify(body), {
+  return new Response(jsonOf(body, logger) ?? 'null', {
     status,
     headers: headers ? { 'Content-Type': 'application/json', ...headers } : JSON_HEADERS,
   })
@@ -80,7 +109,7 @@ export async function streamIfNotified(
   clearTimeout(pending.timer)
   if (typeof first !== 'string') {
     if (!first.response) return new Response(null, { status: first.status })
-    return reply(first.status, first.response, accept, headersOf(first))
+    return reply(first.status, first.response, accept, headersOf(first), server.logger)
   }
   const stream = notificationStream(
     server,
@@ -181,7 +210,7 @@ function notificationStream(
             handlerAbort().abort(new Error('the client stopped reading the stream'))
             return
           }
-          send(sseEvent(message))
+          send(sseEvent(message, server.logger))
         }
         sink.write = write
         if (keepAliveFirst) send(KEEP_ALIVE)
@@ -191,7 +220,7 @@ function notificationStream(
         }, keepAliveMs)
         work
           .then((handled) => {
-            if (handled.response) send(sseEvent(handled.response)) // the response itself is never held back
+            if (handled.response) send(sseEvent(handled.response, server.logger)) // the response is never held back
           })
           .catch((error: unknown) => logError(server.logger, 'http.streamFailed', 'streamed request failed', error))
           .finally(() => {
