@@ -4,8 +4,9 @@
  * Each principal (the verified client id, issuer and subject by default — see `RequestCall.principal`;
  * `anonymous` without auth) gets `limit` requests per `windowMs`. A request over the limit is answered with
  * JSON-RPC error -32000 "Rate limited" (HTTP 429), `data.retryAfterMs` saying when to try again; the
- * handler does not run. Only `tools/call`, `prompts/get` and `resources/read` count, and each round of a
- * multi-round call counts once (a round answers the user's questions: the second round is not a new call).
+ * handler does not run. Only `tools/call`, `prompts/get` and `resources/read` count, each request once:
+ * every round of a multi-round call counts too, because a later round's sealed `requestState` can be
+ * replayed until it expires (`ttlSeconds`, 600 s by default), and each replay runs the handler again.
  *
  * The counts live in this process's memory (on Workers: one isolate). For a fleet, keep them where every
  * instance meets — a Durable Object, or Redis with `INCR` and `PEXPIRE` — behind the same `count` shape.
@@ -39,7 +40,7 @@ export function rateLimit({ limit, windowMs, now = Date.now }: RateLimitOptions)
     throw new RangeError(`windowMs must be a positive integer of ms, got ${windowMs}`)
   const windows = new Map<string, { start: number; count: number }>()
   return (call, next) => {
-    if (!COUNTED.has(call.method) || call.round > 1) return next()
+    if (!COUNTED.has(call.method)) return next()
     const at = now()
     const key = call.principal ?? 'anonymous'
     let window = windows.get(key)

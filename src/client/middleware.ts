@@ -151,12 +151,22 @@ export function requestCall(
   return round ? { ...call, round } : call
 }
 
-/** The request `_meta` a middleware added to, after the caller's own keys (undefined when both are empty). */
+/**
+ * The request `_meta` a middleware added to, after the caller's own keys (undefined when both are empty); the
+ * protocol's own keys (`io.modelcontextprotocol/…`, `progressToken`) are the client's, and left out.
+ */
 export function withAddedMeta(
   own: Record<string, unknown> | undefined,
   added: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
-  return Object.keys(added).length === 0 ? own : { ...own, ...added }
+  // the protocol's own keys are the client's to set (in the 2025 era nothing is written after them)
+  const keys = Object.keys(added).filter(
+    (key) => key !== 'progressToken' && !key.startsWith('io.modelcontextprotocol/'),
+  )
+  if (keys.length === 0) return own
+  const out: Record<string, unknown> = { ...own }
+  for (const key of keys) out[key] = added[key]
+  return out
 }
 
 const KINDS = ['request', 'call', 'round', 'answer']

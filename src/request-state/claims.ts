@@ -47,6 +47,8 @@ function readTime(bytes: Uint8Array, at: number): number {
 export interface RoundExtension {
   r: number
   c?: Record<string, string>
+  /** 1: the handler returned no state; the token exists to carry this extension (its state is `null`). */
+  e?: 1
 }
 
 /**
@@ -107,17 +109,21 @@ export function decodeStatePlaintext(bytes: Uint8Array): {
 }
 
 /**
- * A sealed extension, checked: `r` a positive integer, `c` (when present) an object of strings.
+ * A sealed extension, checked: `r` a positive integer, `c` (when present) an object of strings, `e` 1 or absent.
  * @throws InvalidRequestStateError `malformed claims` for anything else.
  */
 export function roundExtensionOf(value: unknown): RoundExtension {
-  const { r, c } = (isObject(value) ? value : {})
+  const { r, c, e } = isObject(value) ? value : {}
   if (
     !(Number.isInteger(r) && (r as number) > 0) ||
-    !(c === undefined || (isObject(c) && Object.values(c).every((v) => typeof v === 'string')))
+    !(c === undefined || (isObject(c) && Object.values(c).every((v) => typeof v === 'string'))) ||
+    !(e === undefined || e === 1)
   )
     throw new InvalidRequestStateError('malformed claims')
-  return (c === undefined ? { r } : { r, c: { ...c } }) as RoundExtension
+  const out = { r } as RoundExtension
+  if (c !== undefined) out.c = { ...(c as Record<string, string>) }
+  if (e === 1) out.e = 1
+  return out
 }
 
 /**

@@ -187,6 +187,8 @@ export class RequestStateSealing {
   ): Promise<ResultObject> {
     const out = inputRequiredResult(method, result, ctx)
     if (round && out.requestState !== undefined) return this.seal(round, out, extension)
+    // no state of the handler's, but middleware's round and carry to keep: a token for them alone
+    if (round && extension) return this.seal(round, withProp(out, 'requestState', null), { ...extension, e: 1 })
     if (out.requestState !== undefined && typeof out.requestState !== 'string')
       throw new HandlerResultError(
         `handler for ${method} returned a non-string requestState, but sealing is off (it would be sent verbatim)`,
@@ -305,13 +307,18 @@ export class RequestStateSealing {
     target: unknown,
     canonicalArgs: string,
     token: unknown,
-  ): Promise<{ binding: RequestBinding; plaintext: RequestStateValue; extension: RoundExtension | undefined }> {
+  ): Promise<{
+    binding: RequestBinding
+    plaintext: RequestStateValue | undefined
+    extension: RoundExtension | undefined
+  }> {
     try {
       if (typeof target !== 'string') throw new InvalidRequestStateError('non-string target')
       const principal = this.#principal(sealer.policy, info, method)
       const binding = { method, target, canonicalArgs, principal }
       const { state, extension } = await sealer.policy.openRound(token, binding, sealer.audience)
-      return { binding, plaintext: state, extension }
+      // a token that carried only middleware's extension: the handler had no state
+      return { binding, plaintext: extension?.e ? undefined : state, extension }
     } catch (error) {
       // fail closed: a codec's rejection without a reason is still a rejection
       logWarn(this.#logger, 'requestState.rejected', `requestState rejected on ${method}: ${reasonOf(error)}`, {

@@ -34,7 +34,7 @@ import {
   type RequestMiddleware,
   type ServerMiddleware,
 } from './middleware.ts'
-import { callOf, legacyCallFields, modernCallFields, modernThroughMiddleware } from './through.ts'
+import { callOf, checkOwnResult, legacyCallFields, modernCallFields, modernThroughMiddleware } from './through.ts'
 import { capabilitiesOf } from './capabilities.ts'
 import { logError, loggedRequest } from './log.ts'
 
@@ -342,8 +342,11 @@ export class Server {
       channel,
       legacyCallFields(request, era),
     )
-    const out = await around(mw, 'request', call, () => this.#runLegacy(request, era, info, channel, call))
-    return legacyResult(withMeta(checkedResult(request.method, out), call.meta))
+    let inner: ResultObject | undefined
+    const run = async () => (inner = await this.#runLegacy(request, era, info, channel, call))
+    const out = checkedResult(request.method, await around(mw, 'request', call, run))
+    if (out !== inner) checkOwnResult(request.method, out)
+    return legacyResult(withMeta(out, call.meta))
   }
 
   /** {@link Server.#dispatchLegacy}'s work, inside its request middleware (`call`) when there is any. */

@@ -29,8 +29,8 @@ import { negotiatedVersion } from './legacy.ts'
 import type { SealingRound } from './sealing.ts'
 
 /**
- * The era, round and carry of a modern request's call: the round counted in its sealed state (with sealing
- * off, or a token sealed without it: 1, or 2 for a request carrying answers or state).
+ * The era, round and carry of a modern request's call: the round counted in its sealed state (a token sealed
+ * without one: 2; no token: 1; with sealing off, 2 for a request carrying answers or state, else 1).
  */
 export function modernCallFields(
   method: string,
@@ -39,12 +39,15 @@ export function modernCallFields(
   round: SealingRound | undefined,
 ): Pick<RequestCall, 'era' | 'protocolVersion' | 'sessionId' | 'round' | 'carry'> {
   const extension = round?.extension
-  const retry = params.requestState !== undefined || params.inputResponses !== undefined
+  // with sealing on, only a token makes a later round (answers alone do not: a client could add them to any
+  // request); with it off, the client's word is all there is
+  const token = params.requestState !== undefined
+  const later = round ? token : token || params.inputResponses !== undefined
   return {
     era: 'modern',
     protocolVersion: envelope.protocolVersion,
     sessionId: undefined,
-    round: !INPUT_REQUIRED_METHODS.has(method) ? 1 : (extension?.r ?? (retry ? 2 : 1)),
+    round: !INPUT_REQUIRED_METHODS.has(method) ? 1 : (extension?.r ?? (later ? 2 : 1)),
     carry: extension?.c ? { ...extension.c } : {},
   }
 }
@@ -153,10 +156,15 @@ function extensionOf(call: RequestCall): RoundExtension {
 }
 
 /**
- * A result request middleware returned of its own: on `tools/call`, a valid `CallToolResult`.
+ * A result request middleware returned of its own: never an `InputRequiredResult` (only handlers ask); on
+ * `tools/call`, a valid `CallToolResult`.
  * @throws HandlerResultError (-32603, logged) for anything else.
  */
 export function checkOwnResult(method: string, result: ResultObject): void {
+  if (isInputRequired(result))
+    throw new HandlerResultError(
+      `request middleware on ${method} returned an InputRequiredResult of its own; only handlers ask`,
+    )
   if (method !== 'tools/call') return
   const [issue] = parse(CallToolResult(), result)
   if (issue !== undefined)

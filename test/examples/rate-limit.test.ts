@@ -1,4 +1,4 @@
-/** The documented rate-limit middleware (examples/rate-limit.ts) on a real server: per principal, per window, rounds counted once. */
+/** The documented rate-limit middleware (examples/rate-limit.ts) on a real server: per principal, per window, every round counted. */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { rateLimit } from '../../examples/rate-limit.ts'
@@ -41,9 +41,8 @@ describe('rateLimit middleware (examples/rate-limit.ts)', () => {
     expect((await call(alice)).status).toBe(200) // a new window
   })
 
-  it('counts a multi-round call once: its second round is not refused', async () => {
+  it('counts every round: a replayed later round is refused like any call', async () => {
     const { call } = setup()
-    await call(alice)
     const first = await call(alice, { name: 'greet', arguments: {} })
     const result = (first.response as unknown as { result: { requestState: string } }).result
     const second = await call(alice, {
@@ -53,7 +52,13 @@ describe('rateLimit middleware (examples/rate-limit.ts)', () => {
       inputResponses: { askName: { action: 'accept', content: { name: 'Al' } } },
     })
     expect(second.response).toMatchObject({ result: { content: [{ type: 'text', text: 'hi Al' }] } })
-    expect((await call(alice)).status).toBe(429)
+    const replayed = await call(alice, {
+      name: 'greet',
+      arguments: {},
+      requestState: result.requestState,
+      inputResponses: { askName: { action: 'accept', content: { name: 'Al' } } },
+    })
+    expect(replayed.status).toBe(429)
   })
 
   it('refuses a limit or window that is not a positive integer', () => {

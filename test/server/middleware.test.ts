@@ -413,4 +413,99 @@ describe('server middleware', () => {
     await clientOf(fetch, 'legacy').callTool('echo', { text: 'x' })
     expect(versions).toEqual(['initialize 2025-11-25', 'tools/call 2025-11-25'])
   })
+
+  it('a request without a token is round 1, whatever answers it carries (a client cannot skip round-1 checks)', async () => {
+    const { mcp } = makeServer()
+    const rounds: number[] = []
+    mcp.use((call, next) => (rounds.push(call.round), next()))
+    await mcp.server.handle({
+      kind: 'request',
+      message: req('tools/call', { name: 'echo', arguments: { text: 'x' }, inputResponses: {} }) as never,
+    })
+    expect(rounds).toEqual([1])
+  })
+
+  it('a handler that asks without state of its own still gets rounds 1, 2, 3 and the carry: a token carries them', async () => {
+    const server = new Server({ name: 's', version: '1' })
+    server.useRequestStateSecurity(new RequestStateSecurity({ keys: [KEY] }))
+    const states: unknown[] = []
+    server.setRequestHandler('tools/call', (params, ctx) => {
+      states.push(ctx.requestState)
+      const asked = Object.keys((params.inputResponses ?? {})).length
+      if (asked < 2)
+        return { resultType: 'input_required', inputRequests: { [`q${asked}`]: { method: 'roots/list', params: {} } } }
+      return { content: [{ type: 'text', text: 'done' }] }
+    })
+    const seen: Array<[number, string | undefined]> = []
+    server.use(async (call, next) => {
+      seen.push([call.round, call.carry.first])
+      call.carry.first ??= `r${call.round}`
+      return next()
+    })
+    const send = async (params: Record<string, unknown>) =>
+      (await server.handle({ kind: 'request', message: req('tools/call', params, { roots: {} }) as never }))
+        .response as { result: Record<string, unknown> }
+    const r1 = await send({ name: 't', arguments: {} })
+    expect(r1.result.requestState).toMatch(/^v2\./) // the server's token, though the handler returned no state
+    const r2 = await send({
+      name: 't',
+      arguments: {},
+      requestState: r1.result.requestState,
+      inputResponses: { q0: { roots: [] } },
+    })
+    const r3 = await send({
+      name: 't',
+      arguments: {},
+      requestState: r2.result.requestState,
+      inputResponses: { q0: { roots: [] }, q1: { roots: [] } },
+    })
+    expect(r3.result.content).toEqual([{ type: 'text', text: 'done' }])
+    expect(seen).toEqual([
+      [1, undefined],
+      [2, 'r1'],
+      [3, 'r1'],
+    ])
+    expect(states).toEqual([undefined, undefined, undefined]) // the handler never sees the server's token as state
+  })
+
+  for (const era of ['modern', 'legacy'] as const) {
+    for (const [what, own] of [
+      ['an invalid CallToolResult', { content: 'nope' }],
+      ['an InputRequiredResult', { resultType: 'input_required', requestState: 'forged', inputRequests: {} }],
+    ] as const) {
+      it(`${era}: a request middleware's own ${what} on tools/call is -32603`, async () => {
+        const { mcp, fetch } = makeServer()
+        mcp.use(async (call, next) => (call.method === 'tools/call' ? own : next()))
+        await expect(clientOf(fetch, era).callTool('echo', { text: 'x' })).rejects.toMatchObject({ code: -32603 })
+      })
+    }
+  }
+
+  for (const era of ['modern', 'legacy'] as const) {
+    it(`client middleware (${era}): the protocol's own _meta keys and progressToken stay the client's`, async () => {
+      const { fetch } = makeServer()
+      const bodies: Array<{ method: string; params: { _meta: Record<string, unknown> } }> = []
+      const client = new Client({
+        transport: new StreamableHttpClientTransport('http://localhost/mcp', {
+          fetch: async (r: Request) => {
+            if (r.method === 'POST') bodies.push((await r.clone().json()) as (typeof bodies)[number])
+            return fetch(r)
+          },
+        }),
+        versionNegotiation: era,
+      })
+      client.use((call, next) => {
+        call.meta['io.modelcontextprotocol/protocolVersion'] = 'evil'
+        call.meta.progressToken = 'evil'
+        call.meta['example.com/y'] = 1
+        return next()
+      })
+      const result = await client.callTool('echo', { text: 'x' }, { onProgress: () => {} })
+      expect(result.content).toEqual([{ type: 'text', text: 'x' }])
+      const meta = bodies.find((b) => b.method === 'tools/call')!.params._meta
+      expect(meta['example.com/y']).toBe(1)
+      expect(meta.progressToken).not.toBe('evil')
+      expect(meta['io.modelcontextprotocol/protocolVersion']).toBe(era === 'modern' ? '2026-07-28' : undefined)
+    })
+  }
 })
