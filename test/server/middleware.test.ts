@@ -431,7 +431,7 @@ describe('server middleware', () => {
     const states: unknown[] = []
     server.setRequestHandler('tools/call', (params, ctx) => {
       states.push(ctx.requestState)
-      const asked = Object.keys((params.inputResponses ?? {})).length
+      const asked = Object.keys(params.inputResponses ?? {}).length
       if (asked < 2)
         return { resultType: 'input_required', inputRequests: { [`q${asked}`]: { method: 'roots/list', params: {} } } }
       return { content: [{ type: 'text', text: 'done' }] }
