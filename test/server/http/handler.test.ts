@@ -3,7 +3,7 @@
  * server/http/policy.test.ts), against the fetch handler and the Hono adapter; robustness against malformed input.
  */
 import { describe, expect, it } from 'vitest'
-import { McpServer, createFetchHandler } from '../../../src/server/index.ts'
+import { McpServer, Server, createFetchHandler } from '../../../src/server/index.ts'
 import { createDemoServer } from '../../../worker/server.ts'
 import { adapters, env, json, post, recordingLogger, req, std, type WireResponse } from '../../helpers.ts'
 
@@ -343,4 +343,30 @@ describe('authenticate', () => {
     expect(refused.status).toBe(401)
     expect(auth.calls).toBe(2)
   })
+})
+
+describe('a result JSON cannot hold (a server bug)', () => {
+  for (const accept of ['application/json', 'application/json, text/event-stream']) {
+    it(`is -32603 for the same id, logged, never an HTTP 500 (Accept: ${accept})`, async () => {
+      const { logger, error } = recordingLogger()
+      const server = new Server({ name: 's', version: '1' }, { logger })
+      server.setRequestHandler('tools/list', () => ({ tools: [], count: 1n }))
+      const body = req('tools/list')
+      const res = await createFetchHandler(server)(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { ...std('tools/list'), accept },
+          body: JSON.stringify(body),
+        }),
+      )
+      expect(res.status).toBe(200)
+      const text = await res.text()
+      expect(JSON.parse(text.startsWith('event:') ? text.split('data: ')[1] : text)).toEqual({
+        jsonrpc: '2.0',
+        id: body.id,
+        error: { code: -32603, message: 'Internal error' },
+      })
+      expect(error.join('\n')).toMatch(/could not be serialized as JSON/)
+    })
+  }
 })
