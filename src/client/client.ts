@@ -22,7 +22,7 @@ import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
 import { EraNegotiator, versionOffered, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
 import {
-  asMiddleware,
+  addMiddleware,
   requestCall,
   through,
   throughCall,
@@ -133,7 +133,7 @@ export class Client {
   use(middleware: ClientMiddleware): this
   use(middleware: NonNullable<ClientMiddleware['request']>): this
   use(middleware: ClientMiddleware | NonNullable<ClientMiddleware['request']>): this {
-    ;(this.#middleware ??= []).push(asMiddleware(middleware))
+    addMiddleware((this.#middleware ??= []), middleware)
     return this
   }
 

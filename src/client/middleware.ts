@@ -8,6 +8,7 @@
  * the second). With nothing registered, nothing here runs and nothing is allocated per request.
  * @module
  */
+import { addHooks, runHooks, withAddedMeta as addMeta } from '../protocol/middleware.ts'
 import type { ClientTransport } from './transport.ts'
 
 /** The logical call of `callTool` / `getPrompt` / `readResource`: every round of it (and, for `callTool`, its `-32020` re-list and retry). */
@@ -73,7 +74,7 @@ export interface ClientAnswerCall {
  * `next()`'s, or another one (a short-circuit: then the work does not run). A hook that throws (or rejects)
  * makes the caller's promise reject with that very error (for a 2025 `answer`: the server is told `-32603`
  * instead of the answer, like a callback that throws); a hook that returns `undefined` makes it reject with
- * a TypeError naming the hook. `next` may be called more than once (a retry sends again).
+ * a TypeError naming the hook. `next()` called twice runs the rest once (its second call gets the first's promise).
  * `subscriptions/listen` (see `listen`), the 2025-era `notifications/initialized` and `DELETE` (`close`), and the
  * URL-mode elicitations a 2025 server's `-32042` error asks for do not pass through middleware.
  *
@@ -104,22 +105,18 @@ export interface ClientMiddleware {
 export type Middlewares = ClientMiddleware[]
 
 /**
- * Run `call` through the `kind` hooks of `stack` (outermost first), the innermost `next` being `last`.
- * @throws (rejects with) what a hook throws; TypeError when a hook returns undefined.
+ * Run `call` through the `kind` hooks of `stack` (outermost first; see `runHooks`), the innermost `next`
+ * being `last`.
+ * @throws (rejects with) what a hook throws; TypeError when a hook returns undefined, or a `request` hook a
+ *   result that is not an object.
  */
 export function through<C, R>(stack: Middlewares, kind: keyof ClientMiddleware, call: C, last: () => Promise<R>) {
-  const at = async (i: number): Promise<R> => {
-    while (i < stack.length && !stack[i]![kind]) i++
-    if (i === stack.length) return last()
-    const mw = stack[i] as Record<typeof kind, (call: C, next: () => Promise<R>) => unknown>
-    const result = await mw[kind](call, () => at(i + 1))
-    if (result === undefined)
-      throw new TypeError(`The client ${kind} middleware #${i + 1} returned undefined, not next()'s result or another`)
-    if (kind === 'request' && (typeof result !== 'object' || result === null))
-      throw new TypeError(`The client request middleware #${i + 1} returned ${typeof result}, not a result object`)
-    return result as R
-  }
-  return at(0)
+  return runHooks(stack, kind, call, last, 'client', kind === 'request' ? notAnObject : undefined)
+}
+
+/** Why a `request` hook's result is refused: undefined for an object. */
+function notAnObject(result: unknown): string | undefined {
+  return typeof result === 'object' && result !== null ? undefined : `${typeof result}, not a result object`
 }
 
 /** Run a logical call (see {@link ClientCall}) through the `call` hooks; `run` drives it. */
@@ -159,28 +156,15 @@ export function withAddedMeta(
   own: Record<string, unknown> | undefined,
   added: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
-  // the protocol's own keys are the client's to set (in the 2025 era nothing is written after them)
-  const keys = Object.keys(added).filter(
-    (key) => key !== 'progressToken' && !key.startsWith('io.modelcontextprotocol/'),
-  )
-  if (keys.length === 0) return own
-  const out: Record<string, unknown> = { ...own }
-  for (const key of keys) out[key] = added[key]
-  return out
+  return addMeta(own, added, 'progressToken')
 }
 
 const KINDS = ['request', 'call', 'round', 'answer']
 
 /**
- * `middleware` as registered: a function is a `request` hook.
+ * Add `middleware` to `stack`: a function is a `request` hook.
  * @throws TypeError for anything but a function or an object of the four hooks, naming a key that is not one.
  */
-export function asMiddleware(middleware: unknown): ClientMiddleware {
-  if (typeof middleware === 'function') return { request: middleware as NonNullable<ClientMiddleware['request']> }
-  if (typeof middleware !== 'object' || middleware === null || Array.isArray(middleware))
-    throw new TypeError(`Client#use takes a request middleware function, or an object of ${KINDS.join(', ')} hooks`)
-  for (const [kind, fn] of Object.entries(middleware))
-    if (!KINDS.includes(kind) || typeof fn !== 'function')
-      throw new TypeError(`Client#use: '${kind}' is not one of ${KINDS.join(', ')}, or not a function`)
-  return middleware
+export function addMiddleware(stack: Middlewares, middleware: unknown): void {
+  addHooks(stack, middleware, KINDS, 'Client#use')
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { RequestId } from '../protocol/schemas/index.ts'
+import { addHooks, hasHook, runHooks, withAddedMeta } from '../protocol/middleware.ts'
 import type { RequestInfo, ResultObject } from './context.ts'
 
 /** One request, as a request middleware sees it (both eras; HTTP, stdio, or `Server.handle`). */
@@ -134,19 +135,11 @@ const KINDS = ['request', 'invocation', 'resolver', 'question']
  * @internal
  */
 export function addMiddleware(stack: Middlewares, middleware: ServerMiddleware | RequestMiddleware): void {
-  const mw = typeof middleware === 'function' ? { request: middleware } : middleware
-  if (typeof mw !== 'object' || mw === null || Array.isArray(mw))
-    throw new TypeError(`use() takes a middleware function, or an object of ${KINDS.join(', ')} middleware`)
-  for (const [kind, fn] of Object.entries(mw))
-    if (!KINDS.includes(kind) || typeof fn !== 'function')
-      throw new TypeError(`use(): '${kind}' is not one of ${KINDS.join(', ')}, or not a function`)
-  stack.push(mw)
+  addHooks(stack, middleware, KINDS, 'use()')
 }
 
 /**
- * Run `inner` inside the `kind` middleware of `stack` (outermost first). Each `next` runs the rest once (a
- * second call gets the first call's promise). A middleware that returns `undefined` — having forgotten to
- * return `next()`'s result — fails with a TypeError naming its kind, unless `next()` resolved to `undefined`.
+ * Run `inner` inside the `kind` middleware of `stack` (outermost first; see `runHooks`).
  * @internal
  */
 export function around<C, R>(
@@ -155,23 +148,12 @@ export function around<C, R>(
   call: C,
   inner: () => Promise<R>,
 ): Promise<R> {
-  const step = async (i: number): Promise<R> => {
-    let fn: ((call: C, next: () => Promise<R>) => unknown) | undefined
-    while (i < stack.length && !(fn = stack[i++]![kind] as typeof fn));
-    if (!fn) return inner()
-    let ran: Promise<R> | undefined
-    let passed = false
-    const out = await fn(call, () => (ran ??= step(i).then((value) => ((passed = value === undefined), value))))
-    if (out === undefined && !passed)
-      throw new TypeError(`${kind} middleware returned nothing: return next()'s result, or a result of its own`)
-    return out as R
-  }
-  return step(0)
+  return runHooks(stack, kind, call, inner, 'server')
 }
 
 /** True when `stack` holds middleware of `kind`. @internal */
 export function has(stack: Middlewares, kind: keyof ServerMiddleware): boolean {
-  return stack.some((mw) => mw[kind])
+  return hasHook(stack, kind)
 }
 
 /**
@@ -241,10 +223,8 @@ export function requestCall(
  * left out. @internal
  */
 export function withMeta(result: ResultObject, meta: Record<string, unknown>): ResultObject {
-  const keys = Object.keys(meta).filter((key) => !key.startsWith('io.modelcontextprotocol/'))
-  if (keys.length === 0) return result
   const own = result._meta
-  const out: Record<string, unknown> = { ...(typeof own === 'object' && own !== null ? own : {}) }
-  for (const key of keys) out[key] = meta[key]
-  return { ...result, _meta: out }
+  const base = typeof own === 'object' && own !== null ? (own as Record<string, unknown>) : undefined
+  const merged = withAddedMeta(base, meta)
+  return merged === base ? result : { ...result, _meta: merged }
 }
