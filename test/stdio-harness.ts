@@ -2,6 +2,7 @@
 import { expect } from 'vitest'
 import type { StdioConnection } from '../src/server/stdio.ts'
 import { serveStdio, type McpServer, type Server } from '../src/server/index.ts'
+import { Client, StdioClientTransport, type ClientOptions } from '../src/client/index.ts'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -141,4 +142,20 @@ export async function noUnhandled(body: () => Promise<void>): Promise<void> {
   } finally {
     process.off('unhandledRejection', on)
   }
+}
+
+/**
+ * Our Client over stdio to `server`, served in-process (`serveStdio` on TransformStreams), with `options`
+ * besides the transport: end it with `transport.close()` (the server's input ends, `connection.closed`
+ * resolves) or `client.close()` and `connection.close()`.
+ */
+export function stdioClient(
+  server: Server | McpServer,
+  options: Omit<ClientOptions, 'transport'> = {},
+): { client: Client; connection: StdioConnection; transport: StdioClientTransport } {
+  const toServer = new TransformStream<Uint8Array, Uint8Array>()
+  const toClient = new TransformStream<Uint8Array, Uint8Array>()
+  const connection = serveStdio(server, { input: toServer.readable, output: toClient.writable })
+  const transport = new StdioClientTransport({ input: toClient.readable, output: toServer.writable })
+  return { client: new Client({ ...options, transport }), connection, transport }
 }

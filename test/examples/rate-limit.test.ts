@@ -1,14 +1,10 @@
 /** The documented rate-limit middleware (examples/rate-limit.ts) on a real server: per principal, per window, every round counted. */
-import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
+import { askName } from '../fixtures/asker.ts'
 import { rateLimit } from '../../examples/rate-limit.ts'
 import type { AuthInfo } from '../../src/index.ts'
-import { McpServer, elicit, formSchema, resolver } from '../../src/server/index.ts'
+import { McpServer } from '../../src/server/index.ts'
 import { req } from '../helpers.ts'
-
-const askName = resolver({}, function askName() {
-  return elicit('Name?', formSchema({ name: v.string() }))
-})
 
 function setup() {
   let clock = 1_000

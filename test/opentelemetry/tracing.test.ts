@@ -13,14 +13,10 @@ import { promisify } from 'node:util'
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { beforeEach, describe, expect, it } from 'vitest'
-import {
-  Client,
-  StdioClientTransport,
-  StreamableHttpClientTransport,
-  type ClientOptions,
-} from '../../src/client/index.ts'
+import { stdioClient } from '../stdio-harness.ts'
+import { Client, StreamableHttpClientTransport, type ClientOptions } from '../../src/client/index.ts'
 import { clientTracing, serverTracing } from '../../src/opentelemetry/index.ts'
-import { createFetchHandler, serveStdio } from '../../src/server/index.ts'
+import { createFetchHandler } from '../../src/server/index.ts'
 import { createServer as bookshop } from '../../examples/dependencies/tutorial003.ts'
 import { exporter, isChildOf, spans, tree } from './otel.ts'
 
@@ -51,15 +47,7 @@ function overHttp(
 
 /** A client over stdio to `mcp` served in-process (serveStdio on TransformStreams). */
 function overStdio(mcp = tracedShop(), era: 'modern' | 'legacy' = 'modern') {
-  const toServer = new TransformStream<Uint8Array, Uint8Array>()
-  const toClient = new TransformStream<Uint8Array, Uint8Array>()
-  const connection = serveStdio(mcp, { input: toServer.readable, output: toClient.writable })
-  const client = new Client({
-    transport: new StdioClientTransport({ input: toClient.readable, output: toServer.writable }),
-    versionNegotiation: era,
-    elicitation: yes,
-  })
-  return { client, connection }
+  return stdioClient(mcp, { versionNegotiation: era, elicitation: yes })
 }
 
 const of = (kind: SpanKind, name: string) => spans().filter((s) => s.kind === kind && s.name === name)

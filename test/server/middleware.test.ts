@@ -4,17 +4,15 @@
  */
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
-import { Client, StdioClientTransport, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import { stdioClient } from '../stdio-harness.ts'
+import { askName } from '../fixtures/asker.ts'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
 import { ErrorCode, McpError } from '../../src/index.ts'
 import {
   McpServer,
   RequestStateSecurity,
   Server,
   createFetchHandler,
-  elicit,
-  formSchema,
-  resolver,
-  serveStdio,
   toolError,
   type InvocationCall,
   type QuestionCall,
@@ -24,9 +22,6 @@ import {
 import { recordingLogger, req, std } from '../helpers.ts'
 
 const KEY = 'm'.repeat(32)
-const askName = resolver({}, function askName() {
-  return elicit('What is your name?', formSchema({ name: v.string() }))
-})
 
 /** A server with `echo` and `greet` (asks a name through a resolver: two rounds), and a log of what middleware saw. */
 function makeServer() {
@@ -149,7 +144,7 @@ describe('server middleware', () => {
     }) as never)
     const res = await post(fetch, req('tools/call', { name: 'echo', arguments: { text: 'x' } }))
     expect(res.body.error?.code).toBe(ErrorCode.InternalError)
-    expect(error.join('\n')).toMatch(/request middleware returned nothing/)
+    expect(error.join('\n')).toMatch(/The server request middleware #1 returned nothing/)
   })
 
   it('an invocation middleware error is the tool error a handler error would be', async () => {
@@ -334,11 +329,7 @@ describe('server middleware', () => {
           return next()
         },
       })
-      const toServer = new TransformStream<Uint8Array, Uint8Array>()
-      const toClient = new TransformStream<Uint8Array, Uint8Array>()
-      const connection = serveStdio(mcp, { input: toServer.readable, output: toClient.writable })
-      const client = new Client({
-        transport: new StdioClientTransport({ input: toClient.readable, output: toServer.writable }),
+      const { client, connection } = stdioClient(mcp, {
         versionNegotiation: era,
         elicitation: () => Promise.resolve({ action: 'accept' as const, content: { name: 'Ada' } }),
       })
