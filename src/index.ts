@@ -79,3 +79,6 @@ export {
   Root,
   SamplingMessage,
 } from './protocol/schemas/index.ts'
+
+// Tasks (io.modelcontextprotocol/tasks): a long-running tool call as a task the client polls
+export { CreateTaskResult, DetailedTask, Task } from './protocol/schemas/index.ts'

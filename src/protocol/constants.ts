@@ -21,6 +21,9 @@ export const META = Object.freeze({
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const)
 
+/** The Tasks extension's id (ext-tasks specification/2026-07-28/tasks.md), declared in `capabilities.extensions`. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
 /** `LoggingLevel`: the syslog severities (RFC 5424), least severe first (spec: server/utilities/logging.mdx). */
 export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
 

@@ -121,3 +121,4 @@ export {
   ResourceUpdatedNotificationParams,
   ResourceUpdatedNotification,
 } from './notifications.ts'
+export { Task, DetailedTask, CreateTaskResult } from './tasks.ts'
