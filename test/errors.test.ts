@@ -19,6 +19,7 @@ import {
   OAuthError,
   RequestTimeoutError,
   SubscriptionDroppedError,
+  TaskEndedError,
 } from '../src/client/index.ts'
 import {
   InvalidRequestStateError,
@@ -52,6 +53,7 @@ describe('errors: one base class per side, each with its name and a stable strin
     [new SubscriptionDroppedError(1, new Error('x')), 'SubscriptionDroppedError', 'ERR_SUBSCRIPTION_DROPPED'],
     [new ConnectionClosedError('gone'), 'ConnectionClosedError', 'ERR_CONNECTION_CLOSED'],
     [new SamplingDeclinedError(), 'SamplingDeclinedError', 'ERR_SAMPLING_DECLINED'],
+    [new TaskEndedError('t', 'cancelled'), 'TaskEndedError', 'ERR_TASK_ENDED'],
     [new OAuthError('invalid_grant', 'refused'), 'OAuthError', 'ERR_OAUTH'],
   ]
   const server: [Error, string, string][] = [
@@ -128,6 +130,7 @@ describe('EdgeMcpErrorCode: one code per class, typed to its literal', () => {
     ERR_CONNECTION_CLOSED: ConnectionClosedError,
     ERR_OAUTH: OAuthError,
     ERR_SAMPLING_DECLINED: SamplingDeclinedError,
+    ERR_TASK_ENDED: TaskEndedError,
     ERR_INVALID_REQUEST_STATE: InvalidRequestStateError,
     ERR_INVALID_SIGNATURE: InvalidSignatureError,
     ERR_RESOLUTION: ResolutionError,

@@ -11,10 +11,12 @@ import { InvalidInputResponseError, InvalidResultError, MissingInputHandlerError
 import { parseResult } from './exchange.ts'
 import { CreateMessageResult, ElicitResult, InputRequiredResult, ListRootsResult } from './checks.gen.ts'
 import type { ClientOptions, InputContext } from './options.ts'
+import { readTask } from './task-result.ts'
 
 /**
  * A carrier request's result: an `InputRequiredResult` (`resultType: "input_required"`), else the
- * complete result (`resultType` `"complete"` or absent) checked against `complete`.
+ * complete result (`resultType` `"complete"` or absent) checked against `complete`, or — for `tools/call`
+ * only — a task handle (`resultType: "task"`), checked as a task and returned as it is.
  * @throws InvalidResultError for an unknown `resultType`, an `InputRequiredResult` with neither
  *   `inputRequests` nor `requestState`, or a result that fails its schema.
  */
@@ -33,6 +35,8 @@ export function parseCarrierResult<R>(
     }
     return irr
   }
+  // a task handle (io.modelcontextprotocol/tasks, tools/call only): checked and polled by callTool (tasks.ts)
+  if (type === 'task' && method === 'tools/call') return (readTask(result, method, true), result as R)
   if (type !== undefined && type !== 'complete')
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- echoes a wire value in a diagnostic as String() always has; an object reading '[object Object]' is acceptable there
     throw new InvalidResultError(`Unknown resultType '${String(type)}' in ${method} result`)

@@ -5,10 +5,11 @@
  * server's own requests answered through the same callbacks; see legacy.ts).
  * @module
  */
-import { LATEST_PROTOCOL_VERSION, META } from '../protocol/constants.ts'
+import { LATEST_PROTOCOL_VERSION } from '../protocol/constants.ts'
 import type { Check } from '../protocol/check.ts'
 import type {
   ClientCapabilities,
+  DetailedTask,
   InputRequiredResult,
   JSONRPCNotification,
   Prompt,
@@ -18,7 +19,7 @@ import type {
   Tool,
 } from '../protocol/schemas/index.ts'
 import { invalidateFor, ResponseCache, withUsableHints } from './cache.ts'
-import { exchange, parseResult, type ExchangeOptions } from './exchange.ts'
+import { parseResult, type ExchangeOptions } from './exchange.ts'
 import { EraNegotiator, versionOffered, type Era } from './era.ts'
 import { LegacyConnection } from './legacy.ts'
 import {
@@ -37,9 +38,7 @@ import {
   capabilitiesOf,
   defined,
   checkClientOptions,
-  clientInfoOf,
   DEFAULT_REQUEST_TIMEOUT_MS,
-  wantsProgress,
   warnWith,
   withClientDefaults,
   type CallOptions,
@@ -59,6 +58,8 @@ import {
   ReadResourceResult,
 } from './checks.gen.ts'
 import { ToolHeaders } from './tool-headers.ts'
+import { envelopeOf, exchangeEnveloped } from './request-envelope.ts'
+import { cancelTask, getTask, runTask } from './tasks.ts'
 
 type Meta = Record<string, unknown>
 
@@ -236,16 +237,6 @@ export class Client {
     }
   }
 
-  /** The request `_meta`: `extra` (the caller's own keys), then the envelope every request carries. */
-  #envelope(extra?: Record<string, unknown>): Record<string, unknown> {
-    return {
-      ...extra,
-      [META.protocolVersion]: this.protocolVersion,
-      [META.clientCapabilities]: this.capabilities,
-      [META.clientInfo]: clientInfoOf(this.options),
-    }
-  }
-
   /**
    * Build the request (envelope, `progressToken`, log level; what `request` middleware adds to `_meta`
    * before the envelope) and exchange it; a 2025-era request goes to the session (its middleware run there).
@@ -261,25 +252,14 @@ export class Client {
     const mw = this.#middleware
     let result
     if (this.#eras.era === 'legacy') result = await this.#legacy!.inSession(method, params, options, `progress-${id}`)
-    else if (!mw) result = await this.#exchange(method, params, own, options, id)
+    else if (!mw) result = await exchangeEnveloped(this, method, params, own, options, id)
     else {
       const rc = requestCall(method, params, 'modern', this.protocolVersion, this.options.transport, options.round, id)
       result = await through(mw, 'request', rc, () =>
-        this.#exchange(method, params, withAddedMeta(own, rc.meta), options, id),
+        exchangeEnveloped(this, method, params, withAddedMeta(own, rc.meta), options, id),
       )
     }
     return withUsableHints(method, result) // odd hints mean "do not cache", never a failed call
-  }
-
-  /** Exchange a 2026-07-28 request: `_meta` is `own` (the caller's keys and middleware's), then the envelope. */
-  #exchange(method: string, params: Meta, own: Meta | undefined, options: ExchangeOptions, id: number) {
-    const progressToken = `progress-${id}`
-    const meta = this.#envelope(own)
-    if (wantsProgress(method, options)) meta.progressToken = progressToken
-    if (options.logLevel) meta[META.logLevel] = options.logLevel
-    const message = { jsonrpc: '2.0' as const, id, method, params: { ...params, _meta: meta } }
-    const timeoutMs = this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
-    return exchange(this.options.transport, message, options, timeoutMs, progressToken)
   }
 
   /** `server/discover`: supported versions, capabilities, instructions, cache hints and `_meta` serverInfo. */
@@ -404,7 +384,7 @@ export class Client {
   async [PLAN_LISTEN](filter: SubscriptionFilter, signal?: AbortSignal): Promise<ListenPlan> {
     signal?.throwIfAborted()
     const era = await this.#eras.resolve(this.#probe, signal)
-    const params = { notifications: filter, _meta: this.#envelope() }
+    const params = { notifications: filter, _meta: envelopeOf(this, 'subscriptions/listen') }
     const cache = this.#cache
     return {
       ...(era === 'legacy' ? { session: this.#legacy! } : { transport: this.options.transport }),
@@ -414,6 +394,26 @@ export class Client {
       // list changes and resource updates drop the cache entries they make stale before the app hears of them
       ...(cache ? { before: (n: JSONRPCNotification) => this.invalidateCacheFor(n) } : {}),
     }
+  }
+
+  /**
+   * Tasks (`io.modelcontextprotocol/tasks`): poll the task `taskId` (e.g. saved from `onTask` before a restart)
+   * until it ends, as `callTool` does with a task the server creates (tasks.ts `runTask`: poll interval, questions
+   * answered through the callbacks, `signal` → `tasks/cancel`, limits). @returns the tool's result.
+   * @throws McpError for a failed task; TaskEndedError when it was cancelled, is not found or expired.
+   */
+  resumeTask(taskId: string, options: CallOptions = {}): Promise<CallToolResult> {
+    return runTask(this.#carrier, taskId, options)
+  }
+
+  /** `tasks/get`: the task's state now. @throws McpError -32602 when the server does not know it (for this caller). */
+  getTask(taskId: string, options?: CallOptions): Promise<DetailedTask> {
+    return getTask(this.#carrier, taskId, options)
+  }
+
+  /** `tasks/cancel`: acknowledged (a finished task stays as it is). @throws McpError -32602 for an unknown task. */
+  cancelTask(taskId: string, options?: CallOptions): Promise<void> {
+    return cancelTask(this.#carrier, taskId, options)
   }
 
   /** `prompts/list`, walking every page. */

@@ -20,6 +20,7 @@ import {
 import { defined, type CallOptions, type ClientOptions } from './options.ts'
 import { CallToolResult } from './checks.gen.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
+import { isTaskHandle, runTask } from './tasks.ts'
 
 /** What a carrier call needs of its `Client`. @internal */
 export interface CarrierDeps {
@@ -43,7 +44,8 @@ export interface CarrierDeps {
 
 /**
  * `Client.callTool`: the carrier call; on a `-32020` (the tool's headers may have changed, spec:
- * streamable-http.mdx) re-list once and call again, the answers already given recalled from the memo.
+ * streamable-http.mdx) re-list once and call again, the answers already given recalled from the memo. A task
+ * handle (`CreateTaskResult`) is polled until the task ends (tasks.ts).
  * @throws as `Client.callTool`.
  */
 export async function callTool(
@@ -64,13 +66,16 @@ export async function callTool(
       { ...options, routing: deps.routingFor(name, args), memo }, // routing read again after a re-list
       call,
     )
+  let result
   try {
-    return await drive()
+    result = await drive()
   } catch (error) {
     if (!(error instanceof McpError && error.code === ErrorCode.HeaderMismatch)) throw error
     await deps.relist(options.signal)
-    return drive()
+    result = await drive()
   }
+  // a CreateTaskResult (see parseCarrierResult): polled to its end, in manual mode too
+  return isTaskHandle(result) ? runTask(deps, result, { ...options, target: name }) : result
 }
 
 /**

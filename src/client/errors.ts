@@ -4,6 +4,7 @@
  * @module
  */
 import { ClientError } from '../protocol/errors.ts'
+import type { DetailedTask } from '../protocol/schemas/index.ts'
 
 /** A request got no answer within the client's `requestTimeoutMs`. */
 export class RequestTimeoutError extends ClientError {
@@ -60,6 +61,28 @@ export class InvalidInputResponseError extends ClientError {
   constructor(key: string, detail: string) {
     super(`The answer to input request '${key}' is invalid: ${detail}`)
     this.key = key
+  }
+}
+
+/**
+ * A task (`io.modelcontextprotocol/tasks`) ended without a result: `'cancelled'` (its status became
+ * `cancelled`), `'not_found'` (`tasks/get` answered -32602: the server no longer knows it — deleted at its TTL,
+ * or never this caller's; the McpError is the `cause`), or `'expired'` (its TTL passed while it still was not done).
+ */
+export class TaskEndedError extends ClientError {
+  static readonly code = 'ERR_TASK_ENDED' as const
+  readonly code = 'ERR_TASK_ENDED' as const
+  override readonly name: string = 'TaskEndedError'
+  readonly taskId: string
+  readonly reason: 'cancelled' | 'not_found' | 'expired'
+  /** The task as last seen (undefined when it was never read). */
+  readonly task: DetailedTask | undefined
+  constructor(taskId: string, reason: TaskEndedError['reason'], task?: DetailedTask, cause?: unknown) {
+    const why = { cancelled: 'was cancelled', not_found: 'is not found', expired: 'outlived its TTL' }[reason]
+    super(`Task ${taskId} ${why}${task?.statusMessage ? `: ${task.statusMessage}` : ''}`, cause ? { cause } : undefined)
+    this.taskId = taskId
+    this.reason = reason
+    this.task = task
   }
 }
 

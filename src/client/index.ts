@@ -49,4 +49,5 @@ export {
   OAuthError,
   RequestTimeoutError,
   SubscriptionDroppedError,
+  TaskEndedError,
 } from './errors.ts'

@@ -245,7 +245,7 @@ function toThunk<R>(first: First<R>): () => Promise<R | InputRequiredResult> {
  * Run every dispatch concurrently. The first failure, or the caller's abort, aborts the others and
  * rejects at once — even when a callback ignores its signal.
  */
-async function dispatchAll(
+export async function dispatchAll(
   requests: Record<string, InputRequest>,
   dispatch: Dispatch,
   outer?: AbortSignal,

@@ -7,6 +7,7 @@ import type {
   ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
+  DetailedTask,
   ElicitRequestParams,
   ElicitResult,
   Implementation,
@@ -154,6 +155,13 @@ export interface CallOptions {
    * `total` and `message` when the server gives them.
    */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void
+  /**
+   * Observes a tool call the server runs as a task (`io.modelcontextprotocol/tasks`): called with the task
+   * when it is created (or first read, by `resumeTask`), then on each change of its `status`,
+   * `statusMessage` or progress (`_meta["edge-mcp/progress"]` = `{ progress, total? }`), the last time with
+   * its terminal state. Persist `task.taskId` here to resume the call after a restart (`Client.resumeTask`).
+   */
+  onTask?: (task: DetailedTask) => void
   /** Ask for log messages of at least this severity (sent as `_meta` logLevel); they arrive via `onNotification`. */
   logLevel?: LoggingLevel
 }

@@ -77,6 +77,7 @@ export type EdgeMcpErrorCode =
   | 'ERR_CONNECTION_CLOSED'
   | 'ERR_OAUTH'
   | 'ERR_SAMPLING_DECLINED'
+  | 'ERR_TASK_ENDED'
   // the server (edge-mcp/server, edge-mcp/oauth)
   | 'ERR_INVALID_REQUEST_STATE'
   | 'ERR_INVALID_SIGNATURE'

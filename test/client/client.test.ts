@@ -67,6 +67,7 @@ describe('Client over the demo server', () => {
       expect(body.params._meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28')
       expect(body.params._meta['io.modelcontextprotocol/clientCapabilities']).toEqual({
         elicitation: { form: {}, url: {} },
+        extensions: { 'io.modelcontextprotocol/tasks': {} }, // tools/call declares the tasks extension
       })
       expect(body.params._meta['io.modelcontextprotocol/clientInfo']).toEqual({ name: 'test', version: '1' })
       expect(headers.get('mcp-protocol-version')).toBe('2026-07-28')
@@ -338,7 +339,12 @@ describe('client result validation', () => {
         elicitation: () => ({ action: 'accept' }),
         versionNegotiation: 'modern',
       })
-    await expect(answer({ resultType: 'task', content: [] }).callTool('x')).rejects.toThrow(/Unknown resultType 'task'/)
+    await expect(answer({ resultType: 'later', content: [] }).callTool('x')).rejects.toThrow(/Unknown resultType 'later'/)
+    // 'task' is a task handle on tools/call only (io.modelcontextprotocol/tasks): one without a task's fields is invalid
+    await expect(answer({ resultType: 'task', content: [] }).callTool('x')).rejects.toThrow(
+      /Invalid tools\/call result: field 'taskId'/,
+    )
+    await expect(answer({ resultType: 'task', content: [] }).getPrompt('x')).rejects.toThrow(/Unknown resultType 'task'/)
     await expect(
       answer({ resultType: 'input_required', inputRequests: { k: { method: 'ping' } } }).callTool('x'),
     ).rejects.toThrow(/Invalid tools\/call result/)

@@ -179,7 +179,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if ('method' in message && !legacy) headers.set(HEADER.method, message.method)
     const extra = legacy ? sessionHeaders(options.session!) : routingHeaders(options.routing)
     for (const [k, val] of Object.entries(extra ?? {})) headers.set(k, val)
-    const nameParam = 'method' in message && !legacy ? targetParamOf(message.method) : undefined
+    const nameParam = 'method' in message && !legacy ? nameParamOf(message.method) : undefined
     const nameValue = nameParam ? params[nameParam] : undefined
     if (typeof nameValue === 'string') headers.set(HEADER.name, encodeHeaderValue(nameValue))
     const authorization = await this.#auth?.authorizationHeader(this.url)
@@ -245,6 +245,11 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (!response.ok && !('error' in body)) throw new HttpError(response.status, text) // a "result" with a failure status
     return body
   }
+}
+
+/** The param `Mcp-Name` carries: `targetParamOf`'s, or `taskId` for `tasks/*` (ext-tasks "Routing Headers"). */
+function nameParamOf(method: string): string | undefined {
+  return targetParamOf(method) ?? (method.startsWith('tasks/') ? 'taskId' : undefined)
 }
 
 /** The `Mcp-Param-{name}` headers of a 2026-07-28 request's routing values (see `SendOptions.routing`). */
