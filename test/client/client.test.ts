@@ -339,12 +339,16 @@ describe('client result validation', () => {
         elicitation: () => ({ action: 'accept' }),
         versionNegotiation: 'modern',
       })
-    await expect(answer({ resultType: 'later', content: [] }).callTool('x')).rejects.toThrow(/Unknown resultType 'later'/)
+    await expect(answer({ resultType: 'later', content: [] }).callTool('x')).rejects.toThrow(
+      /Unknown resultType 'later'/,
+    )
     // 'task' is a task handle on tools/call only (io.modelcontextprotocol/tasks): one without a task's fields is invalid
     await expect(answer({ resultType: 'task', content: [] }).callTool('x')).rejects.toThrow(
       /Invalid tools\/call result: field 'taskId'/,
     )
-    await expect(answer({ resultType: 'task', content: [] }).getPrompt('x')).rejects.toThrow(/Unknown resultType 'task'/)
+    await expect(answer({ resultType: 'task', content: [] }).getPrompt('x')).rejects.toThrow(
+      /Unknown resultType 'task'/,
+    )
     await expect(
       answer({ resultType: 'input_required', inputRequests: { k: { method: 'ping' } } }).callTool('x'),
     ).rejects.toThrow(/Invalid tools\/call result/)
