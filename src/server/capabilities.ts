@@ -2,6 +2,7 @@
  * A server's capabilities: what it declares, plus what its registered handlers imply.
  * @module
  */
+import { TASKS_EXTENSION } from '../protocol/constants.ts'
 import type { ServerCapabilities } from '../protocol/schemas/index.ts'
 
 /** Capabilities implied by a registered handler; list changes and resource updates come through `subscriptions/listen`. */
@@ -24,5 +25,7 @@ export function capabilitiesOf(
     if (handlers.has(method) && capabilities[cap] === undefined)
       (capabilities as Record<string, unknown>)[cap] = { ...value }
   }
+  // the Tasks extension, once its methods are served (ext-tasks: "Capability Negotiation")
+  if (handlers.has('tasks/get')) capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} }
   return capabilities
 }

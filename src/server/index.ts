@@ -47,6 +47,11 @@ export type { LegacyQuestionOptions } from './legacy-questions.ts'
 // Notifications: the bus behind subscriptions/listen (in memory by default; bring your own fan-out)
 export { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from './notifications.ts'
 
+// Tasks (io.modelcontextprotocol/tasks): where tasks live, and what a task tool's handler gets as ctx.task
+export { inMemoryTasks, type InMemoryTasksOptions } from './tasks/memory.ts'
+export type { TaskStore } from './tasks/types.ts'
+export type { TaskContext } from './tasks/ask.ts'
+
 // HTTP: the Streamable HTTP fetch handler
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/handler.ts'
 // stdio: one connection over a pair of Web Streams (the process's stdin and stdout, a child's pipes)

@@ -38,11 +38,18 @@ import type {
   ToolHandler,
   ToolInput,
   ToolReturn,
+  TaskHook,
 } from './mcp/types.ts'
 import { isAbsoluteUri, type ServerEvent } from './notifications.ts'
 import type { NeedValues, Uses } from './resolve/resolver.ts'
 import { Server } from './server.ts'
 import { logWarn } from './log.ts'
+import { INSTALL_TASKS } from './tasks/types.ts'
+
+/** A tasks value: it installs itself on the server (its `tasks/*` handlers) and gives the `tools/call` hook. */
+type Installable = {
+  [INSTALL_TASKS]: (mcp: McpServer, registry: Registry, note: (message: string) => void) => TaskHook
+}
 
 /** A list-changed event kind. */
 type ListChanged = Exclude<ServerEvent['kind'], 'resourceUpdated'>
@@ -66,7 +73,10 @@ export class McpServer {
   /** Log-only notes of a round (a discarded stale answer) go to the server's logger. */
   readonly #note = (message: string): void => logWarn(this.server.logger, 'answer.discarded', message)
 
-  /** @throws RangeError unless `options.pageSize` is a positive integer (see also {@link Server}'s constructor). */
+  /**
+   * @throws RangeError unless `options.pageSize` is a positive integer (see also {@link Server}'s constructor).
+   * @throws TypeError when `options.tasks` is not a tasks value (`inMemoryTasks()`, `durableObjectTasks()`).
+   */
   constructor(info: Implementation, options: McpServerOptions = {}) {
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE
     if (!(Number.isInteger(pageSize) && pageSize > 0))
@@ -84,6 +94,12 @@ export class McpServer {
     this.server.useRequestStateSecurity(options.requestStateSecurity ?? RequestStateSecurity.ephemeral())
     this.server.setRequestHandler('tools/list', (params) => this.#list(params, 'tools', this.#registry.tools))
     this.server.setRequestHandler('tools/call', (params, ctx) => callTool(this.#registry, params, ctx, this.#note))
+    const tasks = options.tasks as Installable | undefined
+    if (tasks) {
+      if (typeof tasks[INSTALL_TASKS] !== 'function')
+        throw new TypeError('options.tasks must come from inMemoryTasks() or durableObjectTasks()')
+      this.#registry.tasks = tasks[INSTALL_TASKS](this, this.#registry, this.#note)
+    }
   }
 
   /**
@@ -91,7 +107,8 @@ export class McpServer {
    * that asked for `toolsListChanged` are told (likewise for prompts, resources and templates).
    * A name outside the spec's guidance (1–128 characters of `A–Z a–z 0–9 _ - .`; server/tools.mdx
    * "Tool Names") registers with one warning through the server's logger.
-   * @throws Error when a tool with this name is already registered, or the name is empty.
+   * @throws Error when a tool with this name is already registered, or the name is empty, or it has
+   *   `task` on a server without `options.tasks`.
    * @throws InvalidSignatureError when its resolver graph cannot work (unknown argument, cycle, collision).
    */
   tool<I extends ToolInput | undefined = undefined, U extends Uses = Record<never, never>>(
@@ -104,7 +121,12 @@ export class McpServer {
   ): this {
     checkToolName(name, (message) => logWarn(this.server.logger, 'tool.nameWarning', message))
     if (this.#registry.tools.has(name)) throw new Error(`Tool '${name}' is already registered`)
-    this.#registry.tools.set(name, toolEntry(name, config, handler as Registered['handler']))
+    const entry = toolEntry(name, config, handler as Registered['handler'])
+    if (config.task !== undefined) {
+      if (!this.#registry.tasks) throw new Error(`Tool '${name}': task needs McpServerOptions.tasks`)
+      entry.task = config.task
+    }
+    this.#registry.tools.set(name, entry)
     this.#changed('toolsListChanged')
     return this
   }

@@ -28,7 +28,8 @@ export function checkHeaders(headers: Headers, request: JSONRPCRequest): McpErro
   if (method === null) return mismatch('Header mismatch: missing Mcp-Method header')
   if (!isVisibleAscii(method)) return notAscii('Mcp-Method', method)
   if (method !== request.method) return differs('Mcp-Method', method, request.method)
-  const nameParam = targetParamOf(request.method)
+  // tasks/get, tasks/update, tasks/cancel carry the task id (ext-tasks: "Streamable HTTP: Routing Headers")
+  const nameParam = targetParamOf(request.method) ?? (TASK_METHODS.has(request.method) ? 'taskId' : undefined)
   if (nameParam) {
     const raw = headers.get(HEADER.name)
     if (raw === null) return mismatch('Header mismatch: missing Mcp-Name header')
@@ -40,6 +41,8 @@ export function checkHeaders(headers: Headers, request: JSONRPCRequest): McpErro
   }
   return undefined
 }
+
+const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel'])
 
 /** A header whose raw value has a char outside tab and 0x20–0x7E (non-ASCII must come base64-encoded). */
 function notAscii(header: string, raw: string): McpError {

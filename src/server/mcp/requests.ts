@@ -46,6 +46,10 @@ export async function callTool(
   let args = tool.schema(withoutResolved(rawArgs, tool.plan))
   if (args instanceof Promise) args = await args
   if (args.issues) return toolResult(true, `Invalid arguments for tool ${name}: ${args.issues.join('; ')}`)
+  if (registry.tasks && tool.task) {
+    const early = await registry.tasks(tool, args.value, params, ctx)
+    if (early) return early
+  }
   let out: unknown
   try {
     out = await invoke(tool, args.value, params, ctx, name, note)

@@ -24,6 +24,8 @@ import type { ResolverPlan } from '../resolve/plan.ts'
 import type { CheckedUses, Uses } from '../resolve/resolver.ts'
 import type { ObjectOutput, ObjectSchemaInput, SchemaCheck, StandardSchemaV1 } from '../schema.ts'
 import type { ServerOptions } from '../server.ts'
+import type { TaskContext } from '../tasks/ask.ts'
+import type { TaskStore } from '../tasks/types.ts'
 
 /**
  * A tool's input: an object schema of any Standard Schema library (`z.object({…})`, `v.object({…})`,
@@ -62,7 +64,22 @@ export interface HandlerContext extends RequestContext {
    * handlers that use resolvers (the SDK owns their state).
    */
   requestState: RequestStateValue | undefined
+  /**
+   * Set for a tool registered with `task` (undefined otherwise): its status, progress and questions while
+   * it runs as a task, or inline in a synchronous run (`taskId` undefined). See {@link TaskContext}.
+   */
+  task?: TaskContext
 }
+
+/**
+ * Whether a tool runs as a task (ext-tasks specification/2026-07-28/tasks.md): `'required'` — always, for a
+ * request that declares the `io.modelcontextprotocol/tasks` extension; a 2026 request that does not gets
+ * `-32021` naming it; `'optional'` — a task when the request declares the extension, else a synchronous
+ * run; a function — the server decides per call (true: a task when the extension is declared). 2025-era
+ * requests always run synchronously.
+ */
+export type TaskMode<Args = Record<string, unknown>> =
+  'required' | 'optional' | ((args: Args, ctx: RequestContext) => boolean | Promise<boolean>)
 
 /** A tool handler. Throw `McpError` for a JSON-RPC error; any other throw becomes an `isError` result. */
 export type ToolHandler<Args, R = ToolReturn> = (args: Args, ctx: HandlerContext) => R | Promise<R>
@@ -103,6 +120,11 @@ export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = Re
    * every caller: lists stay one shared, cacheable answer, and a client learns what to ask for by calling.
    */
   scopes?: readonly string[]
+  /**
+   * Run it as a task (see {@link TaskMode}); needs `McpServerOptions.tasks`. Its handler then gets
+   * `ctx.task`. Absent: never a task.
+   */
+  task?: TaskMode<ToolArgs<I>>
 }
 
 /**
@@ -210,6 +232,13 @@ export interface McpServerOptions extends ServerOptions {
    * @throws RangeError (from the constructor) unless a positive integer.
    */
   pageSize?: number
+  /**
+   * Where tasks live (the Tasks extension, `io.modelcontextprotocol/tasks`): `inMemoryTasks()` on Node,
+   * Deno and Bun, `durableObjectTasks()` (`edge-mcp/cloudflare`) on Workers. With it the server advertises
+   * the extension, serves `tasks/get`, `tasks/update` and `tasks/cancel`, and runs tools registered with
+   * `task` as tasks. A task's run is not a request: request middleware does not run around it.
+   */
+  tasks?: TaskStore
 }
 
 // ---- what McpServer keeps of each registration (internal)
@@ -227,6 +256,8 @@ export interface RegisteredTool extends Registered {
   definition: Tool
   output: StandardSchemaV1 | undefined
   headerParams: HeaderParam[]
+  /** Its registration `task`, when it may run as a task. */
+  task?: TaskMode<never> | undefined
 }
 /** A prompt: its argument schema, its `prompts/list` entry, its completers. */
 export interface RegisteredPrompt extends Registered {
@@ -253,4 +284,17 @@ export interface Registry {
   readonly resources: Map<string, RegisteredTemplate>
   /** The server's scope hierarchies (`ServerOptions.impliedScopes`). */
   readonly impliedScopes?: ImpliedScopes | undefined
+  /** With `McpServerOptions.tasks`: what `tools/call` runs first for a tool with `task`. */
+  tasks?: TaskHook | undefined
 }
+
+/**
+ * The tasks value's `tools/call` hook: undefined to run the tool synchronously (it set `ctx.task`), or the
+ * result to send (a `CreateTaskResult`, an MRTR `InputRequiredResult`, a tool error).
+ */
+export type TaskHook = (
+  tool: RegisteredTool,
+  args: Record<string, unknown>,
+  params: Record<string, unknown>,
+  ctx: RequestContext,
+) => Promise<Record<string, unknown> | undefined>

@@ -126,3 +126,10 @@ export interface TaskTimingOptions {
   /** The polling interval suggested to clients, integer **milliseconds** (> 0). Default 1,000. */
   pollIntervalMs?: number
 }
+
+/**
+ * Where a tasks value keeps its installer (see `defineTaskStore`): McpServer calls it with itself, its
+ * registry and its note sink, and gets the `tools/call` hook.
+ * @internal
+ */
+export const INSTALL_TASKS: unique symbol = Symbol.for('edge-mcp.installTasks')
