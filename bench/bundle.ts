@@ -137,7 +137,7 @@ export async function benchBundle(): Promise<{
   const [tmcp, mcpLite] = PEERS.map(([entry, options]) =>
     bundle(entry, options).catch((error: unknown) => (error instanceof Error ? error.message : String(error))),
   )
-  const [ours, hono, oauth, cloudflare, theirs, ownVerifier, zod, arktype, reject, middleware, tracing] =
+  const [ours, hono, oauth, cloudflare, theirs, ownVerifier, zod, arktype, reject, middleware, tracing, tasks] =
     (await Promise.all(
       [
         'edge-mcp.ts',
@@ -151,8 +151,9 @@ export async function benchBundle(): Promise<{
         'edge-mcp-legacy-reject.ts',
         'edge-mcp-middleware.ts',
         'edge-mcp-tracing.ts',
+        'edge-mcp-tasks.ts',
       ].map((entry) => bundle(entry)),
-    )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
+    )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
   if (ours.jose || hono.jose || cloudflare.jose)
     throw new Error('jose was bundled into a Worker that verifies no token')
   if (ownVerifier.jose) throw new Error('jose was bundled into a Worker that verifies tokens without jwtVerifier')
@@ -193,6 +194,7 @@ export async function benchBundle(): Promise<{
     `| edge-mcp with \`edge-mcp/cloudflare\` (Durable Object mailbox and notification bus), info | ${kib(cloudflare.bytes)} | ${beside(cloudflare)} |`,
     `| edge-mcp with a request middleware and a structured logger (\`use\`, \`logger.record\`), info | ${kib(middleware.bytes)} | ${beside(middleware)} |`,
     `| edge-mcp traced (\`serverTracing()\` of \`edge-mcp/opentelemetry\`, \`@opentelemetry/api\`), info | ${kib(tracing.bytes)} | ${beside(tracing)} |`,
+    `| edge-mcp with a task tool (\`tasks: inMemoryTasks()\`, \`task: 'required'\`, progress and a question in the task), info | ${kib(tasks.bytes)} | ${beside(tasks)} |`,
     `| official SDK 2.4.0 (\`createMcpHandler\`) | ${kib(theirs.bytes)} | ${kib(theirs.gzipped)} |`,
     ...peerRows,
     `| **ratio** edge-mcp ÷ official (target ≤ 0.33) | ${x(ours.bytes / theirs.bytes)} | **${x(ratio)}** ${met(ratio <= 1 / 3)} |`,
