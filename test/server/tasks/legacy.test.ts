@@ -44,7 +44,7 @@ describe('tasks: a 2025-era client (official v1 SDK)', () => {
       asked.push(request.params.message)
       return { action: 'accept', content: { count: asked.length === 1 ? 3 : 1 } }
     })
-    const progress: Array<{ progress: number; message?: string }> = []
+    const progress: Array<{ progress: number; message: string | undefined }> = []
     const result = await client.callTool({ name: 'stock_take', arguments: {} }, undefined, {
       onprogress: (p) => progress.push({ progress: p.progress, message: p.message }),
     })
