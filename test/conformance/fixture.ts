@@ -15,6 +15,7 @@ import {
   elicit,
   elicitForm,
   formSchema,
+  inMemoryTasks,
   inputRequired,
   listRoots,
   resolver,
@@ -24,6 +25,7 @@ import {
 } from '../../src/server/index.ts'
 import type { InputRequest, RequestedSchema } from '../../src/index.ts'
 import { addQuestionTools } from './questions.ts'
+import { addTaskTools } from './tasks.ts'
 
 /** A 1×1 red PNG pixel. */
 export const TEST_IMAGE_BASE64 =
@@ -57,8 +59,8 @@ const client_roots = resolver({}, function client_roots() {
 
 /**
  * Every fixture the server scenarios call.
- * @param options - more server options, merged over the fixture's (`cache`, `logger`): the Worker passes
- *   `legacyQuestions: { mailbox: durableObjectMailbox() }`.
+ * @param options - more server options, merged over the fixture's (`cache`, `logger`, `tasks`: in memory):
+ *   the Worker passes `legacyQuestions: { mailbox: durableObjectMailbox() }`.
  */
 /** The conformance suite's JSON Schema 2020-12 tool input (json-schema-2020-12 scenario), as it sends it. */
 const CONTACT_SCHEMA = {
@@ -91,6 +93,7 @@ export function createConformanceServer(options: McpServerOptions = {}): McpServ
     {
       cache: { ttlMs: 300_000, cacheScope: 'public' },
       logger: { warn: () => {}, error: (m, e) => console.error(m, e ?? '') },
+      tasks: inMemoryTasks(),
       ...options,
     },
   )
@@ -306,6 +309,9 @@ export function createConformanceServer(options: McpServerOptions = {}): McpServ
 
   // the 2025-11-25 question scenarios: sampling and elicitation (SEP-1034 defaults, SEP-1330 enums)
   addQuestionTools(mcp)
+
+  // the tasks extension's scenarios (tasks-*): task tools, questions inside a task, MRTR before a task
+  addTaskTools(mcp)
 
   // --------------------------------------------------------------------------------- resources
   mcp.resource(
