@@ -1,0 +1,142 @@
+/**
+ * `ctx.task.ask` with each kind of question inside a task (sampling, roots, URL elicitation), a question the
+ * client cannot answer, the rounds limit, `ctx.sendProgress` inside a task, request middleware around the
+ * creating request, and a synchronous 2026 run that asks.
+ */
+import * as v from 'valibot'
+import { describe, expect, it } from 'vitest'
+import {
+  McpServer,
+  createFetchHandler,
+  elicit,
+  inMemoryTasks,
+  inputRequired,
+  listRoots,
+  sample,
+  type FetchHandler,
+} from '../../../src/server/index.ts'
+import { post, req, std, type Posted } from '../../helpers.ts'
+
+const EXT = 'io.modelcontextprotocol/tasks'
+const ALL = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {}, extensions: { [EXT]: {} } }
+
+function fixture() {
+  const mcp = new McpServer({ name: 'asks', version: '1' }, { tasks: inMemoryTasks() })
+  mcp.tool('sampled', { task: 'required' }, async (_args, ctx) => {
+    const answer = await ctx.task!.ask(sample('Say hi', { maxTokens: 5 }))
+    return `model said ${answer.content.type === 'text' ? answer.content.text : '?'}`
+  })
+  mcp.tool('rooted', { task: 'required' }, async (_args, ctx) => {
+    const roots = await ctx.task!.ask(listRoots())
+    return roots.map((r) => r.uri).join(',')
+  })
+  mcp.tool('consent', { task: 'required' }, async (_args, ctx) =>
+    JSON.stringify(await ctx.task!.ask(elicit.url('Sign in', 'https://example.com/login'))),
+  )
+  mcp.tool('endless', { task: 'required' }, (_args, ctx) =>
+    inputRequired(
+      { q: { method: 'roots/list' } },
+      { n: ((ctx.requestState as { n?: number } | undefined)?.n ?? 0) + 1 },
+    ),
+  )
+  mcp.tool('reporting', { task: 'required' }, async (_args, ctx) => {
+    ctx.sendProgress(5, 8, 'five')
+    await new Promise((r) => setTimeout(r, 5))
+    return 'reported'
+  })
+  mcp.tool('sync_asker', { task: 'optional', input: { x: v.optional(v.string()) } }, async (_args, ctx) => {
+    await ctx.task!.ask(listRoots())
+    return 'unreachable'
+  })
+  const seen: string[] = []
+  mcp.use(async (call, next) => {
+    seen.push(call.method)
+    return next()
+  })
+  return { handler: createFetchHandler(mcp), seen }
+}
+
+const callTool = (handler: FetchHandler, name: string, caps: Record<string, unknown> = ALL) =>
+  post(handler, req('tools/call', { name, arguments: {} }, caps), std('tools/call', name))
+const tasks = (handler: FetchHandler, method: string, params: Record<string, unknown>) =>
+  post(handler, req(method, params, ALL), std(method, params.taskId as string))
+
+async function poll(handler: FetchHandler, taskId: string, until: (r: Posted) => boolean): Promise<Posted> {
+  for (let i = 0; i < 200; i++) {
+    const got = await tasks(handler, 'tasks/get', { taskId })
+    if (until(got)) return got
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  throw new Error('never')
+}
+const terminal = (r: Posted) => ['completed', 'failed', 'cancelled'].includes(r.body.result?.status as string)
+const textOf = (r: Posted): string => (r.body.result.result as { content: Array<{ text: string }> }).content[0].text
+
+/** Start `name`, answer its one question with `answer`, return the terminal task. */
+async function answerOnce(handler: FetchHandler, name: string, answer: unknown): Promise<Posted> {
+  const id = (await callTool(handler, name)).body.result.taskId as string
+  const asked = await poll(handler, id, (r) => r.body.result?.status === 'input_required')
+  const [key] = Object.keys(asked.body.result.inputRequests)
+  await tasks(handler, 'tasks/update', { taskId: id, inputResponses: { [key]: answer } })
+  return poll(handler, id, terminal)
+}
+
+describe('tasks: questions of every kind', () => {
+  it('sample resolves to the CreateMessageResult; listRoots to the roots; elicit.url to accept with true', async () => {
+    const { handler } = fixture()
+    const sampled = await answerOnce(handler, 'sampled', {
+      role: 'assistant',
+      content: { type: 'text', text: 'hi' },
+      model: 'm',
+    })
+    expect(textOf(sampled)).toBe('model said hi')
+    const rooted = await answerOnce(handler, 'rooted', { roots: [{ uri: 'file:///a' }, { uri: 'file:///b' }] })
+    expect(textOf(rooted)).toBe('file:///a,file:///b')
+    const consent = await answerOnce(handler, 'consent', { action: 'accept' })
+    expect(JSON.parse(textOf(consent))).toEqual({ action: 'accept', value: true })
+  })
+
+  it('a question the client did not declare the capability for fails the task with -32021', async () => {
+    const { handler } = fixture()
+    const id = (await callTool(handler, 'sampled', { extensions: { [EXT]: {} } })).body.result.taskId as string
+    const done = await poll(handler, id, terminal)
+    expect(done.body.result).toMatchObject({ status: 'failed', error: { code: -32021 } })
+  })
+
+  it('more than 8 rounds of questions fail the task with -32603', async () => {
+    const { handler } = fixture()
+    const id = (await callTool(handler, 'endless')).body.result.taskId as string
+    for (let round = 0; round < 12; round++) {
+      const got = await poll(handler, id, (r) => terminal(r) || r.body.result?.status === 'input_required')
+      if (terminal(got)) {
+        expect(got.body.result).toMatchObject({ status: 'failed', error: { code: -32603 } })
+        expect(round).toBe(8)
+        return
+      }
+      const [key] = Object.keys(got.body.result.inputRequests)
+      await tasks(handler, 'tasks/update', { taskId: id, inputResponses: { [key]: { roots: [] } } })
+    }
+    throw new Error('the task never failed')
+  })
+
+  it('ctx.sendProgress inside a task reports on the task; request middleware sees the creating request, not the run', async () => {
+    const { handler, seen } = fixture()
+    const id = (await callTool(handler, 'reporting')).body.result.taskId as string
+    const done = await poll(handler, id, terminal)
+    expect(done.body.result).toMatchObject({
+      status: 'completed',
+      statusMessage: 'five',
+      _meta: { 'edge-mcp/progress': { progress: 5, total: 8 } },
+    })
+    expect(seen.filter((m) => m === 'tools/call')).toHaveLength(1)
+  })
+
+  it('a synchronous 2026 run that asks gets -32021 naming the tasks extension', async () => {
+    const { handler } = fixture()
+    const got = await callTool(handler, 'sync_asker', { roots: {} })
+    expect(got.body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { [EXT]: {} } } },
+    })
+  })
+})
