@@ -17,8 +17,10 @@
  *    servers; the fixture client is in `versionNegotiation: 'auto'`, so each scenario starts with a
  *    `server/discover` probe the mock answers with an error or a result naming no 2026 version, and the
  *    client falls back to `initialize`);
- * 5. prints one summary line per suite (scored scenarios only; the CLI's own output lists the rest) and
- *    the failing checks, and exits 1 when any scored check failed or a suite could not run.
+ * 5. prints one summary line per suite (scored scenarios only; the CLI's own output lists the rest), plus
+ *    one for the tasks extension's server scenarios (`tasks-*`, run in step 2 but not scored by the suite),
+ *    and the failing checks; exits 1 when any scored check or any `tasks-*` check failed, or a suite could
+ *    not run.
  *
  * No expected-failures file: every scored check must pass. Results (checks.json per scenario) go to a
  * temporary directory (with the Worker's local state), kept (and its path printed) only when something
@@ -62,11 +64,14 @@ function run(command, args, options = {}) {
   })
 }
 
-/** The scored scenarios of a requirement set, by leg (`server`, `client`), from `conformance list`. */
+/**
+ * The scored scenarios of a requirement set, by leg (`server`, `client`), from `conformance list`; and
+ * `tasks`: the tasks extension's server scenarios (`tasks-*`), listed there as run but never scored.
+ */
 function scoredScenarios(revision) {
   const listed = spawnSync(node22, [cli, 'list', '--requirements', revision], { encoding: 'utf8' })
   if (listed.status !== 0) fail(`\`conformance list --requirements ${revision}\` failed:\n${listed.stderr}`)
-  const legs = { server: [], client: [] }
+  const legs = { server: [], client: [], tasks: [] }
   let leg
   for (const line of listed.stdout.split('\n')) {
     if (/^Server scenarios/.test(line)) leg = 'server'
@@ -74,6 +79,8 @@ function scoredScenarios(revision) {
     else if (!/^\s/.test(line)) leg = undefined
     const item = /^ {2}- (\S+)$/.exec(line)
     if (leg && item) legs[leg].push(item[1])
+    const task = /^ {4}- (tasks-\S+) \[server\]$/.exec(line)
+    if (task) legs.tasks.push(task[1])
   }
   for (const leg of ['server', 'client'])
     if (legs[leg].length === 0) fail(`no ${leg} scenarios found in \`conformance list --requirements ${revision}\``)
@@ -99,8 +106,10 @@ function readChecks(dir, leg) {
 /**
  * Print the summary line and the failing checks of one suite; returns the number of failed checks.
  * `label` names the run in the summary line: `requirements <revision>`, and where it ran when not the Node fixture.
+ * `options.elsewhere`: scenarios of this run summarized on a line of their own (left out of the not-scored
+ * tally); `options.unscored: false` leaves the tally out (a line of unscored scenarios).
  */
-function summarize(leg, scenarios, dir, exitCode, label = `requirements ${REVISION}`) {
+function summarize(leg, scenarios, dir, exitCode, label = `requirements ${REVISION}`, options = {}) {
   const results = readChecks(dir, leg)
   const count = { SUCCESS: 0, FAILURE: 0, WARNING: 0, SKIPPED: 0 }
   const problems = []
@@ -120,12 +129,13 @@ function summarize(leg, scenarios, dir, exitCode, label = `requirements ${REVISI
       }
     }
   }
-  const unscored = [...results.entries()].filter(([s]) => !scenarios.includes(s))
+  const elsewhere = options.elsewhere ?? []
+  const unscored = [...results.entries()].filter(([s]) => !scenarios.includes(s) && !elsewhere.includes(s))
   const unscoredFailing = unscored.filter(([, checks]) => checks.some((c) => c.status === 'FAILURE')).length
   console.log(
     `conformance ${leg} suite (${label}): ${scenarios.length} scenarios, ` +
       `${count.SUCCESS} checks passed, ${count.FAILURE} failed, ${count.WARNING} warnings, ${count.SKIPPED} skipped` +
-      ` (not scored: ${unscored.length} scenarios, ${unscoredFailing} failing)`,
+      (options.unscored === false ? '' : ` (not scored: ${unscored.length} scenarios, ${unscoredFailing} failing)`),
   )
   for (const line of problems) console.log(line)
   if (exitCode !== 0 && count.FAILURE === 0) {
@@ -278,6 +288,8 @@ const version = spawnSync(node22, ['--version'], { encoding: 'utf8' }).stdout.tr
 if (!version.startsWith('v22.'))
   fail(`test/conformance/node_modules/.bin/node is ${version || 'missing'}, expected Node 22`)
 const scored = scoredScenarios(REVISION)
+if (scored.tasks.length === 0)
+  fail(`no tasks-* server scenarios found in \`conformance list --requirements ${REVISION}\``)
 const scoredLegacy = scoredScenarios(LEGACY_REVISION)
 const results = mkdtempSync(join(tmpdir(), 'edge-mcp-conformance-'))
 console.log(`conformance: @modelcontextprotocol/conformance on Node ${version}`)
@@ -339,7 +351,10 @@ if (existsSync(clientEntry)) {
 
 // 5. summary lines and the exit code
 console.log('')
-let failed = summarize('server', scored.server, serverDir, serverCode)
+let failed = summarize('server', scored.server, serverDir, serverCode, undefined, { elsewhere: scored.tasks })
+// the tasks extension's scenarios ran with the server suite; not scored by the suite, but every check counts here
+const tasksLabel = `requirements ${REVISION}, tasks extension`
+failed += summarize('server', scored.tasks, serverDir, 0, tasksLabel, { unscored: false })
 const legacyLabel = `requirements ${LEGACY_REVISION}, workerd`
 const legacyFailed = summarize('server', scoredLegacy.server, legacyDir, legacyCode, legacyLabel)
 if (legacyFailed > 0 && worker) {
