@@ -24,7 +24,8 @@ function fixture() {
   const mcp = new McpServer({ name: 'asks', version: '1' }, { tasks: inMemoryTasks() })
   mcp.tool('sampled', { task: 'required' }, async (_args, ctx) => {
     const answer = await ctx.task!.ask(sample('Say hi', { maxTokens: 5 }))
-    return `model said ${answer.content.type === 'text' ? answer.content.text : '?'}`
+    const content = answer.content as { type: string; text?: string }
+    return `model said ${content.text ?? '?'}`
   })
   mcp.tool('rooted', { task: 'required' }, async (_args, ctx) => {
     const roots = await ctx.task!.ask(listRoots())
