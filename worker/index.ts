@@ -3,10 +3,12 @@
  * demo's static assets (`web-demo/dist` through the `ASSETS` binding, see wrangler.toml `[assets]`), so
  * `/` is the SPA.
  *
- * Binds two Durable Objects (wrangler.toml): `MCP_MAILBOX`, so that a 2025-era client's answer to a
- * question reaches the isolate waiting for it, whichever isolate receives it; and `MCP_NOTIFICATIONS`, so
+ * Binds three Durable Objects (wrangler.toml): `MCP_MAILBOX`, so that a 2025-era client's answer to a
+ * question reaches the isolate waiting for it, whichever isolate receives it; `MCP_NOTIFICATIONS`, so
  * that a server event (a resource updated, a list changed) published on any isolate reaches every
- * `subscriptions/listen` stream, whichever isolate holds it. Reads three optional bindings:
+ * `subscriptions/listen` stream, whichever isolate holds it; and `MCP_TASKS` (class `McpTasks`), one
+ * object per task, which holds the task and runs its work, so a task outlives the request that started it
+ * and any isolate answers `tasks/get`. Reads these optional bindings:
  * - `REQUEST_STATE_KEYS` (secret): comma-separated keys, newest first, each the unpadded base64url of at
  *   least 32 random bytes — so every instance can open every other instance's requestState; without it
  *   each isolate seals with its own ephemeral key.
@@ -28,10 +30,14 @@ import { Hono, type Context, type Next } from 'hono'
 import {
   durableObjectMailbox,
   durableObjectNotificationBus,
+  durableObjectTasks,
   McpNotificationBus,
   McpQuestionMailbox,
+  taskObject,
   type MailboxNamespace,
   type NotificationNamespace,
+  type TaskNamespace,
+  type TaskObjectClass,
 } from '../src/cloudflare/index.ts'
 import { createHonoHandler } from '../src/hono/index.ts'
 import { parseRequestStateKeys, type FetchHandlerOptions, type McpServer } from '../src/server/index.ts'
@@ -48,6 +54,8 @@ interface Env {
   MCP_MAILBOX?: MailboxNamespace
   /** The notification bus (wrangler.toml): server events meet the listen streams of every isolate. */
   MCP_NOTIFICATIONS?: NotificationNamespace
+  /** The task objects (wrangler.toml): one per task, holding it and running its work. */
+  MCP_TASKS?: TaskNamespace
   /** The static assets (wrangler.toml `[assets] binding`); absent when run without them. */
   ASSETS?: { fetch(request: Request): Promise<Response> }
 }
@@ -83,8 +91,31 @@ function loopbackOnly(hosts: string, request: Request): Response | undefined {
 /** What a test Worker adds to the demo (test/workers/crossiso.ts): server options, and tools. */
 export interface DemoWorkerHooks {
   options?: Pick<DemoServerOptions, 'authorizeSubscription'>
-  /** Runs on each server built (once per isolate and configuration). */
+  /** Runs on each server built (once per isolate and configuration, and once per task object). */
   extend?: (mcp: McpServer) => void
+  /** Who the caller is (the fetch handler's `authenticate`); not together with `OAUTH_ISSUER`. */
+  authenticate?: FetchHandlerOptions['authenticate']
+}
+
+/** The demo's McpServer for this `env`: the Worker's, and each task object's (which runs the task's tool). */
+function demoServer(env: Env, hooks: DemoWorkerHooks): McpServer {
+  const keys = env.REQUEST_STATE_KEYS?.trim() ?? ''
+  const issuer = env.OAUTH_ISSUER?.trim() ?? ''
+  const server = createDemoServer({
+    ...hooks.options,
+    requestStateKeys: keys ? parseRequestStateKeys(keys) : [],
+    legacyQuestions: { mailbox: durableObjectMailbox() },
+    notificationBus: durableObjectNotificationBus(env),
+    tasks: durableObjectTasks(),
+    ...(issuer ? { orderScopes: ['books:order'] } : {}),
+  })
+  hooks.extend?.(server)
+  return server
+}
+
+/** The demo's task object class (the `McpTasks` export), running tasks through the demo server with `hooks`. */
+export function createDemoTasks(hooks: DemoWorkerHooks = {}): TaskObjectClass<Env> {
+  return taskObject((env: Env) => demoServer(env, hooks))
 }
 
 /** The demo Worker's app (the default export is `createDemoWorker()`). */
@@ -98,17 +129,10 @@ export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: 
     const issuer = env.OAUTH_ISSUER?.trim() ?? ''
     const config = JSON.stringify([keys, origins, hosts, issuer])
     if (cached?.config !== config) {
-      const requestStateKeys = keys ? parseRequestStateKeys(keys) : []
-      const server: McpServer = createDemoServer({
-        ...hooks.options,
-        requestStateKeys,
-        legacyQuestions: { mailbox: durableObjectMailbox() },
-        notificationBus: durableObjectNotificationBus(env),
-        ...(issuer ? { orderScopes: ['books:order'] } : {}),
-      })
-      hooks.extend?.(server)
+      const server = demoServer(env, hooks)
       const options: FetchHandlerOptions = { allowedOrigins: list(origins) }
       if (hosts !== '*') options.allowedHosts = list(hosts)
+      if (hooks.authenticate) options.authenticate = hooks.authenticate
       if (issuer) {
         // the resource is this Worker's /mcp under the host it was called by (allowedHosts decide which)
         options.oauth = protectedResource({
@@ -144,3 +168,5 @@ export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: 
 export default createDemoWorker()
 /** The Durable Object classes behind the `MCP_MAILBOX` and `MCP_NOTIFICATIONS` bindings. */
 export { McpNotificationBus, McpQuestionMailbox }
+/** The Durable Object class behind the `MCP_TASKS` binding: one object per task. */
+export const McpTasks = createDemoTasks()

@@ -17,6 +17,7 @@ import {
   sample,
   toolError,
   type LegacyQuestionOptions,
+  type McpServerOptions,
   type NotificationBus,
   type ServerOptions,
 } from '../src/server/index.ts'
@@ -105,6 +106,8 @@ export interface DemoServerOptions {
   authorizeSubscription?: ServerOptions['authorizeSubscription']
   /** OAuth scopes `order_book` needs (the Worker passes `['books:order']` when `OAUTH_ISSUER` is set). */
   orderScopes?: readonly string[]
+  /** Where tasks live and run (the Worker passes its Durable Object tasks). */
+  tasks?: McpServerOptions['tasks']
 }
 
 /** Build the demo server. */
@@ -121,6 +124,7 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       ...(options.legacyQuestions ? { legacyQuestions: options.legacyQuestions } : {}),
       ...(options.notificationBus ? { notificationBus: options.notificationBus } : {}),
       ...(options.authorizeSubscription ? { authorizeSubscription: options.authorizeSubscription } : {}),
+      ...(options.tasks ? { tasks: options.tasks } : {}),
     },
   )
 

@@ -1,8 +1,16 @@
 /**
  * `edge-mcp/cloudflare`: what a Worker needs beyond Web APIs — the Durable Objects that carry a 2025-era
  * client's answers (see `legacyQuestions` in the server options) and server events for
- * `subscriptions/listen` (see `notificationBus`) between isolates.
+ * `subscriptions/listen` (see `notificationBus`) between isolates, and tasks that outlive their request
+ * (see `tasks`: one Durable Object per task).
  * @module
  */
 export { McpQuestionMailbox, durableObjectMailbox, type MailboxNamespace } from './mailbox.ts'
 export { McpNotificationBus, durableObjectNotificationBus, type NotificationNamespace } from './notifications.ts'
+export {
+  durableObjectTasks,
+  taskObject,
+  type TaskNamespace,
+  type TaskObjectClass,
+  type TaskObjectState,
+} from './tasks.ts'

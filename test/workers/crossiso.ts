@@ -9,24 +9,61 @@
  * - `authorizeSubscription` refuses every URI under `secret:`;
  * - tool `publish_event` `{ kind, uri? }` publishes a server event (`resourceUpdated` through
  *   `mcp.resourceUpdated(uri)`, the others through `mcp.server.publish`), and tool `add_tool` `{ name }`
- *   registers a tool, which announces `toolsListChanged` by itself.
- * It exports both Durable Object classes.
+ *   registers a tool, which announces `toolsListChanged` by itself;
+ * - tool `shelf_task` `{ ms, ask? }` always runs as a task (`env.MCP_TASKS`): it reports progress, asks
+ *   "Count the returns shelf too?" when `ask` is set, waits `ms` milliseconds (ending early when the task is
+ *   cancelled), and returns the answer and the id of the isolate that ran it;
+ * - `authenticate`: a request with `x-test-user: <name>` is that caller (`authInfo.clientId`), so tasks
+ *   are bound to it; without the header the caller is anonymous.
+ * It exports the three Durable Object classes (`McpTasks` running tasks through this same server).
  *
  * Bundled by `wrangler deploy --dry-run` with test/workers/crossiso.toml, then run by Miniflare as several
  * Workers (several isolates) that do or do not share the Durable Object namespaces.
  */
 import * as v from 'valibot'
 import type { NotificationNamespace } from '../../src/cloudflare/index.ts'
-import { createDemoWorker, McpNotificationBus, McpQuestionMailbox } from '../../worker/index.ts'
+import { elicit, formSchema } from '../../src/server/index.ts'
+import { createDemoTasks, createDemoWorker, McpNotificationBus, McpQuestionMailbox } from '../../worker/index.ts'
 
 interface Env {
   WORKER_NAME?: string
   MCP_NOTIFICATIONS?: NotificationNamespace
 }
 
-const demo = createDemoWorker({
+const ReturnsShelf = formSchema({ returns: v.optional(v.pipe(v.boolean(), v.title('Count returns')), false) })
+
+let isolate: string | undefined
+const isolateId = () => (isolate ??= crypto.randomUUID())
+
+const hooks: Parameters<typeof createDemoWorker>[0] = {
   options: { authorizeSubscription: (uri) => !uri.startsWith('secret:') },
+  authenticate: (request) => {
+    const user = request.headers.get('x-test-user')
+    return user ? { clientId: user } : undefined
+  },
   extend(mcp) {
+    mcp.tool(
+      'shelf_task',
+      {
+        description: 'Test only: a task that may ask a question and then waits.',
+        input: { ms: v.number(), ask: v.optional(v.boolean()) },
+        task: 'required',
+      },
+      async ({ ms, ask }, ctx) => {
+        await ctx.task?.progress(1, 3, 'Shelf 1 of 3')
+        let returns = 'not asked'
+        if (ask) {
+          const answer = await ctx.task!.ask(elicit('Count the returns shelf too?', ReturnsShelf))
+          returns = answer.action === 'accept' ? String(answer.value.returns) : answer.action
+        }
+        await ctx.task?.progress(2, 3, 'Shelf 2 of 3')
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms)
+          ctx.signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+        })
+        return JSON.stringify({ returns, isolate: isolateId(), cancelled: ctx.signal?.aborted ?? false })
+      },
+    )
     mcp.tool(
       'publish_event',
       {
@@ -47,15 +84,13 @@ const demo = createDemoWorker({
       return `added ${name}`
     })
   },
-})
-
-let isolate: string | undefined
+}
+const demo = createDemoWorker(hooks)
 
 export default {
   fetch(request: Request, env: Env, ctx: Parameters<typeof demo.fetch>[2]): Response | Promise<Response> {
     if (new URL(request.url).pathname === '/isolate') {
-      isolate ??= crypto.randomUUID()
-      return Response.json({ worker: env.WORKER_NAME ?? null, isolate })
+      return Response.json({ worker: env.WORKER_NAME ?? null, isolate: isolateId() })
     }
     if (new URL(request.url).pathname === '/bus-connections' && env.MCP_NOTIFICATIONS) {
       const bus = env.MCP_NOTIFICATIONS
@@ -65,3 +100,4 @@ export default {
   },
 }
 export { McpNotificationBus, McpQuestionMailbox }
+export const McpTasks = createDemoTasks(hooks)
