@@ -120,7 +120,8 @@ const kib = (n: number) => `${fmt(n)} (${(n / 1024).toFixed(1)} KiB)`
 
 /**
  * Sizes of the Workers and the table lines: edge-mcp (its tool's input in valibot, zod 4, arktype), edge-mcp/hono, edge-mcp with OAuth (a
- * `jwtVerifier`, so jose), edge-mcp with `edge-mcp/cloudflare`'s Durable Objects and the official SDK; a
+ * `jwtVerifier`, so jose), edge-mcp with `edge-mcp/cloudflare`'s Durable Objects (mailbox and bus; tasks)
+ * and the official SDK; a
  * sixth, `protectedResource` with a verifier of its own, is bundled only to check it carries no jose; and the
  * peers' Workers (`tmcp`, `mcpLite`: the bundle, or the reason it could not be bundled).
  * @throws Error when jose is in a Worker without the JWT verifier (the one importing `edge-mcp/oauth` for
@@ -137,30 +138,45 @@ export async function benchBundle(): Promise<{
   const [tmcp, mcpLite] = PEERS.map(([entry, options]) =>
     bundle(entry, options).catch((error: unknown) => (error instanceof Error ? error.message : String(error))),
   )
-  const [ours, hono, oauth, cloudflare, theirs, ownVerifier, zod, arktype, reject, middleware, tracing, tasks] =
-    (await Promise.all(
-      [
-        'edge-mcp.ts',
-        'edge-mcp-hono.ts',
-        'edge-mcp-oauth.ts',
-        'edge-mcp-cloudflare.ts',
-        'official.ts',
-        'edge-mcp-own-verifier.ts',
-        'edge-mcp-zod.ts',
-        'edge-mcp-arktype.ts',
-        'edge-mcp-legacy-reject.ts',
-        'edge-mcp-middleware.ts',
-        'edge-mcp-tracing.ts',
-        'edge-mcp-tasks.ts',
-      ].map((entry) => bundle(entry)),
-    )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
+  const [
+    ours,
+    hono,
+    oauth,
+    cloudflare,
+    theirs,
+    ownVerifier,
+    zod,
+    arktype,
+    reject,
+    middleware,
+    tracing,
+    tasks,
+    cfTasks,
+  ] = (await Promise.all(
+    [
+      'edge-mcp.ts',
+      'edge-mcp-hono.ts',
+      'edge-mcp-oauth.ts',
+      'edge-mcp-cloudflare.ts',
+      'official.ts',
+      'edge-mcp-own-verifier.ts',
+      'edge-mcp-zod.ts',
+      'edge-mcp-arktype.ts',
+      'edge-mcp-legacy-reject.ts',
+      'edge-mcp-middleware.ts',
+      'edge-mcp-tracing.ts',
+      'edge-mcp-tasks.ts',
+      'edge-mcp-cloudflare-tasks.ts',
+    ].map((entry) => bundle(entry)),
+  )) as [Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle, Bundle]
   if (ours.jose || hono.jose || cloudflare.jose)
     throw new Error('jose was bundled into a Worker that verifies no token')
   if (ownVerifier.jose) throw new Error('jose was bundled into a Worker that verifies tokens without jwtVerifier')
   if (!oauth.jose) throw new Error('jose is missing from the Worker with a jwtVerifier (the check is stale)')
-  if (ours.cloudflare || hono.cloudflare || oauth.cloudflare)
+  if (ours.cloudflare || hono.cloudflare || oauth.cloudflare || tasks.cloudflare)
     throw new Error('edge-mcp/cloudflare was bundled into a Worker that does not import it')
-  if (!cloudflare.cloudflare) throw new Error('edge-mcp/cloudflare is missing from the Worker using it (stale check)')
+  if (!cloudflare.cloudflare || !cfTasks.cloudflare)
+    throw new Error('edge-mcp/cloudflare is missing from a Worker using it (stale check)')
   if (ours.opentelemetry || middleware.opentelemetry)
     throw new Error('@opentelemetry/api was bundled into a Worker that does not trace')
   if (!tracing.opentelemetry) throw new Error('@opentelemetry/api is missing from the traced Worker (stale check)')
@@ -195,6 +211,7 @@ export async function benchBundle(): Promise<{
     `| edge-mcp with a request middleware and a structured logger (\`use\`, \`logger.record\`), info | ${kib(middleware.bytes)} | ${beside(middleware)} |`,
     `| edge-mcp traced (\`serverTracing()\` of \`edge-mcp/opentelemetry\`, \`@opentelemetry/api\`), info | ${kib(tracing.bytes)} | ${beside(tracing)} |`,
     `| edge-mcp with a task tool (\`tasks: inMemoryTasks()\`, \`task: 'required'\`, progress and a question in the task), info | ${kib(tasks.bytes)} | ${beside(tasks)} |`,
+    `| edge-mcp with tasks on Workers (\`durableObjectTasks\` and the \`taskObject\` Durable Object of \`edge-mcp/cloudflare\`), info | ${kib(cfTasks.bytes)} | ${beside(cfTasks)} |`,
     `| official SDK 2.4.0 (\`createMcpHandler\`) | ${kib(theirs.bytes)} | ${kib(theirs.gzipped)} |`,
     ...peerRows,
     `| **ratio** edge-mcp ÷ official (target ≤ 0.33) | ${x(ours.bytes / theirs.bytes)} | **${x(ratio)}** ${met(ratio <= 1 / 3)} |`,

@@ -37,7 +37,6 @@ import {
   type MailboxNamespace,
   type NotificationNamespace,
   type TaskNamespace,
-  type TaskObjectClass,
 } from '../src/cloudflare/index.ts'
 import { createHonoHandler } from '../src/hono/index.ts'
 import { parseRequestStateKeys, type FetchHandlerOptions, type McpServer } from '../src/server/index.ts'
@@ -114,7 +113,7 @@ function demoServer(env: Env, hooks: DemoWorkerHooks): McpServer {
 }
 
 /** The demo's task object class (the `McpTasks` export), running tasks through the demo server with `hooks`. */
-export function createDemoTasks(hooks: DemoWorkerHooks = {}): TaskObjectClass<Env> {
+export function createDemoTasks(hooks: DemoWorkerHooks = {}): ReturnType<typeof taskObject<Env>> {
   return taskObject((env: Env) => demoServer(env, hooks))
 }
 

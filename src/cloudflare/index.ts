@@ -7,10 +7,4 @@
  */
 export { McpQuestionMailbox, durableObjectMailbox, type MailboxNamespace } from './mailbox.ts'
 export { McpNotificationBus, durableObjectNotificationBus, type NotificationNamespace } from './notifications.ts'
-export {
-  durableObjectTasks,
-  taskObject,
-  type TaskNamespace,
-  type TaskObjectClass,
-  type TaskObjectState,
-} from './tasks.ts'
+export { durableObjectTasks, taskObject, type TaskNamespace } from './tasks.ts'

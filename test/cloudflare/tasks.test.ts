@@ -8,8 +8,8 @@
  */
 import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { durableObjectTasks, taskObject, type TaskNamespace, type TaskObjectState } from '../../src/cloudflare/index.ts'
-import { HEARTBEAT_MS } from '../../src/cloudflare/tasks.ts'
+import { durableObjectTasks, taskObject, type TaskNamespace } from '../../src/cloudflare/index.ts'
+import { HEARTBEAT_MS, type TaskObjectState } from '../../src/cloudflare/tasks.ts'
 import { createFetchHandler, elicit, formSchema, McpServer } from '../../src/server/index.ts'
 import type { TaskJob } from '../../src/server/tasks/types.ts'
 import { env as envelope, std } from '../helpers.ts'
