@@ -13,6 +13,7 @@ import { PLAN_LISTEN } from './listen-plan.ts'
 import { InvalidResultError, RequestTimeoutError, SubscriptionDroppedError } from './errors.ts'
 import { legacyListenTransport, listenSessionOf } from './legacy-listen.ts'
 import { SubscriptionsAcknowledgedNotification } from './checks.gen.ts'
+import { deliverTaskNotification } from './task-watch.ts'
 
 /** Options of {@link listen}. */
 export interface ListenOptions {
@@ -86,6 +87,10 @@ export async function listen(
 ): Promise<Subscription> {
   const plan = await client[PLAN_LISTEN](filter, options.signal)
   const transport = plan.session ? legacyListenTransport(listenSessionOf(plan.session)) : plan.transport!
+  const own = options.onNotification
+  // a stream of task states (ext-tasks `taskIds`) also feeds the client's running task loops (task-watch.ts)
+  if (filter.taskIds && !plan.session)
+    options = { ...options, onNotification: (n) => (deliverTaskNotification(transport, n), own?.(n)) }
   return openSubscription(transport, plan.message, options, plan.timeoutMs, plan.warn, plan.before)
 }
 

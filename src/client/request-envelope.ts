@@ -1,7 +1,7 @@
 /**
- * A 2026-07-28 request as the `Client` sends it: the per-request `_meta` envelope (protocol version,
- * capabilities — the tasks extension added on `tools/call` and `tasks/*`, see tasks.ts — and client info),
- * the `progressToken` and log level, then the exchange within the request timeout.
+ * A 2026-07-28 request as the `Client` sends it: the per-request `_meta` envelope (protocol version;
+ * capabilities, with the tasks extension added on `tools/call`, `tasks/*` and `subscriptions/listen`, see
+ * tasks.ts; client info), the `progressToken` and log level, then the exchange within the request timeout.
  * @module
  */
 import { META } from '../protocol/constants.ts'

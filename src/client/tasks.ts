@@ -29,6 +29,7 @@ import { RequestTimeoutError, TaskEndedError } from './errors.ts'
 import { parseResult } from './exchange.ts'
 import { dispatchAll } from './input-required.ts'
 import { readTask } from './task-result.ts'
+import { watchTask } from './task-watch.ts'
 import { through, type ClientAnswerCall, type Middlewares } from './middleware.ts'
 import { defined, type CallOptions, type ClientOptions } from './options.ts'
 import type { ExchangeOptions } from './exchange.ts'
@@ -125,6 +126,13 @@ export async function runTask(
     options.onTask?.(task)
   }
   let task: DetailedTask | undefined = typeof first === 'string' ? undefined : readTask(first, 'tools/call', true)
+  let notified: DetailedTask | undefined // a state `notifications/tasks` brought (task-watch.ts), newer than `task`
+  let wake: (() => void) | undefined
+  const unwatch = watchTask(deps.options.transport, taskId, (state) => {
+    if (task && Date.parse(state.lastUpdatedAt) < Date.parse(task.lastUpdatedAt)) return // older than seen
+    notified = state
+    wake?.()
+  })
   try {
     signal?.throwIfAborted()
     for (;;) {
@@ -134,11 +142,12 @@ export async function runTask(
         const ms = polled ? Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, task.pollIntervalMs!)) : backoff
         if (!polled) backoff = Math.min(BACKOFF_CAP_MS, backoff * 1.5)
         if (Date.now() + ms > deadline) throw new RequestTimeoutError(`task ${taskId}`, maxTotal!)
-        await Promise.race([wait(ms, signal), failed])
+        if (!notified) await Promise.race([waitOrWake(ms), failed])
       }
       let next: DetailedTask
       try {
-        next = await Promise.race([getTask(deps, taskId, options), failed])
+        next = notified ?? (await Promise.race([getTask(deps, taskId, options), failed]))
+        notified = undefined
       } catch (error) {
         if (error instanceof McpError && error.code === ErrorCode.InvalidParams && !signal?.aborted)
           throw new TaskEndedError(taskId, 'not_found', task, error)
@@ -181,6 +190,20 @@ export async function runTask(
     throw error
   } finally {
     ending.abort()
+    unwatch()
+  }
+
+  /** `wait(ms)`, cut short by a notification; rejects with the abort reason when `signal` aborts. */
+  async function waitOrWake(ms: number): Promise<void> {
+    const woken = new AbortController()
+    wake = () => woken.abort()
+    try {
+      await wait(ms, signal ? anySignal([signal, woken.signal]) : woken.signal)
+    } catch (error) {
+      if (!woken.signal.aborted || signal?.aborted) throw error
+    } finally {
+      wake = undefined
+    }
   }
 }
 

@@ -4,9 +4,10 @@
  * is a recorder), its questions answered once per key through the callbacks and sent with `tasks/update`, its
  * end mapped to a result or an error; abort sends `tasks/cancel`; the manual API resumes a saved task id.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   Client,
+  listen,
   NetworkError,
   RequestTimeoutError,
   StreamableHttpClientTransport,
@@ -61,10 +62,24 @@ function fakeServer(created: Record<string, unknown>, polls: Array<Record<string
     if (method === 'tasks/update') updates++
     return { result: method === 'tools/list' ? { tools: [] } : { resultType: 'complete' } }
   }
+  let stream: ReadableStreamDefaultController<Uint8Array> | undefined
+  let listenId: number | undefined
+  /** Send `notification` on the open listen stream, as an SSE event carrying its subscriptionId. */
+  const notify = (method: string, params: Record<string, unknown>) => {
+    const _meta = { 'io.modelcontextprotocol/subscriptionId': listenId }
+    const event = `data: ${JSON.stringify({ jsonrpc: '2.0', method, params: { ...params, _meta } })}\n\n`
+    stream!.enqueue(new TextEncoder().encode(event))
+  }
   const fetch = async (request: Request) => {
     if (down) throw new TypeError('fetch failed')
     const body = await json<{ id: number; method: string; params: Record<string, unknown> }>(request)
     seen.push({ method: body.method, params: body.params, headers: request.headers })
+    if (body.method === 'subscriptions/listen') {
+      listenId = body.id
+      const sse = new ReadableStream<Uint8Array>({ start: (c) => void (stream = c) })
+      notify('notifications/subscriptions/acknowledged', { notifications: body.params.notifications })
+      return new Response(sse, { headers: { 'content-type': 'text/event-stream' } })
+    }
     return Response.json({ jsonrpc: '2.0', id: body.id, ...reply(body.method) })
   }
   const transport = () => new StreamableHttpClientTransport('http://x/mcp', { fetch })
@@ -72,6 +87,7 @@ function fakeServer(created: Record<string, unknown>, polls: Array<Record<string
     seen,
     transport,
     methods: () => seen.map((s) => s.method),
+    notify,
     crash: () => (down = true),
     recover: () => (down = false),
   }
@@ -330,6 +346,52 @@ describe('callTool with a task', () => {
   it('prompts/get answered with a task handle is an invalid result (the extension covers tools/call only)', async () => {
     const server = fakeServer(task('working'), [DONE])
     await expect(clientOf(server).client.getPrompt('p')).rejects.toThrow(/Unknown resultType 'task'/)
+  })
+})
+
+describe('notifications/tasks', () => {
+  it('a listen stream with the task id ends the wait at once: the notified state is taken, no poll needed', async () => {
+    const server = fakeServer(task('working', { pollIntervalMs: 30_000 }), [task('working')])
+    const waits: number[] = []
+    const client = new Client({
+      transport: server.transport(),
+      versionNegotiation: 'modern',
+      // a wait that never ends by itself: only a notification (or an abort) moves the loop on
+      sleep: (ms, signal) =>
+        new Promise((_resolve, reject) => {
+          waits.push(ms)
+          signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true })
+        }),
+    })
+    const listening = new AbortController()
+    const statuses: string[] = []
+    const call = client.callTool(
+      't',
+      {},
+      {
+        onTask: (t) => {
+          statuses.push(`${t.status} ${t.statusMessage ?? ''}`)
+          if (statuses.length === 1) void listen(client, { taskIds: [t.taskId] }, { signal: listening.signal })
+        },
+      },
+    )
+    await vi.waitFor(() => expect(server.methods()).toContain('subscriptions/listen'))
+    await vi.waitFor(() => expect(waits).toHaveLength(1))
+    const older = new Date(Date.parse(CREATED) - 1000).toISOString()
+    server.notify('notifications/tasks', task('working', { taskId: 'other', statusMessage: 'not ours' }))
+    server.notify('notifications/tasks', task('working', { statusMessage: 'Shelf 2', pollIntervalMs: 30_000 }))
+    await vi.waitFor(() => expect(waits).toHaveLength(2))
+    server.notify('notifications/tasks', task('cancelled', { lastUpdatedAt: older })) // stale: ignored
+    server.notify('notifications/tasks', { ...DONE, lastUpdatedAt: new Date().toISOString() })
+    const result = await call
+    listening.abort()
+    expect(result.content).toEqual([{ type: 'text', text: 'done' }])
+    expect(statuses).toEqual(['working ', 'working Shelf 2', 'completed '])
+    expect(server.methods()).toEqual(['tools/call', 'subscriptions/listen']) // not one tasks/get
+    const listenCaps = (server.seen[1].params._meta as Record<string, unknown>)[
+      'io.modelcontextprotocol/clientCapabilities'
+    ]
+    expect(listenCaps).toEqual({ extensions: { [TASKS]: {} } }) // taskIds need the extension declared
   })
 })
 
