@@ -10,8 +10,11 @@
  * one workerd process, each its own isolate, over real HTTP:
  * - `a` defines the task object class and binds `MCP_TASKS` to it;
  * - `b` binds `MCP_TASKS` to the SAME namespace (`scriptName: 'a'`), as a second isolate of one deployment.
+ * The wire is written out for most checks; the last two drive the task with our Client (`callTool` on one
+ * Worker, `resumeTask` from a saved id on the other).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
 import { startCrossIsolate, type CrossIsolate } from '../crossiso-harness.ts'
 import { env, std } from '../helpers.ts'
 import { messages, type Message } from '../legacy-wire.ts'
@@ -163,5 +166,35 @@ describe('tasks across isolates (a Durable Object per task)', () => {
     const { taskId } = await startTask('b', undefined, { ms: 10 })
     expect((await until('a', undefined, taskId, 'completed')).status).toBe('completed')
     expect((await rpc('a', 'alice', 'tasks/get', { taskId })).error).toEqual(NOT_FOUND)
+  })
+
+  it('our Client: callTool on a runs the task to its result, answering the question through its callback', async () => {
+    const asked: string[] = []
+    const seen: string[] = []
+    const client = new Client({
+      transport: new StreamableHttpClientTransport(new URL('mcp', base.a).href, {
+        headers: { 'x-test-user': 'carol' },
+      }),
+      versionNegotiation: 'modern',
+      elicitation: (params) => (asked.push(params.message), { action: 'accept', content: { returns: true } }),
+    })
+    const result = await client.callTool('shelf_task', { ms: 10, ask: true }, { onTask: (t) => seen.push(t.status) })
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({ returns: 'true' })
+    expect(asked).toEqual(['Count the returns shelf too?'])
+    expect(seen[0]).toBe('working')
+    expect(seen).toContain('input_required')
+  })
+
+  it('our Client: a task started on a and saved by id is resumed by a new Client on b', async () => {
+    const { taskId } = await startTask('a', 'carol', { ms: 10, ask: true })
+    const client = new Client({
+      transport: new StreamableHttpClientTransport(new URL('mcp', base.b).href, {
+        headers: { 'x-test-user': 'carol' },
+      }),
+      versionNegotiation: 'modern',
+      elicitation: () => ({ action: 'decline' }),
+    })
+    const result = await client.resumeTask(taskId)
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({ returns: 'decline' })
   })
 })
