@@ -3,8 +3,8 @@
  * notifications carry the server events the client asked for.
  * @module
  */
-import { META } from '../protocol/constants.ts'
-import { ErrorCode, McpError } from '../protocol/errors.ts'
+import { META, TASKS_EXTENSION } from '../protocol/constants.ts'
+import { ErrorCode, McpError, missingCapabilityError } from '../protocol/errors.ts'
 import type { JSONRPCNotification, ServerCapabilities, SubscriptionFilter } from '../protocol/schemas/index.ts'
 import type { Channel, Logger, RequestContext, RequestParams, ResultObject } from './context.ts'
 import { honouredFilter } from '../protocol/subscription-filter.ts'
@@ -40,6 +40,15 @@ export async function serveListen(
   deps: ListenDeps,
 ): Promise<ResultObject> {
   const filter = honouredFilter(parseListenFilter(params), deps.capabilities)
+  // ext-tasks: task status notifications need the extension declared on the request; none are sent (none agreed)
+  if (
+    (params.notifications as { taskIds?: unknown }).taskIds !== undefined &&
+    deps.capabilities.extensions?.[TASKS_EXTENSION]
+  ) {
+    if (!(ctx.clientCapabilities.extensions as Record<string, unknown> | undefined)?.[TASKS_EXTENSION])
+      throw missingCapabilityError({ extensions: { [TASKS_EXTENSION]: {} } })
+    ;(filter as { taskIds?: string[] }).taskIds = []
+  }
   if (deps.authorize && filter.resourceSubscriptions) {
     filter.resourceSubscriptions = await authorizedUris(filter.resourceSubscriptions, deps.authorize, ctx, deps.logger)
   }

@@ -75,7 +75,7 @@ export class McpServer {
 
   /**
    * @throws RangeError unless `options.pageSize` is a positive integer (see also {@link Server}'s constructor).
-   * @throws TypeError when `options.tasks` is not a tasks value (`inMemoryTasks()`, `durableObjectTasks()`).
+   * @throws TypeError when `options.tasks` is not a tasks value made by `inMemoryTasks()` or `durableObjectTasks()`.
    */
   constructor(info: Implementation, options: McpServerOptions = {}) {
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE
@@ -95,11 +95,7 @@ export class McpServer {
     this.server.setRequestHandler('tools/list', (params) => this.#list(params, 'tools', this.#registry.tools))
     this.server.setRequestHandler('tools/call', (params, ctx) => callTool(this.#registry, params, ctx, this.#note))
     const tasks = options.tasks as Installable | undefined
-    if (tasks) {
-      if (typeof tasks[INSTALL_TASKS] !== 'function')
-        throw new TypeError('options.tasks must come from inMemoryTasks() or durableObjectTasks()')
-      this.#registry.tasks = tasks[INSTALL_TASKS](this, this.#registry, this.#note)
-    }
+    if (tasks) this.#registry.tasks = tasks[INSTALL_TASKS](this, this.#registry, this.#note)
   }
 
   /**
@@ -123,7 +119,7 @@ export class McpServer {
     if (this.#registry.tools.has(name)) throw new Error(`Tool '${name}' is already registered`)
     const entry = toolEntry(name, config, handler as Registered['handler'])
     if (config.task !== undefined) {
-      if (!this.#registry.tasks) throw new Error(`Tool '${name}': task needs McpServerOptions.tasks`)
+      if (!this.#registry.tasks) throw new Error(`Tool '${name}': task needs options.tasks`)
       entry.task = config.task
     }
     this.#registry.tools.set(name, entry)

@@ -4,7 +4,7 @@
  * principal binding, TTL, MRTR before the task, questions inside it, Mcp-Name.
  */
 import * as v from 'valibot'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { McpError } from '../../../src/index.ts'
 import {
   McpServer,
@@ -138,7 +138,7 @@ describe('tasks: capability and gating', () => {
 
   it('registering a tool with task on a server without options.tasks throws, naming the option', () => {
     const mcp = new McpServer({ name: 'p', version: '1' })
-    expect(() => mcp.tool('t', { task: 'required' }, () => 'x')).toThrow(/McpServerOptions\.tasks/)
+    expect(() => mcp.tool('t', { task: 'required' }, () => 'x')).toThrow(/options\.tasks/)
     expect(() => new McpServer({ name: 'p', version: '1' }, { tasks: {} as never })).toThrow(TypeError)
   })
 
@@ -399,6 +399,47 @@ describe('tasks: cancel, principals, TTL, headers', () => {
     const { handler } = fixture()
     const bad = await tasks(handler, 'tasks/update', { taskId: 'x', inputResponses: [1] })
     expect(bad.body.error.code).toBe(-32602)
-    void env
+  })
+})
+
+describe('tasks: subscriptions/listen with taskIds', () => {
+  const listen = (mcp: McpServer, caps: Record<string, unknown>, notify: (m: unknown) => void) =>
+    mcp.server.handle(
+      {
+        kind: 'request',
+        message: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'subscriptions/listen',
+          params: { notifications: { taskIds: ['t1'], toolsListChanged: true }, _meta: env(caps) },
+        },
+      },
+      {},
+      { notify },
+    )
+
+  it('without the extension on the request: -32021 naming it; with it: acknowledged with no task ids agreed', async () => {
+    const { mcp } = fixture()
+    const refused = await listen(mcp, NO_TASKS, () => {})
+    expect(refused.response).toMatchObject({
+      error: { code: -32021, data: { requiredCapabilities: { extensions: { [EXT]: {} } } } },
+    })
+    const seen: Array<{ params?: { notifications?: unknown } }> = []
+    const open = listen(mcp, TASKS, (m) => seen.push(m as (typeof seen)[number]))
+    await vi.waitFor(() => expect(seen).toHaveLength(1))
+    expect(seen[0].params?.notifications).toEqual({ toolsListChanged: true, taskIds: [] })
+    mcp.server.closeSubscriptions()
+    await open
+  })
+
+  it('a server without tasks leaves taskIds out of the acknowledgement, as any unknown kind', async () => {
+    const mcp = new McpServer({ name: 'p', version: '1' })
+    mcp.tool('t', {}, () => 'x')
+    const seen: Array<{ params?: { notifications?: unknown } }> = []
+    const open = listen(mcp, NO_TASKS, (m) => seen.push(m as (typeof seen)[number]))
+    await vi.waitFor(() => expect(seen).toHaveLength(1))
+    expect(seen[0].params?.notifications).toEqual({ toolsListChanged: true })
+    mcp.server.closeSubscriptions()
+    await open
   })
 })
