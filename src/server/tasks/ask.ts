@@ -27,9 +27,10 @@ export type ElicitAnswer<T> = { action: 'accept'; value: T } | { action: 'declin
  * `ctx.task` of a tool registered with `task` (ext-tasks specification/2026-07-28/tasks.md). Inside a task:
  * `status` and `progress` update what `tasks/get` shows, `ask` sets the task `input_required` until the
  * client answers through `tasks/update`, `ctx.signal` aborts on `tasks/cancel` and at the TTL. In a
- * synchronous run (`taskId` undefined): `status` / `progress` send `notifications/progress` when the
- * request has a `progressToken`; `ask` asks a 2025-era client with a server-to-client request, and
- * throws McpError -32021 (naming the tasks extension) to a 2026 client that did not declare the extension.
+ * synchronous run (`taskId` undefined): `progress` sends `notifications/progress` when the request has a
+ * `progressToken` (`status` alone sends nothing: a progress notification needs a new value); `ask` asks a
+ * 2025-era client with a server-to-client request on the request's stream (within `legacyQuestions`' limits),
+ * and throws McpError -32021 (naming the tasks extension) to a 2026 client that did not declare the extension.
  */
 export interface TaskContext {
   /** The task's id; undefined in a synchronous run. */

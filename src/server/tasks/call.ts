@@ -130,18 +130,15 @@ function textResult(text: string, isError: boolean): ResultObject {
 
 /**
  * A synchronous run's task side on a 2026 request: progress as `notifications/progress` (when the
- * request has a `progressToken`); questions refused with -32021 naming the tasks extension.
+ * request has a `progressToken`), a status alone not sent; questions refused with -32021 naming the tasks
+ * extension.
  */
 function inlineSide(ctx: RequestContext): TaskSide {
-  let last = -Infinity
   return {
     taskId: undefined,
-    status: (message) => {
-      if (last > -Infinity) ctx.sendProgress(last, undefined, message)
-      return Promise.resolve()
-    },
+    status: () => Promise.resolve(), // notifications/progress needs a new progress value: a status alone has none
     progress: (progress, total, message) => {
-      if (ctx.sendProgress(progress, total, message)) last = progress
+      ctx.sendProgress(progress, total, message)
       return Promise.resolve()
     },
     ask: () =>

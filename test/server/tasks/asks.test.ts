@@ -49,12 +49,17 @@ function fixture() {
     await ctx.task!.ask(listRoots())
     return 'unreachable'
   })
+  mcp.tool('sync_progress', { task: 'optional' }, async (_args, ctx) => {
+    await ctx.task!.status('ignored')
+    await ctx.task!.progress(1, 2, 'half')
+    return 'synced'
+  })
   const seen: string[] = []
   mcp.use(async (call, next) => {
     seen.push(call.method)
     return next()
   })
-  return { handler: createFetchHandler(mcp), seen }
+  return { handler: createFetchHandler(mcp), seen, mcp }
 }
 
 const callTool = (handler: FetchHandler, name: string, caps: Record<string, unknown> = ALL) =>
@@ -139,5 +144,32 @@ describe('tasks: questions of every kind', () => {
       code: -32021,
       data: { requiredCapabilities: { extensions: { [EXT]: {} } } },
     })
+  })
+
+  it('a synchronous 2026 run reports progress as notifications/progress on the request (a status alone is not sent)', async () => {
+    const { mcp } = fixture()
+    const sent: unknown[] = []
+    const meta = { ...(req('x', {}, { roots: {} }).params as { _meta: object }) }._meta
+    const handled = await mcp.server.handle(
+      {
+        kind: 'request',
+        message: {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'sync_progress', arguments: {}, _meta: { ...meta, progressToken: 'p' } },
+        },
+      },
+      {},
+      { notify: (m) => sent.push(m) },
+    )
+    expect(handled.response).toMatchObject({ result: { content: [{ text: 'synced' }] } })
+    expect(sent).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'p', progress: 1, total: 2, message: 'half' },
+      },
+    ])
   })
 })
