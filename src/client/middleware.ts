@@ -62,7 +62,7 @@ export interface ClientAnswerCall {
   readonly key: string
   readonly method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list'
   readonly era: 'modern' | 'legacy'
-  /** 2026: the round whose result asked. */
+  /** 2026: the round whose result asked (undefined for a task's question, asked in a `tasks/get` result). */
   readonly round?: ClientRoundCall
   /** 2025: the request during which the server asked (undefined for a question on the session's `GET` stream). */
   readonly request?: ClientRequestCall

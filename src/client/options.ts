@@ -25,9 +25,9 @@ import type { RoundInfo } from './input-required.ts'
 export interface InputContext {
   /** The `inputRequests` key being answered. */
   key: string
-  /** The call that asked: `tools/call`, `prompts/get` or `resources/read`. */
+  /** The call that asked: `tools/call` (a task's questions too), `prompts/get` or `resources/read`. */
   method: string
-  /** The tool or prompt name, or the resource URI. */
+  /** The tool or prompt name, or the resource URI (a task resumed by `resumeTask`: its task id). */
   target: string
   /** Aborts when a sibling request of the same round failed or the call was aborted. */
   signal: AbortSignal
