@@ -94,6 +94,8 @@ export interface DemoWorkerHooks {
   extend?: (mcp: McpServer) => void
   /** Who the caller is (the fetch handler's `authenticate`); not together with `OAUTH_ISSUER`. */
   authenticate?: FetchHandlerOptions['authenticate']
+  /** The tasks' `ttlMs` and `pollIntervalMs` for this `env` (default: the SDK's). */
+  taskTiming?: (env: object) => Parameters<typeof durableObjectTasks>[1]
 }
 
 /** The demo's McpServer for this `env`: the Worker's, and each task object's (which runs the task's tool). */
@@ -105,7 +107,7 @@ function demoServer(env: Env, hooks: DemoWorkerHooks): McpServer {
     requestStateKeys: keys ? parseRequestStateKeys(keys) : [],
     legacyQuestions: { mailbox: durableObjectMailbox() },
     notificationBus: durableObjectNotificationBus(env),
-    tasks: durableObjectTasks(),
+    tasks: durableObjectTasks(undefined, hooks.taskTiming?.(env)),
     ...(issuer ? { orderScopes: ['books:order'] } : {}),
   })
   hooks.extend?.(server)

@@ -9,7 +9,8 @@
  * task tool `shelf_task` and an `authenticate` reading the caller from `x-test-user`) runs as two Workers in
  * one workerd process, each its own isolate, over real HTTP:
  * - `a` defines the task object class and binds `MCP_TASKS` to it;
- * - `b` binds `MCP_TASKS` to the SAME namespace (`scriptName: 'a'`), as a second isolate of one deployment.
+ * - `b` binds `MCP_TASKS` to the SAME namespace (`scriptName: 'a'`), as a second isolate of one deployment;
+ * - `short` binds it too, and gives the tasks it starts a TTL of 1.5 s.
  * The wire is written out for most checks; the last two drive the task with our Client (`callTool` on one
  * Worker, `resumeTask` from a saved id on the other).
  */
@@ -19,7 +20,7 @@ import { startCrossIsolate, type CrossIsolate } from '../crossiso-harness.ts'
 import { env, std } from '../helpers.ts'
 import { messages, type Message } from '../legacy-wire.ts'
 
-type Name = 'a' | 'b'
+type Name = 'a' | 'b' | 'short'
 const TASKS_EXT = 'io.modelcontextprotocol/tasks'
 const CAPS = { elicitation: { form: {} }, extensions: { [TASKS_EXT]: {} } }
 const NOT_FOUND = { code: -32602, message: 'Failed to retrieve task: Task not found' }
@@ -31,6 +32,7 @@ beforeAll(async () => {
   running = await startCrossIsolate<Name>({
     a: { MCP_TASKS: { className: 'McpTasks', useSQLite: true } },
     b: { MCP_TASKS: { className: 'McpTasks', scriptName: 'a' } },
+    short: { MCP_TASKS: { className: 'McpTasks', scriptName: 'a' } },
   })
   base = running.base
 })
@@ -166,6 +168,21 @@ describe('tasks across isolates (a Durable Object per task)', () => {
     const { taskId } = await startTask('b', undefined, { ms: 10 })
     expect((await until('a', undefined, taskId, 'completed')).status).toBe('completed')
     expect((await rpc('a', 'alice', 'tasks/get', { taskId })).error).toEqual(NOT_FOUND)
+  })
+
+  it('at its TTL the task is deleted (its work aborted): then it is not found from any Worker', async () => {
+    const seed = await startTask('short', 'alice', { ms: 60_000 })
+    expect(seed.ttlMs).toBe(1500)
+    expect((await getTask('a', 'alice', seed.taskId)).status).toBe('working')
+    const deadline = Date.now() + 15_000
+    let last: unknown
+    while (Date.now() < deadline) {
+      last = (await rpc('b', 'alice', 'tasks/get', { taskId: seed.taskId })).error
+      if (last) break
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    expect(last).toEqual(NOT_FOUND)
+    expect((await rpc('a', 'alice', 'tasks/cancel', { taskId: seed.taskId })).error).toEqual(NOT_FOUND)
   })
 
   it('our Client: callTool on a runs the task to its result, answering the question through its callback', async () => {

@@ -13,6 +13,7 @@
  * - tool `shelf_task` `{ ms, ask? }` always runs as a task (`env.MCP_TASKS`): it reports progress, asks
  *   "Count the returns shelf too?" when `ask` is set, waits `ms` milliseconds (ending early when the task is
  *   cancelled), and returns the answer and the id of the isolate that ran it;
+ * - tasks started on the Worker named `short` live 1.5 s (`ttlMs`);
  * - `authenticate`: a request with `x-test-user: <name>` is that caller (`authInfo.clientId`), so tasks
  *   are bound to it; without the header the caller is anonymous.
  * It exports the three Durable Object classes (`McpTasks` running tasks through this same server).
@@ -37,6 +38,7 @@ const isolateId = () => (isolate ??= crypto.randomUUID())
 
 const hooks: Parameters<typeof createDemoWorker>[0] = {
   options: { authorizeSubscription: (uri) => !uri.startsWith('secret:') },
+  taskTiming: (env) => ((env as Env).WORKER_NAME === 'short' ? { ttlMs: 1500 } : undefined),
   authenticate: (request) => {
     const user = request.headers.get('x-test-user')
     return user ? { clientId: user } : undefined
