@@ -236,7 +236,9 @@ export interface McpServerOptions extends ServerOptions {
    * Where tasks live (the Tasks extension, `io.modelcontextprotocol/tasks`): `inMemoryTasks()` on Node,
    * Deno and Bun, `durableObjectTasks()` (`edge-mcp/cloudflare`) on Workers. With it the server advertises
    * the extension, serves `tasks/get`, `tasks/update` and `tasks/cancel`, and runs tools registered with
-   * `task` as tasks. A task's run is not a request: request middleware does not run around it.
+   * `task` as tasks. A task's run is not a request: middleware runs around the request that creates the task
+   * (request middleware, and invocation middleware around the check before creation, its `next()` resolving
+   * once the task may be created), never around the run itself.
    */
   tasks?: TaskStore
 }

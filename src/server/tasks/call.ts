@@ -37,7 +37,8 @@ export interface TaskCallDeps {
   security: () => RequestStateSecurity | undefined
 }
 
-const READY: unique symbol = Symbol('ready')
+/** What the creating request's handler stands in returns: the task may be created. */
+const CREATE = Object.freeze({ content: [] })
 
 /**
  * The hook `callTool` runs for a tool with `task`: undefined to go on synchronously (with `ctx.task`
@@ -69,14 +70,15 @@ export async function taskCall(
     return undefined
   }
   try {
-    if (tool.plan) {
-      // MRTR first: the resolvers' questions are asked over the request's own rounds before the task exists
-      const out = await invoke({ ...tool, handler: () => READY }, args, params, ctx, name, deps.note)
-      if (out !== READY) return typeof out === 'string' ? textResult(out, false) : (out as ResultObject)
-    }
+    // MRTR first: the resolvers' questions are asked over the request's own rounds before the task exists; and
+    // through the invocation middleware, so a middleware that answers itself (a refusal) is the answer: no task
+    const out = await invoke({ ...tool, handler: () => CREATE }, args, params, ctx, name, deps.note)
+    if (out !== CREATE) return typeof out === 'string' ? textResult(out, false) : (out as ResultObject)
   } catch (error) {
+    // as callTool: a refusal is the user's answer, any other failure but a JSON-RPC error a tool error
+    if (error instanceof McpError) throw error
     if (error instanceof RefusalError) return textResult(error.message, true)
-    throw error
+    return textResult(`Error executing tool ${name}: ${error instanceof Error ? error.message : String(error)}`, true)
   }
   return start(deps, params, ctx)
 }

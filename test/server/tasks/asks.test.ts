@@ -172,4 +172,35 @@ describe('tasks: questions of every kind', () => {
       },
     ])
   })
+
+  it('invocation middleware runs around the task creation: one that answers itself stops the task', async () => {
+    const mcp = new McpServer({ name: 'guarded', version: '1' }, { tasks: inMemoryTasks() })
+    let handled = 0
+    mcp.tool('guarded', { task: 'required' }, () => {
+      handled++
+      return 'ran'
+    })
+    const calls: string[] = []
+    mcp.use({
+      invocation: (call, next) => {
+        calls.push(call.name)
+        return call.principal ? next() : { content: [{ type: 'text', text: 'sign in first' }], isError: true }
+      },
+    })
+    const handler = createFetchHandler(mcp)
+    const got = await callTool(handler, 'guarded')
+    expect(got.body.result).toMatchObject({
+      resultType: 'complete',
+      isError: true,
+      content: [{ text: 'sign in first' }],
+    })
+    expect(calls).toEqual(['guarded'])
+    expect(handled).toBe(0)
+    const signedIn = createFetchHandler(mcp, { authenticate: () => ({ clientId: 'ada' }) })
+    const created = await callTool(signedIn, 'guarded')
+    expect(created.body.result.resultType).toBe('task')
+    const done = await poll(signedIn, created.body.result.taskId as string, terminal)
+    expect(textOf(done)).toBe('ran')
+    expect(handled).toBe(1)
+  })
 })
