@@ -198,9 +198,10 @@ export async function runTask(
     const woken = new AbortController()
     wake = () => woken.abort()
     try {
-      await wait(ms, signal ? anySignal([signal, woken.signal]) : woken.signal)
+      // the loop's end (a callback failed) stops the timer too
+      await wait(ms, anySignal(signal ? [signal, woken.signal, ending.signal] : [woken.signal, ending.signal]))
     } catch (error) {
-      if (!woken.signal.aborted || signal?.aborted) throw error
+      if (!woken.signal.aborted || signal?.aborted || ending.signal.aborted) throw error
     } finally {
       wake = undefined
     }

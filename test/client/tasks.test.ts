@@ -289,6 +289,21 @@ describe('callTool with a task', () => {
     expect(server.methods()).not.toContain('tasks/update')
   })
 
+  it('a callback that throws rejects the call with its error at once, and leaves the task to be resumed', async () => {
+    const server = fakeServer(task('working'), [task('input_required', { inputRequests: { q: ELICIT } })])
+    const broken = new Error('the form could not be shown')
+    const { client } = clientOf(server, {
+      elicitation: () => {
+        throw broken
+      },
+    })
+    await expect(client.callTool('t')).rejects.toBe(broken)
+    expect(server.methods()).not.toContain('tasks/cancel')
+    expect(server.methods()).not.toContain('tasks/update')
+    // without a callback for the question: MissingInputHandlerError, as in the multi-round loop
+    await expect(clientOf(server).client.callTool('t')).rejects.toMatchObject({ code: 'ERR_MISSING_INPUT_HANDLER' })
+  })
+
   it('onTask: the created task, then each change of status, statusMessage or progress, the last terminal', async () => {
     const progress = (p: number) => ({ _meta: { 'edge-mcp/progress': { progress: p, total: 3 } } })
     const server = fakeServer(task('working', { statusMessage: 'Starting' }), [
