@@ -35,6 +35,8 @@ export interface TaskCallDeps {
   note: (message: string) => void
   /** The server's request-state policy (its `principalOf` binds tasks). */
   security: () => RequestStateSecurity | undefined
+  /** How long a 2025-era run's question waits for its re-run, ms: the legacy questions' timeout and 10 s. */
+  questionWaitMs: number
 }
 
 /** What the creating request's handler stands in returns: the task may be created. */
@@ -197,7 +199,7 @@ async function inlineLegacy(
         ctx.sendProgress(progress, total, message)
         return Promise.resolve()
       },
-      ask: (requests) => askInline(fresh, requests, ctx.signal),
+      ask: (requests) => askInline(fresh, requests, ctx.signal, deps.questionWaitMs),
     }
     const c = ctx as RequestContext & { task?: unknown }
     c.task = taskContext(side, ctx.clientCapabilities)
@@ -228,21 +230,37 @@ async function next(run: InlineRun): Promise<ResultObject> {
   }
 }
 
-/** A question of a 2025-era run: its requests under unique keys, answered when the re-run brings them. */
+/**
+ * A question of a 2025-era run: its requests under unique keys, answered when the re-run brings them. When
+ * no re-run comes (the legacy questions gave up: a timeout, the rounds limit, no mailbox), the wait ends
+ * after `waitMs` with an error, so the handler unwinds (its `finally` blocks run).
+ */
 function askInline(
   run: InlineRun,
   requests: Record<string, InputRequest>,
   signal: AbortSignal,
+  waitMs: number,
 ): Promise<Record<string, unknown>> {
   signal.throwIfAborted()
-  const entries = Object.entries(requests)
-  const answers = entries.map(([originalKey, request]) => {
+  const keys: string[] = []
+  const answers = Object.entries(requests).map(([originalKey, request]) => {
     const key = `${originalKey}.${++run.counter}`
+    keys.push(key)
     return new Promise<[string, unknown]>((resolve, reject) => {
       run.pending.set(key, { request, resolve: (answer) => resolve([originalKey, answer]) })
       signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true })
     })
   })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const given = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      for (const key of keys) run.pending.delete(key)
+      reject(new Error('the client did not answer the question'))
+    }, waitMs)
+    ;(timer as { unref?: () => void }).unref?.()
+  })
   queueMicrotask(() => run.wake?.())
-  return Promise.all(answers).then((pairs) => Object.fromEntries(pairs))
+  return Promise.race([Promise.all(answers), given])
+    .then((pairs) => Object.fromEntries(pairs))
+    .finally(() => clearTimeout(timer))
 }

@@ -13,6 +13,7 @@ import type { McpServer } from '../mcp-server.ts'
 import type { Registry, TaskHook } from '../mcp/types.ts'
 import { declaresTasks, principalOf, taskCall, TASKS_REQUIRED, type TaskCallDeps } from './call.ts'
 import { taskHost } from './run.ts'
+import { MAX_TIMER_MS } from '../runtime.ts'
 import { INSTALL_TASKS, type TaskHost, type TaskStore } from './types.ts'
 import { TASKS_EXTENSION } from '../../protocol/constants.ts'
 
@@ -44,7 +45,15 @@ function install(this: TaskStore, mcp: McpServer, registry: Registry, note: (mes
   const host = taskHost(registry, server.logger, note)
   HOSTS.set(mcp, host)
   const store: TaskStore = this // eslint-disable-line @typescript-eslint/no-this-alias -- the handlers below are arrows
-  const deps: TaskCallDeps = { registry, store, host, note, security: () => server.requestStateSecurity }
+  const questionWaitMs = Math.min((server.options.legacyQuestions?.timeoutMs ?? 300_000) + 10_000, MAX_TIMER_MS)
+  const deps: TaskCallDeps = {
+    registry,
+    store,
+    host,
+    note,
+    security: () => server.requestStateSecurity,
+    questionWaitMs,
+  }
   const handle =
     (
       act: (
