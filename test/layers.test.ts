@@ -12,7 +12,8 @@ const SRC = join(import.meta.dirname, '../src')
 /**
  * The layers, by folder, and the layers each may import (its own always). A file's layer is its folder
  * (`server/http/sse.ts` → `server/http`); a subfolder without an entry here belongs to its parent's layer
- * (`server/resolve/`, `protocol/schemas/`). Server and client never import each other; each side's
+ * (`server/resolve/`, `server/tasks/`, `protocol/schemas/`). `server/tasks/` is reached from the rest of the
+ * server only through types and the installer's symbol (checked below): a server without tasks bundles none of it. Server and client never import each other; each side's
  * transports sit above its core, and its core never imports them.
  */
 const ALLOWED: Record<string, string[]> = {
@@ -148,6 +149,27 @@ describe('src/ layers', () => {
     expect(
       files.some((f) => layerOf(f) === 'opentelemetry' && /from '@opentelemetry\/api'/.test(readFileSync(f, 'utf8'))),
     ).toBe(true)
+  })
+
+  it('the rest of src/ imports server/tasks/ only as types, or its installer symbol (a Worker without tasks carries none of it)', () => {
+    const TASKS = join(SRC, 'server/tasks')
+    const wrong: string[] = []
+    for (const file of files) {
+      const rel = relative(SRC, file)
+      if (file.startsWith(TASKS) || ENTRY_POINTS.has(rel) || layerOf(file) === 'cloudflare') continue
+      const source = readFileSync(file, 'utf8')
+      for (const m of source.matchAll(/^(import|export)\s+(type\s+)?\{([^}]*)\}\s*from\s*'(\.[^']+)'/gm)) {
+        if (!resolve(dirname(file), m[4]).startsWith(TASKS)) continue
+        const values = m[2]
+          ? []
+          : m[3]
+              .split(',')
+              .map((n) => n.trim())
+              .filter((n) => n && !n.startsWith('type '))
+        if (values.some((n) => n !== 'INSTALL_TASKS')) wrong.push(`${rel}: ${m[0]}`)
+      }
+    }
+    expect(wrong).toEqual([])
   })
 
   it('has no import cycle', () => {
