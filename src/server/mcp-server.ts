@@ -75,7 +75,8 @@ export class McpServer {
 
   /**
    * @throws RangeError unless `options.pageSize` is a positive integer (see also {@link Server}'s constructor).
-   * @throws TypeError when `options.tasks` is not a tasks value made by `inMemoryTasks()` or `durableObjectTasks()`.
+   * @throws TypeError when `options.tasks` is not a tasks value made by `inMemoryTasks()` or `durableObjectTasks()`
+   *   (a hand-written `TaskStore` is not one yet).
    */
   constructor(info: Implementation, options: McpServerOptions = {}) {
     const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE
@@ -94,8 +95,9 @@ export class McpServer {
     this.server.useRequestStateSecurity(options.requestStateSecurity ?? RequestStateSecurity.ephemeral())
     this.server.setRequestHandler('tools/list', (params) => this.#list(params, 'tools', this.#registry.tools))
     this.server.setRequestHandler('tools/call', (params, ctx) => callTool(this.#registry, params, ctx, this.#note))
-    const tasks = options.tasks as Installable | undefined
-    if (tasks) this.#registry.tasks = tasks[INSTALL_TASKS](this, this.#registry, this.#note)
+    const install = (options.tasks as Installable | undefined)?.[INSTALL_TASKS]
+    if (options.tasks && !install) throw new TypeError('options.tasks: use inMemoryTasks() or durableObjectTasks()')
+    if (install) this.#registry.tasks = install.call(options.tasks, this, this.#registry, this.#note)
   }
 
   /**

@@ -139,7 +139,16 @@ describe('tasks: capability and gating', () => {
   it('registering a tool with task on a server without options.tasks throws, naming the option', () => {
     const mcp = new McpServer({ name: 'p', version: '1' })
     expect(() => mcp.tool('t', { task: 'required' }, () => 'x')).toThrow(/options\.tasks/)
-    expect(() => new McpServer({ name: 'p', version: '1' }, { tasks: {} as never })).toThrow(TypeError)
+    // a hand-made object is not a tasks value: the error says which are
+    const handMade = {
+      start: () => Promise.resolve({}),
+      get: () => Promise.resolve(undefined),
+      update: () => Promise.resolve(false),
+      cancel: () => Promise.resolve(false),
+    }
+    expect(() => new McpServer({ name: 'p', version: '1' }, { tasks: handMade as never })).toThrow(
+      new TypeError('options.tasks: use inMemoryTasks() or durableObjectTasks()'),
+    )
   })
 
   it('a required tool without the extension is -32021 naming it; tasks/* without it are -32021 too', async () => {
