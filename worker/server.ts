@@ -53,6 +53,9 @@ const AccountName = formSchema({ name: v.pipe(v.string(), v.minLength(1), v.titl
 const AccountPlan = formSchema({ plan: v.pipe(v.picklist(['basic', 'pro']), v.title('Plan')) })
 const Confirm = formSchema({ confirm: v.optional(v.pipe(v.boolean(), v.title('Confirm')), false) })
 const Audience = formSchema({ audience: v.pipe(v.string(), v.minLength(1), v.title('Audience')) })
+const ReturnsShelf = formSchema({
+  returns: v.optional(v.pipe(v.boolean(), v.title('Count the returns shelf too')), false),
+})
 const Length = formSchema({
   count: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5), v.title('How many books')),
 })
@@ -106,7 +109,10 @@ export interface DemoServerOptions {
   authorizeSubscription?: ServerOptions['authorizeSubscription']
   /** OAuth scopes `order_book` needs (the Worker passes `['books:order']` when `OAUTH_ISSUER` is set). */
   orderScopes?: readonly string[]
-  /** Where tasks live and run (the Worker passes its Durable Object tasks). */
+  /**
+   * Where tasks live and run (the Worker passes its Durable Object tasks; Node `inMemoryTasks()`). With it
+   * the server also has `stock_take`, a tool that always runs as a task.
+   */
   tasks?: McpServerOptions['tasks']
 }
 
@@ -210,6 +216,8 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       confirm.confirm ? `Opened a ${plan.plan} account for ${who.name}.` : 'No account opened.',
   )
 
+  if (options.tasks) stockTake(mcp)
+
   mcp.prompt(
     'briefing',
     {
@@ -242,4 +250,69 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
   )
 
   return mcp
+}
+
+/** The shelves a stock-take counts, and how many books each holds. */
+const SHELVES: readonly (readonly [string, number])[] = [
+  ['Sci-fi A-F', 14],
+  ['Sci-fi G-Z', 17],
+  ['Fantasy', 11],
+  ['Crime', 19],
+  ['History', 8],
+  ['Poetry', 6],
+  ['Travel', 9],
+  ['Children', 22],
+]
+/** Books on the returns shelf (counted only when the user says so). */
+const RETURNS_SHELF = 5
+
+/** Wait `ms` milliseconds, or less when `signal` aborts (then throws its reason). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error)
+    const stop = () => (clearTimeout(timer), reject(signal!.reason as Error))
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', stop), resolve()), ms)
+    signal?.addEventListener('abort', stop, { once: true })
+  })
+}
+
+/**
+ * `stock_take`: a long-running tool that always runs as a task (Tasks extension): it counts the shelves one
+ * after the other over `seconds` (default 20), reporting progress, and midway asks whether to count the
+ * returns shelf too. A cancel (`ctx.signal`) stops it between shelves.
+ */
+function stockTake(mcp: McpServer): void {
+  mcp.tool(
+    'stock_take',
+    {
+      description:
+        'Count every shelf of the shop (about 20 s; runs as a task, reports progress and asks one question midway).',
+      input: {
+        seconds: v.optional(
+          v.pipe(v.number(), v.minValue(0), v.maxValue(600), v.description('How long the count takes (default 20)')),
+        ),
+      },
+      task: 'required',
+    },
+    async ({ seconds = 20 }, ctx) => {
+      const total = SHELVES.length
+      const step = (seconds * 1000) / total
+      let books = 0
+      let returns = 'the returns shelf was not counted'
+      for (const [i, [shelf, count]] of SHELVES.entries()) {
+        await ctx.task?.progress(i, total, `Shelf ${i + 1} of ${total}: ${shelf}`)
+        await pause(step, ctx.signal)
+        books += count
+        if (i + 1 === total / 2 && ctx.task) {
+          const answer = await ctx.task.ask(elicit('Halfway there. Count the returns shelf too?', ReturnsShelf))
+          if (answer.action === 'accept' && answer.value.returns) {
+            books += RETURNS_SHELF
+            returns = `the returns shelf held ${RETURNS_SHELF}`
+          }
+        }
+      }
+      await ctx.task?.progress(total, total, 'All shelves counted')
+      return `Stock-take complete: ${books} books on ${total} shelves (${returns}).`
+    },
+  )
 }

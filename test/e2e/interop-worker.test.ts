@@ -150,6 +150,7 @@ describe.each([
       'order_book',
       'recommend_book',
       'open_account',
+      'stock_take',
     ])
   })
 
@@ -291,6 +292,7 @@ describe.each([
           'order_book',
           'recommend_book',
           'open_account',
+          'stock_take',
         ])
 
         const dune = await client.callTool('reserve_book', { title: 'Dune' })

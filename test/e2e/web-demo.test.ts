@@ -55,7 +55,7 @@ describe('the web demo served by the Worker', () => {
       .toMatch(/^Connected to edge-mcp-demo 0\.1\.0 at http:\/\/127\.0\.0\.1:\d+\/mcp · MCP 2026-07-28$/)
     await expect
       .poll(() => page.locator('#tools code').allInnerTexts())
-      .toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account'])
+      .toEqual(['provision', 'reserve_book', 'order_book', 'recommend_book', 'open_account', 'stock_take'])
     await expect.poll(() => page.locator('#prompts code').allInnerTexts()).toEqual(['briefing'])
     await expect
       .poll(() => page.locator('#resources code').allInnerTexts())

@@ -47,6 +47,7 @@ describe('the demo Worker in workerd, over real HTTP', () => {
       'order_book',
       'recommend_book',
       'open_account',
+      'stock_take',
     ])
   })
 
