@@ -304,6 +304,7 @@ function stockTake(mcp: McpServer): void {
         await pause(step, ctx.signal)
         books += count
         if (i + 1 === total / 2 && ctx.task) {
+          await ctx.task.progress(i + 1, total, `Halfway: ${i + 1} of ${total} shelves counted`)
           const answer = await ctx.task.ask(elicit('Halfway there. Count the returns shelf too?', ReturnsShelf))
           if (answer.action === 'accept' && answer.value.returns) {
             books += RETURNS_SHELF

@@ -11,6 +11,7 @@ import {
   Client,
   NetworkError,
   StreamableHttpClientTransport,
+  TaskEndedError,
   type ElicitationCallback,
   type RoundInfo,
 } from '../../src/client/index.ts'
@@ -18,6 +19,7 @@ import {
   META,
   UriTemplate,
   type CallToolResult,
+  type DetailedTask,
   type GetPromptResult,
   type Prompt,
   type ReadResourceResult,
@@ -34,6 +36,17 @@ import {
 import { argumentsForm, type ObjectSchema } from './args-form.ts'
 import { eraExplanation, eraLabel, isLegacy, recorded, type ServerRequestView } from './eras.ts'
 import { popupSignIn } from './sign-in.ts'
+import {
+  forgetTask,
+  hideTask,
+  isTerminal,
+  saveTask,
+  savedTask,
+  showEnded,
+  showTask,
+  type SavedTask,
+  type TaskView,
+} from './task-view.ts'
 import { describeRequest, el, errorText, roundItem } from './view.ts'
 
 function byId<T extends HTMLElement>(id: string): T {
@@ -60,6 +73,14 @@ const ui = {
   result: byId<HTMLDivElement>('result'),
   resultSection: byId<HTMLElement>('result-section'),
 }
+/** The task panel: shown while a call runs as a task. */
+const taskView: TaskView = {
+  section: byId('task'),
+  status: byId('task-status'),
+  id: byId('task-id'),
+  progress: byId('task-progress'),
+  cancel: byId('task-cancel'),
+}
 
 let client: Client | undefined
 /**
@@ -68,6 +89,8 @@ let client: Client | undefined
  */
 let connection: AbortController | undefined
 let serverLabel = 'The server'
+/** The connected endpoint's URL (a saved task belongs to it). */
+let endpointUrl: string | undefined
 
 function setStatus(text: string, isError = false): void {
   ui.status.textContent = text
@@ -121,9 +144,10 @@ async function connect(endpoint: string): Promise<void> {
   ui.result.replaceChildren()
   ui.roundsSection.hidden = ui.resultSection.hidden = true
   ui.era.textContent = ''
+  hideTask(taskView)
   // a 2025-era session ends with DELETE (nothing to do for a 2026-07-28 server)
   void client?.close().catch(() => {})
-  client = undefined
+  client = endpointUrl = undefined
   let url: string
   try {
     url = new URL(endpoint, location.href).href
@@ -177,6 +201,7 @@ async function connect(endpoint: string): Promise<void> {
   ])
   if (superseded()) return
   client = c
+  endpointUrl = url
   fill(ui.tools, tools, (tool: Tool) =>
     item(tool.title ?? tool.name, tool.description, 'Call…', () => selectTool(tool)),
   )
@@ -191,6 +216,9 @@ async function connect(endpoint: string): Promise<void> {
   )
   for (const list of [ui.tools, ui.prompts, ui.resources]) if (!list.firstChild) list.append(el('li', 'empty', 'None.'))
   showHint(tools.status === 'fulfilled' ? tools.value : [])
+  // a task this tab started on this endpoint before a reload: resume it
+  const saved = savedTask(url)
+  if (saved) void resumeTask(saved)
 }
 
 function fill<T>(list: HTMLUListElement, settled: PromiseSettledResult<T[]>, render: (x: T) => HTMLLIElement): void {
@@ -244,6 +272,11 @@ function showForm(
   ;(ui.args.querySelector<HTMLElement>('input, select, textarea') ?? submit).focus()
 }
 
+/** Resume a saved task (after a reload): the same view as the call that started it. */
+function resumeTask(saved: SavedTask): Promise<void> {
+  return track(saved.label, (c, options) => c.resumeTask(saved.taskId, options), renderToolResult)
+}
+
 function selectTool(tool: Tool): void {
   showForm(`Tool: ${tool.name}`, tool.description, tool.inputSchema as ObjectSchema, 'Call tool', (args) =>
     track(
@@ -291,34 +324,68 @@ function readResource(uri: string): Promise<void> {
 // ------------------------------------------------------------------ a call, its rounds, its result
 
 /**
- * Run one call: clear the rounds and result, record every round, render the result or the error. Connecting
- * again aborts the call (its form goes away) and nothing of it is shown.
+ * Run one call: clear the rounds and result, record every round, render the result or the error. A call the
+ * server runs as a task shows the task panel (status, progress, Cancel) and keeps the task's id in
+ * sessionStorage while it runs, so that a reload resumes it. Connecting again aborts the call (its form goes
+ * away; a task is cancelled) and nothing of it is shown.
  */
 async function track<R>(
   label: string,
-  call: (c: Client, options: { onRound: (info: RoundInfo) => void; signal: AbortSignal }) => Promise<R>,
+  call: (
+    c: Client,
+    options: { onRound: (info: RoundInfo) => void; onTask: (task: DetailedTask) => void; signal: AbortSignal },
+  ) => Promise<R>,
   render: (result: R) => void,
 ): Promise<void> {
-  if (!client || !connection) return setStatus('Not connected.', true)
-  const { signal } = connection
+  if (!client || !connection || !endpointUrl) return setStatus('Not connected.', true)
+  const connectionSignal = connection.signal
+  const endpoint = endpointUrl
+  // the call's own signal: the task's Cancel button aborts it (the client then sends tasks/cancel)
+  const controller = new AbortController()
+  const follow = () => controller.abort(connectionSignal.reason)
+  connectionSignal.addEventListener('abort', follow, { once: true })
+  let taskId: string | undefined
+  const onTask = (task: DetailedTask) => {
+    taskId = task.taskId
+    showTask(taskView, task)
+    if (isTerminal(task.status)) forgetTask()
+    else saveTask({ taskId: task.taskId, endpoint, label })
+  }
+  hideTask(taskView)
+  taskView.cancel.onclick = () => controller.abort(new DOMException('The user cancelled the task.', 'AbortError'))
   ui.hint.hidden = true
   ui.roundsSection.hidden = ui.resultSection.hidden = false
   ui.rounds.replaceChildren()
   ui.result.replaceChildren(el('p', 'pending', `${label} …`))
   refused = undefined
   try {
-    const result = await call(client, { onRound: (info) => ui.rounds.append(roundItem(info)), signal })
-    if (signal.aborted) return
+    const result = await call(client, {
+      onRound: (info) => ui.rounds.append(roundItem(info)),
+      onTask,
+      signal: controller.signal,
+    })
+    if (connectionSignal.aborted) return
     ui.result.replaceChildren(el('p', 'call', label))
     render(result)
   } catch (error) {
-    if (signal.aborted) return
+    if (connectionSignal.aborted) return
     ui.result.replaceChildren(el('p', 'call', label))
+    if (taskId !== undefined && controller.signal.aborted) {
+      showEnded(taskView, 'cancelled', 'you cancelled the task.')
+      ui.result.append(el('p', 'refused', 'You cancelled the task.'))
+    } else if (error instanceof TaskEndedError) {
+      // cancelled elsewhere, gone (expired, or the server forgot it), or out of time
+      showEnded(taskView, error.reason === 'cancelled' ? 'cancelled' : 'failed', error.message)
+      ui.result.append(el('p', error.reason === 'cancelled' ? 'refused' : 'error', error.message))
+    }
     // a declined sampling form abandons the call, a declined question fails a prompt or resource: the
     // user's own choice, not a failure
-    if (error instanceof SamplingDeclinedError || (refused && error instanceof Error))
+    else if (error instanceof SamplingDeclinedError || (refused && error instanceof Error))
       ui.result.append(el('p', 'refused', error.message.replace(/[^.?!]$/, '$&.')))
     else showError(error)
+  } finally {
+    connectionSignal.removeEventListener('abort', follow)
+    if (taskId !== undefined) forgetTask()
   }
 }
 
