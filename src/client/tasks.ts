@@ -25,7 +25,7 @@ import type {
 import { anySignal, sleep as defaultSleep } from './abort.ts'
 import { answerInput } from './carrier.ts'
 import { CallToolResult } from './checks.gen.ts'
-import { RequestTimeoutError, TaskEndedError } from './errors.ts'
+import { InvalidResultError, RequestTimeoutError, TaskEndedError } from './errors.ts'
 import { parseResult } from './exchange.ts'
 import { dispatchAll } from './input-required.ts'
 import { readTask } from './task-result.ts'
@@ -98,7 +98,8 @@ export interface TaskCallOptions extends CallOptions {
  * interval) or the id of a task to resume (then it is read at once).
  * @returns the completed task's `result`, checked as a `CallToolResult` (`isError` results included).
  * @throws McpError with the task's error (`failed`); TaskEndedError when it is `cancelled`, vanishes
- *   (`tasks/get` answers -32602) or outlives its TTL; RequestTimeoutError after `maxTotalTimeoutMs`;
+ *   (`tasks/get` or `tasks/update` answers -32602) or outlives its TTL; InvalidResultError for a malformed
+ *   task or one whose `taskId` is not this task's; RequestTimeoutError after `maxTotalTimeoutMs`;
  *   the abort reason when `options.signal` aborts (after a best-effort `tasks/cancel`); whatever an input
  *   callback throws (the task is left as it is: resume it with `resumeTask`).
  */
@@ -149,10 +150,10 @@ export async function runTask(
         next = notified ?? (await Promise.race([getTask(deps, taskId, options), failed]))
         notified = undefined
       } catch (error) {
-        if (error instanceof McpError && error.code === ErrorCode.InvalidParams && !signal?.aborted)
-          throw new TaskEndedError(taskId, 'not_found', task, error)
-        throw error
+        throw vanished(error)
       }
+      if (next.taskId !== taskId)
+        throw new InvalidResultError(`Invalid tasks/get result: field 'taskId' is '${next.taskId}', not '${taskId}'`)
       task = next
       switch (task.status) {
         case 'completed':
@@ -173,7 +174,7 @@ export async function runTask(
           report(task) // before the callbacks run: a UI shows the task waiting for them
           answer(deps, taskId, Object.fromEntries(fresh), options, ending.signal).then(
             () => (backoff = BACKOFF_INITIAL_MS), // the server is about to move on
-            fail,
+            (error: unknown) => fail(vanished(error)), // tasks/update -32602: gone while answered
           )
           break
         }
@@ -191,6 +192,13 @@ export async function runTask(
   } finally {
     ending.abort()
     unwatch()
+  }
+
+  /** A `-32602` from `tasks/get` or `tasks/update` (not an abort): the task is gone. */
+  function vanished(error: unknown): unknown {
+    if (error instanceof McpError && error.code === ErrorCode.InvalidParams && !signal?.aborted)
+      return new TaskEndedError(taskId, 'not_found', task, error)
+    return error
   }
 
   /** `wait(ms)`, cut short by a notification; rejects with the abort reason when `signal` aborts. */

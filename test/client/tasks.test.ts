@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import {
   Client,
+  InvalidResultError,
   listen,
   NetworkError,
   RequestTimeoutError,
@@ -39,10 +40,14 @@ const DONE = task('completed', { result: { content: [{ type: 'text', text: 'done
 /**
  * A fake 2026 server: `tools/call` (and `prompts/get`) answers `created`, each `tasks/get` the next of `polls`
  * (the last one repeated; one marked `hold: true` repeated until a `tasks/update` came after it was first
- * served, as a server waits for its answers), `tasks/update` and `tasks/cancel` an acknowledgement; every
- * request is recorded.
+ * served, as a server waits for its answers), `tasks/update` (unless `updateError`) and `tasks/cancel` an
+ * acknowledgement; every request is recorded.
  */
-function fakeServer(created: Record<string, unknown>, polls: Array<Record<string, unknown>>) {
+function fakeServer(
+  created: Record<string, unknown>,
+  polls: Array<Record<string, unknown>>,
+  updateError?: { code: number; message: string },
+) {
   const seen: Seen[] = []
   let at = 0
   let updates = 0
@@ -59,7 +64,10 @@ function fakeServer(created: Record<string, unknown>, polls: Array<Record<string
       if ('rpcError' in next) return { error: next.rpcError as { code: number; message: string } }
       return { result: { resultType: 'complete', ...next } }
     }
-    if (method === 'tasks/update') updates++
+    if (method === 'tasks/update') {
+      if (updateError) return { error: updateError }
+      updates++
+    }
     return { result: method === 'tools/list' ? { tools: [] } : { resultType: 'complete' } }
   }
   let stream: ReadableStreamDefaultController<Uint8Array> | undefined
@@ -229,6 +237,27 @@ describe('callTool with a task', () => {
     expect(e2).toBeInstanceOf(TaskEndedError)
     expect(e2).toMatchObject({ reason: 'not_found', task: { status: 'working' } })
     expect((e2 as Error).cause).toBeInstanceOf(McpError)
+  })
+
+  it('a task that vanishes while its question is answered (tasks/update -32602) is a TaskEndedError (not_found)', async () => {
+    const notFound = { code: -32602, message: 'Failed to retrieve task: Task not found' }
+    const asking = task('input_required', { inputRequests: { q: ELICIT }, hold: true })
+    const server = fakeServer(task('working'), [asking], notFound)
+    const { client } = clientOf(server, { elicitation: () => ({ action: 'accept', content: { yes: true } }) })
+    const error = await client.callTool('t').catch((e: unknown) => e)
+    expect(server.methods()).toContain('tasks/update')
+    expect(error).toBeInstanceOf(TaskEndedError)
+    expect(error).toMatchObject({ reason: 'not_found', taskId: 'task-1', task: { status: 'input_required' } })
+    expect((error as Error).cause).toBeInstanceOf(McpError)
+  })
+
+  it('a tasks/get that reports another task id is an InvalidResultError naming the field', async () => {
+    const server = fakeServer(task('working'), [{ ...DONE, taskId: 'task-2' }])
+    const error = await clientOf(server)
+      .client.callTool('t')
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(InvalidResultError)
+    expect((error as Error).message).toMatch(/taskId.*task-2.*task-1|task-1.*task-2/)
   })
 
   it('a task past its TTL (plus a minute of skew) that is still working ends the call (expired)', async () => {
