@@ -6,7 +6,7 @@
  */
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
 import type { RequestInfo } from '../context.ts'
-import { MAX_TIMER_MS } from '../runtime.ts'
+import { MAX_TIMER_MS, onWorkers } from '../runtime.ts'
 import { DEFAULT_POLL_INTERVAL_MS, DEFAULT_TTL_MS, newTaskRecord, TaskEngine } from './engine.ts'
 import { defineTaskStore } from './install.ts'
 import type { TaskStore, TaskTimingOptions } from './types.ts'
@@ -24,7 +24,9 @@ export interface InMemoryTasksOptions extends TaskTimingOptions {
 const DEFAULT_MAX_TASKS = 1_000
 
 /**
- * Tasks kept in this process's memory: pass as `McpServerOptions.tasks` on Node, Deno or Bun.
+ * Tasks kept in this process's memory: pass as `McpServerOptions.tasks` on Node, Deno or Bun. On Workers
+ * (`navigator.userAgent` `Cloudflare-Workers`) a call that would start a task fails with -32603 naming
+ * `durableObjectTasks`: a Worker's request can neither keep working nor be reached after its response.
  * @throws RangeError unless `ttlMs` and `pollIntervalMs` are positive integers (`ttlMs` at most
  *   2,147,483,647, what a timer holds) and `maxTasks` a positive integer.
  * @example new McpServer(info, { tasks: inMemoryTasks({ ttlMs: 600_000 }) })
@@ -44,6 +46,14 @@ export function inMemoryTasks(options: InMemoryTasksOptions = {}): TaskStore {
   }
   return defineTaskStore<TaskStore>({
     start(job, host, info: RequestInfo) {
+      // a Worker's request cannot keep working, nor be reached, once its response is sent
+      if (onWorkers())
+        return Promise.reject(
+          new McpError(
+            ErrorCode.InternalError,
+            'inMemoryTasks cannot run a task on Cloudflare Workers: use durableObjectTasks from edge-mcp/cloudflare',
+          ),
+        )
       if (tasks.size >= maxTasks)
         return Promise.reject(
           new McpError(ErrorCode.InternalError, `Too many tasks: this server keeps at most ${maxTasks} (maxTasks)`),

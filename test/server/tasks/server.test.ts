@@ -383,6 +383,23 @@ describe('tasks: cancel, principals, TTL, headers', () => {
     expect(gone.body.error).toEqual({ code: -32602, message: 'Failed to retrieve task: Task not found' })
   })
 
+  it('on Workers in-memory tasks refuse to start one: -32603 naming durableObjectTasks (nothing runs)', async () => {
+    const { handler, hold } = fixture({})
+    vi.stubGlobal('navigator', { userAgent: 'Cloudflare-Workers' })
+    try {
+      const refused = await callTool(handler, 'slow')
+      expect(refused.body.error).toMatchObject({
+        code: -32603,
+        message: expect.stringMatching(
+          /^inMemoryTasks cannot run a task on Cloudflare Workers: use durableObjectTasks/,
+        ) as unknown,
+      })
+    } finally {
+      vi.unstubAllGlobals()
+      hold.open()
+    }
+  })
+
   it('past maxTasks starting a task fails with -32603 naming it', async () => {
     const { handler, hold } = fixture({ maxTasks: 1 })
     expect((await callTool(handler, 'slow')).body.result.resultType).toBe('task')
