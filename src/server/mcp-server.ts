@@ -106,7 +106,8 @@ export class McpServer {
    * A name outside the spec's guidance (1–128 characters of `A–Z a–z 0–9 _ - .`; server/tools.mdx
    * "Tool Names") registers with one warning through the server's logger.
    * @throws Error when a tool with this name is already registered, or the name is empty, or it has
-   *   `task` on a server without `options.tasks`.
+   *   `task` on a server without `options.tasks`; TypeError for a `task` that is not `'required'`,
+   *   `'optional'` or a function.
    * @throws InvalidSignatureError when its resolver graph cannot work (unknown argument, cycle, collision).
    */
   tool<I extends ToolInput | undefined = undefined, U extends Uses = Record<never, never>>(
@@ -122,7 +123,7 @@ export class McpServer {
     const entry = toolEntry(name, config, handler as Registered['handler'])
     if (config.task !== undefined) {
       if (!this.#registry.tasks) throw new Error(`Tool '${name}': task needs options.tasks`)
-      entry.task = config.task
+      entry.task = this.#registry.tasks.mode(name, config.task)
     }
     this.#registry.tools.set(name, entry)
     this.#changed('toolsListChanged')

@@ -294,9 +294,12 @@ export interface Registry {
  * The tasks value's `tools/call` hook: undefined to run the tool synchronously (it set `ctx.task`), or the
  * result to send (a `CreateTaskResult`, an MRTR `InputRequiredResult`, a tool error).
  */
-export type TaskHook = (
+export type TaskHook = ((
   tool: RegisteredTool,
   args: Record<string, unknown>,
   params: Record<string, unknown>,
   ctx: RequestContext,
-) => Promise<Record<string, unknown> | undefined>
+) => Promise<Record<string, unknown> | undefined>) & {
+  /** A registration's `task`, checked. @throws TypeError naming the tool for a value that is no {@link TaskMode}. */
+  mode(name: string, task: unknown): TaskMode<never>
+}

@@ -10,7 +10,7 @@ import { ErrorCode, McpError, missingCapabilityError } from '../../protocol/erro
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
 import type { McpServer } from '../mcp-server.ts'
-import type { Registry, TaskHook } from '../mcp/types.ts'
+import type { Registry, RegisteredTool, TaskHook, TaskMode } from '../mcp/types.ts'
 import { declaresTasks, principalOf, taskCall, TASKS_REQUIRED, type TaskCallDeps } from './call.ts'
 import { taskHost } from './run.ts'
 import { MAX_TIMER_MS } from '../runtime.ts'
@@ -96,5 +96,20 @@ function install(this: TaskStore, mcp: McpServer, registry: Registry, note: (mes
     'tasks/cancel',
     handle((id, principal, _params, ctx) => store.cancel(id, principal, ctx)),
   )
-  return (tool, args, params, ctx) => taskCall(deps, tool, args, params, ctx)
+  return Object.assign(
+    (tool: RegisteredTool, args: Record<string, unknown>, params: RequestParams, ctx: RequestContext) =>
+      taskCall(deps, tool, args, params, ctx),
+    { mode: checkMode },
+  )
+}
+
+/**
+ * A tool's registration `task`, checked: `'required'`, `'optional'` or a function.
+ * @throws TypeError naming the tool and the value for anything else (e.g. `'forbidden'`, `true`).
+ */
+function checkMode(name: string, task: unknown): TaskMode<never> {
+  if (task === 'required' || task === 'optional' || typeof task === 'function') return task as TaskMode<never>
+  throw new TypeError(
+    `Tool '${name}': task must be 'required', 'optional' or a function (args, ctx) => boolean, got ${typeof task === 'string' ? `'${task}'` : String(task)}; leave it out for a tool that never runs as a task`,
+  )
 }

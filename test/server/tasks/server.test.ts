@@ -136,6 +136,17 @@ describe('tasks: capability and gating', () => {
     expect((await call(plain, 'server/discover')).body.result.capabilities).not.toHaveProperty('extensions')
   })
 
+  it('a task value that is no mode (2025 vocabulary, a boolean) throws at registration naming the tool and value', () => {
+    const mcp = new McpServer({ name: 'p', version: '1' }, { tasks: inMemoryTasks() })
+    expect(() => mcp.tool('inventory', { task: 'forbidden' as never }, () => 'x')).toThrow(
+      new TypeError(
+        "Tool 'inventory': task must be 'required', 'optional' or a function (args, ctx) => boolean, got 'forbidden'; leave it out for a tool that never runs as a task",
+      ),
+    )
+    expect(() => mcp.tool('t2', { task: true as never }, () => 'x')).toThrow(/^Tool 't2': task must be .* got true;/)
+    mcp.tool('t3', { task: () => false }, () => 'x') // a function is a mode
+  })
+
   it('registering a tool with task on a server without options.tasks throws, naming the option', () => {
     const mcp = new McpServer({ name: 'p', version: '1' })
     expect(() => mcp.tool('t', { task: 'required' }, () => 'x')).toThrow(/options\.tasks/)
