@@ -35,9 +35,12 @@ export type ElicitAnswer<T> = { action: 'accept'; value: T } | { action: 'declin
 export interface TaskContext {
   /** The task's id; undefined in a synchronous run. */
   readonly taskId: string | undefined
-  /** Set the task's `statusMessage`. */
+  /** Set the task's `statusMessage`. @throws TypeError (at the call) unless `message` is a string. */
   status(message: string): Promise<void>
-  /** Report progress (`_meta["edge-mcp/progress"]` = `{ progress, total? }`; `message` as `statusMessage`). */
+  /**
+   * Report progress (`_meta["edge-mcp/progress"]` = `{ progress, total? }`; `message` as `statusMessage`).
+   * @throws TypeError (at the call) unless `progress` and `total` are finite numbers and `message` a string.
+   */
   progress(progress: number, total?: number, message?: string): Promise<void>
   /**
    * Ask the client and wait for the answer. `elicit(…)` resolves to `{ action: 'accept', value }` (value
@@ -45,7 +48,9 @@ export interface TaskContext {
    * ResolutionError) or `{ action: 'decline' | 'cancel' }`; `elicit.url(…)` likewise with `value: true`;
    * `sample(…)` to the `CreateMessageResult`; `listRoots()` to the roots.
    * @throws McpError -32021 when the client did not declare what the question needs (or, in a
-   *   synchronous 2026 run, the tasks extension); ResolutionError for an answer of the wrong kind.
+   *   synchronous 2026 run, the tasks extension); ResolutionError for an answer of the wrong kind; an
+   *   Error when the task is cancelled or ends meanwhile. An ask left pending when the handler returns
+   *   or throws is dropped quietly (no unhandled rejection).
    */
   ask<T>(question: ElicitQuestion<T>): Promise<ElicitAnswer<T>>
   ask(question: UrlQuestion): Promise<ElicitAnswer<true>>
@@ -66,10 +71,35 @@ export interface TaskSide {
 export function taskContext(side: TaskSide, capabilities: ClientCapabilities): TaskContext {
   return {
     taskId: side.taskId,
-    status: (message) => side.status(message),
-    progress: (progress, total, message) => side.progress(progress, total, message),
-    ask: ((question: Question) => askQuestion(side, capabilities, question)) as TaskContext['ask'],
+    status: (message) => {
+      checkText('status(message)', message)
+      return handled(side.status(message))
+    },
+    progress: (progress, total, message) => {
+      if (!Number.isFinite(progress) || (total !== undefined && !Number.isFinite(total)))
+        throw new TypeError(
+          `ctx.task.progress(progress, total?): finite numbers only, got ${String(progress)}, ${String(total)}`,
+        )
+      if (message !== undefined) checkText('progress(…, message)', message)
+      return handled(side.progress(progress, total, message))
+    },
+    ask: ((question: Question) => handled(askQuestion(side, capabilities, question))) as TaskContext['ask'],
   }
+}
+
+/** @throws TypeError naming the call unless `text` is a string. */
+function checkText(call: string, text: unknown): void {
+  if (typeof text !== 'string') throw new TypeError(`ctx.task.${call}: a string, got ${typeof text}`)
+}
+
+/**
+ * `promise`, marked handled: one the handler left floating when the task ended (an ask still pending when
+ * the handler threw) rejects without an unhandled rejection, which would end a Node process. Awaited, it
+ * still rejects as before.
+ */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined)
+  return promise
 }
 
 /**

@@ -54,6 +54,24 @@ function fixture() {
     await ctx.task!.progress(1, 2, 'half')
     return 'synced'
   })
+  mcp.tool('throws_while_asking', { task: 'required' }, async (_args, ctx) => {
+    // the ask floats while the work fails: its later rejection must not be an unhandled one
+    void ctx.task!.ask(listRoots())
+    await new Promise((r) => setTimeout(r, 5))
+    throw new Error('the download failed')
+  })
+  mcp.tool('bad_progress', { task: 'required', input: { kind: v.string() } }, async ({ kind }, ctx) => {
+    try {
+      if (kind === 'nan') await ctx.task!.progress(Number.NaN)
+      if (kind === 'total') await ctx.task!.progress(1, Infinity)
+      if (kind === 'bigint') await ctx.task!.progress(10n as never)
+      if (kind === 'message') await ctx.task!.progress(1, 2, 42 as never)
+      if (kind === 'status') await ctx.task!.status({ a: 1 } as never)
+      return 'accepted'
+    } catch (error) {
+      return `refused: ${(error as Error).name}: ${(error as Error).message}`
+    }
+  })
   const seen: string[] = []
   mcp.use(async (call, next) => {
     seen.push(call.method)
@@ -86,6 +104,44 @@ async function answerOnce(handler: FetchHandler, name: string, answer: unknown):
   await tasks(handler, 'tasks/update', { taskId: id, inputResponses: { [key]: answer } })
   return poll(handler, id, terminal)
 }
+
+describe('tasks: a handler that misuses ctx.task', () => {
+  it('throwing while an ask is pending completes the task with isError; the process sees no unhandled rejection', async () => {
+    const { handler } = fixture()
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      const id = (await callTool(handler, 'throws_while_asking')).body.result.taskId as string
+      const done = await poll(handler, id, terminal)
+      expect(done.body.result).toMatchObject({ status: 'completed', result: { isError: true } })
+      expect(textOf(done)).toMatch(/the download failed/)
+      await new Promise((r) => setTimeout(r, 50)) // past the turn where Node reports unhandled rejections
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+  })
+
+  it('progress and status refuse what JSON or the wire cannot carry, with a TypeError in the handler', async () => {
+    const { handler } = fixture()
+    for (const [kind, message] of [
+      ['nan', 'ctx.task.progress(progress, total?): finite numbers only, got NaN, undefined'],
+      ['total', 'ctx.task.progress(progress, total?): finite numbers only, got 1, Infinity'],
+      ['bigint', 'ctx.task.progress(progress, total?): finite numbers only, got 10, undefined'],
+      ['message', 'ctx.task.progress(…, message): a string, got number'],
+      ['status', 'ctx.task.status(message): a string, got object'],
+    ]) {
+      const started = await post(
+        handler,
+        req('tools/call', { name: 'bad_progress', arguments: { kind } }, ALL),
+        std('tools/call', 'bad_progress'),
+      )
+      const done = await poll(handler, started.body.result.taskId as string, terminal)
+      expect(textOf(done)).toBe(`refused: TypeError: ${message}`)
+    }
+  })
+})
 
 describe('tasks: questions of every kind', () => {
   it('sample resolves to the CreateMessageResult; listRoots to the roots; elicit.url to accept with true', async () => {
