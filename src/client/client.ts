@@ -59,7 +59,7 @@ import {
 } from './checks.gen.ts'
 import { ToolHeaders } from './tool-headers.ts'
 import { envelopeOf, exchangeEnveloped } from './request-envelope.ts'
-import { cancelTask, getTask, runTask } from './tasks.ts'
+import { cancelTask, getTask, resumeTask } from './tasks.ts'
 
 type Meta = Record<string, unknown>
 
@@ -400,10 +400,11 @@ export class Client {
    * Tasks (`io.modelcontextprotocol/tasks`): poll the task `taskId` (e.g. saved from `onTask` before a restart)
    * until it ends, as `callTool` does with a task the server creates (tasks.ts `runTask`: poll interval, questions
    * answered through the callbacks, `signal` → `tasks/cancel`, limits). @returns the tool's result.
-   * @throws McpError for a failed task; TaskEndedError when it was cancelled, is not found or expired.
+   * @throws McpError for a failed task; TaskEndedError when it was cancelled, is not found or expired;
+   *   TypeError unless `taskId` is a non-empty string.
    */
   resumeTask(taskId: string, options: CallOptions = {}): Promise<CallToolResult> {
-    return runTask(this.#carrier, taskId, options)
+    return resumeTask(this.#carrier, taskId, options)
   }
 
   /** `tasks/get`: the task's state now. @throws McpError -32602 when the server does not know it (for this caller). */

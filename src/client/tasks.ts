@@ -72,14 +72,36 @@ export function isTaskHandle(result: object): result is CreateTaskResult {
   return (result as { resultType?: unknown }).resultType === 'task'
 }
 
-/** `tasks/get`: the task's current state. @throws McpError -32602 for an unknown, expired or foreign task id. */
+/**
+ * `tasks/get`: the task's current state.
+ * @throws TypeError unless `taskId` is a non-empty string; McpError -32602 for an unknown, expired or foreign task id.
+ */
 export async function getTask(deps: TaskDeps, taskId: string, options: CallOptions = {}): Promise<DetailedTask> {
+  checkTaskId('getTask', taskId)
   return readTask(await deps.request('tasks/get', { taskId }, requestOptions(options)), 'tasks/get')
 }
 
-/** `tasks/cancel` (an acknowledgement; cancelling a finished task changes nothing). @throws McpError -32602 for an unknown task. */
+/**
+ * `tasks/cancel` (an acknowledgement; cancelling a finished task changes nothing).
+ * @throws TypeError unless `taskId` is a non-empty string; McpError -32602 for an unknown task.
+ */
 export async function cancelTask(deps: TaskDeps, taskId: string, options: CallOptions = {}): Promise<void> {
+  checkTaskId('cancelTask', taskId)
   await deps.request('tasks/cancel', { taskId }, requestOptions(options))
+}
+
+/** {@link runTask} from a saved id (`Client.resumeTask`). @throws TypeError unless `taskId` is a non-empty string. */
+export async function resumeTask(deps: TaskDeps, taskId: string, options: TaskCallOptions): Promise<CallToolResult> {
+  checkTaskId('resumeTask', taskId)
+  return runTask(deps, taskId, options)
+}
+
+/** A caller's task id, before anything is sent. @throws TypeError naming the method unless a non-empty string. */
+function checkTaskId(method: string, taskId: unknown): void {
+  if (typeof taskId !== 'string' || taskId === '')
+    throw new TypeError(
+      `${method}: taskId must be a non-empty string (the taskId of a CreateTaskResult), got ${typeof taskId === 'string' ? "''" : typeof taskId}`,
+    )
 }
 
 /** What one `tasks/*` request of the loop is sent with: the call's signal and timeout, nothing else of it. */

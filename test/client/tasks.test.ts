@@ -478,6 +478,21 @@ describe('the manual task API', () => {
     await expect(client.getTask('task-1')).rejects.toMatchObject({ code: -32602 })
   })
 
+  it('a taskId that is not a non-empty string is a TypeError naming the method, and nothing is sent', async () => {
+    const server = fakeServer(task('working'), [])
+    const { client } = clientOf(server)
+    const before = server.seen.length
+    for (const bad of [undefined, null, 42, {}, ''] as never[]) {
+      const got = typeof bad === 'string' ? "''" : typeof bad
+      await expect(client.getTask(bad)).rejects.toThrow(
+        new TypeError(`getTask: taskId must be a non-empty string (the taskId of a CreateTaskResult), got ${got}`),
+      )
+      await expect(client.cancelTask(bad)).rejects.toThrow(/^cancelTask: taskId must be a non-empty string/)
+      await expect(client.resumeTask(bad)).rejects.toThrow(/^resumeTask: taskId must be a non-empty string/)
+    }
+    expect(server.seen.length).toBe(before)
+  })
+
   it('a malformed task is an InvalidResultError naming the field', async () => {
     const server = fakeServer(task('working'), [task('completed')])
     await expect(clientOf(server).client.getTask('task-1')).rejects.toThrow(/completed task without a result/)
