@@ -7,6 +7,7 @@
  * @module
  */
 import { ErrorCode, McpError, missingCapabilityError } from '../../protocol/errors.ts'
+import { hasEnvelope } from '../../protocol/envelope.ts'
 import { isPlainObject } from '../../protocol/jsonrpc.ts'
 import type { RequestContext, RequestParams, ResultObject } from '../context.ts'
 import type { McpServer } from '../mcp-server.ts'
@@ -64,6 +65,9 @@ function install(this: TaskStore, mcp: McpServer, registry: Registry, note: (mes
       ) => Promise<unknown>,
     ) =>
     async (params: RequestParams, ctx: RequestContext): Promise<ResultObject> => {
+      // the extension is 2026-07-28's: to a 2025-era session these methods do not exist, as for every 2026-only one
+      if (!hasEnvelope(params))
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${ctx.method}`, { reason: 'unknown method' })
       if (!declaresTasks(ctx))
         throw missingCapabilityError(
           TASKS_REQUIRED,

@@ -61,6 +61,23 @@ describe('tasks: a 2025-era client (official v1 SDK)', () => {
     await client.close()
   })
 
+  it('tasks/get, tasks/update and tasks/cancel do not exist in a 2025-era session: -32601, as tasks/list', async () => {
+    const client = await connect({})
+    const { EmptyResultSchema } = await import('@modelcontextprotocol/sdk/types.js')
+    for (const [method, params] of [
+      ['tasks/get', { taskId: 'abc' }],
+      ['tasks/update', { taskId: 'abc', inputResponses: {} }],
+      ['tasks/cancel', { taskId: 'abc' }],
+      ['tasks/list', {}],
+    ] as const) {
+      await expect(client.request({ method, params }, EmptyResultSchema)).rejects.toMatchObject({
+        code: -32601,
+        message: expect.stringContaining(`Method not found: ${method}`) as unknown,
+      })
+    }
+    await client.close()
+  })
+
   it('a client without the elicitation capability gets -32021 for the in-task question', async () => {
     const client = await connect({})
     await expect(client.callTool({ name: 'stock_take', arguments: {} })).rejects.toMatchObject({ code: -32021 })
