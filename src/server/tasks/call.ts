@@ -39,8 +39,10 @@ export interface TaskCallDeps {
   questionWaitMs: number
 }
 
+/** Marks {@link CREATE}, also on a copy a middleware makes of it (`{ ...result, _meta }` keeps symbol keys). */
+const CREATE_MARK = Symbol('edge-mcp.createTask')
 /** What the creating request's handler stands in returns: the task may be created. */
-const CREATE = Object.freeze({ content: [] })
+const CREATE = Object.freeze({ content: [], [CREATE_MARK]: true })
 
 /**
  * The hook `callTool` runs for a tool with `task`: undefined to go on synchronously (with `ctx.task`
@@ -75,7 +77,8 @@ export async function taskCall(
     // MRTR first: the resolvers' questions are asked over the request's own rounds before the task exists; and
     // through the invocation middleware, so a middleware that answers itself (a refusal) is the answer: no task
     const out = await invoke({ ...tool, handler: () => CREATE }, args, params, ctx, name, deps.note)
-    if (out !== CREATE) return typeof out === 'string' ? textResult(out, false) : (out as ResultObject)
+    if (!(out as { [CREATE_MARK]?: true } | undefined)?.[CREATE_MARK])
+      return typeof out === 'string' ? textResult(out, false) : (out as ResultObject)
   } catch (error) {
     // as callTool: a refusal is the user's answer, any other failure but a JSON-RPC error a tool error
     if (error instanceof McpError) throw error

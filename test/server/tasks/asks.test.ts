@@ -259,4 +259,23 @@ describe('tasks: questions of every kind', () => {
     expect(textOf(done)).toBe('ran')
     expect(handled).toBe(1)
   })
+
+  it('an invocation middleware that copies what next() gives (adding _meta) still lets the task be created', async () => {
+    const mcp = new McpServer({ name: 'stamped', version: '1' }, { tasks: inMemoryTasks() })
+    mcp.tool('stamped', { task: 'required' }, () => 'ran')
+    const seen: unknown[] = []
+    mcp.use({
+      invocation: async (_call, next) => {
+        const out = (await next()) as Record<string, unknown>
+        seen.push(out)
+        return { ...out, _meta: { 'example.com/audited': true } }
+      },
+    })
+    const handler = createFetchHandler(mcp)
+    const created = await callTool(handler, 'stamped')
+    expect(created.body.result.resultType).toBe('task')
+    expect(seen).toMatchObject([{ content: [] }]) // the stand-in
+    const done = await poll(handler, created.body.result.taskId as string, terminal)
+    expect(textOf(done)).toBe('ran')
+  })
 })
