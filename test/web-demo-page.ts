@@ -14,10 +14,10 @@ export const QUESTION = '"Neuromancer" is out of stock (2-3 weeks). Order anyway
 export const HINT =
   'Try this: press Call… next to order_book, type Neuromancer as the title and press Call tool. It is out of stock, so the server asks you a question first.'
 
-/** What went wrong on a page that a user would not see: console errors, uncaught errors, 404s. */
+/** What went wrong on a page that a user would not see: console errors, uncaught errors, 404s, 5xx answers (with the request). */
 export const problems = new WeakMap<Page, string[]>()
 
-/** A fresh page on the demo (at `width` px), recording its console errors and 404s (see {@link problems}). */
+/** A fresh page on the demo (at `width` px), recording its console errors, 404s and 5xx answers (see {@link problems}). */
 export async function openDemo(browser: Browser, at: string, query = '', width = 1200): Promise<Page> {
   const page = await browser.newPage({ viewport: { width, height: 900 } })
   const seen: string[] = []
@@ -28,9 +28,28 @@ export async function openDemo(browser: Browser, at: string, query = '', width =
   page.on('pageerror', (e) => seen.push(`page: ${String(e)}`))
   page.on('response', (r) => {
     if (r.status() === 404) seen.push(`404: ${r.url()}`)
+    if (r.status() >= 500) {
+      // which request, and what the server said (a 503 from `wrangler dev` says the Worker restarted mid-request)
+      const rpc = rpcMethodOf(r.request().postData())
+      const what = `${r.status()}: ${r.request().method()} ${r.url()}${typeof rpc === 'string' ? ` (${rpc})` : ''}`
+      seen.push(what)
+      void r.text().then(
+        (body) => seen.splice(seen.indexOf(what), 1, `${what}: ${body.slice(0, 200)}`),
+        () => {},
+      )
+    }
   })
   await page.goto(`${at}/${query}`)
   return page
+}
+
+/** The JSON-RPC method of a POST body, if it is one. */
+function rpcMethodOf(body: string | null): unknown {
+  try {
+    return (JSON.parse(body ?? 'null') as { method?: unknown } | null)?.method
+  } catch {
+    return undefined
+  }
 }
 
 /** The heights of the visible buttons and text inputs on the page (each should be touch-sized, ≥ 44 px). */
