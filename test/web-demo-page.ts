@@ -2,8 +2,12 @@
  * Helpers of the web demo's Chromium tests (test/e2e/web-demo.test.ts): a page on the demo that records what a
  * user would not see (console errors, 404s), the sizes of its controls, and the order_book call.
  */
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
+import { launchChromium } from './browser.ts'
+import { ROOT, startWorker, type RunningWorker } from './workerd.ts'
 import { Server, createFetchHandler } from '../src/server/index.ts'
 import type { WireRequest } from './helpers.ts'
 
@@ -16,6 +20,28 @@ export const HINT =
 
 /** What went wrong on a page that a user would not see: console errors, uncaught errors, 404s, 5xx answers (with the request). */
 export const problems = new WeakMap<Page, string[]>()
+
+/** Where the web demo's tests put their screenshots. */
+export const SHOTS = join(ROOT, 'test-results/web-demo')
+
+/**
+ * Chromium and the demo Worker (`wrangler dev`, web-demo/dist as its assets) for one test file: started in
+ * `beforeAll`, stopped in `afterAll`. Read `browser` and `worker` inside tests (they are set once started).
+ */
+export function useDemo(): { browser: Browser; worker: RunningWorker } {
+  const demo = {} as { browser: Browser; worker: RunningWorker }
+  beforeAll(async () => {
+    if (!existsSync(join(ROOT, 'web-demo/dist/index.html')))
+      throw new Error('web-demo/dist is missing: run `npm run build:web` first (npm test does)')
+    mkdirSync(SHOTS, { recursive: true })
+    ;[demo.browser, demo.worker] = await Promise.all([launchChromium(), startWorker()])
+  })
+  afterAll(async () => {
+    await demo.browser?.close()
+    await demo.worker?.stop()
+  })
+  return demo
+}
 
 /** A fresh page on the demo (at `width` px), recording its console errors, 404s and 5xx answers (see {@link problems}). */
 export async function openDemo(browser: Browser, at: string, query = '', width = 1200): Promise<Page> {

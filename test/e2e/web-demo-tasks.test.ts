@@ -5,40 +5,23 @@
  * Cancel ends the task on the server. A reload while the task waits for its answer resumes it from the id kept
  * in sessionStorage, asks again and completes. Screenshots go to test-results/web-demo/: task-question.png.
  */
-import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
-import { launchChromium } from '../browser.ts'
-import { openDemo as openDemo_, problems } from '../web-demo-page.ts'
-import { ROOT, startWorker, type RunningWorker } from '../workerd.ts'
+import { openDemo as openDemo_, problems, SHOTS, useDemo } from '../web-demo-page.ts'
 
-const SHOTS = join(ROOT, 'test-results/web-demo')
 const QUESTION = 'Halfway there. Count the returns shelf too?'
 const WITH_RETURNS = 'Stock-take complete: 111 books on 8 shelves (the returns shelf held 5).'
 const WITHOUT_RETURNS = 'Stock-take complete: 106 books on 8 shelves (the returns shelf was not counted).'
 
-let browser: Browser
-let worker: RunningWorker
+const demo = useDemo()
 
-beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'web-demo/dist/index.html')))
-    throw new Error('web-demo/dist is missing: run `npm run build:web` first (npm test does)')
-  mkdirSync(SHOTS, { recursive: true })
-  ;[browser, worker] = await Promise.all([launchChromium(), startWorker()])
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await worker?.stop()
-})
-
-const origin = () => `http://127.0.0.1:${worker.port}`
+const origin = () => `http://127.0.0.1:${demo.worker.port}`
 
 /** A page on the demo, connected. */
 async function openDemo(): Promise<Page> {
-  const page = await openDemo_(browser, origin())
+  const page = await openDemo_(demo.browser, origin())
   await expect.poll(() => page.locator('#status').innerText()).toMatch(/^Connected to edge-mcp-demo/)
   return page
 }
