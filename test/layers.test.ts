@@ -30,6 +30,7 @@ const ALLOWED: Record<string, string[]> = {
   cloudflare: ['protocol', 'server'],
   oauth: ['encoding', 'protocol', 'server', 'server/http'],
   opentelemetry: ['protocol', 'server', 'client'],
+  redis: ['protocol', 'server'],
 }
 
 /** The layer of a src/ file: its folder, or the nearest folder above it that is a layer; `entry` at the top. */
@@ -48,6 +49,7 @@ const ENTRY_POINTS = new Set([
   'cloudflare/index.ts',
   'oauth/index.ts',
   'opentelemetry/index.ts',
+  'redis/index.ts',
 ])
 
 const files = readdirSync(SRC, { recursive: true, withFileTypes: true })
