@@ -67,8 +67,8 @@ export async function startRedis(): Promise<RunningRedis> {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     )
     child = proc
-    proc.stdout!.on('data', (d: Buffer) => (log += d.toString()))
-    proc.stderr!.on('data', (d: Buffer) => (log += d.toString()))
+    proc.stdout.on('data', (d: Buffer) => (log += d.toString()))
+    proc.stderr.on('data', (d: Buffer) => (log += d.toString()))
     const failed = new Promise<never>((_, reject) => {
       proc.once('error', (error) =>
         reject(new Error(`cannot start ${BINARY} (apt-get install -y redis-server): ${error.message}`)),
