@@ -1,0 +1,74 @@
+/**
+ * `edge-mcp/redis` costs nothing to an app that does not import it, and brings nothing of Node or of a Redis
+ * library to one that does. Bundled with esbuild (the bundler wrangler uses; its metafile lists every module
+ * that went in), minified as `wrangler deploy --minify` does:
+ * - the demo Worker (worker/index.ts) and the one-tool Worker of bench/bundle.ts take no module under
+ *   src/redis/, and come out byte for byte the same when every src/redis/ module is replaced by an empty one;
+ * - `edge-mcp/redis` itself (every export kept) imports no `node:` module and bundles no Redis library
+ *   (redis, @redis/*, ioredis), nor anything else from node_modules.
+ */
+import { build, type Metafile, type Plugin } from 'esbuild'
+import { join, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const ROOT = join(import.meta.dirname, '../..')
+const REDIS_DIR = join(ROOT, 'src/redis') + '/'
+
+/** Replaces every module under src/redis/ by an empty one. */
+const emptyRedis: Plugin = {
+  name: 'empty-redis',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]redis[\\/].*\.ts$/ }, () => ({ contents: '', loader: 'ts' }))
+  },
+}
+
+/** Bundle `entry` as a Worker script (ESM, minified, workerd conditions); `node:` and `cloudflare:` stay imports. */
+async function bundle(entry: string, plugins: Plugin[] = []): Promise<{ code: string; metafile: Metafile }> {
+  const result = await build({
+    entryPoints: [join(ROOT, entry)],
+    bundle: true,
+    write: false,
+    minify: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['module', 'main'],
+    external: ['node:*', 'cloudflare:*'],
+    metafile: true,
+    logLevel: 'silent',
+    plugins,
+  })
+  return { code: result.outputFiles[0].text, metafile: result.metafile }
+}
+
+const inputs = (metafile: Metafile) => Object.keys(metafile.inputs).map((p) => relative(ROOT, join(ROOT, p)))
+const redisInputs = (metafile: Metafile) => inputs(metafile).filter((p) => join(ROOT, p).startsWith(REDIS_DIR))
+
+describe('a Worker that does not import edge-mcp/redis', () => {
+  it.each(['worker/index.ts', 'bench/workers/edge-mcp.ts', 'bench/workers/edge-mcp-tasks.ts'])(
+    '%s bundles no module of src/redis/, and the same bytes without them',
+    async (entry) => {
+      const normal = await bundle(entry)
+      expect(inputs(normal.metafile).length).toBeGreaterThan(10)
+      expect(redisInputs(normal.metafile)).toEqual([])
+      const without = await bundle(entry, [emptyRedis])
+      expect(without.code.length).toBe(normal.code.length)
+      expect(without.code === normal.code).toBe(true)
+    },
+    60_000,
+  )
+})
+
+describe('edge-mcp/redis bundled on its own', () => {
+  it('imports no node: module and bundles no Redis library, nothing from node_modules', async () => {
+    // every export kept: `export *` from the entry
+    const { metafile } = await bundle('src/redis/index.ts')
+    const output = Object.values(metafile.outputs)[0]
+    expect(output.imports.filter((i) => i.external).map((i) => i.path)).toEqual([])
+    const all = inputs(metafile)
+    expect(all).toContain('src/redis/index.ts')
+    expect(all.filter((p) => p.includes('node_modules'))).toEqual([])
+    expect(all.filter((p) => /(^|\/)(redis|ioredis|@redis)(\/|$)/.test(p) && !p.startsWith('src/'))).toEqual([])
+  }, 60_000)
+})
