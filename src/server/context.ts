@@ -148,7 +148,8 @@ export interface Logger {
  * `tool.nameWarning`; `listen.authorizeFailed`, `listen.unsubscribeFailed`, `listen.dropped`;
  * `http.failed`, `http.streamFailed`, `auth.verifyFailed`; `stdio.truncated`, `stdio.tooLong`,
  * `stdio.invalidUtf8`, `stdio.parseError`, `stdio.invalidMessage`, `stdio.duplicateId`, `stdio.refused`,
- * `stdio.outputBroke`, `stdio.unserializable`, `stdio.readFailed`, `stdio.failed`.
+ * `stdio.outputBroke`, `stdio.unserializable`, `stdio.readFailed`, `stdio.failed`; `tasks.redis`, `tasks.lease`,
+ * `tasks.size` (the Redis task store of `edge-mcp/redis`).
  */
 export interface LogRecord {
   level: 'debug' | 'info' | 'warn' | 'error'

@@ -1,0 +1,316 @@
+/**
+ * redisTasks across two instances (A and B: each its own McpServer, Redis connection and store) sharing one
+ * real redis-server: a task started on A is polled, answered and cancelled through B; TTL, principals,
+ * maxTasks, the 2 MiB record bound; A killed mid-run; Redis stopped and restarted under a running task.
+ */
+import * as v from 'valibot'
+import { createClient } from 'redis'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { RedisConnection } from '../../src/redis/connection.ts'
+import { redisTasks, type RedisTasksOptions, type RedisTaskStore } from '../../src/redis/tasks.ts'
+import { McpServer, createFetchHandler, elicit, formSchema, type FetchHandler } from '../../src/server/index.ts'
+import { INTERRUPTED_MESSAGE } from '../../src/server/tasks/engine.ts'
+import { post, recordingLogger, req, std, type Posted } from '../helpers.ts'
+import { startRedis, type RunningRedis } from '../redis-server.ts'
+
+const EXT = 'io.modelcontextprotocol/tasks'
+const TASKS = { elicitation: { form: {} }, extensions: { [EXT]: {} } }
+
+/** A connection made from node-redis directly: commands on the client, subscriptions on a duplicate. */
+async function nodeRedis(url: string): Promise<{ conn: RedisConnection; kill: () => void }> {
+  const client = createClient({ url, socket: { reconnectStrategy: () => 100 } })
+  client.on('error', () => {}) // reconnect attempts while a test has stopped the server
+  await client.connect()
+  const sub = client.duplicate()
+  sub.on('error', () => {})
+  const live = new Set<{ alive: boolean; lost: (e: Error) => void }>()
+  const drop = (error: Error): void => {
+    for (const h of live) {
+      h.alive = false
+      h.lost(error)
+    }
+    live.clear()
+  }
+  sub.on('error', drop)
+  sub.on('end', () => drop(new Error('the subscriber connection ended')))
+  await sub.connect()
+  const conn: RedisConnection = {
+    command: (args) => client.sendCommand([...args]),
+    async subscribe(channel, onMessage, lost) {
+      const h = { alive: true, lost }
+      const listener = (m: string): void => {
+        if (h.alive) onMessage(m)
+      }
+      await sub.subscribe(channel, listener)
+      live.add(h)
+      return async () => {
+        h.alive = false
+        live.delete(h)
+        await sub.unsubscribe(channel, listener)
+      }
+    },
+  }
+  return {
+    conn,
+    kill() {
+      for (const c of [client, sub])
+        try {
+          c.destroy()
+        } catch {
+          // closed already
+        }
+    },
+  }
+}
+
+/** A gate a tool waits on, opened by the test. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void
+  const wait = new Promise<void>((resolve) => (open = resolve))
+  return { wait, open }
+}
+
+interface Instance {
+  handler: FetchHandler
+  store: RedisTaskStore
+  log: ReturnType<typeof recordingLogger>
+  signals: AbortSignal[]
+  hold: ReturnType<typeof gate>
+  kill(): Promise<void>
+}
+
+const opened: Instance[] = []
+
+/** One instance: an McpServer on its own connection and store. */
+async function instance(url: string, options: RedisTasksOptions = {}): Promise<Instance> {
+  const { conn, kill } = await nodeRedis(url)
+  const log = recordingLogger()
+  const store = redisTasks(conn, {
+    leaseMs: 600,
+    commandTimeoutMs: 500,
+    prefix: 'test:',
+    logger: log.logger,
+    ...options,
+  })
+  const mcp = new McpServer({ name: 'tasks', version: '1' }, { tasks: store })
+  const hold = gate()
+  const signals: AbortSignal[] = []
+  mcp.tool('slow', { task: 'required' }, async (_args, ctx) => {
+    signals.push(ctx.signal)
+    await Promise.race([hold.wait, new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))])
+    return 'slow done'
+  })
+  mcp.tool('quick', { task: 'required' }, () => 'quick done')
+  mcp.tool('ask_number', { task: 'required' }, async (_args, ctx) => {
+    const answer = await ctx.task!.ask(elicit('How many?', formSchema({ n: v.number() })))
+    return JSON.stringify(answer)
+  })
+  mcp.tool('big', { task: 'required' }, () => 'x'.repeat(3 * 1024 * 1024))
+  const handler = createFetchHandler(mcp, {
+    authenticate: (request) => {
+      const user = request.headers.get('x-user')
+      return user ? { clientId: user } : undefined
+    },
+  })
+  const it: Instance = {
+    handler,
+    store,
+    log,
+    signals,
+    hold,
+    async kill() {
+      kill()
+      await store.close()
+    },
+  }
+  opened.push(it)
+  return it
+}
+
+const callTool = (handler: FetchHandler, name: string, headers: Record<string, string> = {}): Promise<Posted> =>
+  post(handler, req('tools/call', { name, arguments: {} }, TASKS), { ...std('tools/call', name), ...headers })
+
+const tasks = (
+  handler: FetchHandler,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Posted> => post(handler, req(method, params, TASKS), { ...std(method, params.taskId as string), ...headers })
+
+/** Poll tasks/get until `until` holds (at most ~5 s). */
+async function poll(handler: FetchHandler, taskId: string, until: (r: Posted) => boolean, headers = {}) {
+  for (let i = 0; i < 250; i++) {
+    const got = await tasks(handler, 'tasks/get', { taskId }, headers)
+    if (until(got)) return got
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  throw new Error(`task ${taskId} never reached the state`)
+}
+const statusIs = (status: string) => (r: Posted) => r.body.result?.status === status
+const textOf = (r: Posted): string => (r.body.result.result as { content: Array<{ text: string }> }).content[0].text
+const started = async (handler: FetchHandler, name: string, headers = {}): Promise<string> => {
+  const got = await callTool(handler, name, headers)
+  expect(got.body.result).toMatchObject({ resultType: 'task', status: 'working' })
+  return got.body.result.taskId as string
+}
+
+let redis: RunningRedis
+beforeAll(async () => {
+  redis = await startRedis()
+})
+afterEach(async () => {
+  for (const i of opened.splice(0)) {
+    i.hold.open()
+    await i.kill()
+  }
+})
+afterAll(async () => {
+  await redis.close()
+})
+
+describe('redisTasks: a task on A, seen from B', () => {
+  it('is polled on B, its question answered through B reaches A, and the result shows on both', async () => {
+    const a = await instance(redis.url)
+    const b = await instance(redis.url)
+    const id = await started(a.handler, 'ask_number')
+    const waiting = await poll(b.handler, id, statusIs('input_required'))
+    const keys = Object.keys(waiting.body.result.inputRequests)
+    expect(keys).toHaveLength(1)
+    const updated = await tasks(b.handler, 'tasks/update', {
+      taskId: id,
+      inputResponses: { [keys[0]]: { action: 'accept', content: { n: 3 } } },
+    })
+    expect(updated.body.result).toMatchObject({ resultType: 'complete' })
+    const done = await poll(b.handler, id, statusIs('completed'))
+    expect(JSON.parse(textOf(done))).toEqual({ action: 'accept', value: { n: 3 } })
+    expect(textOf(await tasks(a.handler, 'tasks/get', { taskId: id }))).toBe(textOf(done))
+  })
+
+  it('cancelled through B: A’s run sees its signal abort, and the task stays cancelled', async () => {
+    const a = await instance(redis.url)
+    const b = await instance(redis.url)
+    const id = await started(a.handler, 'slow')
+    expect((await tasks(b.handler, 'tasks/cancel', { taskId: id })).body.result).toMatchObject({
+      resultType: 'complete',
+    })
+    expect(a.signals[0].aborted).toBe(true)
+    expect((await tasks(b.handler, 'tasks/get', { taskId: id })).body.result.status).toBe('cancelled')
+    a.hold.open()
+    await new Promise((r) => setTimeout(r, 50))
+    expect((await tasks(a.handler, 'tasks/get', { taskId: id })).body.result.status).toBe('cancelled')
+    expect((await tasks(b.handler, 'tasks/cancel', { taskId: id })).body.result).toMatchObject({
+      resultType: 'complete',
+    })
+  })
+
+  it('at its TTL the task is not found on either instance, and its run is aborted', async () => {
+    const a = await instance(redis.url, { ttlMs: 300 })
+    const b = await instance(redis.url)
+    const id = await started(a.handler, 'slow')
+    expect((await tasks(b.handler, 'tasks/get', { taskId: id })).body.result.ttlMs).toBe(300)
+    await new Promise((r) => setTimeout(r, 400))
+    for (const h of [a.handler, b.handler])
+      expect((await tasks(h, 'tasks/get', { taskId: id })).body.error).toMatchObject({ code: -32602 })
+    expect(a.signals[0].aborted).toBe(true)
+  })
+
+  it('another principal gets, on either instance, byte for byte the answer of an unknown task id', async () => {
+    const a = await instance(redis.url)
+    const b = await instance(redis.url)
+    const id = await started(a.handler, 'slow', { 'x-user': 'alice' })
+    expect((await tasks(b.handler, 'tasks/get', { taskId: id }, { 'x-user': 'alice' })).body.result.status).toBe(
+      'working',
+    )
+    const params = (taskId: string) => ({
+      'tasks/get': { taskId },
+      'tasks/update': { taskId, inputResponses: {} },
+      'tasks/cancel': { taskId },
+    })
+    for (const h of [a.handler, b.handler])
+      for (const [method, p] of Object.entries(params(id))) {
+        const bob = await tasks(h, method, p, { 'x-user': 'bob' })
+        const unknown = await tasks(h, method, params('AAAAAAAAAAAAAAAAAAAAAA')[method as 'tasks/get'])
+        expect(bob.body.error).toMatchObject({ code: -32602 })
+        expect(JSON.stringify(bob.body.error)).toBe(JSON.stringify(unknown.body.error))
+      }
+    expect(a.signals[0].aborted).toBe(false)
+  })
+
+  it('past maxTasks running on the instance, starting a task fails with -32603 naming it', async () => {
+    const a = await instance(redis.url, { maxTasks: 1 })
+    await started(a.handler, 'slow')
+    const over = await callTool(a.handler, 'slow')
+    expect(over.body.error).toMatchObject({ code: -32603, message: expect.stringMatching(/maxTasks/) as unknown })
+    a.hold.open()
+    await new Promise((r) => setTimeout(r, 100)) // the run ended: room again
+    await started(a.handler, 'quick')
+  })
+
+  it('a result over 2 MiB fails the task with -32603 naming its size and the limit', async () => {
+    const a = await instance(redis.url)
+    const b = await instance(redis.url)
+    const id = await started(a.handler, 'big')
+    const failed = await poll(b.handler, id, statusIs('failed'))
+    expect(failed.body.result.error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/is \d+ bytes of JSON, over the limit of 2097152 bytes/) as unknown,
+    })
+  })
+})
+
+describe('redisTasks: instances and Redis failing', () => {
+  it('A killed mid-run: B cannot reach it (-32603, retry), then shows the task failed, interrupted', async () => {
+    const a = await instance(redis.url)
+    const b = await instance(redis.url)
+    const id = await started(a.handler, 'slow')
+    await a.kill()
+    const cancel = await tasks(b.handler, 'tasks/cancel', { taskId: id })
+    expect(cancel.body.error).toMatchObject({ code: -32603, message: expect.stringMatching(/retry$/) as unknown })
+    expect(cancel.body.error?.message).toContain(id)
+    expect(b.log.error.join('\n')).toContain('could not be reached')
+    expect(b.log.error.join('\n')).not.toContain(id) // the whole id protects the task: logs show its start
+    const failed = await poll(b.handler, id, statusIs('failed'))
+    expect(failed.body.result).toMatchObject({
+      statusMessage: INTERRUPTED_MESSAGE,
+      error: { code: -32603, message: INTERRUPTED_MESSAGE },
+    })
+    expect(a.signals[0].aborted).toBe(true)
+  })
+
+  it('Redis stopped mid-task: -32603 saying to retry on get, update and cancel, logged; after a restart new tasks work', async () => {
+    const own = await startRedis()
+    try {
+      const a = await instance(own.url)
+      const b = await instance(own.url)
+      const id = await started(a.handler, 'slow')
+      await own.stop()
+      for (const [method, params] of [
+        ['tasks/get', { taskId: id }],
+        ['tasks/update', { taskId: id, inputResponses: {} }],
+        ['tasks/cancel', { taskId: id }],
+      ] as const) {
+        const got = await tasks(b.handler, method, params)
+        expect(got.body.error).toMatchObject({ code: -32603, message: expect.stringMatching(/retry$/) as unknown })
+        expect(got.body.error?.message).toContain(id)
+      }
+      expect(b.log.error.length).toBeGreaterThanOrEqual(3)
+      const refused = await callTool(a.handler, 'quick')
+      expect(refused.body.error).toMatchObject({ code: -32603, message: expect.stringMatching(/retry$/) as unknown })
+      await new Promise((r) => setTimeout(r, 700)) // past leaseMs without renewal: A gives the run up
+      expect(a.signals[0].aborted).toBe(true)
+      expect(a.log.error.join('\n')).toMatch(new RegExp(`task ${id.slice(0, 6)}… could not renew its lease`))
+      await own.start()
+      let id2 = ''
+      for (let i = 0; i < 100 && !id2; i++) {
+        const got = await callTool(a.handler, 'quick')
+        if (got.body.result) id2 = got.body.result.taskId as string
+        else await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(textOf(await poll(b.handler, id2, statusIs('completed')))).toBe('quick done')
+      expect((await tasks(b.handler, 'tasks/get', { taskId: id })).body.error).toMatchObject({ code: -32602 })
+    } finally {
+      for (const i of opened.splice(0)) await i.kill()
+      await own.close()
+    }
+  }, 15_000)
+})
