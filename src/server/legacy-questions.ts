@@ -31,13 +31,13 @@ import {
   type RequestInfo,
   type ResultObject,
 } from './context.ts'
-import { InvalidAnswerError, RequestCancelledError } from './errors.ts'
+import { InvalidAnswerError, RequestCancelledError, UpstreamError } from './errors.ts'
 import { inputRequiredResult } from './finish.ts'
-import { InMemoryQuestionMailbox, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
+import { InMemoryQuestionMailbox, undelivered, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 import { isInputRequired } from './results.ts'
 import { MAX_TIMER_MS, onWorkers } from './runtime.ts'
 import { aroundQuestion } from './middleware.ts'
-import { logWarn } from './log.ts'
+import { logError, logWarn } from './log.ts'
 
 /** Options of the questions a server asks 2025-era clients (`ServerOptions.legacyQuestions`). */
 export interface LegacyQuestionOptions {
@@ -163,7 +163,7 @@ export class LegacyQuestions {
    * Hand a client's answer to the request waiting for it (whichever instance holds it), after checking that
    * its id is a question this server asked in the session the answer comes with, for the same principal.
    * @throws McpError -32600 (HTTP 400) for an answer without a session or with an id that is not such a
-   *   question (one message for every reason: the id tells nothing).
+   *   question (one message for every reason: the id tells nothing); -32603 (HTTP 503) when the mailbox failed.
    */
   async deliverAnswer(
     response: InboundResponse,
@@ -186,7 +186,8 @@ export class LegacyQuestions {
     }
     if (!question || question.sid !== session.sid || !mailbox)
       throw badAnswer('the id of this response is not that of a question asked in this session')
-    await mailbox.deliver(question.qid, response.error ? { error: response.error } : { result: response.result ?? {} })
+    const answer = response.error ? { error: response.error } : { result: response.result ?? {} }
+    await mailbox.deliver(question.qid, answer).catch((error: unknown) => undelivered(error, this.#logger))
   }
 
   /**
@@ -280,6 +281,13 @@ export class LegacyQuestions {
         notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: why } })
       // nobody reads the answer, and it is no failure of the handler (nothing is logged)
       if (gone) throw new RequestCancelledError()
+      if (error instanceof UpstreamError && this.#logger)
+        logError(
+          this.#logger,
+          'question.failed',
+          `a question to a 2025-era client failed: ${why}`,
+          error.cause ?? error,
+        )
       return why
     } finally {
       round.abort() // ends the wait for a cancellation

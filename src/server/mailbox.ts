@@ -6,7 +6,10 @@
  * (Node, Deno, Bun); a Durable Object across Worker isolates (`edge-mcp/cloudflare`).
  * @module
  */
-import { QuestionTimeoutError } from './errors.ts'
+import { ErrorCode, McpError } from '../protocol/errors.ts'
+import type { Logger } from './context.ts'
+import { QuestionTimeoutError, UpstreamError } from './errors.ts'
+import { logError } from './log.ts'
 import { MAX_TIMER_MS } from './runtime.ts'
 
 /** A client's answer to a server-to-client request: its result object, or its JSON-RPC error. */
@@ -140,6 +143,19 @@ export class InMemoryQuestionMailbox implements QuestionMailbox {
     this.#early.delete(qid)
     this.#earlyBytes -= early.bytes
   }
+}
+
+/**
+ * What a failed `deliver` becomes for the answering client: a mailbox's own failure (`UpstreamError`: Redis,
+ * a Durable Object) is logged and thrown as an McpError -32603 with HTTP status 503 saying to send the
+ * answer again (it is not the client's fault); anything else is thrown as it is.
+ * @internal not in the public API: used by `legacy-questions.ts`
+ */
+export function undelivered(error: unknown, logger: Logger | undefined): never {
+  if (!(error instanceof UpstreamError)) throw error
+  if (logger) logError(logger, 'answer.undelivered', `an answer could not be delivered: ${error.message}`, error)
+  const why = "the answer could not be handed to the request waiting for it (the server's question mailbox failed)"
+  throw new McpError(ErrorCode.InternalError, `Internal error: ${why}; send it again`, undefined, 503)
 }
 
 function positive(name: string, value: number): number {
