@@ -136,11 +136,16 @@ export function redisTasks(conn: RedisConnection, options: RedisTasksOptions = {
       timeoutMs,
       `Redis did not answer ${args[0]}`,
     )
-  /** The error a client gets when Redis (or the running instance) fails it: logged, -32603, "retry". */
+  /**
+   * The error a client gets when Redis (or the running instance) fails a request: -32603 "`what`; retry"
+   * (the cause stays in the log, an UpstreamError).
+   */
   const retry = (what: string, taskId: string, cause: unknown): McpError => {
-    const error = new UpstreamError(`${what}: ${messageOf(cause)}; retry`, { cause })
-    logError(logger, 'tasks.redis', `redisTasks: ${error.message.replace(taskId, short(taskId))}`, cause)
-    return new McpError(ErrorCode.InternalError, error.message)
+    const error = new UpstreamError(`redisTasks: ${what.replace(taskId, short(taskId))}: ${messageOf(cause)}`, {
+      cause,
+    })
+    logError(logger, 'tasks.redis', error.message, error)
+    return new McpError(ErrorCode.InternalError, `${what}; retry`)
   }
   /** Subscribe once (again after a loss) to `channel`. */
   const listen = (channel: string, onMessage: (m: string) => void, onLost: () => void) => {

@@ -1,64 +1,31 @@
 /**
  * redisTasks across two instances (A and B: each its own McpServer, Redis connection and store) sharing one
- * real redis-server: a task started on A is polled, answered and cancelled through B; TTL, principals,
- * maxTasks, the 2 MiB record bound; A killed mid-run; Redis stopped and restarted under a running task.
+ * real redis-server, with node-redis and with ioredis (through redisConnection, as redisFleet): a task
+ * started on A is polled, answered and cancelled through B; TTL, principals, maxTasks, the 2 MiB record
+ * bound; A killed mid-run; Redis stopped and restarted under a running task.
  */
 import * as v from 'valibot'
-import { createClient } from 'redis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { RedisConnection } from '../../src/redis/connection.ts'
+import { guardedConnection, redisConnection, type RedisConnection } from '../../src/redis/connection.ts'
 import { redisTasks, type RedisTasksOptions, type RedisTaskStore } from '../../src/redis/tasks.ts'
 import { McpServer, createFetchHandler, elicit, formSchema, type FetchHandler } from '../../src/server/index.ts'
 import { INTERRUPTED_MESSAGE } from '../../src/server/tasks/engine.ts'
 import { post, recordingLogger, req, std, type Posted } from '../helpers.ts'
 import { startRedis, type RunningRedis } from '../redis-server.ts'
+import { CLIENT_KINDS, type ClientKind } from './clients.ts'
 
 const EXT = 'io.modelcontextprotocol/tasks'
 const TASKS = { elicitation: { form: {} }, extensions: { [EXT]: {} } }
 
-/** A connection made from node-redis directly: commands on the client, subscriptions on a duplicate. */
-async function nodeRedis(url: string): Promise<{ conn: RedisConnection; kill: () => void }> {
-  const client = createClient({ url, socket: { reconnectStrategy: () => 100 } })
-  client.on('error', () => {}) // reconnect attempts while a test has stopped the server
-  await client.connect()
-  const sub = client.duplicate()
-  sub.on('error', () => {})
-  const live = new Set<{ alive: boolean; lost: (e: Error) => void }>()
-  const drop = (error: Error): void => {
-    for (const h of live) {
-      h.alive = false
-      h.lost(error)
-    }
-    live.clear()
-  }
-  sub.on('error', drop)
-  sub.on('end', () => drop(new Error('the subscriber connection ended')))
-  await sub.connect()
-  const conn: RedisConnection = {
-    command: (args) => client.sendCommand([...args]),
-    async subscribe(channel, onMessage, lost) {
-      const h = { alive: true, lost }
-      const listener = (m: string): void => {
-        if (h.alive) onMessage(m)
-      }
-      await sub.subscribe(channel, listener)
-      live.add(h)
-      return async () => {
-        h.alive = false
-        live.delete(h)
-        await sub.unsubscribe(channel, listener)
-      }
-    },
-  }
+/** A connection as redisFleet makes it: the adapter, every command bounded. */
+async function connect(kind: ClientKind, url: string): Promise<{ conn: RedisConnection; kill: () => Promise<void> }> {
+  const client = await kind.open(url)
+  const raw = redisConnection(client.client, 2_000)
   return {
-    conn,
-    kill() {
-      for (const c of [client, sub])
-        try {
-          c.destroy()
-        } catch {
-          // closed already
-        }
+    conn: guardedConnection(raw, { timeoutMs: 500 }),
+    async kill() {
+      await client.close()
+      await raw.close?.()
     },
   }
 }
@@ -82,8 +49,8 @@ interface Instance {
 const opened: Instance[] = []
 
 /** One instance: an McpServer on its own connection and store. */
-async function instance(url: string, options: RedisTasksOptions = {}): Promise<Instance> {
-  const { conn, kill } = await nodeRedis(url)
+async function instance(kind: ClientKind, url: string, options: RedisTasksOptions = {}): Promise<Instance> {
+  const { conn, kill } = await connect(kind, url)
   const log = recordingLogger()
   const store = redisTasks(conn, {
     leaseMs: 600,
@@ -119,7 +86,7 @@ async function instance(url: string, options: RedisTasksOptions = {}): Promise<I
     signals,
     hold,
     async kill() {
-      kill()
+      await kill()
       await store.close()
     },
   }
@@ -168,10 +135,10 @@ afterAll(async () => {
   await redis.close()
 })
 
-describe('redisTasks: a task on A, seen from B', () => {
+describe.each(CLIENT_KINDS)('redisTasks over $name: a task on A, seen from B', (kind) => {
   it('is polled on B, its question answered through B reaches A, and the result shows on both', async () => {
-    const a = await instance(redis.url)
-    const b = await instance(redis.url)
+    const a = await instance(kind, redis.url)
+    const b = await instance(kind, redis.url)
     const id = await started(a.handler, 'ask_number')
     const waiting = await poll(b.handler, id, statusIs('input_required'))
     const keys = Object.keys(waiting.body.result.inputRequests)
@@ -187,8 +154,8 @@ describe('redisTasks: a task on A, seen from B', () => {
   })
 
   it('cancelled through B: A’s run sees its signal abort, and the task stays cancelled', async () => {
-    const a = await instance(redis.url)
-    const b = await instance(redis.url)
+    const a = await instance(kind, redis.url)
+    const b = await instance(kind, redis.url)
     const id = await started(a.handler, 'slow')
     expect((await tasks(b.handler, 'tasks/cancel', { taskId: id })).body.result).toMatchObject({
       resultType: 'complete',
@@ -204,8 +171,8 @@ describe('redisTasks: a task on A, seen from B', () => {
   })
 
   it('at its TTL the task is not found on either instance, and its run is aborted', async () => {
-    const a = await instance(redis.url, { ttlMs: 300 })
-    const b = await instance(redis.url)
+    const a = await instance(kind, redis.url, { ttlMs: 300 })
+    const b = await instance(kind, redis.url)
     const id = await started(a.handler, 'slow')
     expect((await tasks(b.handler, 'tasks/get', { taskId: id })).body.result.ttlMs).toBe(300)
     await new Promise((r) => setTimeout(r, 400))
@@ -215,8 +182,8 @@ describe('redisTasks: a task on A, seen from B', () => {
   })
 
   it('another principal gets, on either instance, byte for byte the answer of an unknown task id', async () => {
-    const a = await instance(redis.url)
-    const b = await instance(redis.url)
+    const a = await instance(kind, redis.url)
+    const b = await instance(kind, redis.url)
     const id = await started(a.handler, 'slow', { 'x-user': 'alice' })
     expect((await tasks(b.handler, 'tasks/get', { taskId: id }, { 'x-user': 'alice' })).body.result.status).toBe(
       'working',
@@ -237,7 +204,7 @@ describe('redisTasks: a task on A, seen from B', () => {
   })
 
   it('past maxTasks running on the instance, starting a task fails with -32603 naming it', async () => {
-    const a = await instance(redis.url, { maxTasks: 1 })
+    const a = await instance(kind, redis.url, { maxTasks: 1 })
     await started(a.handler, 'slow')
     const over = await callTool(a.handler, 'slow')
     expect(over.body.error).toMatchObject({ code: -32603, message: expect.stringMatching(/maxTasks/) as unknown })
@@ -247,8 +214,8 @@ describe('redisTasks: a task on A, seen from B', () => {
   })
 
   it('a result over 2 MiB fails the task with -32603 naming its size and the limit', async () => {
-    const a = await instance(redis.url)
-    const b = await instance(redis.url)
+    const a = await instance(kind, redis.url)
+    const b = await instance(kind, redis.url)
     const id = await started(a.handler, 'big')
     const failed = await poll(b.handler, id, statusIs('failed'))
     expect(failed.body.result.error).toMatchObject({
@@ -258,10 +225,10 @@ describe('redisTasks: a task on A, seen from B', () => {
   })
 })
 
-describe('redisTasks: instances and Redis failing', () => {
+describe.each(CLIENT_KINDS)('redisTasks over $name: instances and Redis failing', (kind) => {
   it('A killed mid-run: B cannot reach it (-32603, retry), then shows the task failed, interrupted', async () => {
-    const a = await instance(redis.url)
-    const b = await instance(redis.url)
+    const a = await instance(kind, redis.url)
+    const b = await instance(kind, redis.url)
     const id = await started(a.handler, 'slow')
     await a.kill()
     const cancel = await tasks(b.handler, 'tasks/cancel', { taskId: id })
@@ -280,8 +247,8 @@ describe('redisTasks: instances and Redis failing', () => {
   it('Redis stopped mid-task: -32603 saying to retry on get, update and cancel, logged; after a restart new tasks work', async () => {
     const own = await startRedis()
     try {
-      const a = await instance(own.url)
-      const b = await instance(own.url)
+      const a = await instance(kind, own.url)
+      const b = await instance(kind, own.url)
       const id = await started(a.handler, 'slow')
       await own.stop()
       for (const [method, params] of [
