@@ -49,6 +49,7 @@ export { InMemoryNotificationBus, type NotificationBus, type ServerEvent } from 
 
 // Tasks (io.modelcontextprotocol/tasks): where tasks live, and what a task tool's handler gets as ctx.task
 export { inMemoryTasks, type InMemoryTasksOptions } from './tasks/memory.ts'
+export { defineTaskStore } from './tasks/install.ts'
 export type { TaskStore } from './tasks/types.ts'
 export type { TaskContext } from './tasks/ask.ts'
 

@@ -32,8 +32,31 @@ export function taskHostOf(mcp: McpServer): TaskHost | undefined {
 }
 
 /**
- * Make `store` a tasks value an McpServer accepts as `options.tasks` (it then serves `tasks/*`, runs
- * tools with `task` through it, and advertises the extension).
+ * Make `store` a value `McpServerOptions.tasks` accepts, to keep tasks where `inMemoryTasks`,
+ * `durableObjectTasks` and `redisFleet(…).tasks` do not (Postgres, NATS, …). The server then serves
+ * `tasks/get`, `tasks/update` and `tasks/cancel` from it, runs the tools registered with `task` through it,
+ * and advertises the extension (ext-tasks specification/2026-07-28/tasks.md). Returns `store` itself.
+ *
+ * What the store implements ({@link TaskStore}; the parameter types come from it):
+ * - `start(job, host, info)`: create the task so that `get` finds it from any instance once this resolves
+ *   (status `working`, an unguessable id, `ttlMs` and `pollIntervalMs` in milliseconds, ISO `createdAt` and
+ *   `lastUpdatedAt`), resolve to it, and run the job where the task lives: `host.run(job, run, info)`, where
+ *   `run` is the task's {@link TaskRunContext} — `taskId`; a `signal` that aborts on cancel and at the TTL;
+ *   `status`, `progress` and `ask` (which sets `input_required` until `update` answers every key) writing
+ *   the task. `host.run` never rejects; it resolves to `{ result }` (the task `completed`) or `{ error }`
+ *   (`failed`), ignored when the task is terminal already. `job` is JSON (it may be stored). To refuse a
+ *   task (the store is full, unreachable) throw an `McpError` -32603 with a message for the client; any
+ *   other throw is logged and answered -32603 "Internal error".
+ * - `get(taskId, principal, info)`: the task as `tasks/get` shows it (`inputRequests` while
+ *   `input_required`, `result` once `completed`, `error` once `failed`), or undefined when it is unknown,
+ *   expired, or bound to another principal than `principal` (`job.principal`): the server answers all
+ *   three alike, -32602.
+ * - `update(taskId, principal, inputResponses, info)`: hand the answers to the outstanding keys (others are
+ *   ignored); `false` when not found (as `get`).
+ * - `cancel(taskId, principal, info)`: the task `cancelled` and its run's signal aborted (a terminal task
+ *   stays as it is); `false` when not found.
+ * Terminal states (`completed`, `failed`, `cancelled`) never change; a task is deleted at its TTL.
+ * @example new McpServer(info, { tasks: defineTaskStore({ start, get, update, cancel }) })
  */
 export function defineTaskStore<T extends TaskStore>(store: T): T {
   Object.defineProperty(store, INSTALL_TASKS, { value: install })
