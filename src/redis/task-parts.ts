@@ -4,7 +4,8 @@
  * @module
  */
 import { ErrorCode, McpError } from '../protocol/errors.ts'
-import { UpstreamError } from '../server/errors.ts'
+import { UpstreamError, messageOf } from '../server/errors.ts'
+import type { TaskRecord } from '../server/tasks/types.ts'
 
 /** The largest task record, JSON bytes (UTF-8): 2 MiB, a Durable Object's SQLite value limit. */
 export const MAX_RECORD_BYTES = 2 * 1024 * 1024
@@ -30,14 +31,26 @@ return 1`
 /** Delete the lease (KEYS[1]) if it holds ARGV[1]. */
 export const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`
 
-/** A record over {@link MAX_RECORD_BYTES}: -32603 naming its size and the limit. */
-export class TooLarge extends McpError {
-  constructor(size: number) {
-    super(
+/**
+ * The record as JSON, or the McpError -32603 that fails its task: over {@link MAX_RECORD_BYTES} (naming its
+ * size and the limit), or not JSON at all (a BigInt, a cycle).
+ */
+export function encode(record: TaskRecord): string | McpError {
+  let json: string
+  try {
+    json = JSON.stringify(record)
+  } catch (error) {
+    return new McpError(
       ErrorCode.InternalError,
-      `The task's record is ${size} bytes of JSON, over the limit of ${MAX_RECORD_BYTES} bytes (2 MiB) of a task in Redis`,
+      `The task's result cannot be stored: it is not JSON (${messageOf(error)})`,
     )
   }
+  const size = new TextEncoder().encode(json).byteLength
+  if (size <= MAX_RECORD_BYTES) return json
+  return new McpError(
+    ErrorCode.InternalError,
+    `The task's record is ${size} bytes of JSON, over the limit of ${MAX_RECORD_BYTES} bytes (2 MiB) of a task in Redis`,
+  )
 }
 
 /** A timing or count option: a positive integer (at most `max`), or `fallback` when undefined. */

@@ -6,7 +6,7 @@
  * running instance over pub/sub.
  *
  * Keys (every one with a TTL; `{…}` keeps a task's two keys in one cluster slot):
- * - `${prefix}task:{${taskId}}`: the task's record (JSON, at most {@link MAX_RECORD_BYTES}), until its TTL;
+ * - `${prefix}task:{${taskId}}`: the task's record (JSON, at most 2 MiB (`MAX_RECORD_BYTES`)), until its TTL;
  * - `${prefix}task:{${taskId}}:lease`: the running instance's id, `leaseMs`, renewed every `leaseMs / 3`
  *   while the run lives and deleted by the terminal write.
  * Channels: `${prefix}tasks:${instanceId}` (commands to the instance running a task) and
@@ -34,11 +34,10 @@ import {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_TASKS,
-  MAX_RECORD_BYTES,
   RELEASE,
   TASK_ID,
   TERMINAL,
-  TooLarge,
+  encode,
   WRITE,
   bounded,
   checked,
@@ -99,7 +98,7 @@ interface Command {
  *
  * Outcomes: a task whose instance died (or lost Redis for longer than `leaseMs`) shows as `failed` -32603
  * "The task was interrupted (the server restarted); call the tool again" once its lease lapses; a result
- * whose record would pass {@link MAX_RECORD_BYTES} fails the task with -32603 naming both sizes. Redis
+ * whose record would pass 2 MiB (`MAX_RECORD_BYTES`) fails the task with -32603 naming both sizes. Redis
  * unreachable or an instance not answering within `commandTimeoutMs` fails the request with -32603 saying
  * to retry (logged); a failed write is logged and retried, never thrown at the run. An unknown, expired or
  * another principal's task is not found (-32602), as with `inMemoryTasks`. On Workers a call that would
@@ -191,20 +190,18 @@ export function redisTasks(conn: RedisConnection, options: RedisTasksOptions = {
   /** Write the record (fenced): never rejects; a failure is logged and retried at the next renewal. */
   const write = async (record: TaskRecord, mode: 'start' | 'write' = 'write'): Promise<boolean> => {
     const taskId = record.task.taskId
-    let json = JSON.stringify(record)
-    const size = new TextEncoder().encode(json).byteLength
-    if (size > MAX_RECORD_BYTES) {
-      if (mode === 'start') throw new TooLarge(size)
-      const message = new TooLarge(size).message
-      logWarn(logger, 'tasks.size', `redisTasks: task ${short(taskId)}: ${message}`)
-      const error = { code: ErrorCode.InternalError, message }
+    let json = encode(record)
+    if (typeof json !== 'string') {
+      if (mode === 'start') throw json
+      logWarn(logger, 'tasks.size', `redisTasks: task ${short(taskId)}: ${json.message}`)
+      const error = { code: ErrorCode.InternalError, message: json.message }
       if (!TERMINAL.has(record.task.status)) {
         void entries.get(taskId)?.engine.finish({ error }) // fails it; that write comes next
         return false
       }
       delete record.result
       Object.assign(record, { error, pending: {} })
-      Object.assign(record.task, { status: 'failed', statusMessage: message })
+      Object.assign(record.task, { status: 'failed', statusMessage: json.message })
       json = JSON.stringify(record)
     }
     const ttl = record.expiresAt - Date.now()
@@ -384,10 +381,13 @@ export function redisTasks(conn: RedisConnection, options: RedisTasksOptions = {
       const runInfo: typeof info = {}
       if (info.env !== undefined) runInfo.env = info.env
       if (info.executionCtx !== undefined) runInfo.executionCtx = info.executionCtx
-      void engine.run(host, runInfo).finally(() => {
-        entry.runDone = true
-        settle(entry)
-      })
+      void engine
+        .run(host, runInfo)
+        .catch((error: unknown) => logError(logger, 'tasks.redis', `redisTasks: task ${short(taskId)} failed`, error))
+        .finally(() => {
+          entry.runDone = true
+          settle(entry)
+        })
       return seed
     },
     async get(taskId, principal): Promise<DetailedTask | undefined> {

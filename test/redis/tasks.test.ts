@@ -5,7 +5,7 @@
  * bound; A killed mid-run; Redis stopped and restarted under a running task.
  */
 import * as v from 'valibot'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { guardedConnection, redisConnection, type RedisConnection } from '../../src/redis/connection.ts'
 import { redisTasks, type RedisTasksOptions, type RedisTaskStore } from '../../src/redis/tasks.ts'
 import { McpServer, createFetchHandler, elicit, formSchema, type FetchHandler } from '../../src/server/index.ts'
@@ -73,6 +73,7 @@ async function instance(kind: ClientKind, url: string, options: RedisTasksOption
     return JSON.stringify(answer)
   })
   mcp.tool('big', { task: 'required' }, () => 'x'.repeat(3 * 1024 * 1024))
+  mcp.tool('bigint', { task: 'required' }, () => ({ content: [], _meta: { n: 1n } }))
   const handler = createFetchHandler(mcp, {
     authenticate: (request) => {
       const user = request.headers.get('x-user')
@@ -133,6 +134,40 @@ afterEach(async () => {
 })
 afterAll(async () => {
   await redis.close()
+})
+
+describe('redisTasks: options and runtimes', () => {
+  it('refuses options that are not positive integers, naming them', () => {
+    const conn = { command: () => Promise.resolve(null), subscribe: () => Promise.resolve(() => Promise.resolve()) }
+    for (const [name, value] of [
+      ['ttlMs', 0],
+      ['ttlMs', 2 ** 31],
+      ['pollIntervalMs', 1.5],
+      ['maxTasks', -1],
+      ['leaseMs', Number.NaN],
+      ['commandTimeoutMs', 0],
+    ] as const)
+      expect(() => redisTasks(conn, { [name]: value })).toThrow(
+        new RangeError(`redisTasks: ${name} must be a positive integer, got ${String(value)}`),
+      )
+  })
+
+  it('on Workers refuses to start a task: -32603 naming durableObjectTasks (nothing runs)', async () => {
+    const a = await instance(CLIENT_KINDS[0], redis.url)
+    vi.stubGlobal('navigator', { userAgent: 'Cloudflare-Workers' })
+    try {
+      const refused = await callTool(a.handler, 'slow')
+      expect(refused.body.error).toMatchObject({
+        code: -32603,
+        message: expect.stringMatching(
+          /^redisTasks cannot run a task on Cloudflare Workers: use durableObjectTasks/,
+        ) as unknown,
+      })
+      expect(a.signals).toHaveLength(0)
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
 })
 
 describe.each(CLIENT_KINDS)('redisTasks over $name: a task on A, seen from B', (kind) => {
@@ -213,6 +248,16 @@ describe.each(CLIENT_KINDS)('redisTasks over $name: a task on A, seen from B', (
     await started(a.handler, 'quick')
   })
 
+  it('a result that is not JSON fails the task with -32603 saying so', async () => {
+    const a = await instance(kind, redis.url)
+    const id = await started(a.handler, 'bigint')
+    const failed = await poll(a.handler, id, statusIs('failed'))
+    expect(failed.body.result.error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^The task's result cannot be stored: it is not JSON/) as unknown,
+    })
+  })
+
   it('a result over 2 MiB fails the task with -32603 naming its size and the limit', async () => {
     const a = await instance(kind, redis.url)
     const b = await instance(kind, redis.url)
@@ -226,6 +271,26 @@ describe.each(CLIENT_KINDS)('redisTasks over $name: a task on A, seen from B', (
 })
 
 describe.each(CLIENT_KINDS)('redisTasks over $name: instances and Redis failing', (kind) => {
+  it('a lease deleted under a running task: its run is aborted (logged) and B shows it interrupted', async () => {
+    const a = await instance(kind, redis.url)
+    const b = await instance(kind, redis.url)
+    const id = await started(a.handler, 'slow')
+    const { conn, kill } = await connect(kind, redis.url)
+    try {
+      expect(await conn.command(['DEL', `test:task:{${id}}:lease`])).toBe(1)
+    } finally {
+      await kill()
+    }
+    const failed = await poll(b.handler, id, statusIs('failed'))
+    expect(failed.body.result.statusMessage).toBe(INTERRUPTED_MESSAGE)
+    for (let i = 0; i < 50 && !a.signals[0].aborted; i++) await new Promise((r) => setTimeout(r, 20))
+    expect(a.signals[0].aborted).toBe(true)
+    expect(a.log.error.join('\n')).toContain('lost its lease in Redis')
+    a.hold.open() // the run's end writes nothing: the task stays interrupted
+    await new Promise((r) => setTimeout(r, 50))
+    expect((await tasks(b.handler, 'tasks/get', { taskId: id })).body.result.statusMessage).toBe(INTERRUPTED_MESSAGE)
+  })
+
   it('A killed mid-run: B cannot reach it (-32603, retry), then shows the task failed, interrupted', async () => {
     const a = await instance(kind, redis.url)
     const b = await instance(kind, redis.url)
