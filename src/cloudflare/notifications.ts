@@ -10,13 +10,8 @@
  * object writes the event to every open connection, its publisher's included.
  * @module
  */
-import { normalizeUri } from '../protocol/uri-literal.ts'
-import {
-  isAbsoluteUri,
-  MAX_SUBSCRIBED_URI_LENGTH,
-  type NotificationBus,
-  type ServerEvent,
-} from '../server/notifications.ts'
+import { busEventToPublish, MAX_BUS_EVENT_BYTES, parseBusEvent } from '../server/bus-events.ts'
+import type { NotificationBus, ServerEvent } from '../server/notifications.ts'
 import { UpstreamError, messageOf } from '../server/errors.ts'
 
 /**
@@ -25,12 +20,8 @@ import { UpstreamError, messageOf } from '../server/errors.ts'
  */
 export const DEFAULT_NOTIFICATIONS_BINDING = 'MCP_NOTIFICATIONS'
 
-/**
- * Largest event on the wire, in bytes of its JSON (UTF-8): a `resourceUpdated` of a 4096-character URI
- * (the longest a stream may subscribe to) fits even with every character escaped.
- * @internal not in the public API: a limit of the Durable Object bus
- */
-export const MAX_BUS_EVENT_BYTES = 32 * 1024
+/** The limit and the check of events on the wire, shared with the Redis bus. */
+export { MAX_BUS_EVENT_BYTES, parseBusEvent }
 
 /**
  * Events a connection may fall behind by before the object cuts it (its listen stream then ends with an
@@ -50,33 +41,7 @@ export interface NotificationNamespace {
 const ORIGIN = 'https://notifications.edge-mcp.internal'
 /** The one object of a namespace. */
 const OBJECT_NAME = 'edge-mcp/notifications'
-const LIST_KINDS: ReadonlySet<string> = new Set(['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'])
 const encoder = new TextEncoder()
-
-/**
- * `value` as a {@link ServerEvent} (a fresh object with only its fields), or undefined when it is not
- * one: a list kind, or `resourceUpdated` with an absolute `uri` of at most 4096 characters (a longer one
- * matches no stream). Both ends of the bus check every event with it.
- * @internal not in the public API: the Durable Object bus's check of what comes off the wire
- */
-export function parseBusEvent(value: unknown): ServerEvent | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
-  const { kind, uri } = value as { kind?: unknown; uri?: unknown }
-  if (typeof kind === 'string' && LIST_KINDS.has(kind)) return { kind } as ServerEvent
-  if (kind === 'resourceUpdated' && isAbsoluteUri(uri) && uri.length <= MAX_SUBSCRIBED_URI_LENGTH) {
-    return { kind, uri }
-  }
-  return undefined
-}
-
-/**
- * A `resourceUpdated` whose URI is too long as given, with its URI in normal form (`normalizeUri`: matching
- * is by normal form, and `%41` is shorter as `A`); anything else unchanged.
- */
-function normalized(value: unknown): unknown {
-  const { kind, uri } = (value ?? {}) as { kind?: unknown; uri?: unknown }
-  return kind === 'resourceUpdated' && typeof uri === 'string' ? { kind, uri: normalizeUri(uri) } : value
-}
 
 /** One line of the wire: the event's JSON and a newline, or undefined when it is too big. */
 function encodeLine(event: ServerEvent): Uint8Array | undefined {
@@ -210,12 +175,8 @@ export function durableObjectNotificationBus(
   }
   return {
     async publish(value) {
-      const event = parseBusEvent(value) ?? parseBusEvent(normalized(value))
-      if (!event) {
-        const uri = (value as { uri?: unknown } | null)?.uri
-        if ((value as { kind?: unknown } | null)?.kind === 'resourceUpdated' && isAbsoluteUri(uri)) return // too long to match
-        throw new TypeError(`not a server event: ${JSON.stringify(value)?.slice(0, 200)}`)
-      }
+      const event = busEventToPublish(value)
+      if (!event) return // a URI too long to match any stream
       const res = await stub().fetch(ORIGIN + '/publish', {
         method: 'POST',
         body: JSON.stringify(event),
