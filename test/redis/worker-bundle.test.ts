@@ -8,7 +8,7 @@
  *   (redis, @redis/*, ioredis): from node_modules, only edge-mcp's own dependencies.
  */
 import { build, type Metafile, type Plugin } from 'esbuild'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -61,6 +61,19 @@ describe('a Worker that does not import edge-mcp/redis', () => {
     },
     60_000,
   )
+
+  it('tells: a Worker that does use src/redis/ bundles it, and differs with it emptied', async () => {
+    const entry = 'test-results/worker-bundle/uses-redis.ts'
+    mkdirSync(join(ROOT, 'test-results/worker-bundle'), { recursive: true })
+    writeFileSync(
+      join(ROOT, entry),
+      "export { default } from '../../bench/workers/edge-mcp.ts'\nexport { redisTasks } from '../../src/redis/tasks.ts'\n",
+    )
+    const normal = await bundle(entry)
+    expect(redisInputs(normal.metafile)).toContain('src/redis/tasks.ts')
+    const without = await bundle(entry, [emptyRedis])
+    expect(without.code.length).toBeLessThan(normal.code.length)
+  }, 60_000)
 })
 
 describe('edge-mcp/redis bundled on its own', () => {
