@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
 import { guardedConnection, redisConnection, type RedisConnection } from '../../src/redis/connection.ts'
 import { redisTasks, type RedisTasksOptions, type RedisTaskStore } from '../../src/redis/tasks.ts'
 import { McpServer, createFetchHandler, elicit, formSchema, type FetchHandler } from '../../src/server/index.ts'
@@ -186,6 +187,28 @@ describe.each(CLIENT_KINDS)('redisTasks over $name: a task on A, seen from B', (
     const done = await poll(b.handler, id, statusIs('completed'))
     expect(JSON.parse(textOf(done))).toEqual({ action: 'accept', value: { n: 3 } })
     expect(textOf(await tasks(a.handler, 'tasks/get', { taskId: id }))).toBe(textOf(done))
+  })
+
+  it('our Client behind a round-robin balancer over A and B: the task’s question is answered and its result returned', async () => {
+    const instances = [await instance(kind, redis.url), await instance(kind, redis.url)]
+    const served: number[] = []
+    let next = 0
+    const fetch = (request: Request): Promise<Response> => {
+      const at = next++ % 2
+      served.push(at)
+      return instances[at].handler(request)
+    }
+    const asked: string[] = []
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://fleet/mcp', { fetch }),
+      versionNegotiation: 'modern',
+      sleep: (_ms, signal) => new Promise((resolve) => setTimeout(resolve, 10, signal)), // polls come quicker
+      elicitation: (params) => (asked.push(params.message), { action: 'accept', content: { n: 7 } }),
+    })
+    const result = await client.callTool('ask_number', {})
+    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ action: 'accept', value: { n: 7 } }) }])
+    expect(asked).toEqual(['How many?'])
+    expect(new Set(served)).toEqual(new Set([0, 1]))
   })
 
   it('cancelled through B: A’s run sees its signal abort, and the task stays cancelled', async () => {
