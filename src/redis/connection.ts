@@ -89,8 +89,7 @@ interface BunRedis {
 const has = (value: object, name: string) => typeof (value as Record<string, unknown>)[name] === 'function'
 
 /**
- * `client` as a {@link RedisConnection}, by its shape: a `RedisConnection` as is (its `close` left out: the
- * user's), node-redis 5 (`sendCommand`), ioredis 5 (`call`) or Bun's `RedisClient` (`send`). Subscriptions
+ * `client` as a {@link RedisConnection}, by its shape: a `RedisConnection` as is, node-redis 5 (`sendCommand`), ioredis 5 (`call`) or Bun's `RedisClient` (`send`). Subscriptions
  * share one subscriber connection (the client's `duplicate()`), opened at the first `subscribe`; when it
  * drops, every live subscription's `lost` is called, it is ended (nothing is delivered afterwards, even by
  * a library that resubscribes on its own) and the next `subscribe` opens a new one. `close()` ends only it.

@@ -5,3 +5,4 @@
  * @module
  */
 export type { RedisConnection } from './connection.ts'
+export { redisFleet, type RedisFleet, type RedisFleetOptions } from './fleet.ts'
