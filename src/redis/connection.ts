@@ -82,6 +82,7 @@ interface BunRedis {
   connect?(): Promise<unknown>
   close?(): void
   onclose?: ((error?: unknown) => void) | null
+  onconnect?: (() => void) | null
   subscribe?(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>
   unsubscribe?(channel: string): Promise<unknown>
 }
@@ -302,7 +303,7 @@ async function openIoRedis(client: IoRedis, lose: (error: unknown) => void, ms: 
 
 async function openBun(client: BunRedis, lose: (error: unknown) => void, ms: number): Promise<Subscriber> {
   let sub: BunRedis | undefined
-  const end = () => {
+  const close = () => {
     try {
       sub?.close?.()
     } catch {
@@ -319,15 +320,23 @@ async function openBun(client: BunRedis, lose: (error: unknown) => void, ms: num
       () => new Error(`could not connect within ${ms} ms`),
     )
   } catch (error) {
-    end()
+    close()
     throw error
   }
   const s = sub!
+  // Bun 1.4 calls no onclose when the connection drops: it reconnects on its own, without the subscriptions,
+  // and calls onconnect. So a drop is seen by `connected` turning false (looked at every 250 ms) or by onconnect.
   s.onclose = (error) => lose(error ?? new Error('the connection closed'))
+  s.onconnect = () => lose(new Error('the connection was re-established without its subscriptions'))
+  const watch = setInterval(() => s.connected === false && lose(new Error('the connection dropped')), 250)
+  ;(watch as { unref?: () => void }).unref?.() // a watch does not keep the process alive
   return {
     listen: (channel, deliver) => s.subscribe!(channel, (message) => deliver(message)),
     unlisten: (channel) => s.unsubscribe!(channel),
-    end,
+    end: () => {
+      clearInterval(watch)
+      close()
+    },
   }
 }
 
