@@ -8,6 +8,7 @@ import * as v from 'valibot'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { Client, StreamableHttpClientTransport } from '../../src/client/index.ts'
 import { guardedConnection, redisConnection, type RedisConnection } from '../../src/redis/connection.ts'
+import { redisFleet } from '../../src/redis/index.ts'
 import { redisTasks, type RedisTasksOptions, type RedisTaskStore } from '../../src/redis/tasks.ts'
 import { McpServer, createFetchHandler, elicit, formSchema, type FetchHandler } from '../../src/server/index.ts'
 import { INTERRUPTED_MESSAGE } from '../../src/server/tasks/engine.ts'
@@ -294,6 +295,43 @@ describe.each(CLIENT_KINDS)('redisTasks over $name: a task on A, seen from B', (
 })
 
 describe.each(CLIENT_KINDS)('redisTasks over $name: instances and Redis failing', (kind) => {
+  it('through redisFleet: a task on A answered through B; A’s fleet closed mid-run: B shows the next one interrupted at once', async () => {
+    const clients = [await kind.open(redis.url), await kind.open(redis.url)]
+    const fleets = clients.map((c) =>
+      redisFleet(c.client, { prefix: 'fleet:', commandTimeoutMs: 500, tasks: { leaseMs: 5_000 } }),
+    )
+    const signals: AbortSignal[] = []
+    const [a, b] = fleets.map((fleet) => {
+      const mcp = new McpServer({ name: 'tasks', version: '1' }, { tasks: fleet.tasks })
+      mcp.tool('ask_number', { task: 'required' }, async (_args, ctx) => {
+        signals.push(ctx.signal)
+        return JSON.stringify(await ctx.task!.ask(elicit('How many?', formSchema({ n: v.number() }))))
+      })
+      return { handler: createFetchHandler(mcp), fleet }
+    })
+    try {
+      const id = await started(a.handler, 'ask_number')
+      const waiting = await poll(b.handler, id, statusIs('input_required'))
+      const [key] = Object.keys(waiting.body.result.inputRequests)
+      await tasks(b.handler, 'tasks/update', {
+        taskId: id,
+        inputResponses: { [key]: { action: 'accept', content: { n: 2 } } },
+      })
+      expect(textOf(await poll(b.handler, id, statusIs('completed')))).toBe(
+        JSON.stringify({ action: 'accept', value: { n: 2 } }),
+      )
+      const id2 = await started(a.handler, 'ask_number')
+      await poll(b.handler, id2, statusIs('input_required'))
+      await a.fleet.close() // its lease released: no need to wait leaseMs (5 s)
+      expect(signals[1].aborted).toBe(true)
+      const got = await tasks(b.handler, 'tasks/get', { taskId: id2 })
+      expect(got.body.result).toMatchObject({ status: 'failed', statusMessage: INTERRUPTED_MESSAGE })
+    } finally {
+      for (const f of fleets) await f.close()
+      for (const c of clients) await c.close()
+    }
+  })
+
   it('a lease deleted under a running task: its run is aborted (logged) and B shows it interrupted', async () => {
     const a = await instance(kind, redis.url)
     const b = await instance(kind, redis.url)
