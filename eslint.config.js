@@ -23,10 +23,10 @@ export default tseslint.config(
     },
   },
   {
-    // The runtime and stdio recipes (docs/runtimes.md, docs/stdio.md) are a user's app: they import `edge-mcp`
-    // as installed, which resolves only in the apps test/runtimes.test.ts and test/stdio-recipes.test.ts build
-    // from them (and type-check there).
-    files: ['examples/runtimes/**/*.ts', 'examples/stdio/**/*.ts'],
+    // The runtime, stdio and fleet recipes (docs/runtimes.md, docs/stdio.md, docs/fleet.md) are a user's app:
+    // they import `edge-mcp` as installed, which resolves only in the apps test/runtimes.test.ts,
+    // test/stdio-recipes.test.ts and test/e2e/fleet-runtimes.test.ts build from them (and type-check there).
+    files: ['examples/runtimes/**/*.ts', 'examples/stdio/**/*.ts', 'examples/fleet/**/*.ts'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: globals.node },
   },

@@ -1,0 +1,25 @@
+// Bun: REDIS_URL=redis://… REQUEST_STATE_KEYS=… bun bun.ts
+import { redisFleet } from 'edge-mcp/redis'
+import { connectRedis } from './redis.ts'
+import { createServer, mcpEndpoint } from './server.ts'
+
+const port = Number(process.env.PORT ?? 8787)
+const redis = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+const fleet = redisFleet(redis.client, { prefix: 'bookshop:mcp:' })
+const mcp = createServer(fleet, process.env.REQUEST_STATE_KEYS!, redis.orders)
+const handler = mcpEndpoint(mcp, { allowedHosts: ['localhost', '127.0.0.1', '[::1]'] })
+
+// Pass the request only: Bun's second argument is its Server object. idleTimeout 0: listen streams and
+// questions stay open longer than Bun's default 10 s.
+const server = Bun.serve({ port, hostname: '127.0.0.1', idleTimeout: 0, fetch: (request) => handler(request) })
+console.log(`MCP server at http://127.0.0.1:${server.port}/mcp`)
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.once(signal, async () => {
+    mcp.server.closeSubscriptions()
+    await server.stop()
+    await fleet.close()
+    await redis.close()
+    console.log('closed')
+    process.exit(0)
+  })
