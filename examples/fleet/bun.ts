@@ -1,10 +1,19 @@
 // Bun: REDIS_URL=redis://… REQUEST_STATE_KEYS=… bun bun.ts
+import { RedisClient } from 'bun'
 import { redisFleet } from 'edge-mcp/redis'
 import { connectRedis } from './redis.ts'
 import { createServer, mcpEndpoint } from './server.ts'
 
+/** Bun's own RedisClient fits redisFleet too (REDIS_LIBRARY=bun); node-redis and ioredis run as on Node. */
+async function connect(url: string) {
+  if (process.env.REDIS_LIBRARY !== 'bun') return connectRedis(url)
+  const client = new RedisClient(url)
+  await client.connect()
+  return { client, orders: client, close: async () => client.close() }
+}
+
 const port = Number(process.env.PORT ?? 8787)
-const redis = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
+const redis = await connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
 const fleet = redisFleet(redis.client, { prefix: 'bookshop:mcp:' })
 const mcp = createServer(fleet, process.env.REQUEST_STATE_KEYS!, redis.orders)
 const handler = mcpEndpoint(mcp, { allowedHosts: ['localhost', '127.0.0.1', '[::1]'] })

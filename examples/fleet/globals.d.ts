@@ -17,3 +17,15 @@ declare namespace Bun {
     fetch: (request: Request, server: unknown) => Response | Promise<Response>
   }): { port: number; stop(closeActiveConnections?: boolean): Promise<void> }
 }
+declare module 'bun' {
+  /** Bun's Redis client (Bun 1.2.9+). */
+  export class RedisClient {
+    constructor(url?: string)
+    connect(): Promise<void>
+    close(): void
+    send(command: string, args: string[]): Promise<unknown>
+    duplicate(): Promise<RedisClient>
+    incr(key: string): Promise<number>
+    get(key: string): Promise<string | null>
+  }
+}

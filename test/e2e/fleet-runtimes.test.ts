@@ -2,10 +2,12 @@
  * The fleet recipes (docs/fleet.md) as a user copies them: every code block naming a file is that file of
  * examples/fleet/ byte for byte; the files, copied into a fresh app whose `node_modules/edge-mcp` is this
  * package (dist/, as installed), type-check with the app's own tsconfig.json; and under Node (tsx), Deno and
- * Bun, with node-redis and with ioredis (`REDIS_LIBRARY`), two instances of the same recipe against one real
- * redis-server (test/redis-server.ts) answer a 2025-era client's question asked on one through the other:
- * the official 1.x client's answer POST goes to the instance that did not ask. Then both shut down
- * gracefully on SIGTERM (`fleet.close()`). The full three-runtime fleet is test/e2e/fleet.test.ts.
+ * Bun, with node-redis and with ioredis (`REDIS_LIBRARY`; under Bun also Bun's own `RedisClient`), two
+ * instances of the same recipe against one real redis-server (test/redis-server.ts) answer a 2025-era
+ * client's question asked on one through the other (the official 1.x client's answer POST goes to the
+ * instance that did not ask), and a listen stream on one hears an order placed on the other
+ * (`resourceUpdated` through the Redis bus). Then both shut down gracefully on SIGTERM (`fleet.close()`).
+ * The full three-runtime fleet is test/e2e/fleet.test.ts.
  * Loopback only. Needs `npm run build` first (npm test does).
  */
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -16,6 +18,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symli
 import { join } from 'node:path'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Client, listen, StreamableHttpClientTransport } from '../../src/client/index.ts'
 import { encodeBase64Url } from '../../src/encoding/base64url.ts'
 import { readMarkdown } from '../markdown.ts'
 import { startRedis, type RunningRedis } from '../redis-server.ts'
@@ -171,6 +174,26 @@ describe('the fleet recipes in a fresh app', () => {
       const read = await client.readResource({ uri: 'bookshop://orders' })
       expect(read.contents[0]).toMatchObject({ uri: 'bookshop://orders' })
       await client.close()
+
+      // and a listen stream on a hears an order placed on b (a 2026-07-28 client: no question, Dune is in stock)
+      const ours = (url: string) =>
+        new Client({
+          transport: new StreamableHttpClientTransport(url),
+          clientInfo: { name: 'ours', version: '1.0.0' },
+        })
+      const [onA, onB] = [ours(a.url), ours(b.url)]
+      const updated: string[] = []
+      const controller = new AbortController()
+      await listen(
+        onA,
+        { resourceSubscriptions: ['bookshop://orders'] },
+        { signal: controller.signal, onResourceUpdated: (uri) => updated.push(uri) },
+      )
+      expect(await onB.callTool('order_book', { title: 'Dune' })).toMatchObject({
+        content: [{ type: 'text', text: "Ordered 'Dune'." }],
+      })
+      await expect.poll(() => updated).toEqual(['bookshop://orders'])
+      controller.abort()
     } catch (error) {
       throw new Error(`${(error as Error).message}\n--- a:\n${a.log()}\n--- b:\n${b.log()}`, { cause: error })
     } finally {
@@ -207,7 +230,7 @@ describe('the fleet recipes in a fresh app', () => {
     },
   )
 
-  it.each(LIBRARIES)(
+  it.each([...LIBRARIES, 'bun'])(
     'Bun (bun bun.ts) with %s: a question asked on one instance is answered through the other',
     {
       timeout: 120_000,
