@@ -45,6 +45,10 @@ interface Instance {
   log: ReturnType<typeof recordingLogger>
   signals: AbortSignal[]
   hold: ReturnType<typeof gate>
+  /** Opened by the test: the `step` tool then sets its status message. */
+  step: ReturnType<typeof gate>
+  /** While true, every command of this instance fails (Redis unreachable for it alone). */
+  flaky: { down: boolean }
   kill(): Promise<void>
 }
 
@@ -54,7 +58,12 @@ const opened: Instance[] = []
 async function instance(kind: ClientKind, url: string, options: RedisTasksOptions = {}): Promise<Instance> {
   const { conn, kill } = await connect(kind, url)
   const log = recordingLogger()
-  const store = redisTasks(conn, {
+  const flaky = { down: false }
+  const flakyConn: RedisConnection = {
+    command: (args) => (flaky.down ? Promise.reject(new Error('ECONNREFUSED (test)')) : conn.command(args)),
+    subscribe: (channel, onMessage, lost) => conn.subscribe(channel, onMessage, lost),
+  }
+  const store = redisTasks(flakyConn, {
     leaseMs: 600,
     commandTimeoutMs: 500,
     prefix: 'test:',
@@ -63,7 +72,14 @@ async function instance(kind: ClientKind, url: string, options: RedisTasksOption
   })
   const mcp = new McpServer({ name: 'tasks', version: '1' }, { tasks: store })
   const hold = gate()
+  const step = gate()
   const signals: AbortSignal[] = []
+  mcp.tool('step', { task: 'required' }, async (_args, ctx) => {
+    await step.wait
+    await ctx.task!.status('halfway')
+    await hold.wait
+    return 'stepped'
+  })
   mcp.tool('slow', { task: 'required' }, async (_args, ctx) => {
     signals.push(ctx.signal)
     await Promise.race([hold.wait, new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))])
@@ -88,6 +104,8 @@ async function instance(kind: ClientKind, url: string, options: RedisTasksOption
     log,
     signals,
     hold,
+    step,
+    flaky,
     async kill() {
       await kill()
       await store.close()
@@ -350,6 +368,24 @@ describe.each(CLIENT_KINDS)('redisTasks over $name: instances and Redis failing'
     a.hold.open() // the run's end writes nothing: the task stays interrupted
     await new Promise((r) => setTimeout(r, 50))
     expect((await tasks(b.handler, 'tasks/get', { taskId: id })).body.result.statusMessage).toBe(INTERRUPTED_MESSAGE)
+  })
+
+  it('a write that failed (Redis unreachable for a moment) is written again once Redis answers: nothing lost', async () => {
+    const a = await instance(kind, redis.url)
+    const b = await instance(kind, redis.url)
+    const id = await started(a.handler, 'step')
+    a.flaky.down = true
+    a.step.open()
+    for (let i = 0; i < 50 && !a.log.error.join().includes('could not be saved'); i++)
+      await new Promise((r) => setTimeout(r, 10))
+    expect(a.log.error.join('\n')).toContain(`task ${id.slice(0, 6)}… could not be saved to Redis (retried)`)
+    expect((await tasks(b.handler, 'tasks/get', { taskId: id })).body.result.statusMessage).toBeUndefined()
+    a.flaky.down = false // within leaseMs: the lease still holds
+    const seen = await poll(b.handler, id, (r) => r.body.result?.statusMessage === 'halfway')
+    expect(seen.body.result.status).toBe('working')
+    a.hold.open()
+    expect(textOf(await poll(b.handler, id, statusIs('completed')))).toBe('stepped')
+    expect(a.log.error.join('\n')).not.toContain('lost its lease')
   })
 
   it('A killed mid-run: B cannot reach it (-32603, retry), then shows the task failed, interrupted', async () => {
