@@ -1,6 +1,7 @@
 /**
  * A round-robin reverse proxy on loopback for the fleet test, as a load balancer without session affinity
- * would be: each request goes to the next live instance, its response STREAMED back as it arrives (an SSE
+ * would be: each request goes to the next live instance (an answer to a server's question to the next one
+ * other than the instance that asked, so that every answer crosses), its response STREAMED back as it arrives (an SSE
  * stream flows through unbuffered: a question on a POST's stream reaches the client while the POST is
  * still open). It records, for each request, which instance served it, the JSON-RPC messages of its body
  * (method, id, whether it is a response), and the server-to-client requests (questions) its response
@@ -78,7 +79,18 @@ export class FleetProxy {
     if (pinned && this.live.has(pinned)) return pinned
     const names = [...this.live.keys()]
     if (names.length === 0) throw new Error('no live instance')
-    return names[this.#n++ % names.length]
+    // an answer to a question goes round the others: plain rotation would bring the third answer of a
+    // three-question flow back to the instance that asked (its stream stays open while it asks)
+    const asker = messages.length > 0 && messages.every((m) => m.response) ? this.#askedOn(messages[0].id) : undefined
+    const others = names.filter((name) => name !== asker)
+    return (others.length > 0 ? others : names)[this.#n++ % (others.length || names.length)]
+  }
+
+  /** The instance whose response stream carried the question `id`. */
+  #askedOn(id: string | number | undefined): string | undefined {
+    for (let i = this.served.length - 1; i >= 0; i--)
+      if (this.served[i].asked.some((q) => q.id === id)) return this.served[i].instance
+    return undefined
   }
 
   async #forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
