@@ -82,6 +82,7 @@ const ANSWERS: Record<string, string | number | boolean> = {
   plan: 'pro',
   audience: 'the board',
   count: 2,
+  returns: true,
 }
 const answerFor = (fields: string[]) => ({
   action: 'accept' as const,
