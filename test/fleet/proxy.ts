@@ -1,12 +1,13 @@
 /**
  * A round-robin reverse proxy on loopback for the fleet test, as a load balancer without session affinity
- * would be: each request goes to the next live instance (an answer to a server's question to the next one
- * other than the instance that asked, so that every answer crosses), its response STREAMED back as it arrives (an SSE
- * stream flows through unbuffered: a question on a POST's stream reaches the client while the POST is
- * still open). It records, for each request, which instance served it, the JSON-RPC messages of its body
- * (method, id, whether it is a response), and the server-to-client requests (questions) its response
- * stream carried, so a test can tell on which instance each question was asked and each answer landed.
- * When an instance dies mid-response the client's response is cut too (never completed by the proxy).
+ * would be: each request goes to the next live instance — an answer (to a server's question, or a
+ * `tasks/update`) to the next one other than the instance that asked, so that every answer crosses — and
+ * its response is STREAMED back as it arrives (an SSE stream flows through unbuffered: a question on a
+ * POST's stream reaches the client while the POST is still open). It records, for each request, which
+ * instance served it, the JSON-RPC messages of its body (method, id, whether it is a response), and the
+ * questions (server-to-client requests) and the task its response carried, so a test can tell on which
+ * instance each question was asked and each answer landed. When an instance dies mid-response the
+ * client's response is cut too (never completed by the proxy).
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse, type Server } from 'node:http'
 
@@ -36,6 +37,8 @@ export interface Served {
   messages: WireMessage[]
   /** Server-to-client requests (`elicitation/create`, `sampling/createMessage`, …) its response stream carried. */
   asked: Array<{ id: string | number; method: string }>
+  /** The task its response started (a `CreateTaskResult`'s taskId). */
+  startedTask?: string | undefined
   status?: number | undefined
   /** The response was cut (the instance died or the connection broke) before it ended. */
   cut?: boolean
@@ -79,18 +82,40 @@ export class FleetProxy {
     if (pinned && this.live.has(pinned)) return pinned
     const names = [...this.live.keys()]
     if (names.length === 0) throw new Error('no live instance')
-    // an answer to a question goes round the others: plain rotation would bring the third answer of a
-    // three-question flow back to the instance that asked (its stream stays open while it asks)
-    const asker = messages.length > 0 && messages.every((m) => m.response) ? this.#askedOn(messages[0].id) : undefined
+    // an answer goes round the others: plain rotation would bring the third answer of a three-question flow
+    // back to the instance that asked (its stream stays open while it asks), or a task's answer to its own
+    const asker = this.#asker(messages)
     const others = names.filter((name) => name !== asker)
     return (others.length > 0 ? others : names)[this.#n++ % (others.length || names.length)]
   }
 
-  /** The instance whose response stream carried the question `id`. */
-  #askedOn(id: string | number | undefined): string | undefined {
-    for (let i = this.served.length - 1; i >= 0; i--)
-      if (this.served[i].asked.some((q) => q.id === id)) return this.served[i].instance
-    return undefined
+  /**
+   * For an answer, the instance that asked: the one whose response stream carried the question (a 2025-era
+   * answer, a JSON-RPC response), or the one that started the task (`tasks/update`).
+   */
+  #asker(messages: WireMessage[]): string | undefined {
+    const [first] = messages
+    if (!first) return undefined
+    const asked = messages.every((m) => m.response)
+      ? (s: Served) => s.asked.some((q) => q.id === first.id)
+      : first.method === 'tasks/update' && first.taskId
+        ? (s: Served) => s.startedTask === first.taskId
+        : undefined
+    return asked ? this.served.findLast(asked)?.instance : undefined
+  }
+
+  /** Note what a response message says: a question (server-to-client request), or a task it started. */
+  #read(entry: Served, data: string): void {
+    if (!data) return
+    let message: { id?: string | number; method?: string; result?: { resultType?: string; taskId?: string } }
+    try {
+      message = JSON.parse(data) as typeof message
+    } catch {
+      return // not JSON: not ours to read
+    }
+    if (message.method !== undefined && message.id !== undefined)
+      entry.asked.push({ id: message.id, method: message.method })
+    if (message.result?.resultType === 'task' && message.result.taskId) entry.startedTask = message.result.taskId
   }
 
   async #forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -137,25 +162,22 @@ export class FleetProxy {
       let pending = ''
       up.on('data', (chunk: Buffer) => {
         res.write(chunk)
-        if (!sse) return
         pending += chunk.toString('utf8')
+        if (!sse) return
         const events = pending.split(/\r?\n\r?\n/)
         pending = events.pop()!
-        for (const event of events) {
-          const data = event
-            .split(/\r?\n/)
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5).trimStart())
-            .join('\n')
-          if (!data) continue
-          try {
-            const message = JSON.parse(data) as { id?: string | number; method?: string }
-            if (message.method !== undefined && message.id !== undefined)
-              entry.asked.push({ id: message.id, method: message.method })
-          } catch {
-            // not JSON: not ours to read
-          }
-        }
+        for (const event of events)
+          this.#read(
+            entry,
+            event
+              .split(/\r?\n/)
+              .filter((line) => line.startsWith('data:'))
+              .map((line) => line.slice(5).trimStart())
+              .join('\n'),
+          )
+      })
+      up.on('end', () => {
+        if (!sse) this.#read(entry, pending)
       })
       up.on('end', () => res.end())
       up.on('close', () => {
