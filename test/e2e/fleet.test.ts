@@ -236,8 +236,9 @@ describe.each([
       expect(read.contents.map((c) => c.text)).toEqual([EXPECTED.shortlist])
       expect(peer.asked).toHaveLength(QUESTIONS)
       expectCrossed(legacyAnswers(proxy.by(tag)), QUESTIONS)
-      // the three runtimes all took part
+      // the three runtimes all took part, each request served by the instance the log names
       expect(new Set(proxy.by(tag).map((s) => s.instance))).toEqual(new Set(['node', 'deno', 'bun']))
+      for (const s of proxy.by(tag)) expect(s.servedBy).toBe(s.instance)
     } finally {
       await peer.client.close()
     }

@@ -40,6 +40,8 @@ export interface Served {
   /** The task its response started (a `CreateTaskResult`'s taskId). */
   startedTask?: string | undefined
   status?: number | undefined
+  /** The instance's own name for itself (its `x-instance` response header). */
+  servedBy?: string | undefined
   /** The response was cut (the instance died or the connection broke) before it ended. */
   cut?: boolean
 }
@@ -156,6 +158,8 @@ export class FleetProxy {
     })
     upstream.on('response', (up) => {
       entry.status = up.statusCode
+      const self = up.headers['x-instance']
+      entry.servedBy = typeof self === 'string' ? self : undefined
       res.writeHead(up.statusCode ?? 502, up.headers)
       res.flushHeaders()
       const sse = (up.headers['content-type'] ?? '').startsWith('text/event-stream')
