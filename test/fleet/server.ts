@@ -26,7 +26,7 @@ import {
   type QuestionMailbox,
   type TaskStore,
 } from '../../src/server/index.ts'
-import * as redisEntry from '../../src/redis/index.ts'
+import { redisFleet } from '../../src/redis/index.ts'
 import { createDemoServer } from '../../worker/server.ts'
 
 interface DenoLike {
@@ -63,7 +63,7 @@ interface Meeting {
 }
 
 /** The Redis client named by REDIS_CLIENT, connected. */
-async function redisClient(url: string): Promise<unknown> {
+async function redisClient(url: string): Promise<object> {
   if ((env('REDIS_CLIENT') ?? 'redis') === 'ioredis') {
     const { Redis } = await import('ioredis')
     const client = new Redis(url, { maxRetriesPerRequest: 1 })
@@ -88,13 +88,11 @@ async function meeting(): Promise<Meeting> {
       tasks: inMemoryTasks(TASK_TIMING),
     }
   if (MEETING !== 'redis') throw new Error(`MEETING must be redis or memory, not ${MEETING}`)
-  const fleet = (redisEntry as unknown as { redisFleet: RedisFleetFn }).redisFleet
-  return fleet(await redisClient(required('REDIS_URL')), {
+  return redisFleet(await redisClient(required('REDIS_URL')), {
     prefix: env('REDIS_PREFIX') ?? 'fleet-test:',
     tasks: { ...TASK_TIMING, leaseMs: 1_000 },
   })
 }
-type RedisFleetFn = (client: unknown, options: Record<string, unknown>) => Meeting
 
 const { mailbox, notificationBus, tasks } = await meeting()
 const mcp = createDemoServer({
