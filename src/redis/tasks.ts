@@ -65,7 +65,8 @@ export interface RedisTasksOptions extends TaskTimingOptions {
 export interface RedisTaskStore extends TaskStore {
   /**
    * Stop: abort the runs of this instance (their tasks show as interrupted), release their leases (best
-   * effort), stop the timers and end the subscriptions. Never rejects.
+   * effort), stop the timers and end the subscriptions. Resolves within about `commandTimeoutMs`; never
+   * rejects. A task started afterwards fails -32603.
    */
   close(): Promise<void>
 }
@@ -73,7 +74,7 @@ export interface RedisTaskStore extends TaskStore {
 /** A task whose run this instance holds (or whose last write is still owed). */
 interface Entry {
   engine: TaskEngine
-  /** Epoch ms of the last confirmed lease renewal or write. */
+  /** When the last confirmed lease renewal or write was sent, epoch ms: the lease holds until leaseMs after. */
   renewedAt: number
   /** The last write failed: retried at the next renewal. */
   dirty: boolean
@@ -416,7 +417,15 @@ export function redisTasks(conn: RedisConnection, options: RedisTasksOptions = {
       }
       for (const w of waiting.values()) w.reject(new Error('redisTasks closed'))
       waiting.clear()
-      const subs = [inboxSub, replySub].map((s) => s?.then((stop) => stop()))
+      const subs = [inboxSub, replySub].map(
+        (s) =>
+          s &&
+          bounded(
+            s.then((stop) => stop()),
+            timeoutMs,
+            'unsubscribe',
+          ),
+      )
       inboxSub = replySub = undefined
       await Promise.allSettled([
         ...subs,
