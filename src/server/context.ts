@@ -144,8 +144,9 @@ export interface Logger {
  * the server failed; with `method`, `target`, `durationMs`, `outcome`, `era`, `requestId`, `code`);
  * `handler.failed`, `notification.failed`, `publish.failed`; `requestState.rejected`, `sessionId.rejected`,
  * `answerId.rejected`, `requestState.sealFailed`, `principal.failed`, `sessionId.mintFailed`,
- * `sessionId.tooLong`, `sealing.ephemeralOnWorkers`; `answer.discarded`, `question.unaskable`,
- * `tool.nameWarning`; `listen.authorizeFailed`, `listen.unsubscribeFailed`, `listen.dropped`;
+ * `sessionId.tooLong`, `sealing.ephemeralOnWorkers`; `answer.discarded`, `answer.undelivered`, `question.unaskable`,
+ * `question.failed`, `tool.nameWarning`; `listen.authorizeFailed`, `listen.subscribeFailed`, `listen.unsubscribeFailed`,
+ * `listen.dropped`;
  * `http.failed`, `http.streamFailed`, `auth.verifyFailed`; `stdio.truncated`, `stdio.tooLong`,
  * `stdio.invalidUtf8`, `stdio.parseError`, `stdio.invalidMessage`, `stdio.duplicateId`, `stdio.refused`,
  * `stdio.outputBroke`, `stdio.unserializable`, `stdio.readFailed`, `stdio.failed`; `tasks.redis`, `tasks.lease`,

@@ -8,7 +8,8 @@ import { ErrorCode, McpError, missingCapabilityError } from '../protocol/errors.
 import type { JSONRPCNotification, ServerCapabilities, SubscriptionFilter } from '../protocol/schemas/index.ts'
 import type { Channel, Logger, RequestContext, RequestParams, ResultObject } from './context.ts'
 import { honouredFilter } from '../protocol/subscription-filter.ts'
-import { notificationMatcher, parseListenFilter, type NotificationBus } from './notifications.ts'
+import { notificationMatcher, parseListenFilter, type NotificationBus, type Unsubscribe } from './notifications.ts'
+import { UpstreamError } from './errors.ts'
 import { logError } from './log.ts'
 import { MAX_TIMER_MS } from './runtime.ts'
 
@@ -31,7 +32,8 @@ export interface ListenDeps {
  * token (`authInfo.expiresAt`) ends it with a result. Progress
  * and log messages never go here.
  * @throws McpError -32602 for a bad filter; -32600 (HTTP 406) when the transport cannot stream; -32603
- *   when the bus dropped the subscription (`subscribe`'s `dropped`), before or after the acknowledgement.
+ *   when the bus dropped the subscription (`subscribe`'s `dropped`), before or after the acknowledgement;
+ *   -32603 (HTTP 503) saying to listen again when the bus could not be reached (its `UpstreamError`).
  */
 export async function serveListen(
   params: RequestParams,
@@ -64,18 +66,23 @@ export async function serveListen(
   let early: JSONRPCNotification[] | undefined = [] // events between subscribing and the acknowledgement
   let lost: { error: unknown } | undefined // the bus dropped the subscription (a shared bus's connection)
   let end: (() => void) | undefined
-  const unsubscribe = await deps.bus.subscribe(
-    (event) => {
-      const notification = lost ? undefined : match(event)
-      if (!notification) return
-      if (early) early.push(notification)
-      else notify(notification)
-    },
-    (error) => {
-      lost ??= { error }
-      end?.()
-    },
-  )
+  let unsubscribe: Unsubscribe
+  try {
+    unsubscribe = await deps.bus.subscribe(
+      (event) => {
+        const notification = lost ? undefined : match(event)
+        if (!notification) return
+        if (early) early.push(notification)
+        else notify(notification)
+      },
+      (error) => {
+        lost ??= { error }
+        end?.()
+      },
+    )
+  } catch (error) {
+    unreachableBus(error, deps.logger)
+  }
   try {
     if (!ctx.signal.aborted && !lost) {
       notify(acknowledgement(filter, ctx))
@@ -114,6 +121,16 @@ export async function serveListen(
   }
   // the graceful-closure result; after a disconnect nobody reads it
   return { _meta: { [META.subscriptionId]: ctx.requestId } }
+}
+
+/**
+ * A bus's own failure to subscribe (`UpstreamError`: Redis, a Durable Object) becomes -32603 with HTTP
+ * status 503 saying to listen again (logged; its cause is not sent); anything else is thrown as it is.
+ */
+function unreachableBus(error: unknown, logger: Logger): never {
+  if (!(error instanceof UpstreamError)) throw error
+  logError(logger, 'listen.subscribeFailed', `a listen stream could not subscribe: ${error.message}`, error)
+  throw new McpError(ErrorCode.InternalError, 'The notification bus could not be reached: listen again', undefined, 503)
 }
 
 /** A timer calling `end` when the caller's token expires (`authInfo.expiresAt`, seconds), if it has one. */

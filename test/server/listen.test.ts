@@ -16,6 +16,7 @@ import {
   type NotificationBus,
   type ServerEvent,
 } from '../../src/server/index.ts'
+import { UpstreamError } from '../../src/server/errors.ts'
 import { library } from '../fixtures/library.ts'
 import { adapters, env, post, recordingLogger, std, type WireResponse } from '../helpers.ts'
 
@@ -441,6 +442,24 @@ describe('subscriptions/listen over HTTP', () => {
     ])
     await stream.cancel()
     await vi.waitFor(() => expect(inner.listenerCount).toBe(0))
+  })
+
+  it("a bus that cannot be reached (its UpstreamError) fails the listen with 503 -32603 'listen again', logged, its cause not sent", async () => {
+    const rec = recordingLogger()
+    const bus: NotificationBus = {
+      publish: () => {},
+      subscribe: () =>
+        Promise.reject(new UpstreamError('Redis at 10.0.0.7:6379 did not answer SUBSCRIBE within 5000 ms')),
+    }
+    const mcp = new McpServer({ name: 's', version: '1' }, { notificationBus: bus, logger: rec.logger })
+    const res = await post(
+      createFetchHandler(mcp),
+      listenBody(1, { toolsListChanged: true }),
+      std('subscriptions/listen'),
+    )
+    expect(res.status).toBe(503)
+    expect(res.body.error).toEqual({ code: -32603, message: 'The notification bus could not be reached: listen again' })
+    expect(rec.error.join('\n')).toContain('a listen stream could not subscribe: Redis at 10.0.0.7:6379 did not answer')
   })
 
   it('registrations before the first request announce nothing; bus failures are logged, not thrown', async () => {
