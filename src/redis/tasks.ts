@@ -50,7 +50,8 @@ export interface RedisTasksOptions extends TaskTimingOptions {
   maxTasks?: number
   /**
    * How long a task's lease lasts without renewal, integer **milliseconds** (> 0; renewed every third of it).
-   * When the running instance dies, its tasks show as `failed` (interrupted) at most this long after. Default 15,000.
+   * When the running instance dies, its tasks show as `failed` (interrupted) at most this long after; so do
+   * they when its event loop is blocked, or Redis unreachable from it, for this long. Default 15,000.
    */
   leaseMs?: number
   /** Prefix of every key and channel. Default `'edge-mcp:'`. */
