@@ -15,6 +15,7 @@ import {
   inputRequired,
   type QuestionAnswer,
 } from '../../src/server/index.ts'
+import { UpstreamError } from '../../src/server/errors.ts'
 import { recordingLogger } from '../helpers.ts'
 import { answer, legacyPost, sseReader, type Message } from '../legacy-wire.ts'
 import { schemaErrors2025 } from '../spec-schema.ts'
@@ -321,5 +322,57 @@ describe('a 2025 client that cancels its request (notifications/cancelled) while
     await legacyPost(handler, answer(q.id, { action: 'accept', content: { name: 'kept' } }), session)
     expect(toolText(await stream.next())).toBe('provisioned')
     expect(effects).toEqual(['kept'])
+  })
+})
+
+describe('a mailbox that fails (its service down: Redis, a Durable Object)', () => {
+  const failing = (error: Error) => {
+    const inner = new InMemoryQuestionMailbox()
+    return {
+      wait: (qid: string, timeoutMs: number, signal?: AbortSignal) => inner.wait(qid, timeoutMs, signal),
+      deliver: () => Promise.reject(error),
+    }
+  }
+
+  it('an UpstreamError from deliver: the answer POST gets 503 -32603 saying to send it again, and the server logs why', async () => {
+    const { handler, error } = makeServer({ mailbox: failing(new UpstreamError('Redis did not answer SET')) })
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('greet'), session))
+    const q = await stream.next()
+    const res = await legacyPost(handler, answer(q.id, { action: 'accept', content: { name: 'x' } }), session)
+    expect(res.status).toBe(503)
+    const body = (await res.json()) as { error: { code: number; message: string } }
+    expect(body.error.code).toBe(-32603)
+    expect(body.error.message).toMatch(/could not be handed to the request waiting for it.*send it again/)
+    expect(body.error.message).not.toContain('Redis') // the service's own words go to the log
+    expect(error.join('\n')).toContain('an answer could not be delivered: Redis did not answer SET')
+    await stream.cancel()
+  })
+
+  it('any other failure of deliver is still a logged 500 Internal error', async () => {
+    const { handler, error } = makeServer({ mailbox: failing(new Error('a bug')) })
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('greet'), session))
+    const q = await stream.next()
+    const res = await legacyPost(handler, answer(q.id, { action: 'accept', content: { name: 'x' } }), session)
+    expect(res.status).toBe(500)
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe('Internal error')
+    expect(error.join('\n')).toContain('a bug')
+    await stream.cancel()
+  })
+
+  it('an UpstreamError from wait: the tool call ends in a tool error with its message, and the server logs it', async () => {
+    const mailbox = {
+      wait: () => Promise.reject(new UpstreamError('the wait lost its service; call the tool again')),
+      deliver: () => Promise.resolve(),
+    }
+    const { handler, error } = makeServer({ mailbox })
+    const session = await initialize(handler)
+    const stream = sseReader(await legacyPost(handler, callTool('greet'), session))
+    let final = await stream.next()
+    while (final.id === undefined || final.method !== undefined) final = await stream.next()
+    expect((final.result as { isError?: boolean }).isError).toBe(true)
+    expect(toolText(final)).toContain('call the tool again')
+    expect(error.join('\n')).toContain('a question to a 2025-era client failed: the wait lost its service')
   })
 })
