@@ -184,6 +184,11 @@ export class Server {
     return this
   }
 
+  /** @internal The 2025-era session a bodiless request (a GET) carries, as `EraNegotiation.messageSession`. */
+  legacySession(info: RequestInfo): Promise<LegacySession | undefined> {
+    return this.#eras.messageSession(info, {})
+  }
+
   /** The active request-state policy, if sealing is on. */
   get requestStateSecurity(): RequestStateSecurity | undefined {
     return this.#sealing.policy

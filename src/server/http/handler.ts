@@ -7,19 +7,27 @@
  */
 import { hasEnvelope } from '../../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
-import { classifyMessage, errorResponse, requestIdOf, type InboundMessage } from '../../protocol/jsonrpc.ts'
+import {
+  classifyMessage,
+  errorResponse,
+  isRequestId,
+  requestIdOf,
+  type InboundMessage,
+} from '../../protocol/jsonrpc.ts'
 import type { RequestId } from '../../protocol/schemas/index.ts'
 import type { Channel, RequestInfo } from '../context.ts'
 import type { McpServer } from '../mcp-server.ts'
 import type { Server } from '../server.ts'
 import type { AuthInfo } from '../../protocol/auth.ts'
 import { hostPolicy, originPolicy, preflightResponse, withCors, type AllowedOrigins } from './policy.ts'
-import { reply, streamIfNotified, type Representation } from './sse.ts'
+import { primingId, reply, streamIfNotified, type Representation } from './sse.ts'
+import { HEADER } from '../../protocol/constants.ts'
 import { checkHeaders } from './headers.ts'
 import { readBody } from './body.ts'
 import { MAX_TIMER_MS } from '../runtime.ts'
 import { bearerChallenge, type ProtectedResource } from './bearer.ts'
 import type { Handled } from '../handled.ts'
+import { sessionNotFound } from '../legacy.ts'
 import { logError } from '../log.ts'
 
 /** The channel of a request answered as one JSON response: no stream to notify on. */
@@ -198,7 +206,7 @@ async function serve(
     // awaited only when there is something to wait for (a bearer token, `authenticate`): no promise per request
     const bearer = endpoint.protectedResource ? await checkBearer(endpoint, request, url, env) : NO_BEARER
     if (bearer instanceof Response) return bearer
-    const message = await readMessage(request, endpoint.maxBodyBytes)
+    const message = 'id' in accept ? accept : await readMessage(request, endpoint.maxBodyBytes)
     if (message instanceof Response) return message
     if (message.kind === 'request' && hasEnvelope(message.message.params)) {
       const mismatch = checkHeaders(request.headers, message.message)
@@ -213,19 +221,60 @@ async function serve(
         'WWW-Authenticate': 'Bearer',
       })
     }
+    if (message.kind === 'cut') {
+      // a 2025-era client resuming a stream cut before its response (spec 2025-11-25: basic/transports.mdx
+      // "Resumability and Redelivery"): nothing is kept to replay, nothing runs again; in its session any
+      // instance answers that the request's outcome is unknown, then ends the stream
+      try {
+        if (!(await server.legacySession(info))) throw sessionNotFound() // sealing off: no sessions
+      } catch (error) {
+        return jsonError((error as McpError).httpStatus ?? 400, null, error as McpError) // 404, 400
+      }
+      return reply(200, errorResponse(message.id, new McpError(ErrorCode.InternalError, CUT_MESSAGE)), 'sse')
+    }
+    const { as, sse } = accept as Acceptable // not a Cut: its message was
     const headersOf = (handled: Handled) => responseHeaders(endpoint, url, handled)
-    if (message.kind !== 'request' || !accept.sse) {
+    if (message.kind !== 'request' || !sse) {
       info.signal = request.signal
       const handled = await server.handle(message, info, HTTP_CHANNEL)
       if (!handled.response) return new Response(null, { status: handled.status })
-      return reply(handled.status, handled.response, accept.as, headersOf(handled), server.logger)
+      return reply(handled.status, handled.response, as, headersOf(handled), server.logger)
     }
     // a streamed answer's signal is its own, made on first read (sse.ts)
-    return streamIfNotified(server, message, info, request.signal, accept.as, endpoint.keepAliveMs, headersOf)
+    return streamIfNotified(server, message, info, request.signal, as, endpoint.keepAliveMs, headersOf)
   } catch (error) {
     logError(server.logger, 'http.failed', 'fetch handler failed', error)
     return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
   }
+}
+
+/** What a 2025-era client resuming a request's cut stream gets for that request (`-32603`). */
+const CUT_MESSAGE =
+  "This request's stream was cut before its response (its server instance stopped, or the connection broke): its outcome is unknown; check, then call again"
+
+/** A `GET` resuming the stream of 2025-era request `id` that was cut (see {@link cutRequest}). */
+interface Cut {
+  kind: 'cut'
+  id: RequestId
+}
+
+/**
+ * The `GET` whose `Last-Event-ID` is the priming event id (sse.ts `primingId`) of a 2025-era request's
+ * stream in the session of its `Mcp-Session-Id`; undefined for any other (another session's, a response's,
+ * a forged one).
+ */
+function cutRequest(request: Request): Cut | undefined {
+  const session = request.headers.get(HEADER.sessionId)
+  const last = request.headers.get('last-event-id')
+  if (session && last) {
+    try {
+      const id: unknown = JSON.parse(last.slice(8))
+      if (isRequestId(id) && last === primingId(session, id)) return { kind: 'cut', id }
+    } catch {
+      // not one of ours
+    }
+  }
+  return undefined
 }
 
 /** What {@link checkBearer} finds without `oauth`: no auth info. */
@@ -309,11 +358,13 @@ function responseHeaders(endpoint: Endpoint, url: URL, handled: Handled): Record
 
 /**
  * The HTTP method, `Content-Type` and `Accept` checks: an `OPTIONS` answer (204) or an error response
- * (405, 415, 406), else what `Accept` allows.
+ * (405, 415, 406), else what `Accept` allows, or a `GET` resuming a cut stream ({@link cutRequest}).
  */
-function checkFraming(request: Request): Response | Acceptable {
+function checkFraming(request: Request): Response | Acceptable | Cut {
   if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { Allow: 'POST, OPTIONS' } })
   if (request.method !== 'POST') {
+    const cut = request.method === 'GET' && cutRequest(request)
+    if (cut) return cut
     return jsonError(
       405,
       null,

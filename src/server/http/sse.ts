@@ -6,7 +6,9 @@
  */
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
 import { errorResponse, isRequestId, type InboundMessage } from '../../protocol/jsonrpc.ts'
-import type { JSONRPCNotification, JSONRPCRequest } from '../../protocol/schemas/index.ts'
+import { hasEnvelope } from '../../protocol/envelope.ts'
+import { HEADER } from '../../protocol/constants.ts'
+import type { JSONRPCNotification, JSONRPCRequest, RequestId } from '../../protocol/schemas/index.ts'
 import { defineLazySignal, LazyAbort, type Channel, type Logger, type RequestInfo } from '../context.ts'
 import type { Handled, Server } from '../server.ts'
 import { logError } from '../log.ts'
@@ -71,6 +73,16 @@ export function reply(
 }
 
 /**
+ * The SSE event id of the priming event of 2025-era request `id`'s stream in the session whose
+ * `Mcp-Session-Id` is `sessionId`: the session id's last 8 characters (random in a sealed id: this binds it
+ * to the session), then the request id's JSON. Its response's event id is this plus `r` (spec 2025-11-25:
+ * basic/transports.mdx "Resumability and Redelivery").
+ */
+export function primingId(sessionId: string, id: RequestId): string {
+  return sessionId.slice(-8) + JSON.stringify(id)
+}
+
+/**
  * Answer with JSON when the handler finishes within `keepAliveMs` ms without sending a notification;
  * otherwise switch to a per-request SSE stream (spec: streamable-http.mdx): at the first notification
  * (the notifications so far, then each new one), or, for a quiet handler, when the first keep-alive is
@@ -82,6 +94,9 @@ export function reply(
  * `headersOf` gives the headers of a plain reply (a session id, a challenge), undefined for none.
  * `subscriptions/listen` rides the same path: its acknowledgement opens the stream, which then stays
  * open (with keep-alives) until the client disconnects or the server ends the subscription.
+ * The stream of a 2025-era request in a session (no envelope, an `Mcp-Session-Id`) opens with a priming
+ * event (an id, empty data) and its response carries an id too (see {@link primingId}): a client whose
+ * stream is cut before the response resumes with `GET` + `Last-Event-ID`, which handler.ts answers.
  */
 export async function streamIfNotified(
   server: Server,
@@ -111,6 +126,11 @@ export async function streamIfNotified(
     if (!first.response) return new Response(null, { status: first.status })
     return reply(first.status, first.response, accept, headersOf(first), server.logger)
   }
+  const session = info.request?.headers.get(HEADER.sessionId)
+  const priming =
+    session && message.kind === 'request' && !hasEnvelope(message.message.params)
+      ? primingId(session, message.message.id)
+      : undefined
   const stream = notificationStream(
     server,
     work,
@@ -119,6 +139,7 @@ export async function streamIfNotified(
     () => pending.controller(),
     keepAliveMs,
     first === 'quiet',
+    priming,
   )
   return new Response(stream, { status: 200, headers: SSE_HEADERS })
 }
@@ -175,7 +196,8 @@ interface NotificationSink {
  * The SSE body of a streamed response: a keep-alive when `keepAliveFirst`, the `queued` notifications,
  * each later one as `sink.write` gets it, keep-alive comments every `keepAliveMs` ms, then the response
  * of `work`, then the end. Cancelling the body, or a reader more than {@link MAX_UNREAD_BYTES} behind,
- * aborts `handlerAbort()` (the handler's signal).
+ * aborts `handlerAbort()` (the handler's signal). With a `priming` id (see {@link primingId}), a priming
+ * event comes first, and the response's event has that id plus `r`.
  */
 function notificationStream(
   server: Server,
@@ -185,6 +207,7 @@ function notificationStream(
   handlerAbort: () => AbortController,
   keepAliveMs: number,
   keepAliveFirst: boolean,
+  priming: string | undefined,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
   let timer: ReturnType<typeof setInterval> | undefined
@@ -213,6 +236,7 @@ function notificationStream(
           send(sseEvent(message, server.logger))
         }
         sink.write = write
+        if (priming) send(`id: ${priming}\ndata:\n\n`)
         if (keepAliveFirst) send(KEEP_ALIVE)
         for (const n of queued) write(n)
         timer = setInterval(() => {
@@ -220,7 +244,8 @@ function notificationStream(
         }, keepAliveMs)
         work
           .then((handled) => {
-            if (handled.response) send(sseEvent(handled.response, server.logger)) // the response is never held back
+            // the response is never held back
+            if (handled.response) send((priming ? `id: ${priming}r\n` : '') + sseEvent(handled.response, server.logger))
           })
           .catch((error: unknown) => logError(server.logger, 'http.streamFailed', 'streamed request failed', error))
           .finally(() => {
