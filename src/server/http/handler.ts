@@ -7,21 +7,14 @@
  */
 import { hasEnvelope } from '../../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
-import {
-  classifyMessage,
-  errorResponse,
-  isRequestId,
-  requestIdOf,
-  type InboundMessage,
-} from '../../protocol/jsonrpc.ts'
+import { classifyMessage, errorResponse, requestIdOf, type InboundMessage } from '../../protocol/jsonrpc.ts'
 import type { RequestId } from '../../protocol/schemas/index.ts'
 import type { Channel, RequestInfo } from '../context.ts'
 import type { McpServer } from '../mcp-server.ts'
 import type { Server } from '../server.ts'
 import type { AuthInfo } from '../../protocol/auth.ts'
 import { hostPolicy, originPolicy, preflightResponse, withCors, type AllowedOrigins } from './policy.ts'
-import { primingId, reply, streamIfNotified, type Representation } from './sse.ts'
-import { HEADER } from '../../protocol/constants.ts'
+import { CUT_MESSAGE, cutRequest, reply, streamIfNotified, type Cut, type Representation } from './sse.ts'
 import { checkHeaders } from './headers.ts'
 import { readBody } from './body.ts'
 import { MAX_TIMER_MS } from '../runtime.ts'
@@ -246,35 +239,6 @@ async function serve(
     logError(server.logger, 'http.failed', 'fetch handler failed', error)
     return jsonError(500, null, new McpError(ErrorCode.InternalError, 'Internal error'))
   }
-}
-
-/** What a 2025-era client resuming a request's cut stream gets for that request (`-32603`). */
-const CUT_MESSAGE =
-  "This request's stream was cut before its response (its server instance stopped, or the connection broke): its outcome is unknown; check, then call again"
-
-/** A `GET` resuming the stream of 2025-era request `id` that was cut (see {@link cutRequest}). */
-interface Cut {
-  kind: 'cut'
-  id: RequestId
-}
-
-/**
- * The `GET` whose `Last-Event-ID` is the priming event id (sse.ts `primingId`) of a 2025-era request's
- * stream in the session of its `Mcp-Session-Id`; undefined for any other (another session's, a response's,
- * a forged one).
- */
-function cutRequest(request: Request): Cut | undefined {
-  const session = request.headers.get(HEADER.sessionId)
-  const last = request.headers.get('last-event-id')
-  if (session && last) {
-    try {
-      const id: unknown = JSON.parse(last.slice(8))
-      if (isRequestId(id) && last === primingId(session, id)) return { kind: 'cut', id }
-    } catch {
-      // not one of ours
-    }
-  }
-  return undefined
 }
 
 /** What {@link checkBearer} finds without `oauth`: no auth info. */

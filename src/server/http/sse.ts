@@ -1,7 +1,8 @@
 /**
  * Writing a Streamable HTTP response: one JSON body or one-event SSE stream, or a per-request SSE stream
  * of notifications then the response, with keep-alives and a cap on what a slow reader may leave unread
- * (spec: basic/transports/streamable-http.mdx).
+ * (spec: basic/transports/streamable-http.mdx); the event ids that let a 2025-era client resume a request
+ * stream that was cut, and which request a resuming `GET` names.
  * @module
  */
 import { ErrorCode, McpError } from '../../protocol/errors.ts'
@@ -80,6 +81,35 @@ export function reply(
  */
 export function primingId(sessionId: string, id: RequestId): string {
   return sessionId.slice(-8) + JSON.stringify(id)
+}
+
+/** What a 2025-era client resuming a request's cut stream gets for that request (`-32603`). */
+export const CUT_MESSAGE =
+  "This request's stream was cut before its response (its server instance stopped, or the connection broke): its outcome is unknown; check, then call again"
+
+/** A `GET` resuming the stream of 2025-era request `id` that was cut (see {@link cutRequest}). */
+export interface Cut {
+  kind: 'cut'
+  id: RequestId
+}
+
+/**
+ * The `GET` whose `Last-Event-ID` is the priming event id ({@link primingId}) of a 2025-era request's
+ * stream in the session of its `Mcp-Session-Id`; undefined for any other (another session's, a response's,
+ * a forged one).
+ */
+export function cutRequest(request: Request): Cut | undefined {
+  const session = request.headers.get(HEADER.sessionId)
+  const last = request.headers.get('last-event-id')
+  if (session && last) {
+    try {
+      const id: unknown = JSON.parse(last.slice(8))
+      if (isRequestId(id) && last === primingId(session, id)) return { kind: 'cut', id }
+    } catch {
+      // not one of ours
+    }
+  }
+  return undefined
 }
 
 /**
