@@ -50,7 +50,7 @@ export interface RedisFleetOptions {
      */
     leaseMs?: number
   }
-  /** Where the task store reports Redis failures (the server logs the others). Default `console`. */
+  /** Where the task store reports Redis failures (the server logs the others). Default: the console, each line prefixed `[edge-mcp]` (as the server's). */
   logger?: Logger
 }
 

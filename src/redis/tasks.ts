@@ -15,7 +15,7 @@
  */
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import type { DetailedTask } from '../protocol/schemas/index.ts'
-import type { Logger } from '../server/context.ts'
+import { consoleLogger, type Logger } from '../server/context.ts'
 import { UpstreamError, messageOf } from '../server/errors.ts'
 import { logError, logWarn } from '../server/log.ts'
 import { MAX_TIMER_MS, onWorkers } from '../server/runtime.ts'
@@ -58,7 +58,7 @@ export interface RedisTasksOptions extends TaskTimingOptions {
   prefix?: string
   /** Longest wait for one Redis command, or for the running instance's answer, integer **milliseconds**. Default 5,000. */
   commandTimeoutMs?: number
-  /** Where Redis failures are reported. Default `console`. */
+  /** Where Redis failures are reported. Default: the console, each line prefixed `[edge-mcp]` (as the server's). */
   logger?: Logger
 }
 
@@ -116,7 +116,7 @@ export function redisTasks(conn: RedisConnection, options: RedisTasksOptions = {
   const leaseMs = checked('leaseMs', options.leaseMs, DEFAULT_LEASE_MS, MAX_TIMER_MS)
   const timeoutMs = checked('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS, MAX_TIMER_MS)
   const prefix = options.prefix ?? 'edge-mcp:'
-  const logger = options.logger ?? console
+  const logger = options.logger ?? consoleLogger
   const instanceId = newTaskId()
   const inbox = `${prefix}tasks:${instanceId}`
   const replies = `${prefix}tasks-reply:${instanceId}`
@@ -224,8 +224,15 @@ export function redisTasks(conn: RedisConnection, options: RedisTasksOptions = {
       return true
     } catch (error) {
       if (mode === 'start') throw error
+      // once per outage of this task's writes (it is retried at every renewal until one succeeds)
+      if (!entry?.dirty)
+        logError(
+          logger,
+          'tasks.redis',
+          `redisTasks: task ${short(taskId)} could not be saved to Redis (retried)`,
+          error,
+        )
       if (entry) entry.dirty = true
-      logError(logger, 'tasks.redis', `redisTasks: task ${short(taskId)} could not be saved to Redis (retried)`, error)
       return false
     }
   }

@@ -24,7 +24,7 @@ export function logWarn(logger: Logger, event: string, message: string, fields?:
  * cause's name and message (never its stack or its own cause).
  */
 export function logError(logger: Logger, event: string, message: string, cause?: unknown, fields?: Fields): void {
-  if (!logger.record) return logger.error(message, cause)
+  if (!logger.record) return cause === undefined ? logger.error(message) : logger.error(message, cause)
   const record: LogRecord = { level: 'error', event, message, ...fields }
   if (cause instanceof Error) record.error = { name: String(cause.name), message: String(cause.message) }
   else if (typeof cause === 'string') record.error = { name: 'Error', message: cause }
