@@ -178,41 +178,45 @@ function multiplexed(open: OpenSubscriber): Pick<RedisConnection, 'subscribe' | 
   }
   return {
     async subscribe(channel, onMessage, lost) {
-      if (closed) throw new Error('this Redis connection is closed')
-      const gen = (current ??= generation())
-      const subscriber = await gen.subscriber
-      if (gen.dead) throw gen.dead
-      let entry = gen.channels.get(channel)
-      if (!entry) {
-        const handlers = new Set<Handler>()
-        const deliver = (message: string) => {
-          if (gen.dead) return
-          for (const handler of [...handlers]) {
-            try {
-              handler.onMessage(message)
-            } catch {
-              // one handler's failure does not keep the others from hearing
+      for (;;) {
+        if (closed) throw new Error('this Redis connection is closed')
+        const gen = (current ??= generation())
+        const subscriber = await gen.subscriber
+        if (gen.dead) throw gen.dead
+        let entry = gen.channels.get(channel)
+        if (!entry) {
+          const handlers = new Set<Handler>()
+          const deliver = (message: string) => {
+            if (gen.dead) return
+            for (const handler of [...handlers]) {
+              try {
+                handler.onMessage(message)
+              } catch {
+                // one handler's failure does not keep the others from hearing
+              }
             }
           }
+          const created = { handlers, ready: subscriber.listen(channel, deliver) }
+          entry = created
+          gen.channels.set(channel, created)
+          created.ready.catch(() => {
+            if (gen.channels.get(channel) === created && created.handlers.size === 0) gen.channels.delete(channel)
+          })
         }
-        const created = { handlers, ready: subscriber.listen(channel, deliver) }
-        entry = created
-        gen.channels.set(channel, created)
-        created.ready.catch(() => {
-          if (gen.channels.get(channel) === created && created.handlers.size === 0) gen.channels.delete(channel)
-        })
-      }
-      await entry.ready
-      const dead = deadOf(gen) // it may have dropped meanwhile
-      if (dead) throw dead
-      const handler: Handler = { onMessage, lost }
-      entry.handlers.add(handler)
-      const subscribed = entry
-      return async () => {
-        if (!subscribed.handlers.delete(handler) || subscribed.handlers.size > 0 || gen.dead) return
-        if (gen.channels.get(channel) !== subscribed) return
-        gen.channels.delete(channel)
-        await subscriber.unlisten(channel)
+        await entry.ready
+        const dead = deadOf(gen) // it may have dropped meanwhile
+        if (dead) throw dead
+        // its last handler unsubscribed meanwhile (the channel is being unsubscribed): subscribe anew
+        if (gen.channels.get(channel) !== entry) continue
+        const handler: Handler = { onMessage, lost }
+        entry.handlers.add(handler)
+        const subscribed = entry
+        return async () => {
+          if (!subscribed.handlers.delete(handler) || subscribed.handlers.size > 0 || gen.dead) return
+          if (gen.channels.get(channel) !== subscribed) return
+          gen.channels.delete(channel)
+          await subscriber.unlisten(channel)
+        }
       }
     },
     close() {
