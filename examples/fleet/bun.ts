@@ -7,7 +7,9 @@ import { createServer, mcpEndpoint } from './server.ts'
 /** Bun's own RedisClient fits redisFleet too (REDIS_LIBRARY=bun); node-redis and ioredis run as on Node. */
 async function connect(url: string) {
   if (process.env.REDIS_LIBRARY !== 'bun') return connectRedis(url)
-  const client = new RedisClient(url)
+  // maxRetries (at most 2^32 - 1): Bun's client stops reconnecting after 10 failed attempts (its default); a fleet instance must
+  // come back whenever Redis does
+  const client = new RedisClient(url, { maxRetries: 4_294_967_295 })
   await client.connect()
   return { client, orders: client, close: async () => client.close() }
 }

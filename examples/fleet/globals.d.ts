@@ -20,7 +20,7 @@ declare namespace Bun {
 declare module 'bun' {
   /** Bun's Redis client (Bun 1.2.9+). */
   export class RedisClient {
-    constructor(url?: string)
+    constructor(url?: string, options?: { maxRetries?: number; autoReconnect?: boolean })
     connect(): Promise<void>
     close(): void
     send(command: string, args: string[]): Promise<unknown>
