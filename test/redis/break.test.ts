@@ -4,6 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { redisConnection, type RedisConnection } from '../../src/redis/connection.ts'
 import { redisFleet, type RedisFleet } from '../../src/redis/fleet.ts'
+import { QuestionTimeoutError } from '../../src/server/errors.ts'
 import { startRedis, type RunningRedis } from '../redis-server.ts'
 import { CLIENT_KINDS, until, type TestClient } from './clients.ts'
 
@@ -111,4 +112,80 @@ describe.each(CLIENT_KINDS)('break over $name', (kind) => {
     }
     expect(slow).toEqual([])
   })
+
+  it('Redis SIGKILLed mid-wait and mid-listen: both end promptly; restarted, a wait and a listen work again', async () => {
+    const a = redisFleet((await open()).client, { prefix: 'b3:', commandTimeoutMs: 1_000 })
+    const b = redisFleet((await open()).client, { prefix: 'b3:', commandTimeoutMs: 1_000 })
+    fleets.push(a, b)
+    const dropped: unknown[] = []
+    await a.notificationBus.subscribe(
+      () => {},
+      (e) => dropped.push(e),
+    )
+    const waiting = a.mailbox.wait('k1', 60_000).catch((e: unknown) => e)
+    await new Promise((r) => setTimeout(r, 100))
+    await kill()
+    const started = Date.now()
+    expect(await waiting).toBeInstanceOf(Error)
+    await until('the listener is dropped', () => dropped.length === 1, 3_000)
+    expect(Date.now() - started).toBeLessThan(3_000)
+    await redis.start()
+    let ok = false
+    for (const deadline = Date.now() + 8_000; !ok && Date.now() < deadline;) {
+      ok = await b.mailbox.deliver('k2', { result: { n: 2 } }).then(
+        () => true,
+        () => new Promise((r) => setTimeout(r, 100)).then(() => false),
+      )
+    }
+    expect(await a.mailbox.wait('k2', 5_000)).toEqual({ result: { n: 2 } })
+    const got: unknown[] = []
+    await a.notificationBus.subscribe(
+      (e) => got.push(e),
+      () => {},
+    )
+    await b.notificationBus.publish({ kind: 'promptsListChanged' })
+    await until('a listener after the restart hears an event', () => got.length === 1, 2_000)
+  })
+
+  it('two fleets with different prefixes on one Redis do not see each other', async () => {
+    const a = redisFleet((await open()).client, { prefix: 'app-a:' })
+    const b = redisFleet((await open()).client, { prefix: 'app-b:' })
+    fleets.push(a, b)
+    const heard: unknown[] = []
+    await b.notificationBus.subscribe(
+      (e) => heard.push(e),
+      () => {},
+    )
+    await a.notificationBus.publish({ kind: 'toolsListChanged' })
+    await a.mailbox.deliver('same', { result: { from: 'a' } })
+    await expect(b.mailbox.wait('same', 300)).rejects.toThrow(QuestionTimeoutError)
+    expect(await a.mailbox.wait('same', 1_000)).toEqual({ result: { from: 'a' } })
+    expect(heard).toEqual([])
+  })
+
+  it('hostile qids (glob, braces, non-ASCII, 256 characters) stay in the mailbox namespace, with a TTL', async () => {
+    const client = await open()
+    const a = redisFleet(client.client, { prefix: 'b4{x}:' })
+    fleets.push(a)
+    const conn = redisConnection(client.client)
+    conns.push(conn)
+    const qids = ['*', 'b4{x}:q:*', '}{', 'é€😀', 'q'.repeat(256), 'a\r\nPING', ' ']
+    for (const qid of qids) await a.mailbox.deliver(qid, { result: { qid } })
+    const keys = (await conn.command(['KEYS', 'b4*'])) as string[]
+    expect(keys.sort()).toEqual(qids.map((q) => `b4{x}:q:${q}`).sort())
+    for (const key of keys) expect(Number(await conn.command(['PTTL', key]))).toBeGreaterThan(0)
+    for (const qid of qids) expect(await a.mailbox.wait(qid, 1_000)).toEqual({ result: { qid } })
+    expect(await conn.command(['KEYS', 'b4*'])).toEqual([])
+  })
 })
+
+/** SIGKILL the test's redis-server (not a graceful stop). */
+async function kill(): Promise<void> {
+  const pid = Number(/process_id:(\d+)/.exec(await infoServer())?.[1])
+  process.kill(pid, 'SIGKILL')
+  await until('redis-server is gone', () => !redis.running, 3_000)
+}
+async function infoServer(): Promise<string> {
+  const { execFileSync } = await import('node:child_process')
+  return execFileSync('redis-cli', ['-p', String(redis.port), 'INFO', 'server']).toString()
+}

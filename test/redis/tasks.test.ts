@@ -147,11 +147,28 @@ beforeAll(async () => {
   redis = await startRedis()
 })
 afterEach(async () => {
+  const untimed = redis.running ? await keysWithoutTtl(redis.url) : []
   for (const i of opened.splice(0)) {
     i.hold.open()
     await i.kill()
   }
+  expect(untimed, 'every key the test left in Redis has a TTL').toEqual([])
 })
+
+/** The keys of the Redis at `url` that have no TTL (PTTL -1), as an operator would scan for them. */
+async function keysWithoutTtl(url: string): Promise<string[]> {
+  const opened = await CLIENT_KINDS[0].open(url)
+  const client = opened.client
+  const conn = redisConnection(client)
+  try {
+    const keys = (await conn.command(['KEYS', '*'])) as string[]
+    const untimed: string[] = []
+    for (const key of keys) if (Number(await conn.command(['PTTL', key])) < 0) untimed.push(key)
+    return untimed
+  } finally {
+    await opened.close()
+  }
+}
 afterAll(async () => {
   await redis.close()
 })
