@@ -8,7 +8,7 @@ import type { QuestionMailbox } from '../server/mailbox.ts'
 import type { NotificationBus } from '../server/notifications.ts'
 import { MAX_TIMER_MS } from '../server/runtime.ts'
 import type { TaskStore } from '../server/tasks/types.ts'
-import { guardedConnection, redisConnection } from './connection.ts'
+import { guardedConnection, redisConnection, type RedisConnection } from './connection.ts'
 import { redisMailbox } from './mailbox.ts'
 import { redisNotificationBus } from './notifications.ts'
 import { redisTasks } from './tasks.ts'
@@ -108,6 +108,9 @@ export function redisFleet(client: object, options: RedisFleetOptions = {}): Red
     throw new TypeError('redisFleet: logger must have warn and error methods (console fits)')
   const raw = redisConnection(client, commandTimeoutMs)
   const conn = guardedConnection(raw, { timeoutMs: commandTimeoutMs, address: raw.address })
+  // a RedisConnection used as is (the adapter leaves its close alone): the fleet's close ends what it opened
+  const given = raw.close === undefined ? (client as Partial<RedisConnection>) : undefined
+  const closeConn = given?.close ? () => given.close!() : () => conn.close?.()
   const store = redisTasks(conn, {
     ...tasks,
     prefix,
@@ -120,7 +123,9 @@ export function redisFleet(client: object, options: RedisFleetOptions = {}): Red
     tasks: store,
     async close() {
       await store.close().catch(() => {})
-      await conn.close?.().catch(() => {})
+      await Promise.resolve()
+        .then(closeConn)
+        .catch(() => {})
     },
   }
 }

@@ -179,6 +179,22 @@ describe.each(CLIENT_KINDS)('break over $name', (kind) => {
   })
 })
 
+describe('redisFleet on a RedisConnection of the user', () => {
+  it('close() calls its close, as the docs of redisFleet say', async () => {
+    let closed = 0
+    const given: RedisConnection = {
+      command: () => Promise.resolve('OK'),
+      subscribe: () => Promise.resolve(() => Promise.resolve()),
+      close: () => {
+        closed++
+        return Promise.resolve()
+      },
+    }
+    await redisFleet(given).close()
+    expect(closed).toBe(1)
+  })
+})
+
 /** SIGKILL the test's redis-server (not a graceful stop). */
 async function kill(): Promise<void> {
   const pid = Number(/process_id:(\d+)/.exec(await infoServer())?.[1])
