@@ -16,7 +16,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import ts from 'typescript'
+import { typecheckApp } from '../app-typecheck.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Client, listen, StreamableHttpClientTransport } from '../../src/client/index.ts'
 import { encodeBase64Url } from '../../src/encoding/base64url.ts'
@@ -66,23 +66,13 @@ describe('the fleet recipes in a fresh app', () => {
   })
 
   it("type-check against the published declarations with the app's tsconfig.json", () => {
-    const config = ts.readConfigFile(join(APP, 'tsconfig.json'), (f) => ts.sys.readFile(f))
-    expect(config.error).toBeUndefined()
-    const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, APP)
-    expect(parsed.fileNames.map((f) => f.slice(APP.length + 1)).sort()).toEqual(
+    const { files, program, diagnostics } = typecheckApp(APP)
+    expect(files.sort()).toEqual(
       readdirSync(RECIPES)
         .filter((f) => f.endsWith('.ts'))
         .sort(),
     )
-    const program = ts.createProgram(parsed.fileNames, parsed.options)
-    const diagnostics = ts.getPreEmitDiagnostics(program)
-    expect(
-      ts.formatDiagnostics(diagnostics, {
-        getCanonicalFileName: (f) => f,
-        getCurrentDirectory: () => APP,
-        getNewLine: () => '\n',
-      }),
-    ).toBe('')
+    expect(diagnostics).toBe('')
     expect(program.getSourceFiles().some((f) => f.fileName.endsWith('/dist/redis/index.d.ts'))).toBe(true)
   })
 

@@ -10,7 +10,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import ts from 'typescript'
+import { typecheckApp } from '../app-typecheck.ts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureTool } from '../tools.ts'
 import { freePort, ROOT, wranglerEnv } from '../workerd.ts'
@@ -75,23 +75,13 @@ describe('the recipes in a fresh app', () => {
   })
 
   it("type-check against the published declarations with the app's tsconfig.json", () => {
-    const config = ts.readConfigFile(join(APP, 'tsconfig.json'), (f) => ts.sys.readFile(f))
-    expect(config.error).toBeUndefined()
-    const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, APP)
-    expect(parsed.fileNames.map((f) => f.slice(APP.length + 1)).sort()).toEqual(
+    const { files, program, diagnostics } = typecheckApp(APP)
+    expect(files.sort()).toEqual(
       readdirSync(RECIPES)
         .filter((f) => f.endsWith('.ts'))
         .sort(),
     )
-    const program = ts.createProgram(parsed.fileNames, parsed.options)
-    const diagnostics = ts.getPreEmitDiagnostics(program)
-    expect(
-      ts.formatDiagnostics(diagnostics, {
-        getCanonicalFileName: (f) => f,
-        getCurrentDirectory: () => APP,
-        getNewLine: () => '\n',
-      }),
-    ).toBe('')
+    expect(diagnostics).toBe('')
     // edge-mcp resolved to the built package, not the sources
     const server = program.getSourceFiles().find((f) => f.fileName.endsWith('/dist/server/index.d.ts'))
     expect(server).toBeDefined()

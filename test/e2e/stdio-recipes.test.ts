@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import ts from 'typescript'
+import { typecheckApp } from '../app-typecheck.ts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { readMarkdown } from '../markdown.ts'
 import { ensureTool } from '../tools.ts'
@@ -69,19 +69,9 @@ describe('the stdio client recipes in a fresh app', () => {
   })
 
   it("type-check against the published declarations with the app's tsconfig.json", () => {
-    const config = ts.readConfigFile(join(APP, 'tsconfig.json'), (f) => ts.sys.readFile(f))
-    const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, APP)
-    const names = parsed.fileNames.map((f) => f.slice(APP.length + 1))
+    const { files: names, program, diagnostics } = typecheckApp(APP)
     for (const file of RECIPES) expect(names).toContain(`stdio/${file}`)
-    const program = ts.createProgram(parsed.fileNames, parsed.options)
-    const diagnostics = ts.getPreEmitDiagnostics(program)
-    expect(
-      ts.formatDiagnostics(diagnostics, {
-        getCanonicalFileName: (f) => f,
-        getCurrentDirectory: () => APP,
-        getNewLine: () => '\n',
-      }),
-    ).toBe('')
+    expect(diagnostics).toBe('')
     expect(program.getSourceFiles().some((f) => f.fileName.endsWith('/dist/client/index.d.ts'))).toBe(true)
   })
 

@@ -4,6 +4,9 @@
  */
 import { Redis } from 'ioredis'
 import { createClient } from 'redis'
+import { afterEach } from 'vitest'
+import { guardedConnection, redisConnection, type RedisConnection } from '../../src/redis/connection.ts'
+import type { RunningRedis } from '../redis-server.ts'
 
 /** A user's client, opened on `url`, and how to end it. */
 export interface TestClient {
@@ -57,5 +60,31 @@ export async function until(what: string, check: () => boolean | Promise<boolean
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`)
     await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/**
+ * Connections of `kind` to the test file's Redis, opened per test and all closed after each (the server
+ * started again first when the test stopped it). `guarded`: bounded by `timeoutMs` (default 1,000) as
+ * `redisFleet` builds them; otherwise the bare adapter (its subscriber connection opens within `timeoutMs`).
+ */
+export function connectionsFor(
+  kind: ClientKind,
+  redis: () => RunningRedis,
+): (options?: { connected?: boolean; timeoutMs?: number; guarded?: boolean }) => Promise<RedisConnection> {
+  const opened: { client: TestClient; conn: RedisConnection }[] = []
+  afterEach(async () => {
+    if (!redis().running) await redis().start()
+    for (const { client, conn } of opened.splice(0)) {
+      await conn.close?.()
+      await client.close()
+    }
+  })
+  return async ({ connected, timeoutMs = 1_000, guarded = true } = {}) => {
+    const client = await kind.open(redis().url, connected === undefined ? {} : { connected })
+    const raw = redisConnection(client.client, timeoutMs)
+    const conn = guarded ? guardedConnection(raw, { timeoutMs, address: raw.address }) : raw
+    opened.push({ client, conn })
+    return conn
   }
 }

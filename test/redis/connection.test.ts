@@ -5,11 +5,11 @@
  * the libraries resubscribe on their own), a working subscription again once Redis is back, and the guard's
  * timeouts and `UpstreamError`s that name the command, never its arguments.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { guardedConnection, redisConnection, type RedisConnection } from '../../src/redis/connection.ts'
 import { UpstreamError } from '../../src/server/errors.ts'
 import { startRedis, type RunningRedis } from '../redis-server.ts'
-import { CLIENT_KINDS, until, type TestClient } from './clients.ts'
+import { CLIENT_KINDS, connectionsFor, until } from './clients.ts'
 
 let redis: RunningRedis
 beforeAll(async () => {
@@ -20,20 +20,8 @@ afterAll(async () => {
 })
 
 describe.each(CLIENT_KINDS)('redisConnection over $name', (kind) => {
-  const opened: { client: TestClient; conn: RedisConnection }[] = []
-  const open = async (options?: { connected?: boolean }) => {
-    const client = await kind.open(redis.url, options)
-    const conn = redisConnection(client.client, 2_000)
-    opened.push({ client, conn })
-    return conn
-  }
-  afterEach(async () => {
-    if (!redis.running) await redis.start()
-    for (const { client, conn } of opened.splice(0)) {
-      await conn.close?.()
-      await client.close()
-    }
-  })
+  const connect = connectionsFor(kind, () => redis)
+  const open = (options?: { connected?: boolean }) => connect({ ...options, timeoutMs: 2_000, guarded: false })
 
   it('sends commands and gives RESP2 replies', async () => {
     const conn = await open()

@@ -5,14 +5,14 @@
  * start, stopped mid-wait, restarted). Then what a 2025-era client sees through two McpServers.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { guardedConnection, redisConnection, type RedisConnection } from '../../src/redis/connection.ts'
+import { guardedConnection, redisConnection } from '../../src/redis/connection.ts'
 import { redisMailbox } from '../../src/redis/mailbox.ts'
 import { McpError } from '../../src/protocol/errors.ts'
 import { QuestionTimeoutError, UpstreamError } from '../../src/server/errors.ts'
 import { answer, legacyPost, sseReader } from '../legacy-wire.ts'
 import { callTool, initialize, makeServer, toolText } from '../fixtures/asker.ts'
 import { startRedis, type RunningRedis } from '../redis-server.ts'
-import { CLIENT_KINDS, type TestClient } from './clients.ts'
+import { CLIENT_KINDS, connectionsFor, type TestClient } from './clients.ts'
 
 let redis: RunningRedis
 beforeAll(async () => {
@@ -26,22 +26,12 @@ const OPTIONS = { prefix: 'mb:', earlyAnswerMs: 30_000, maxAnswerBytes: 1024 }
 const YES = { result: { action: 'accept', content: { name: 'Ada' } } }
 
 describe.each(CLIENT_KINDS)('redisMailbox over $name', (kind) => {
-  const opened: { client: TestClient; conn: RedisConnection }[] = []
+  const connect = connectionsFor(kind, () => redis)
   /** One instance: its own client, connection and mailbox. */
   const instance = async (options: { connected?: boolean; timeoutMs?: number } = {}) => {
-    const client = await kind.open(redis.url, options)
-    const raw = redisConnection(client.client, options.timeoutMs ?? 1_000)
-    const conn = guardedConnection(raw, { timeoutMs: options.timeoutMs ?? 1_000, address: raw.address })
-    opened.push({ client, conn })
+    const conn = await connect(options)
     return { conn, mailbox: redisMailbox(conn, OPTIONS) }
   }
-  afterEach(async () => {
-    if (!redis.running) await redis.start()
-    for (const { client, conn } of opened.splice(0)) {
-      await conn.close?.()
-      await client.close()
-    }
-  })
 
   it('an answer delivered through one instance reaches the wait on the other, and is taken (GETDEL)', async () => {
     const a = await instance()

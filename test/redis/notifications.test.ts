@@ -6,7 +6,7 @@
  * stream sees through two McpServers.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { guardedConnection, redisConnection, type RedisConnection } from '../../src/redis/connection.ts'
+import { guardedConnection, redisConnection } from '../../src/redis/connection.ts'
 import { redisNotificationBus } from '../../src/redis/notifications.ts'
 import { MAX_BUS_EVENT_BYTES } from '../../src/server/bus-events.ts'
 import { UpstreamError } from '../../src/server/errors.ts'
@@ -14,7 +14,7 @@ import type { ServerEvent } from '../../src/server/notifications.ts'
 import { McpServer, createFetchHandler } from '../../src/server/index.ts'
 import { env, recordingLogger, std } from '../helpers.ts'
 import { startRedis, type RunningRedis } from '../redis-server.ts'
-import { CLIENT_KINDS, until, type TestClient } from './clients.ts'
+import { CLIENT_KINDS, connectionsFor, until, type TestClient } from './clients.ts'
 
 let redis: RunningRedis
 beforeAll(async () => {
@@ -27,21 +27,11 @@ afterAll(async () => {
 const CHANGED: ServerEvent = { kind: 'toolsListChanged' }
 
 describe.each(CLIENT_KINDS)('redisNotificationBus over $name', (kind) => {
-  const opened: { client: TestClient; conn: RedisConnection }[] = []
+  const connect = connectionsFor(kind, () => redis)
   const instance = async (options: { connected?: boolean; timeoutMs?: number } = {}) => {
-    const client = await kind.open(redis.url, options)
-    const raw = redisConnection(client.client, options.timeoutMs ?? 1_000)
-    const conn = guardedConnection(raw, { timeoutMs: options.timeoutMs ?? 1_000, address: raw.address })
-    opened.push({ client, conn })
+    const conn = await connect(options)
     return { conn, bus: redisNotificationBus(conn, { prefix: 'nb:' }) }
   }
-  afterEach(async () => {
-    if (!redis.running) await redis.start()
-    for (const { client, conn } of opened.splice(0)) {
-      await conn.close?.()
-      await client.close()
-    }
-  })
 
   it('an event published on one instance reaches the listeners of both; one Redis subscription per bus', async () => {
     const a = await instance()
