@@ -227,8 +227,11 @@ function multiplexed(open: OpenSubscriber): Pick<RedisConnection, 'subscribe' | 
   }
 }
 
-/** Reject with what `pending` rejects with, or with `error()` after `ms`, whichever is first. */
-function within<T>(pending: Promise<T>, ms: number, error: () => Error): Promise<T> {
+/**
+ * What `pending` settles with, or a rejection with `error()` once `ms` **milliseconds** have passed, whichever
+ * is first (the timer is cleared either way).
+ */
+export function within<T>(pending: Promise<T>, ms: number, error: () => Error): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(error()), ms)

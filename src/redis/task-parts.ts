@@ -6,6 +6,7 @@
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { UpstreamError, messageOf } from '../server/errors.ts'
 import type { TaskRecord } from '../server/tasks/types.ts'
+import { within } from './connection.ts'
 
 /** The largest task record, JSON bytes (UTF-8): 2 MiB, a Durable Object's SQLite value limit. */
 export const MAX_RECORD_BYTES = 2 * 1024 * 1024
@@ -70,11 +71,7 @@ export function checked(
  * `work`, or an UpstreamError "`what` within `ms` ms" once `ms` milliseconds have passed without it settling.
  */
 export function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new UpstreamError(`${what} within ${ms} ms`)), ms)
-  })
-  return Promise.race([work, late]).finally(() => clearTimeout(timer))
+  return within(work, ms, () => new UpstreamError(`${what} within ${ms} ms`))
 }
 
 /** A task id as logs show it: its first 6 characters (the whole id is what protects a task without auth). */

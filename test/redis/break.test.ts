@@ -177,6 +177,24 @@ describe.each(CLIENT_KINDS)('break over $name', (kind) => {
     for (const qid of qids) expect(await a.mailbox.wait(qid, 1_000)).toEqual({ result: { qid } })
     expect(await conn.command(['KEYS', 'b4*'])).toEqual([])
   })
+
+  it('events near the bound: a resourceUpdated of a 4096-character URI (non-ASCII, 3 bytes each) reaches listeners', async () => {
+    const a = redisFleet((await open()).client, { prefix: 'b5:' })
+    const b = redisFleet((await open()).client, { prefix: 'b5:' })
+    fleets.push(a, b)
+    const got: { kind: string; uri?: string }[] = []
+    await a.notificationBus.subscribe(
+      (e) => got.push(e),
+      () => {},
+    )
+    const uri = 'urn:' + '€'.repeat(4092)
+    await b.notificationBus.publish({ kind: 'resourceUpdated', uri })
+    await b.notificationBus.publish({ kind: 'resourceUpdated', uri: uri + '€' }) // too long: dropped
+    await b.notificationBus.publish({ kind: 'toolsListChanged' })
+    await until('the events arrived', () => got.length === 2, 2_000)
+    expect(got[0]).toEqual({ kind: 'resourceUpdated', uri })
+    expect(got[1]).toEqual({ kind: 'toolsListChanged' })
+  })
 })
 
 describe('redisFleet on a RedisConnection of the user', () => {
