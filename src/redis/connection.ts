@@ -179,7 +179,8 @@ function multiplexed(open: OpenSubscriber): Pick<RedisConnection, 'subscribe' | 
   return {
     async subscribe(channel, onMessage, lost) {
       for (;;) {
-        if (closed) throw new Error('this Redis connection is closed')
+        // not Redis's failure: the guard passes it on as it is (no "is Redis reachable?")
+        if (closed) throw new UpstreamError('Redis subscriptions are closed here: the instance is shutting down')
         const gen = (current ??= generation())
         const subscriber = await gen.subscriber
         if (gen.dead) throw gen.dead

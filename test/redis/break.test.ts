@@ -195,6 +195,25 @@ describe.each(CLIENT_KINDS)('break over $name', (kind) => {
     expect(got[0]).toEqual({ kind: 'resourceUpdated', uri })
     expect(got[1]).toEqual({ kind: 'toolsListChanged' })
   })
+
+  it('after fleet.close(), a wait or a listen fails saying the instance is shutting down, not that Redis is unreachable', async () => {
+    const fleet = redisFleet((await open()).client, { prefix: 'b6:' })
+    await fleet.close()
+    const waited = await fleet.mailbox.wait('c1', 5_000).then(
+      () => 'answered',
+      (e: Error) => e.message,
+    )
+    const listened = await Promise.resolve()
+      .then(() => fleet.notificationBus.subscribe(() => {}))
+      .then(
+        () => 'subscribed',
+        (e: Error) => e.message,
+      )
+    for (const message of [waited, listened]) {
+      expect(message).toMatch(/shutting down/)
+      expect(message).not.toMatch(/reachable/)
+    }
+  })
 })
 
 describe('redisFleet on a RedisConnection of the user', () => {
