@@ -8,7 +8,7 @@
  */
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { QuestionTimeoutError, UpstreamError, messageOf } from '../server/errors.ts'
-import type { QuestionAnswer, QuestionMailbox } from '../server/mailbox.ts'
+import { abortReason, type QuestionAnswer, type QuestionMailbox } from '../server/mailbox.ts'
 import type { RedisConnection } from './connection.ts'
 
 /** Options of {@link redisMailbox}. */
@@ -146,8 +146,3 @@ export function redisMailbox(conn: RedisConnection, options: RedisMailboxOptions
 
 const validQid = (qid: unknown) => typeof qid === 'string' && qid.length <= MAX_QID_CHARS
 const qidError = () => new RangeError(`a question id must be a string of at most ${MAX_QID_CHARS} characters`)
-
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason
-  return reason instanceof Error ? reason : new Error('aborted', { cause: reason })
-}

@@ -164,7 +164,11 @@ function positive(name: string, value: number): number {
   return value
 }
 
-function abortReason(signal: AbortSignal): Error {
+/**
+ * The error an aborted wait rejects with: the signal's reason when it is an Error, else `Error('aborted')` with it as cause.
+ * @internal not in the public API: shared by the mailboxes (in memory, Redis)
+ */
+export function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason
   return reason instanceof Error ? reason : new Error('aborted', { cause: reason })
 }
