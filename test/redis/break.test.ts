@@ -214,6 +214,43 @@ describe.each(CLIENT_KINDS)('break over $name', (kind) => {
       expect(message).not.toMatch(/reachable/)
     }
   })
+
+  it('listens and waits churning on one fleet (one subscriber): every live listener and wait still hears', async () => {
+    const a = redisFleet((await open()).client, { prefix: 'b7:' })
+    const b = redisFleet((await open()).client, { prefix: 'b7:' })
+    fleets.push(a, b)
+    const heard = new Map<number, number>()
+    const stops = new Map<number, () => void | Promise<void>>()
+    const listen = async (n: number) => {
+      heard.set(n, 0)
+      stops.set(n, await a.notificationBus.subscribe(() => heard.set(n, heard.get(n)! + 1)))
+    }
+    await Promise.all(Array.from({ length: 30 }, (_, n) => listen(n)))
+    // 30 rounds: a listener leaves while another joins; a wait starts as the previous one ends (its unsubscribe)
+    let current = a.mailbox.wait('w0', 5_000)
+    const slow: string[] = []
+    for (let round = 0; round < 30; round++) {
+      const stop = stops.get(round)!
+      stops.delete(round)
+      heard.delete(round)
+      let next!: Promise<unknown>
+      const chained = current.then(() => void (next = a.mailbox.wait(`w${round + 1}`, 5_000)))
+      const started = Date.now()
+      await b.mailbox.deliver(`w${round}`, { result: { round } })
+      await Promise.all([stop(), listen(100 + round), chained])
+      if (Date.now() - started > 500) slow.push(`w${round}: ${Date.now() - started} ms`)
+      await new Promise((r) => setTimeout(r, 30)) // the next wait subscribes
+      current = next as Promise<never>
+    }
+    const started = Date.now()
+    await b.mailbox.deliver('w30', { result: {} })
+    await current
+    if (Date.now() - started > 500) slow.push(`w30: ${Date.now() - started} ms`)
+    expect(slow, 'answers heard by message, not by the 1 s poll').toEqual([])
+    await b.notificationBus.publish({ kind: 'toolsListChanged' })
+    await until('every live listener heard the event', () => [...heard.values()].every((n) => n === 1), 2_000)
+    expect(heard.size).toBe(30)
+  })
 })
 
 describe('redisFleet on a RedisConnection of the user', () => {
