@@ -227,7 +227,8 @@ interface NotificationSink {
  * each later one as `sink.write` gets it, keep-alive comments every `keepAliveMs` ms, then the response
  * of `work`, then the end. Cancelling the body, or a reader more than {@link MAX_UNREAD_BYTES} behind,
  * aborts `handlerAbort()` (the handler's signal). With a `priming` id (see {@link primingId}), a priming
- * event comes first, and the response's event has that id plus `r`.
+ * event comes first (not on a stream a quiet handler opened with a keep-alive: in workerd it kept the
+ * client's departure from being seen), and the response's event has that id plus `r`.
  */
 function notificationStream(
   server: Server,
@@ -266,7 +267,7 @@ function notificationStream(
           send(sseEvent(message, server.logger))
         }
         sink.write = write
-        if (priming) send(`id: ${priming}\ndata:\n\n`)
+        if (priming && !keepAliveFirst) send(`id: ${priming}\ndata:\n\n`)
         if (keepAliveFirst) send(KEEP_ALIVE)
         for (const n of queued) write(n)
         timer = setInterval(() => {
