@@ -10,7 +10,7 @@
  * object writes the event to every open connection, its publisher's included.
  * @module
  */
-import { busEventToPublish, MAX_BUS_EVENT_BYTES, parseBusEvent } from '../server/bus-events.ts'
+import { busEventToPublish, MAX_BUS_EVENT_BYTES, parseBusEvent, parseBusEventText } from '../server/bus-events.ts'
 import type { NotificationBus, ServerEvent } from '../server/notifications.ts'
 import { UpstreamError, messageOf } from '../server/errors.ts'
 
@@ -87,12 +87,7 @@ export class McpNotificationBus {
     }
     const text = await request.text()
     if (encoder.encode(text).byteLength > MAX_BUS_EVENT_BYTES) return new Response('event too big', { status: 413 })
-    let event: ServerEvent | undefined
-    try {
-      event = parseBusEvent(JSON.parse(text))
-    } catch {
-      event = undefined
-    }
+    const event = parseBusEventText(text)
     if (!event) return new Response('not a server event', { status: 400 })
     const line = encodeLine(event)!
     for (const connection of [...this.#connections]) {
@@ -237,12 +232,7 @@ async function readLines(
     while ((newline = pending.indexOf('\n')) !== -1) {
       const line = pending.slice(0, newline)
       pending = pending.slice(newline + 1)
-      let event: ServerEvent | undefined
-      try {
-        event = parseBusEvent(JSON.parse(line))
-      } catch {
-        event = undefined
-      }
+      const event = parseBusEventText(line)
       if (!event) continue
       try {
         listener(event)

@@ -5,9 +5,9 @@
  * published while a stream is not subscribed is not kept (the client listens again when its stream ends).
  * @module
  */
-import { busEventToPublish, MAX_BUS_EVENT_BYTES, parseBusEvent } from '../server/bus-events.ts'
+import { busEventToPublish, MAX_BUS_EVENT_BYTES, parseBusEventText } from '../server/bus-events.ts'
 import { UpstreamError } from '../server/errors.ts'
-import type { NotificationBus, ServerEvent, ServerEventListener } from '../server/notifications.ts'
+import type { NotificationBus, ServerEventListener } from '../server/notifications.ts'
 import type { RedisConnection } from './connection.ts'
 
 /** Options of {@link redisNotificationBus}. */
@@ -50,12 +50,7 @@ export function redisNotificationBus(conn: RedisConnection, options: RedisNotifi
   let current: Shared | undefined
   const deliver = (shared: Shared, message: string) => {
     if (shared.lost || encoder.encode(message).byteLength > MAX_BUS_EVENT_BYTES) return
-    let event: ServerEvent | undefined
-    try {
-      event = parseBusEvent(JSON.parse(message))
-    } catch {
-      event = undefined
-    }
+    const event = parseBusEventText(message)
     if (!event) return
     for (const entry of [...shared.entries]) {
       try {

@@ -54,3 +54,16 @@ function normalized(value: unknown): unknown {
   const { kind, uri } = (value ?? {}) as { kind?: unknown; uri?: unknown }
   return kind === 'resourceUpdated' && typeof uri === 'string' ? { kind, uri: normalizeUri(uri) } : value
 }
+
+/**
+ * One event off a bus's wire: the JSON `text` as a {@link ServerEvent} (see {@link parseBusEvent}), or
+ * undefined when it is not JSON or not an event.
+ * @internal not in the public API: shared by the Durable Object and Redis buses
+ */
+export function parseBusEventText(text: string): ServerEvent | undefined {
+  try {
+    return parseBusEvent(JSON.parse(text))
+  } catch {
+    return undefined
+  }
+}
