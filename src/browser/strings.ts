@@ -79,6 +79,14 @@ export interface BrowserStrings {
   otherContent: string
   /** Label of the reply text area in the sampling form. */
   reply: string
+  /** Accessible name of an MCP App's frame: `{name}` (the tool's title or name). */
+  appFrame: string
+  /** Heading of the consent dialog when an App asks to open a link (the URL is shown under it). */
+  appOpenLink: string
+  /** Heading of the consent dialog when an App asks to send a message to the conversation (shown under it). */
+  appMessage: string
+  /** Allow button of an App's consent dialog (Decline, Escape or closing it denies). */
+  appAllow: string
 }
 
 /** The built-in (English) strings. */
@@ -120,6 +128,10 @@ export const DEFAULT_STRINGS: Readonly<BrowserStrings> = Object.freeze({
   roleAssistant: 'Assistant',
   otherContent: '[{type} {mimeType}]',
   reply: 'Your reply',
+  appFrame: 'App: {name}',
+  appOpenLink: 'The app asks to open this address:',
+  appMessage: 'The app asks to send this message for you:',
+  appAllow: 'Allow',
 })
 
 /** Replace each `{name}` in `template` by `values[name]` (unknown names stay as they are). */

@@ -77,6 +77,13 @@ export interface ClientOptions {
    * `{ form: {}, url: {} }`, sampling `{}`, roots `{}` — for each callback given.
    */
   capabilities?: ClientCapabilities
+  /**
+   * Extensions to declare, merged into `capabilities.extensions` (the entries of `capabilities` kept, these
+   * win) in both eras: the 2025 `initialize` and every 2026 request's envelope. A browser host of MCP Apps
+   * declares `{ 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } }`
+   * (`APPS_EXTENSION`, `APP_MIME_TYPE`; ext-apps apps.mdx "Client (Host) Capabilities"). Each value an object.
+   */
+  extensions?: Record<string, object>
   /** Answers `elicitation/create` input requests (form and URL mode); declares `elicitation`. */
   elicitation?: ElicitationCallback
   /** Answers `sampling/createMessage` input requests; declares `sampling`. */
@@ -198,11 +205,15 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
  * @returns the version negotiation (default `'auto'`).
  * @throws RangeError when `maxRounds` is not a non-negative integer, `requestTimeoutMs` or
  *   `maxTotalTimeoutMs` not a positive integer, or `versionNegotiation` not one of `'modern'`, `'legacy'`, `'auto'`.
+ * @throws TypeError when an `extensions` value is not an object.
  */
 export function checkClientOptions(options: ClientOptions): 'modern' | 'legacy' | 'auto' {
   checkInteger('maxRounds', options.maxRounds, 0)
   checkInteger('requestTimeoutMs', options.requestTimeoutMs)
   checkInteger('maxTotalTimeoutMs', options.maxTotalTimeoutMs)
+  for (const [id, value] of Object.entries(options.extensions ?? {}))
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new TypeError(`extensions[${JSON.stringify(id)}] must be an object, got ${JSON.stringify(value)}`)
   const negotiation = options.versionNegotiation ?? 'auto'
   if (negotiation !== 'modern' && negotiation !== 'legacy' && negotiation !== 'auto')
     throw new RangeError(`versionNegotiation must be 'modern', 'legacy' or 'auto', got ${String(negotiation)}`)
@@ -229,13 +240,18 @@ export function clientInfoOf(options: ClientOptions): NonNullable<ClientOptions[
   return options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' }
 }
 
-/** The capabilities a client declares: `options.capabilities`, else derived from its callbacks. */
+/**
+ * The capabilities a client declares: `options.capabilities`, else derived from its callbacks; then
+ * `options.extensions` merged into `extensions`.
+ */
 export function capabilitiesOf(options: ClientOptions): ClientCapabilities {
-  if (options.capabilities) return options.capabilities
-  const caps: ClientCapabilities = {}
-  if (options.elicitation) caps.elicitation = { form: {}, url: {} }
-  if (options.sampling) caps.sampling = {}
-  if (options.roots) caps.roots = {}
+  let caps: ClientCapabilities = options.capabilities ?? {}
+  if (!options.capabilities) {
+    if (options.elicitation) caps.elicitation = { form: {}, url: {} }
+    if (options.sampling) caps.sampling = {}
+    if (options.roots) caps.roots = {}
+  }
+  if (options.extensions) caps = { ...caps, extensions: { ...caps.extensions, ...options.extensions } }
   return caps
 }
 

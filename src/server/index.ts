@@ -55,5 +55,7 @@ export type { TaskContext } from './tasks/ask.ts'
 
 // HTTP: the Streamable HTTP fetch handler
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/handler.ts'
+// MCP Apps: the sandbox proxy page a browser host (renderApp of edge-mcp/browser) frames on another origin
+export { appSandboxResponse, type AppSandboxOptions } from './app-sandbox.ts'
 // stdio: one connection over a pair of Web Streams (the process's stdin and stdout, a child's pipes)
 export { serveStdio } from './stdio.ts'
