@@ -80,5 +80,16 @@ export {
   SamplingMessage,
 } from './protocol/schemas/index.ts'
 
+// MCP Apps (io.modelcontextprotocol/ui): the extension's names, the _meta.ui shapes, who may call a tool
+export { APP_MIME_TYPE, APPS_EXTENSION, toolVisibility } from './protocol/apps.ts'
+export type {
+  AppToolMeta,
+  McpUiResourceCsp,
+  McpUiResourceMeta,
+  McpUiResourcePermissions,
+  McpUiToolMeta,
+  McpUiVisibility,
+} from './protocol/apps.ts'
+
 // Tasks (io.modelcontextprotocol/tasks): a long-running tool call as a task the client polls
 export { CreateTaskResult, DetailedTask, Task } from './protocol/schemas/index.ts'

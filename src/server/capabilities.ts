@@ -29,3 +29,18 @@ export function capabilitiesOf(
   if (handlers.has('tasks/get')) capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} }
   return capabilities
 }
+
+/**
+ * Declare the extension `id` (SEP-1724) with `settings` in the capabilities `mcp` answers in `server/discover`
+ * and `initialize`, unless the server's own `capabilities.extensions` already names it. The declaration
+ * lives in the low-level server's options, which `McpServer` made for itself (never the caller's object):
+ * a server that declares no extension carries no code for this.
+ */
+export function declareExtension(
+  server: { readonly options: { capabilities?: ServerCapabilities } },
+  id: string,
+  settings: Record<string, unknown>,
+): void {
+  const declared = server.options.capabilities
+  server.options.capabilities = { ...declared, extensions: { [id]: settings, ...declared?.extensions } }
+}

@@ -53,6 +53,9 @@ export { defineTaskStore } from './tasks/install.ts'
 export type { TaskStore } from './tasks/types.ts'
 export type { TaskContext } from './tasks/ask.ts'
 
+// MCP Apps (io.modelcontextprotocol/ui): an App's HTML as a ui:// resource; tools link to it in _meta.ui
+export { registerAppResource, type AppResourceConfig } from './apps.ts'
+
 // HTTP: the Streamable HTTP fetch handler
 export { createFetchHandler, type FetchHandler, type FetchHandlerOptions } from './http/handler.ts'
 // MCP Apps: the sandbox proxy page a browser host (renderApp of edge-mcp/browser) frames on another origin

@@ -7,7 +7,7 @@
  * session are `legacy-questions.ts`.
  * @module
  */
-import { HEADER, LEGACY_PROTOCOL_VERSIONS, LOGGING_LEVELS } from '../protocol/constants.ts'
+import { HEADER, LEGACY_PROTOCOL_VERSIONS, LOGGING_LEVELS, TASKS_EXTENSION } from '../protocol/constants.ts'
 import { readEnvelope, type RequestEnvelope } from '../protocol/envelope.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { isPlainObject } from '../protocol/jsonrpc.ts'
@@ -61,7 +61,7 @@ export function negotiatedVersion(params: Record<string, unknown>): string {
 /**
  * The `InitializeResult` of 2025-11-25: the requested version if the lane speaks it, else the newest;
  * the capabilities without what needs a push channel (`listChanged`, `subscribe`), with `logging` (log
- * messages go on the POST's stream); the server's info and instructions.
+ * messages go on the POST's stream) and its extensions but Tasks; the server's info and instructions.
  */
 export function initializeResult(
   params: Record<string, unknown>,
@@ -75,7 +75,10 @@ export function initializeResult(
   return result
 }
 
-/** The 2025 capability keys, each without `listChanged` and `subscribe` (nothing can be pushed without a session). */
+/**
+ * The 2025 capability keys, each without `listChanged` and `subscribe` (nothing can be pushed without a session),
+ * and the declared extensions but Tasks.
+ */
 function legacyCapabilities(capabilities: ServerCapabilities): Record<string, unknown> {
   const out: Record<string, unknown> = { logging: {} }
   for (const key of ['experimental', 'logging', 'completions', 'prompts', 'resources', 'tools'] as const) {
@@ -88,6 +91,10 @@ function legacyCapabilities(capabilities: ServerCapabilities): Record<string, un
     }
     out[key] = rest
   }
+  // extensions too (SEP-1724 negotiates them in `initialize` as well), but Tasks: a 2025-era call never runs as one
+  const extensions = { ...capabilities.extensions }
+  delete extensions[TASKS_EXTENSION]
+  if (Object.keys(extensions).length > 0) out.extensions = extensions
   return out
 }
 

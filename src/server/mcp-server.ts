@@ -29,6 +29,7 @@ import type {
   PromptReturn,
   Registered,
   Registry,
+  ResourceConfig,
   ResourceReturn,
   ResourceTemplateConfig,
   StructuredToolResult,
@@ -198,7 +199,7 @@ export class McpServer {
   resource(
     name: string,
     uri: string,
-    config: Omit<ResourceTemplateConfig, 'use' | 'list'>,
+    config: ResourceConfig,
     handler: (ctx: HandlerContext) => ReadResourceResult | string | Promise<ReadResourceResult | string>,
   ): this {
     if (this.#registry.resources.has(normalizeUri(uri))) throw new Error(`Resource '${uri}' is already registered`)

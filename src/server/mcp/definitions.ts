@@ -4,6 +4,7 @@
  * resolver plan. Every mistake in a config is thrown here, at start-up.
  * @module
  */
+import { isPlainObject } from '../../protocol/jsonrpc.ts'
 import { headerParamsOf } from '../../protocol/param-headers.ts'
 import type { Tool } from '../../protocol/schemas/index.ts'
 import { normalizeUri } from '../../protocol/uri-literal.ts'
@@ -23,6 +24,7 @@ import type {
   RegisteredPrompt,
   RegisteredTemplate,
   RegisteredTool,
+  ResourceConfig,
   ResourceTemplateConfig,
   ToolConfig,
   ToolInput,
@@ -41,6 +43,27 @@ export function checkToolName(name: string, warn: (message: string) => void): vo
   if (TOOL_NAME.test(name)) return
   const why = name.length > 128 ? `${name.length} characters, over 128` : 'characters outside A-Z a-z 0-9 _ - .'
   warn(`tool name ${JSON.stringify(name)} is outside the spec's guidance (${why}); some clients may reject it`)
+}
+
+/** A `_meta.ui.visibility` as JSON: one or both of "model" and "app", each once. */
+const VISIBILITY = /^\["(model|app)"(,"(?!\1")(model|app)")?\]$/
+
+/**
+ * A tool's `_meta.ui` (ext-apps apps.mdx `McpUiToolMeta`): an object whose `resourceUri` is a `ui://` URI
+ * and whose `visibility` is a non-empty array of distinct `'model'` and `'app'`. Other keys pass (later
+ * revisions may add some). A host reading a malformed one could hide a model tool or expose an app-only
+ * one, so it is refused here rather than listed. (Terse: every Worker bundles it, Apps or not.)
+ * @throws TypeError naming the field.
+ */
+function checkToolUi(name: string, ui: unknown): void {
+  const wrong = !isPlainObject(ui)
+    ? ['', 'an object']
+    : ui.resourceUri !== undefined && !(typeof ui.resourceUri === 'string' && /^ui:\/\/\S+$/.test(ui.resourceUri))
+      ? ['.resourceUri', 'a ui:// URI']
+      : ui.visibility !== undefined && !VISIBILITY.test(JSON.stringify(ui.visibility))
+        ? ['.visibility', "['model'], ['app'] or both"]
+        : undefined
+  if (wrong) throw new TypeError(`Tool '${name}': _meta.ui${wrong[0]} must be ${wrong[1]}`)
 }
 
 /**
@@ -71,6 +94,7 @@ export function toolEntry<I extends ToolInput | undefined, U extends Uses>(
   if (config.description !== undefined) definition.description = config.description
   if (config.annotations !== undefined) definition.annotations = config.annotations
   if (config.icons !== undefined) definition.icons = config.icons
+  if (config._meta?.ui !== undefined) checkToolUi(name, config._meta.ui)
   if (config._meta !== undefined) definition._meta = config._meta
   const scopes = checkScopes(`Tool '${name}'`, config.scopes)
   return { definition, schema: input.check, plan, handler, output: config.output, headerParams: found.params, scopes }
@@ -171,7 +195,7 @@ export function templateEntry<T extends string, U extends Uses>(
 export function resourceEntry(
   name: string,
   uri: string,
-  config: Omit<ResourceTemplateConfig, 'use' | 'list'>,
+  config: ResourceConfig,
   handler: Registered['handler'],
 ): RegisteredTemplate {
   checkCacheHints(`Resource '${uri}': cache`, config.cache)
@@ -181,6 +205,7 @@ export function resourceEntry(
   if (config.description !== undefined) definition.description = config.description
   if (config.mimeType !== undefined) definition.mimeType = config.mimeType
   if (config.icons !== undefined) definition.icons = config.icons
+  if (config._meta !== undefined) definition._meta = config._meta
   return {
     definition,
     plan: undefined,

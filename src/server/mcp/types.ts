@@ -3,6 +3,7 @@
  * return, and the options of each kind (spec: server/tools.mdx, server/prompts.mdx, server/resources.mdx).
  * @module
  */
+import type { AppToolMeta } from '../../protocol/apps.ts'
 import type { ImpliedScopes } from '../../protocol/auth.ts'
 import type { HeaderParam } from '../../protocol/param-headers.ts'
 import type {
@@ -112,7 +113,13 @@ export interface ToolConfig<I extends ToolInput | undefined, U extends Uses = Re
   headers?: { [K in keyof ToolArgs<I>]?: string }
   annotations?: Tool['annotations']
   icons?: Tool['icons']
-  _meta?: Record<string, unknown>
+  /**
+   * The tool's `_meta`, listed as is. `ui` links it to an MCP App (ext-apps apps.mdx `McpUiToolMeta`):
+   * `resourceUri` — the `ui://` resource (see `registerAppResource`) that renders its results;
+   * `visibility` — who may call it, `['model', 'app']` by default (`['app']`: only its App, hidden from the
+   * model). Checked at registration: a TypeError names the field of a `ui` of any other shape.
+   */
+  _meta?: AppToolMeta
   /**
    * OAuth scopes a caller's token must grant to call it (spec: basic/authorization "Scope Challenge
    * Handling"); hierarchies come from the server's `impliedScopes`. A token without them gets HTTP 403
@@ -217,6 +224,9 @@ export interface ResourceTemplateConfig<T extends string = string, U extends Use
    */
   scopes?: readonly string[]
 }
+
+/** Registration options of a static resource: a template's, but `use` and `list`, and its `_meta` (listed as is). */
+export type ResourceConfig = Omit<ResourceTemplateConfig, 'use' | 'list'> & { _meta?: Record<string, unknown> }
 
 /** Options of {@link McpServer}. */
 export interface McpServerOptions extends ServerOptions {
