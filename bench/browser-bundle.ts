@@ -90,9 +90,16 @@ async function bundle(entry: string): Promise<Bundle> {
 const kib = (n: number) => `${fmt(n)} (${(n / 1024).toFixed(1)} KiB)`
 
 /** Sizes of both browser bundles and the table lines. */
-export async function benchBrowserBundle(): Promise<{ ours: Bundle; theirs: Bundle; lines: string[] }> {
+export async function benchBrowserBundle(): Promise<{
+  ours: Bundle
+  apps: Bundle
+  theirs: Bundle
+  lines: string[]
+}> {
   const ours = await bundle('edge-mcp.ts')
+  const apps = await bundle('edge-mcp-apps.ts')
   const theirs = await bundle('official.ts')
+  const growth = apps.gzipped - ours.gzipped
   const ratio = ours.gzipped / theirs.gzipped
   const lines = [
     '### Browser client bundle',
@@ -105,8 +112,10 @@ export async function benchBrowserBundle(): Promise<{ ours: Bundle; theirs: Bund
           `| … of which the chunks loaded at start (${ours.initial.chunks} of ${ours.chunks} chunks; the rest by \`import()\` when needed) | ${kib(ours.initial.bytes)} | ${kib(ours.initial.gzipped)} |`,
         ]
       : []),
+    `| edge-mcp with the MCP Apps host (\`renderApp\`, the extension declared; bench/browser/edge-mcp-apps.ts) | ${kib(apps.bytes)} | ${kib(apps.gzipped)} |`,
+    `| … growth over edge-mcp without it (target ≤ 4,000 B gzip) | ${fmt(apps.bytes - ours.bytes)} | **${fmt(growth)}** ${met(growth <= 4_000)} |`,
     `| official SDK 2.4.0 (\`@modelcontextprotocol/client\`, browser build; a \`confirm()\` handler) | ${kib(theirs.bytes)} | ${kib(theirs.gzipped)} |`,
     `| **ratio** edge-mcp ÷ official (target ≤ 0.25) | ${x(ours.bytes / theirs.bytes)} | **${x(ratio)}** ${met(ratio <= 1 / 4)} |`,
   ]
-  return { ours, theirs, lines }
+  return { ours, apps, theirs, lines }
 }

@@ -37,4 +37,6 @@ export const DEFAULT_STYLESHEET = `.mcp-dialog{max-width:min(36rem,calc(100vw - 
 .mcp-role{display:block;font-size:.85em;font-weight:600}
 .mcp-text{margin:0;white-space:pre-wrap}
 .mcp-system .mcp-text{display:block}
+.mcp-app{display:block;width:100%;border:0}
+.mcp-app-border{border:1px solid #8888;border-radius:.5rem}
 `
