@@ -17,6 +17,7 @@ import {
   type BrowserFormOptions,
   type Env,
   type Finish,
+  urlLine,
   type View,
 } from './host.ts'
 import { buildField, isObject, type Field, type Read, type Schema, type Value } from './fields.ts'
@@ -108,42 +109,16 @@ function formView(env: Env, params: ElicitRequestFormParams, progress: string, f
   return { form, focus, dismiss: cancel }
 }
 
-const LOCAL_HOSTS = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i
-
 /**
- * URL mode: the URL shown with its host emphasised and warnings (plain HTTP off loopback, Punycode,
- * userinfo, not a web URL); Open opens it in a new tab and accepts.
+ * URL mode: the URL shown with its host emphasised and warnings (see {@link urlLine}); Open opens it in a
+ * new tab and accepts.
  */
 function urlView(env: Env, params: ElicitRequestURLParams, progress: string, finish: Finish<ElicitResult>): View {
   const { doc, strings } = env
   const form = formShell(env, 'mcp-url-consent', params.message, progress)
   const intro = el(doc, 'p', 'mcp-url-intro', strings.urlIntro)
-  const shown = el(doc, 'p', 'mcp-url')
-  let url: URL | undefined
-  try {
-    url = new URL(params.url)
-  } catch {
-    url = undefined
-  }
-  const web = url !== undefined && (url.protocol === 'https:' || url.protocol === 'http:')
-  const warnings: string[] = []
-  if (url && web) {
-    // userinfo is present when either part is (`https://:secret@host/` has an empty username)
-    const userinfo = url.username || url.password ? `${url.username}${url.password ? `:${url.password}` : ''}@` : ''
-    const prefix = `${url.protocol}//${userinfo}`
-    shown.append(
-      el(doc, 'span', 'mcp-url-prefix', prefix),
-      el(doc, 'strong', 'mcp-url-host', url.hostname),
-      el(doc, 'span', 'mcp-url-rest', url.href.slice(prefix.length + url.hostname.length)),
-    )
-    if (url.protocol === 'http:' && !LOCAL_HOSTS.test(url.hostname)) warnings.push(strings.insecureUrl)
-    // spec (client/elicitation.mdx, URL mode security): warn for ambiguous or suspicious URLs, e.g. Punycode
-    if (url.hostname.split('.').some((label) => label.startsWith('xn--'))) warnings.push(strings.punycodeUrl)
-    if (userinfo) warnings.push(strings.userinfoUrl)
-  } else {
-    shown.textContent = params.url
-    warnings.push(strings.unsupportedUrl)
-  }
+  const { shown, warnings, url } = urlLine(env, params.url)
+  const web = url !== undefined
   const parts: HTMLElement[] = [intro, shown, ...warnings.map((text) => el(doc, 'p', 'mcp-warning', text))]
   for (const part of parts) part.id = newId()
   form.setAttribute('aria-describedby', [form.getAttribute('aria-describedby'), ...parts.map((p) => p.id)].join(' '))
@@ -151,7 +126,7 @@ function urlView(env: Env, params: ElicitRequestURLParams, progress: string, fin
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     if (!web) return
-    doc.defaultView?.open(url!.href, '_blank', 'noopener,noreferrer')
+    doc.defaultView?.open(url.href, '_blank', 'noopener,noreferrer')
     finish(true, { action: 'accept' })
   })
   const cancel = () => finish(true, { action: 'cancel' })

@@ -234,3 +234,39 @@ export function formShell(env: Env, kind: string, message: string, progress: str
   form.append(...head, heading)
   return form
 }
+
+const LOCAL_HOSTS = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i
+
+/**
+ * A URL for the user to judge (`<p class="mcp-url">`): its host emphasised (`mcp-url-host`), and the
+ * warnings it deserves — plain HTTP off loopback, Punycode, userinfo before the host, not a web URL (then
+ * `url` is undefined and the text is shown as is).
+ */
+export function urlLine(env: Env, text: string): { shown: HTMLElement; warnings: string[]; url: URL | undefined } {
+  const { doc, strings } = env
+  const shown = el(doc, 'p', 'mcp-url')
+  let url: URL | undefined
+  try {
+    url = new URL(text)
+  } catch {
+    url = undefined
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    shown.textContent = text
+    return { shown, warnings: [strings.unsupportedUrl], url: undefined }
+  }
+  const warnings: string[] = []
+  // userinfo is present when either part is (`https://:secret@host/` has an empty username)
+  const userinfo = url.username || url.password ? `${url.username}${url.password ? `:${url.password}` : ''}@` : ''
+  const prefix = `${url.protocol}//${userinfo}`
+  shown.append(
+    el(doc, 'span', 'mcp-url-prefix', prefix),
+    el(doc, 'strong', 'mcp-url-host', url.hostname),
+    el(doc, 'span', 'mcp-url-rest', url.href.slice(prefix.length + url.hostname.length)),
+  )
+  if (url.protocol === 'http:' && !LOCAL_HOSTS.test(url.hostname)) warnings.push(strings.insecureUrl)
+  // spec (client/elicitation.mdx, URL mode security): warn for ambiguous or suspicious URLs, e.g. Punycode
+  if (url.hostname.split('.').some((label) => label.startsWith('xn--'))) warnings.push(strings.punycodeUrl)
+  if (userinfo) warnings.push(strings.userinfoUrl)
+  return { shown, warnings, url }
+}

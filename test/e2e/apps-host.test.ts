@@ -10,6 +10,7 @@
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core'
 import * as v from 'valibot'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_STRINGS } from '../../src/browser/index.ts'
 import { APP_MIME_TYPE } from '../../src/protocol/apps.ts'
 import { McpServer, appSandboxResponse, createFetchHandler } from '../../src/server/index.ts'
 import { bundleForBrowser, launchChromium } from '../browser.ts'
@@ -424,6 +425,14 @@ describe('renderApp: links and messages need the user’s consent', () => {
       message: 'Invalid URL: only http and https links open',
     })
     expect(await dialog.count()).toBe(0)
+    // a deceptive link is shown as URL elicitation shows one: the real host emphasised, a warning
+    answer = appRequest(app, 'ui/open-link', { url: 'https://bank.example@evil.example/login' })
+    const deceptive = page.getByRole('dialog', { name: 'The app asks to open this address:' })
+    await deceptive.waitFor()
+    expect(await deceptive.locator('.mcp-url-host').textContent()).toBe('evil.example')
+    expect(await deceptive.locator('.mcp-warning').allTextContents()).toEqual([DEFAULT_STRINGS.userinfoUrl])
+    await page.keyboard.press('Escape')
+    expect((await answer).error).toEqual({ code: -32000, message: 'Link opening denied by user' })
   })
 
   it('message: declined → an error and nothing delivered; allowed → delivered to onMessage', async () => {

@@ -1,10 +1,11 @@
 /**
  * The host's own consent for what an App asks to do outside its frame (ext-apps apps.mdx `ui/open-link`,
  * `ui/message`): a modal `<dialog>` with the look, strings and keyboard of the other `edge-mcp/browser`
- * views — labelled by its question, focus on Allow and back afterwards, Escape or closing denies.
+ * views — labelled by its question, described by what is asked (a link as URL elicitation shows one: host
+ * emphasised, warnings), focus on Allow and back afterwards, Escape or closing denies.
  * @module
  */
-import { actions, el, envFor, formShell, newId, present, type View } from '../host.ts'
+import { actions, el, envFor, formShell, newId, present, urlLine, type View } from '../host.ts'
 import type { BrowserStrings } from '../strings.ts'
 
 /** What an App asks the user to allow: `text` is the URL to open, or the message's text. */
@@ -30,16 +31,20 @@ export function askConsent(
   const link = question.kind === 'open-link'
   return present<boolean>(env, (finish): View => {
     const form = formShell(env, 'mcp-app-consent', link ? s.appOpenLink : s.appMessage, '')
-    const shown = el(doc, 'p', link ? 'mcp-url' : 'mcp-text', question.text)
-    shown.id = newId()
-    form.setAttribute('aria-describedby', `${form.getAttribute('aria-describedby')} ${shown.id}`)
+    // a link as URL elicitation shows one: its host emphasised, with the warnings it deserves
+    const { shown, warnings } = link
+      ? urlLine(env, question.text)
+      : { shown: el(doc, 'p', 'mcp-text', question.text), warnings: [] }
+    const parts = [shown, ...warnings.map((text) => el(doc, 'p', 'mcp-warning', text))]
+    for (const part of parts) part.id = newId()
+    form.setAttribute('aria-describedby', [form.getAttribute('aria-describedby'), ...parts.map((p) => p.id)].join(' '))
     form.addEventListener('submit', (event) => {
       event.preventDefault()
       finish(true, true)
     })
     const deny = () => finish(true, false)
     const row = actions(env, { submit: s.appAllow, decline: deny })
-    form.append(shown, row)
+    form.append(...parts, row)
     return { form, focus: row.querySelector<HTMLElement>('button'), dismiss: deny }
   }).catch(() => false)
 }
