@@ -2,7 +2,8 @@
  * The MCP Apps browser host (`renderApp`, edge-mcp/browser) and its sandbox page (`appSandboxResponse`,
  * edge-mcp/server) in real headless Chromium: a host page on http://host.test with two clients of two
  * McpServers, the sandbox page on http://sandbox.test (two origins, served from memory by page routes), and
- * a test App (test/fixtures/apps/test-app.ts) driven in its own frame — the handshake, tool input and result,
+ * a test App (test/fixtures/apps/test-app.ts) driven in its own frame (client a speaks 2026-07-28, client b
+ * the 2025 era) — the handshake, tool input and result,
  * an app-visible tool call, resizing, then what a hostile App tries: an undeclared origin, a model-only tool,
  * another server's tool, malformed messages, top navigation, the sandbox's own messages, links and messages
  * without consent.
@@ -152,6 +153,7 @@ async function setup(): Promise<Setup> {
     for (const id of ['a', 'b']) {
       w.clients[id] = new w.EdgeMcp.Client({
         transport: new w.EdgeMcp.StreamableHttpClientTransport(`${location.origin}/${id}/mcp`),
+        versionNegotiation: id === 'a' ? 'modern' : 'legacy', // both eras: b is a 2025-era session
         extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
       })
     }
@@ -319,7 +321,7 @@ describe('renderApp: what a hostile App tries', () => {
   })
 
   it('a model-only tool, and a tool only another server has, are refused; neither server is asked', async () => {
-    const { page, servers } = await setup()
+    const { page, servers, warnings } = await setup()
     const [appA, appB] = [await render(page, 'a'), await render(page, 'b')]
     const refused = (name: string) => ({
       code: -32000,
@@ -339,6 +341,8 @@ describe('renderApp: what a hostile App tries', () => {
       content: [{ type: 'text', text: 'app-only tool of b' }],
     })
     expect(servers.b.calls).toEqual(['show_card', 'b_app_only'])
+    // each view hears the other's messages on the same window and leaves them alone, silently
+    expect(warnings).toEqual([])
   })
 
   it('messages of the wrong shape are ignored, each with one console warning, and not answered', async () => {
