@@ -57,6 +57,8 @@ interface HostWindow {
   EdgeMcp: typeof import('../fixtures/browser-entry.ts')
   opened: unknown[][]
   messages: unknown[]
+  contexts: unknown[]
+  aborts: Record<string, AbortController>
   views: Record<string, import('../../src/browser/index.ts').AppView>
   clients: Record<string, import('../../src/client/index.ts').Client>
 }
@@ -66,6 +68,8 @@ const HOST_SCRIPT = `
 window.opened = []
 window.open = (...args) => { window.opened.push(args); return null }
 window.messages = []
+window.contexts = []
+window.aborts = {}
 window.views = {}
 window.clients = {}
 `
@@ -179,6 +183,8 @@ async function render(page: Page, id: 'a' | 'b', extra: Record<string, unknown> 
             ? Promise.reject(new Error(extra.cancel))
             : client.callTool('show_card', args),
         onMessage: (m) => void w.messages.push(m),
+        onModelContext: (c) => void w.contexts.push(c),
+        signal: (w.aborts[id] = new AbortController()).signal,
       })
       await w.views[id].ready
     },
@@ -256,6 +262,9 @@ describe('renderApp: an App of a connected server', () => {
     expect((await appRequest(app, 'ui/request-display-mode', { mode: 'fullscreen' })).result).toEqual({
       mode: 'inline',
     })
+    const context = { structuredContent: { quantity: 2 }, content: [{ type: 'text', text: 'two copies' }] }
+    expect((await appRequest(app, 'ui/update-model-context', context)).result).toEqual({})
+    expect(await page.evaluate(() => (window as unknown as HostWindow).contexts)).toEqual([context])
     expect((await appRequest(app, 'ui/unknown-thing', {})).error).toEqual({
       code: -32601,
       message: 'Method not found: ui/unknown-thing',
@@ -298,6 +307,11 @@ describe('renderApp: an App of a connected server', () => {
     await page.evaluate(() => (window as unknown as HostWindow).views.a.teardown('the user closed it'))
     expect(logs).toContain('[App ui://a/app] teardown: the user closed it')
     expect(await page.locator('iframe').count()).toBe(0)
+    // the signal aborting tears the App down the same way
+    await render(page, 'b')
+    await page.evaluate(() => (window as unknown as HostWindow).aborts.b.abort())
+    await expect.poll(() => page.locator('iframe').count()).toBe(0)
+    expect(logs).toContain('[App ui://b/app] teardown: aborted')
   })
 })
 
