@@ -19,6 +19,8 @@ import { testAppHtml } from '../fixtures/apps/test-app.ts'
 
 const HOST = 'http://host.test'
 const SANDBOX = 'http://sandbox.test'
+/** Server b's own sandbox origin: one origin shows the Apps of one client only. */
+const SANDBOX_B = 'http://sandbox-b.test'
 const ALLOWED = 'http://allowed.test'
 const EVIL = 'http://evil.test'
 
@@ -139,10 +141,11 @@ async function setup(): Promise<Setup> {
       body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><script src="/bundle.js"></script><script src="/host.js"></script></head><body><main><div id="a"></div><div id="b"></div></main></body></html>',
     })
   })
-  await context.route(
-    `${SANDBOX}/**`,
-    fetchRoute((request) => appSandboxResponse(request, { hostOrigins: [HOST] })),
-  )
+  for (const sandbox of [SANDBOX, SANDBOX_B])
+    await context.route(
+      `${sandbox}/**`,
+      fetchRoute((request) => appSandboxResponse(request, { hostOrigins: [HOST] })),
+    )
   for (const [origin, key] of [
     [ALLOWED, 'allowed'],
     [EVIL, 'evil'],
@@ -165,7 +168,10 @@ async function setup(): Promise<Setup> {
   return { page, warnings, logs, errors, hits, servers }
 }
 
-/** Render server `id`'s show_card App into `#id` (the tool called first, its result passed as a promise). */
+/**
+ * Render server `id`'s show_card App into `#id` (the tool called first, its result passed as a promise), on
+ * `extra.sandbox` (default: SANDBOX for a, SANDBOX_B for b).
+ */
 async function render(page: Page, id: 'a' | 'b', extra: Record<string, unknown> = {}): Promise<Frame> {
   await page.evaluate(
     async ({ id, extra, sandbox }) => {
@@ -188,7 +194,7 @@ async function render(page: Page, id: 'a' | 'b', extra: Record<string, unknown> 
       })
       await w.views[id].ready
     },
-    { id, extra, sandbox: SANDBOX },
+    { id, extra, sandbox: (extra.sandbox as string | undefined) ?? (id === 'a' ? SANDBOX : SANDBOX_B) },
   )
   return appFrame(page, id)
 }
@@ -357,6 +363,45 @@ describe('renderApp: what a hostile App tries', () => {
     expect(servers.b.calls).toEqual(['show_card', 'b_app_only'])
     // each view hears the other's messages on the same window and leaves them alone, silently
     expect(warnings).toEqual([])
+  })
+
+  it('cannot act as another server’s App: a second client’s App on a live sandbox origin is refused; on its own origin it is out of reach', async () => {
+    const { page, servers } = await setup()
+    const appA = await render(page, 'a')
+    // the same sandbox origin as a's App: refused, nothing rendered (a's App could script its frames)
+    const refused = await render(page, 'b', { sandbox: SANDBOX }).then(
+      () => 'rendered',
+      (e: Error) => e.message,
+    )
+    expect(refused).toContain(
+      `TypeError: sandboxUrl's origin ${SANDBOX} shows an App of another client: give each server its own sandbox origin`,
+    )
+    expect(await page.locator('#b iframe').count()).toBe(0)
+    // on its own origin: App a cannot reach b's frames to post as b
+    await render(page, 'b')
+    const tries = await appA.evaluate((host) => {
+      const outcomes: string[] = []
+      for (let i = 0; i < window.top!.frames.length; i++) {
+        const frame = window.top!.frames[i]
+        if (frame === window.parent) continue
+        try {
+          const script = frame.document.createElement('script')
+          script.textContent = `parent.postMessage({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'b_app_only' } }, '${host}')`
+          frame.document.body.append(script)
+          outcomes.push('injected')
+        } catch (e) {
+          outcomes.push((e as Error).name)
+        }
+      }
+      return outcomes
+    }, HOST)
+    expect(tries).toEqual(['SecurityError'])
+    expect((await appRequest(appA, 'ping', {})).result).toEqual({}) // a's own channel still answers
+    expect(servers.b.calls).toEqual(['show_card', 'show_card']) // the two renders' own calls, nothing else
+    // once a's App is gone, the origin may show b's
+    await page.evaluate(() => (window as unknown as HostWindow).views.a.teardown())
+    await page.evaluate(() => (window as unknown as HostWindow).views.b.teardown())
+    await render(page, 'b', { sandbox: SANDBOX })
   })
 
   it('messages of the wrong shape are ignored, each with one console warning, and not answered', async () => {

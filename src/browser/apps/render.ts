@@ -72,6 +72,12 @@ const MAX_WARNINGS = 20
 /** The longest wait for the App's answer to `ui/resource-teardown`, in milliseconds. */
 const TEARDOWN_WAIT_MS = 2_000
 const POLICY = -32000
+/**
+ * The client whose Apps each sandbox origin shows now, and how many. Frames of one origin can script each
+ * other wherever they sit on the page (`top.frames[i].document`), so an App of one server could post as
+ * another server's App — and call its tools — if both shared a sandbox origin: one origin, one client.
+ */
+const tenants = new Map<string, { client: Client; views: number }>()
 
 /**
  * Render `options.tool`'s App (apps.mdx "Host Behavior", "Sandbox proxy", "Lifecycle"). Reads the
@@ -88,8 +94,9 @@ const POLICY = -32000
  * iframe's height, and width when `containerDimensions.maxWidth` is set, clamped to the maxima). Any other
  * request: -32601. A message not from the iframe's window and the sandbox origin, or not of its method's
  * shape, is ignored with a `console.warn`.
- * @throws TypeError when `sandboxUrl` is not http(s) or has this page's origin, or the tool has no
- *   `_meta.ui.resourceUri`; Error when the resource is not an App (`text/html;profile=mcp-app` text or blob);
+ * @throws TypeError when `sandboxUrl` is not http(s), has this page's origin or the origin of a live App of
+ *   another client (each server needs its own sandbox origin: frames of one origin can script each other), or
+ *   the tool has no `_meta.ui.resourceUri`; Error when the resource is not an App (`text/html;profile=mcp-app` text or blob);
  *   whatever `readResource` throws.
  */
 export async function renderApp(client: Client, options: AppHostOptions): Promise<AppView> {
@@ -120,6 +127,14 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
   const csp = cspProblem(ui.csp) === undefined ? ui.csp : undefined
   if (csp !== ui.csp) console.warn(`[edge-mcp] App ${uri}: ${cspProblem(ui.csp)}; the restrictive CSP applies`)
   const permissions = typeof ui.permissions === 'object' && ui.permissions !== null ? ui.permissions : undefined
+
+  // checked and counted with no await before the iframe exists: two renders cannot both pass
+  const tenant = tenants.get(sandbox.origin)
+  if (tenant && tenant.client !== client)
+    throw new TypeError(
+      `sandboxUrl's origin ${sandbox.origin} shows an App of another client: give each server its own sandbox origin (an App can script every frame of its origin)`,
+    )
+  tenants.set(sandbox.origin, { client, views: (tenant?.views ?? 0) + 1 })
 
   const iframe = doc.createElement('iframe')
   iframe.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-forms')
@@ -308,7 +323,10 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
         post({ id, method: 'ui/resource-teardown', params: { reason } })
       })
     }
+    if (closed) return // a second teardown() while the first waited
     closed = true
+    const own = tenants.get(sandbox.origin)!
+    if (--own.views === 0) tenants.delete(sandbox.origin)
     stop.abort(new DOMException('the App was torn down', 'AbortError'))
     win.removeEventListener('message', onEvent)
     signal?.removeEventListener('abort', onAbort)
