@@ -474,10 +474,15 @@ describe('renderApp: links and messages need the user’s consent', () => {
     await page.keyboard.press('Escape')
     expect((await answer).error).toEqual({ code: -32000, message: 'Link opening denied by user' })
     expect(await page.evaluate(() => (window as unknown as HostWindow).opened)).toEqual([])
+    // focus starts on Decline: an Enter the user was pressing in the App when it asked denies
     answer = ask()
     await dialog.waitFor()
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Allow')
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Decline')
     await page.keyboard.press('Enter')
+    expect((await answer).error).toEqual({ code: -32000, message: 'Link opening denied by user' })
+    expect(await page.evaluate(() => (window as unknown as HostWindow).opened)).toEqual([])
+    answer = ask()
+    await page.getByRole('button', { name: 'Allow' }).click()
     expect((await answer).result).toEqual({})
     expect(await page.evaluate(() => (window as unknown as HostWindow).opened)).toEqual([
       ['https://example.com/docs', '_blank', 'noopener,noreferrer'],

@@ -2,7 +2,8 @@
  * The host's own consent for what an App asks to do outside its frame (ext-apps apps.mdx `ui/open-link`,
  * `ui/message`): a modal `<dialog>` with the look, strings and keyboard of the other `edge-mcp/browser`
  * views — labelled by its question, described by what is asked (a link as URL elicitation shows one: host
- * emphasised, warnings), focus on Allow and back afterwards, Escape or closing denies.
+ * emphasised, warnings), focus on Deny (an App picks the moment it asks: a key the user is pressing
+ * in it must not allow) and back afterwards, Escape or closing denies.
  * @module
  */
 import { actions, el, envFor, formShell, newId, present, urlLine, type View } from '../host.ts'
@@ -45,6 +46,7 @@ export function askConsent(
     const deny = () => finish(true, false)
     const row = actions(env, { submit: s.appAllow, decline: deny })
     form.append(...parts, row)
-    return { form, focus: row.querySelector<HTMLElement>('button'), dismiss: deny }
+    // focus on Deny: keys the user was pressing in the App (which asks at a moment of its choosing) deny
+    return { form, focus: row.querySelector<HTMLElement>('.mcp-decline'), dismiss: deny }
   }).catch(() => false)
 }
