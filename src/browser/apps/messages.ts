@@ -16,7 +16,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const isId = (v: unknown): v is string | number =>
   typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v))
 const isSize = (v: unknown) => v === undefined || (typeof v === 'number' && Number.isFinite(v) && v >= 0)
-const isBlocks = (v: unknown) => Array.isArray(v) && v.every((b) => isObject(b) && typeof b.type === 'string')
+/** A content block: a `type`, and for `text` a string `text` (the host shows it to the user, and passes it on). */
+const isBlock = (b: unknown) =>
+  isObject(b) && typeof b.type === 'string' && (b.type !== 'text' || typeof b.text === 'string')
+const isBlocks = (v: unknown) => Array.isArray(v) && v.every(isBlock)
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 
 /**
@@ -36,11 +39,12 @@ export function paramsProblem(method: string, p: Record<string, unknown>): strin
       return typeof p.url === 'string' ? undefined : 'params.url must be a string'
     case 'ui/message':
       if (p.role !== 'user') return "params.role must be 'user'"
-      return isBlocks(p.content) || (isObject(p.content) && typeof p.content.type === 'string')
+      return (isBlocks(p.content) && (p.content as unknown[]).length > 0) || isBlock(p.content)
         ? undefined
-        : 'params.content must be a content block or an array of them'
+        : 'params.content must be a content block or a non-empty array of them (text blocks with a string text)'
     case 'ui/update-model-context':
-      if (p.content !== undefined && !isBlocks(p.content)) return 'params.content must be an array of content blocks'
+      if (p.content !== undefined && !isBlocks(p.content))
+        return 'params.content must be an array of content blocks (text blocks with a string text)'
       return p.structuredContent === undefined || isObject(p.structuredContent)
         ? undefined
         : 'params.structuredContent must be an object'
