@@ -135,14 +135,14 @@ export async function openPage(
 }
 
 /**
- * Answer the page's requests to `url` (a glob or URL) with a fetch handler running in Node, e.g.
+ * Answer the page's (or a whole context's) requests to `url` (a glob or URL) with a fetch handler running in Node, e.g.
  * `createFetchHandler(mcp)`: the browser's `fetch` reaches a real server without a socket. Responses are
  * buffered (fine for JSON answers; an SSE stream arrives whole once the handler ends it).
  */
 export async function routeFetchHandler(
-  page: Page,
+  page: Pick<Page, 'route'> | Pick<BrowserContext, 'route'>,
   url: string,
-  handler: (request: Request) => Promise<Response>,
+  handler: (request: Request) => Promise<Response> | Response,
 ): Promise<void> {
   await page.route(url, async (route) => {
     const r = route.request()

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_STRINGS } from '../../src/browser/index.ts'
 import { APP_MIME_TYPE } from '../../src/protocol/apps.ts'
 import { McpServer, appSandboxResponse, createFetchHandler } from '../../src/server/index.ts'
-import { bundleForBrowser, launchChromium } from '../browser.ts'
+import { bundleForBrowser, launchChromium, routeFetchHandler } from '../browser.ts'
 import { testAppHtml } from '../fixtures/apps/test-app.ts'
 
 const HOST = 'http://host.test'
@@ -113,27 +113,8 @@ async function setup(): Promise<Setup> {
   page.on('console', (m) => (m.type() === 'warning' ? warnings : m.type() === 'error' ? errors : logs).push(m.text()))
   page.on('pageerror', (e) => errors.push(String(e)))
   await context.route('**/*', (route) => route.abort('blockedbyclient'))
-  const fetchRoute =
-    (handler: (r: Request) => Promise<Response> | Response) => async (route: import('playwright-core').Route) => {
-      const r = route.request()
-      const body = r.postDataBuffer()
-      const response = await handler(
-        new Request(r.url(), {
-          method: r.method(),
-          headers: await r.allHeaders(),
-          ...(body ? { body: new Uint8Array(body) } : {}),
-        }),
-      )
-      await route.fulfill({
-        status: response.status,
-        headers: Object.fromEntries(response.headers),
-        body: Buffer.from(await response.arrayBuffer()),
-      })
-    }
   await context.route(`${HOST}/**`, async (route) => {
     const path = new URL(route.request().url()).pathname
-    if (path === '/a/mcp') return fetchRoute(servers.a.handler)(route)
-    if (path === '/b/mcp') return fetchRoute(servers.b.handler)(route)
     if (path === '/bundle.js') return route.fulfill({ contentType: 'text/javascript', body: bundle })
     if (path === '/host.js') return route.fulfill({ contentType: 'text/javascript', body: HOST_SCRIPT })
     return route.fulfill({
@@ -141,11 +122,10 @@ async function setup(): Promise<Setup> {
       body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><script src="/bundle.js"></script><script src="/host.js"></script></head><body><main><div id="a"></div><div id="b"></div></main></body></html>',
     })
   })
+  // routes added later win: the servers' endpoints over the host page's catch-all
+  for (const id of ['a', 'b'] as const) await routeFetchHandler(context, `${HOST}/${id}/mcp`, servers[id].handler)
   for (const sandbox of [SANDBOX, SANDBOX_B])
-    await context.route(
-      `${sandbox}/**`,
-      fetchRoute((request) => appSandboxResponse(request, { hostOrigins: [HOST] })),
-    )
+    await routeFetchHandler(context, `${sandbox}/**`, (request) => appSandboxResponse(request, { hostOrigins: [HOST] }))
   for (const [origin, key] of [
     [ALLOWED, 'allowed'],
     [EVIL, 'evil'],
