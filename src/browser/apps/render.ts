@@ -96,8 +96,8 @@ const tenants = new Map<string, { client: Client; views: number }>()
  * shape, is ignored with a `console.warn`.
  * @throws TypeError when `sandboxUrl` is not http(s), has this page's origin or the origin of a live App of
  *   another client (each server needs its own sandbox origin: frames of one origin can script each other), or
- *   the tool has no `_meta.ui.resourceUri`; Error when the resource is not an App (`text/html;profile=mcp-app` text or blob);
- *   whatever `readResource` throws.
+ *   the tool has no `_meta.ui.resourceUri`; Error when the resource is not an App (`text/html;profile=mcp-app` text, or a
+ *   blob of base64 UTF-8); whatever `readResource` throws.
  */
 export async function renderApp(client: Client, options: AppHostOptions): Promise<AppView> {
   const { container, tool, signal } = options
@@ -116,12 +116,19 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
 
   const read = await client.readResource(uri, signal ? { signal } : {})
   const content = read.contents.find((c) => c.mimeType === APP_MIME_TYPE)
-  const html =
-    content && 'text' in content
-      ? content.text
-      : content && 'blob' in content
-        ? new TextDecoder().decode(Uint8Array.from(atob(content.blob), (ch) => ch.charCodeAt(0)))
-        : undefined
+  let html: unknown
+  try {
+    html =
+      content && 'text' in content
+        ? content.text
+        : content && 'blob' in content
+          ? new TextDecoder('utf-8', { fatal: true }).decode(
+              Uint8Array.from(atob(content.blob), (ch) => ch.charCodeAt(0)),
+            )
+          : undefined
+  } catch {
+    throw new Error(`resource ${uri}: its blob is not base64 of UTF-8 HTML`)
+  }
   if (html === undefined) throw new Error(`resource ${uri} has no ${APP_MIME_TYPE} content`)
   const ui = (content!._meta?.ui ?? {}) as McpUiResourceMeta
   const csp = cspProblem(ui.csp) === undefined ? ui.csp : undefined
