@@ -124,9 +124,13 @@ function uiMeta(config: Record<string, unknown>, fail: (problem: string) => neve
   const { csp, permissions, domain, prefersBorder } = config
   const ui: McpUiResourceMeta = {}
   if (csp !== undefined) {
-    const problem = cspProblem(csp)
+    // copied first, then the copy checked: what is served is what was checked (a getter may answer twice)
+    const copy = isObject(csp)
+      ? Object.fromEntries(Object.entries(csp).map(([k, v]) => [k, Array.isArray(v) ? [...(v as unknown[])] : v]))
+      : csp
+    const problem = cspProblem(copy)
     if (problem) fail(problem)
-    ui.csp = Object.fromEntries(Object.entries(csp as object).map(([k, v]) => [k, [...(v as string[])]]))
+    ui.csp = copy as McpUiResourceCsp
   }
   if (permissions !== undefined) {
     if (!isObject(permissions)) fail('permissions must be an object')

@@ -206,6 +206,21 @@ describe('registerAppResource: what both eras list and read', () => {
     ])
   })
 
+  it('serves the csp it checked, even from a getter that answers differently the second time', async () => {
+    const mcp = server()
+    let reads = 0
+    const csp = {
+      get connectDomains() {
+        return ++reads === 1 ? ['https://api.bookshop.example'] : ['*']
+      },
+    }
+    registerAppResource(mcp, { uri: URI, name: 'order_card', html: HTML, csp })
+    const { listed, contents } = await served(createFetchHandler(mcp))
+    const ui = { csp: { connectDomains: ['https://api.bookshop.example'] } }
+    expect(listed).toMatchObject({ _meta: { ui } })
+    expect(contents).toMatchObject([{ _meta: { ui } }])
+  })
+
   it('calls html(ctx) on each read, sync or async, and answers what it returns', async () => {
     const mcp = server()
     const seen: string[] = []
