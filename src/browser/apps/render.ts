@@ -115,6 +115,7 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
     throw new TypeError(`tool ${tool.name} has no _meta.ui.resourceUri (a ui:// URI)`)
 
   const read = await client.readResource(uri, signal ? { signal } : {})
+  signal?.throwIfAborted() // aborted as the read answered: its listener below would never hear of it
   const content = read.contents.find((c) => c.mimeType === APP_MIME_TYPE)
   let html: unknown
   try {
