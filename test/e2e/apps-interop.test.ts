@@ -5,8 +5,10 @@
  *    HTML), served by our server (`registerAppResource`) and rendered by our host (`renderApp`, edge-mcp/browser)
  *    through our sandbox page (`appSandboxResponse`) on a second origin: the SDK's handshake completes, its
  *    callbacks get the tool input and result, its `callServerTool` reaches an app-visible tool and is refused a
- *    model-only one, its auto-resize and `sendSizeChanged` size the iframe, its `openLink` waits for our consent.
- *    Both eras (our client speaks 2026-07-28 or 2025-11-25 to our server).
+ *    model-only one, its auto-resize and `sendSizeChanged` size the iframe, its `openLink` waits for our consent —
+ *    in both eras (our client speaks 2026-07-28 or 2025-11-25 to our server). Then, once (what it exercises
+ *    stays between App and page), its other requests: `sendMessage` after consent, `updateModelContext`,
+ *    `sendLog`, `requestDisplayMode`, and our teardown reaching its `onteardown`.
  * 2. Our server's App (test/fixtures/apps/test-app.ts, written without any SDK) rendered by the official host
  *    side: a page built from the official v2 client and `AppBridge` only (test/fixtures/apps-interop/
  *    official-host.ts), with our sandbox page as its sandbox proxy: the App gets its tool input and result,
@@ -88,6 +90,8 @@ function expectClean({ errors, failed }: ReturnType<typeof watch>, era: 'modern'
 interface HostWindow {
   EdgeMcp: typeof import('../fixtures/browser-entry.ts')
   opened: unknown[][]
+  messages: unknown[]
+  contexts: unknown[]
   view: import('../../src/browser/index.ts').AppView
 }
 /** What the official App keeps on its window (see the fixture). */
@@ -158,6 +162,8 @@ async function renderOfficialApp(era: 'modern' | 'legacy') {
     async ({ era, sandbox }) => {
       const w = window as unknown as HostWindow
       w.opened = []
+      w.messages = []
+      w.contexts = []
       window.open = (...args: unknown[]) => (w.opened.push(args), null)
       const client = new w.EdgeMcp.Client({
         transport: new w.EdgeMcp.StreamableHttpClientTransport(`${location.origin}/mcp`),
@@ -172,6 +178,8 @@ async function renderOfficialApp(era: 'modern' | 'legacy') {
         tool,
         arguments: args,
         result: client.callTool('order_book', args),
+        onMessage: (m) => void w.messages.push(m),
+        onModelContext: (c) => void w.contexts.push(c),
       })
       await w.view.ready
     },
@@ -266,6 +274,36 @@ describe.each(['modern', 'legacy'] as const)(
     })
   },
 )
+
+describe('the official App class’s other host requests, in our host', () => {
+  it('sendMessage after consent, updateModelContext, sendLog, requestDisplayMode; teardown reaches its onteardown', async () => {
+    const { page, app } = await renderOfficialApp('modern')
+    const logs: string[] = []
+    page.on('console', (m) => void (m.type() === 'info' && logs.push(m.text())))
+    /** Run `fn` on the App's `App` instance in its frame (`fn` is sent as source: no closure). */
+    const appCall = (fn: (a: AppWindow['app']) => Promise<unknown>) =>
+      app.evaluate<unknown>(`(${fn.toString()})(window.app)`)
+    const sent = appCall((a) => a.sendMessage({ role: 'user', content: [{ type: 'text', text: 'Order two more' }] }))
+    const dialog = page.getByRole('dialog', { name: 'The app asks to send this message for you:' })
+    await dialog.waitFor()
+    expect(await dialog.locator('.mcp-text').textContent()).toBe('Order two more')
+    await dialog.getByRole('button', { name: 'Allow' }).click()
+    expect(await sent).toEqual({})
+    expect(await page.evaluate(() => (window as unknown as HostWindow).messages)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Order two more' }] },
+    ])
+    expect(await appCall((a) => a.updateModelContext({ structuredContent: { quantity: 3 } }))).toEqual({})
+    expect(await page.evaluate(() => (window as unknown as HostWindow).contexts)).toEqual([
+      { structuredContent: { quantity: 3 } },
+    ])
+    expect(await appCall((a) => a.requestDisplayMode({ mode: 'fullscreen' }))).toEqual({ mode: 'inline' })
+    await appCall((a) => a.sendLog({ level: 'info', data: 'card shown' }))
+    await expect.poll(() => logs).toContain(`[App ${APP_URI}] card shown`)
+    await page.evaluate(() => (window as unknown as HostWindow).view.teardown('the user closed it'))
+    await expect.poll(() => logs).toContain(`[App ${APP_URI}] teardown handled`)
+    expect(await page.locator('iframe').count()).toBe(0)
+  })
+})
 
 type Rpc = { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown }
 
