@@ -305,6 +305,24 @@ describe('the official App class’s other host requests, in our host', () => {
   })
 })
 
+/** Run the official host page's `show` (test/fixtures/apps-interop/official-host.ts) for `toolName`. */
+function showInOfficialHost(page: Page, era: 'modern' | 'legacy', toolName: string, args: Record<string, unknown>) {
+  return page.evaluate(
+    ({ era, sandbox, toolName, args }) =>
+      (
+        window as unknown as { OfficialHost: typeof import('../fixtures/apps-interop/official-host.ts') }
+      ).OfficialHost.show({
+        mcpUrl: `${location.origin}/mcp`,
+        sandboxUrl: `${sandbox}/mcp-app-sandbox`,
+        era,
+        container: document.getElementById('apps')!,
+        toolName,
+        arguments: args,
+      }),
+    { era, sandbox: SANDBOX, toolName, args },
+  )
+}
+
 type Rpc = { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown }
 
 describe.each(['modern', 'legacy'] as const)(
@@ -314,20 +332,7 @@ describe.each(['modern', 'legacy'] as const)(
       const server = interopServer(testAppHtml('Order card'))
       const watched = await hostPage(server.handler, officialHostBundle)
       const { page } = watched
-      const shown = await page.evaluate(
-        ({ era, sandbox }) =>
-          (
-            window as unknown as { OfficialHost: typeof import('../fixtures/apps-interop/official-host.ts') }
-          ).OfficialHost.show({
-            mcpUrl: `${location.origin}/mcp`,
-            sandboxUrl: `${sandbox}/mcp-app-sandbox`,
-            era,
-            container: document.getElementById('apps')!,
-            toolName: 'order_book',
-            arguments: { title: 'Dune', quantity: 2 },
-          }),
-        { era, sandbox: SANDBOX },
-      )
+      const shown = await showInOfficialHost(page, era, 'order_book', { title: 'Dune', quantity: 2 })
       expect(shown.protocolVersion).toBe(era === 'modern' ? '2026-07-28' : '2025-11-25')
       // what their client saw of our server: the UI extension declared, visibility as registered
       expect(shown.serverExtensions).toMatchObject({
