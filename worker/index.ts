@@ -25,6 +25,14 @@
  *   `/.well-known/oauth-protected-resource/mcp`; every request needs the scope `books:read`, and
  *   `order_book` also `books:order` (403 `insufficient_scope` without it: the client steps up). Without it
  *   `/mcp` is open.
+ * - `APP_HOST_ORIGINS` (var): comma-separated origins of the pages allowed to frame `/mcp-app-sandbox`, the
+ *   MCP Apps sandbox page (`frame-ancestors`; e.g. `https://demo.example.com`); without it any page may.
+ *
+ * `/mcp-app-sandbox` is the sandbox page the web demo renders the order card App in. A host must load it
+ * from an origin other than its own: under `wrangler dev` the page at `http://127.0.0.1:8787` uses
+ * `http://localhost:8787/mcp-app-sandbox` and the other way round; a deploy gives the Worker a second
+ * hostname (a custom domain or route) for it and builds the web demo with
+ * `VITE_APP_SANDBOX_URL=https://<that host>/mcp-app-sandbox` (see docs/apps.md).
  */
 import { Hono, type Context, type Next } from 'hono'
 import {
@@ -39,7 +47,12 @@ import {
   type TaskNamespace,
 } from '../src/cloudflare/index.ts'
 import { createHonoHandler } from '../src/hono/index.ts'
-import { parseRequestStateKeys, type FetchHandlerOptions, type McpServer } from '../src/server/index.ts'
+import {
+  appSandboxResponse,
+  parseRequestStateKeys,
+  type FetchHandlerOptions,
+  type McpServer,
+} from '../src/server/index.ts'
 import { jwtVerifier, protectedResource } from '../src/oauth/index.ts'
 import { createDemoServer, type DemoServerOptions } from './server.ts'
 
@@ -55,6 +68,8 @@ interface Env {
   MCP_NOTIFICATIONS?: NotificationNamespace
   /** The task objects (wrangler.toml): one per task, holding it and running its work. */
   MCP_TASKS?: TaskNamespace
+  /** Origins of the pages that may frame `/mcp-app-sandbox` (comma-separated; default any). */
+  APP_HOST_ORIGINS?: string
   /** The static assets (wrangler.toml `[assets] binding`); absent when run without them. */
   ASSETS?: { fetch(request: Request): Promise<Response> }
 }
@@ -157,6 +172,11 @@ export function createDemoWorker(hooks: DemoWorkerHooks = {}): Hono<{ Bindings: 
   app.all('/.well-known/oauth-protected-resource/mcp', (c, next) =>
     c.env.OAUTH_ISSUER?.trim() ? mcp(c, next) : c.notFound(),
   )
+  // the MCP Apps sandbox page (another origin than the page's: see the module comment)
+  app.on(['GET', 'HEAD'], '/mcp-app-sandbox', (c) => {
+    const hostOrigins = list(c.env.APP_HOST_ORIGINS?.trim() ?? '')
+    return appSandboxResponse(c.req.raw, hostOrigins.length ? { hostOrigins } : {})
+  })
   // the SPA's files answer GET and HEAD; any other method there is 405 (its body never reaches the assets
   // binding: under wrangler dev a POST body handed to it can restart workerd, and the next request gets 503)
   app.on(['GET', 'HEAD'], '*', (c) => (c.env.ASSETS ? c.env.ASSETS.fetch(c.req.raw) : c.notFound()))

@@ -13,6 +13,7 @@ import {
   elicitForm,
   formSchema,
   inputRequired,
+  registerAppResource,
   resolver,
   sample,
   toolError,
@@ -22,6 +23,7 @@ import {
   type ServerOptions,
 } from '../src/server/index.ts'
 import { UriTemplate, type RequestedSchema } from '../src/index.ts'
+import { ORDER_CARD_HTML, ORDER_CARD_URI } from './order-card.ts'
 
 /** Stock levels of the demo shop. */
 export const INVENTORY: Readonly<Record<string, number>> = Object.freeze({ Dune: 7, Neuromancer: 0 })
@@ -96,6 +98,23 @@ const briefingAudience = resolver({}, function briefingAudience() {
 const shortlistLength = resolver({ genre: arg<string>() }, function shortlistLength({ genre }) {
   return elicit(`How many ${genre} books on the shortlist?`, Length)
 })
+
+/** An order's state, as the order card shows it (`structuredContent` of `order_book` and `set_order_quantity`). */
+interface Order {
+  title: string
+  /** Copies ordered (0 when no order was placed). */
+  quantity: number
+  status: 'ordered' | 'backordered' | 'not-ordered'
+  delivery?: string
+}
+
+/** A tool result with `text` for the model and hosts without Apps, and `order` for the order card. */
+function orderResult(
+  text: string,
+  order: Order,
+): { content: [{ type: 'text'; text: string }]; structuredContent: Order } {
+  return { content: [{ type: 'text', text }], structuredContent: order }
+}
 
 /** Options of {@link createDemoServer}. */
 export interface DemoServerOptions {
@@ -182,12 +201,49 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
       description: 'Order a book from the shop. Asks to confirm a backorder when the book is out of stock.',
       input: { title: v.pipe(v.string(), v.minLength(1)) },
       use: { stock: checkStock, delivery: estimateDelivery, backorder: confirmBackorder },
+      // an App host shows the result as the order card (worker/order-card.ts)
+      _meta: { ui: { resourceUri: ORDER_CARD_URI } },
       ...(options.orderScopes ? { scopes: options.orderScopes } : {}),
     },
     ({ title, stock, delivery, backorder }) => {
-      if (!backorder.confirm) return 'No order placed.'
-      if (stock.copies <= 0) return `Backordered '${title}'; it ships in 2-3 weeks.`
-      return `Ordered '${title}'; it arrives ${delivery}.`
+      // the text for the model and for hosts without Apps; structuredContent for the order card
+      if (!backorder.confirm) return orderResult('No order placed.', { title, quantity: 0, status: 'not-ordered' })
+      if (stock.copies <= 0)
+        return orderResult(`Backordered '${title}'; it ships in 2-3 weeks.`, {
+          title,
+          quantity: 1,
+          status: 'backordered',
+          delivery: 'in 2-3 weeks',
+        })
+      return orderResult(`Ordered '${title}'; it arrives ${delivery}.`, {
+        title,
+        quantity: 1,
+        status: 'ordered',
+        delivery,
+      })
+    },
+  )
+
+  // the order card's own tool: the App calls it when the user changes the quantity; the model never sees it
+  mcp.tool(
+    'set_order_quantity',
+    {
+      description: "Change the number of copies of an order (the order card's button; not offered to the model).",
+      input: {
+        title: v.pipe(v.string(), v.minLength(1)),
+        quantity: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10)),
+      },
+      _meta: { ui: { resourceUri: ORDER_CARD_URI, visibility: ['app'] } },
+      ...(options.orderScopes ? { scopes: options.orderScopes } : {}),
+    },
+    ({ title, quantity }) => {
+      const copies = stockOf(title)
+      return orderResult(`Changed the order of '${title}' to ${quantity} ${quantity === 1 ? 'copy' : 'copies'}.`, {
+        title,
+        quantity,
+        status: copies >= quantity ? 'ordered' : 'backordered',
+        delivery: copies >= quantity ? 'tomorrow' : 'in 2-3 weeks',
+      })
     },
   )
 
@@ -234,6 +290,16 @@ export function createDemoServer(options: DemoServerOptions = {}): McpServer {
     { description: 'Every book the shop knows, by genre.', mimeType: 'application/json' },
     () => JSON.stringify(CATALOG),
   )
+
+  // the order card App (worker/order-card.ts) order_book's result is shown in by an MCP Apps host
+  registerAppResource(mcp, {
+    uri: ORDER_CARD_URI,
+    name: 'order_card',
+    title: 'Order card',
+    description: "order_book's result as an interactive card (an MCP App).",
+    html: ORDER_CARD_HTML,
+    prefersBorder: true,
+  })
 
   mcp.resourceTemplate(
     'shortlist',

@@ -38,9 +38,9 @@ describe('static resources', () => {
     expect(() => mcp.resource('again', 'docs://readme', {}, () => 'x')).toThrow(/already registered/)
   })
 
-  it('the demo Worker lists its catalog and its shortlist template', async () => {
+  it('the demo Worker lists its catalog, its order card App and its shortlist template', async () => {
     const client = clientOf(createDemoServer())
-    expect((await client.listResources()).map((r) => r.uri)).toEqual(['books://catalog'])
+    expect((await client.listResources()).map((r) => r.uri)).toEqual(['books://catalog', 'ui://bookshop/order-card'])
     const catalog = await client.readResource('books://catalog')
     const shelves = (text: string) => JSON.parse(text) as Record<string, unknown>
     expect(shelves((catalog.contents[0] as { text: string }).text)['sci-fi']).toContain('Dune')

@@ -51,6 +51,7 @@ describe('McpServer tools', () => {
       'provision',
       'reserve_book',
       'order_book',
+      'set_order_quantity',
       'recommend_book',
       'open_account',
     ])
@@ -345,6 +346,8 @@ describe('low-level Server', () => {
         tools: { listChanged: true },
         prompts: { listChanged: true },
         resources: { subscribe: true, listChanged: true },
+        // the order card App (worker/order-card.ts)
+        extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
       },
       instructions: 'A demo server: provision databases, reserve, order and recommend books, open accounts.',
       ttlMs: 60000,

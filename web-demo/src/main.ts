@@ -16,6 +16,8 @@ import {
   type RoundInfo,
 } from '../../src/client/index.ts'
 import {
+  APP_MIME_TYPE,
+  APPS_EXTENSION,
   META,
   UriTemplate,
   type CallToolResult,
@@ -33,6 +35,7 @@ import {
   createElicitationHandler,
   createSamplingHandler,
 } from '../../src/browser/index.ts'
+import { closeApp, offered, showApp } from './app-view.ts'
 import { argumentsForm, type ObjectSchema } from './args-form.ts'
 import { eraExplanation, eraLabel, isLegacy, recorded, type ServerRequestView } from './eras.ts'
 import { popupSignIn } from './sign-in.ts'
@@ -137,6 +140,7 @@ async function connect(endpoint: string): Promise<void> {
   const attempt = new AbortController()
   connection = attempt
   const { signal } = attempt
+  void closeApp()
   for (const list of [ui.tools, ui.prompts, ui.resources]) list.replaceChildren()
   ui.call.hidden = true
   ui.hint.hidden = true
@@ -160,6 +164,9 @@ async function connect(endpoint: string): Promise<void> {
     // a protected endpoint (401) asks the user to sign in; a 403 for a missing scope, to sign in again
     transport: new StreamableHttpClientTransport(url, { auth: popupSignIn(ui.signIn) }),
     clientInfo: { name: 'edge-mcp-web-demo', version: '0.1.0' },
+    // an MCP Apps host (app-view.ts); ?era=legacy speaks 2025-11-25 to a server that has both eras
+    extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } },
+    ...(new URLSearchParams(location.search).get('era') === 'legacy' ? { versionNegotiation: 'legacy' as const } : {}),
     ...recorded(() => c, serverRequests, {
       elicitation: notingRefusals(createElicitationHandler({ container: ui.questions, serverName: () => serverLabel })),
       sampling: createSamplingHandler({ container: ui.questions, serverName: () => serverLabel }),
@@ -202,7 +209,9 @@ async function connect(endpoint: string): Promise<void> {
   if (superseded()) return
   client = c
   endpointUrl = url
-  fill(ui.tools, tools, (tool: Tool) =>
+  // a tool only an App may call (visibility ['app']) is not offered here
+  const modelTools = tools.status === 'fulfilled' ? { ...tools, value: tools.value.filter(offered) } : tools
+  fill(ui.tools, modelTools, (tool: Tool) =>
     item(tool.title ?? tool.name, tool.description, 'Call…', () => selectTool(tool)),
   )
   fill(ui.prompts, prompts, (prompt: Prompt) =>
@@ -282,7 +291,10 @@ function selectTool(tool: Tool): void {
     track(
       `tools/call ${tool.name} ${JSON.stringify(args)}`,
       (c, options) => c.callTool(tool.name, args, options),
-      renderToolResult,
+      (result) => {
+        renderToolResult(result)
+        if (client) void showApp(client, tool, args, result, ui.result)
+      },
     ),
   )
 }
@@ -338,6 +350,7 @@ async function track<R>(
   render: (result: R) => void,
 ): Promise<void> {
   if (!client || !connection || !endpointUrl) return setStatus('Not connected.', true)
+  await closeApp() // a new call replaces the App of the last one
   const connectionSignal = connection.signal
   const endpoint = endpointUrl
   // the call's own signal: the task's Cancel button aborts it (the client then sends tasks/cancel)
