@@ -59,7 +59,7 @@ describe('the web demo served by the Worker', () => {
     await expect.poll(() => page.locator('#prompts code').allInnerTexts()).toEqual(['briefing'])
     await expect
       .poll(() => page.locator('#resources code').allInnerTexts())
-      .toEqual(['books://catalog', 'books://{genre}/shortlist'])
+      .toEqual(['books://catalog', 'ui://bookshop/order-card', 'books://{genre}/shortlist'])
     expect(await page.locator('#tools').innerText()).toContain(
       'Order a book from the shop. Asks to confirm a backorder when the book is out of stock.',
     )
