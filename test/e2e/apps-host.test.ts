@@ -47,11 +47,24 @@ function appServer(id: 'a' | 'b') {
     calls.push(`${id}_app_only`)
     return `app-only tool of ${id}`
   })
+  // an app-only tool that answers when the test opens the gate (requests in flight)
+  let release = () => {}
+  let gate = new Promise<void>((resolve) => (release = resolve))
+  mcp.tool(`${id}_slow`, { _meta: { ui: { resourceUri: uri, visibility: ['app'] } } }, async () => {
+    calls.push(`${id}_slow`)
+    await gate
+    return 'slow'
+  })
+  /** Answer the slow calls waiting now; later ones wait for the next `open()`. */
+  const open = () => {
+    release()
+    gate = new Promise<void>((resolve) => (release = resolve))
+  }
   mcp.tool(`${id}_model_only`, { _meta: { ui: { visibility: ['model'] } } }, () => {
     calls.push(`${id}_model_only`)
     return 'model-only'
   })
-  return { handler: createFetchHandler(mcp), calls }
+  return { handler: createFetchHandler(mcp), calls, open }
 }
 
 /** What the host page keeps on `window` (see HOST_SCRIPT). */
@@ -343,6 +356,33 @@ describe('renderApp: what a hostile App tries', () => {
     expect(servers.b.calls).toEqual(['show_card', 'b_app_only'])
     // each view hears the other's messages on the same window and leaves them alone, silently
     expect(warnings).toEqual([])
+  })
+
+  it('at most 8 of its requests are served at once: the rest are refused at once, the server never asked', async () => {
+    const { page, servers } = await setup()
+    const app = await render(page, 'a')
+    const answers = app.evaluate(() =>
+      Promise.all(
+        Array.from({ length: 12 }, () =>
+          (window as unknown as { request(m: string, p: unknown): Promise<Rpc> }).request('tools/call', {
+            name: 'a_slow',
+          }),
+        ),
+      ),
+    )
+    await expect.poll(() => servers.a.calls.filter((c) => c === 'a_slow').length).toBe(8)
+    servers.a.open()
+    const outcomes = (await answers).map(
+      (a) => a.error?.message ?? (a.result as { content: [{ text: string }] }).content[0].text,
+    )
+    expect(outcomes.filter((o) => o === 'slow')).toHaveLength(8)
+    expect(outcomes.filter((o) => o === 'Too many requests in flight (at most 8)')).toHaveLength(4)
+    expect(servers.a.calls.filter((c) => c === 'a_slow')).toHaveLength(8)
+    // once answered, the App may ask again
+    const again = appRequest(app, 'tools/call', { name: 'a_slow' })
+    await expect.poll(() => servers.a.calls.filter((c) => c === 'a_slow').length).toBe(9)
+    servers.a.open()
+    expect((await again).result).toMatchObject({ content: [{ type: 'text', text: 'slow' }] })
   })
 
   it('cannot act as another server’s App: a second client’s App on a live sandbox origin is refused; on its own origin it is out of reach', async () => {

@@ -69,6 +69,11 @@ export interface AppView {
 
 /** Most warnings one App's ignored messages print (then it is silent). */
 const MAX_WARNINGS = 20
+/**
+ * Most requests of one App the host serves at once (the rest are refused at once with -32000): a hostile
+ * App cannot turn a loop of `tools/call` into as many server requests.
+ */
+const MAX_IN_FLIGHT = 8
 /** The longest wait for the App's answer to `ui/resource-teardown`, in milliseconds. */
 const TEARDOWN_WAIT_MS = 2_000
 const POLICY = -32000
@@ -92,8 +97,9 @@ const tenants = new Map<string, { client: Client; views: number }>()
  * `ui/message` (after consent, to `onMessage`), `ui/update-model-context`, `ui/request-display-mode`
  * (always `'inline'`), `notifications/message` (to the console), `ui/notifications/size-changed` (the
  * iframe's height, and width when `containerDimensions.maxWidth` is set, clamped to the maxima). Any other
- * request: -32601. A message not from the iframe's window and the sandbox origin, or not of its method's
- * shape, is ignored with a `console.warn`.
+ * request: -32601. At most 8 requests of the App are served at once; a ninth is refused at once (-32000).
+ * A message not from the iframe's window and the sandbox origin, or not of its method's shape, is ignored
+ * with a `console.warn`.
  * @throws TypeError when `sandboxUrl` is not http(s), has this page's origin or the origin of a live App of
  *   another client (each server needs its own sandbox origin: frames of one origin can script each other), or
  *   the tool has no `_meta.ui.resourceUri`; Error when the resource is not an App (`text/html;profile=mcp-app` text, or a
@@ -170,6 +176,8 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
   const pending = new Map<string | number, () => void>()
   const stop = new AbortController()
   let consenting = false
+  /** Requests of the App being served now (at most MAX_IN_FLIGHT). */
+  let inFlight = 0
   let markReady!: () => void
   let failReady!: (reason: unknown) => void
   const ready = new Promise<void>((resolve, reject) => ((markReady = resolve), (failReady = reject)))
@@ -306,17 +314,22 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
     if (!proxyReady) return warn(`${message.method} before the sandbox proxy was ready`)
     if (message.kind === 'notification') return onNotification(message.method, message.params)
     const { id } = message
-    serve(message.method, message.params).then(
-      (result) => post({ id, result }),
-      (error: unknown) =>
-        post({
-          id,
-          error:
-            error instanceof McpError
-              ? { code: error.code, message: error.message }
-              : { code: -32603, message: error instanceof Error ? error.message : String(error) },
-        }),
-    )
+    if (inFlight >= MAX_IN_FLIGHT)
+      return post({ id, error: { code: POLICY, message: `Too many requests in flight (at most ${MAX_IN_FLIGHT})` } })
+    inFlight++
+    serve(message.method, message.params)
+      .finally(() => inFlight--)
+      .then(
+        (result) => post({ id, result }),
+        (error: unknown) =>
+          post({
+            id,
+            error:
+              error instanceof McpError
+                ? { code: error.code, message: error.message }
+                : { code: -32603, message: error instanceof Error ? error.message : String(error) },
+          }),
+      )
   }
 
   const sendToolResult = (result: CallToolResult) => notify('ui/notifications/tool-result', result)
