@@ -12,7 +12,8 @@
  * 2. Our server's App (test/fixtures/apps/test-app.ts, written without any SDK) rendered by the official host
  *    side: a page built from the official v2 client and `AppBridge` only (test/fixtures/apps-interop/
  *    official-host.ts), with our sandbox page as its sandbox proxy: the App gets its tool input and result,
- *    and its `tools/call` reaches our server through their client. Both eras (their client's default
+ *    and its `tools/call` reaches our server through their client; then the demo's order card
+ *    (worker/order-card.ts, createDemoServer) the same way, its change-quantity button clicked. Both eras (their client's default
  *    2025-11-25, and 2026-07-28 by discovery).
  */
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core'
@@ -21,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { McpServer, appSandboxResponse, createFetchHandler, registerAppResource } from '../../src/server/index.ts'
 import { bundleForBrowser, launchChromium, routeFetchHandler } from '../browser.ts'
 import { testAppHtml } from '../fixtures/apps/test-app.ts'
+import { createDemoServer } from '../../worker/server.ts'
 
 const HOST = 'http://host.test'
 const SANDBOX = 'http://sandbox.test'
@@ -382,6 +384,27 @@ describe.each(['modern', 'legacy'] as const)(
         APP_URI,
       )
       expect(read.result).toMatchObject({ contents: [{ uri: APP_URI, mimeType: 'text/html;profile=mcp-app' }] })
+      expectClean(watched, era)
+    })
+  },
+)
+
+describe.each(['modern', 'legacy'] as const)(
+  'the demo’s order card (worker/) in the official host side (%s era)',
+  (era) => {
+    it('shows the order; its change-quantity button calls set_order_quantity through their client', async () => {
+      const watched = await hostPage(createFetchHandler(createDemoServer()), officialHostBundle)
+      const { page } = watched
+      const shown = await showInOfficialHost(page, era, 'order_book', { title: 'Dune' })
+      expect(shown.protocolVersion).toBe(era === 'modern' ? '2026-07-28' : '2025-11-25')
+      expect(shown.appVersion).toMatchObject({ name: 'bookshop-order-card' })
+      const card = await appFrame(page)
+      await expect.poll(() => card.locator('#quantity-line').textContent()).toBe('Quantity: 1')
+      expect(await card.locator('#title').textContent()).toBe('Dune')
+      await card.locator('#qty').fill('3')
+      await card.locator('#apply').click()
+      await expect.poll(() => card.locator('#quantity-line').textContent()).toBe('Quantity: 3')
+      expect(await card.locator('#message').textContent()).toBe("Changed the order of 'Dune' to 3 copies.")
       expectClean(watched, era)
     })
   },
