@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
+import { afterAll, beforeAll } from 'vitest'
 
 export const ROOT = join(import.meta.dirname, '..')
 
@@ -160,4 +161,22 @@ export async function routeFetchHandler(
       body: Buffer.from(await response.arrayBuffer()),
     })
   })
+}
+
+/**
+ * Chromium and the bundle of test/fixtures/browser-entry.ts (an IIFE: `window.EdgeMcp`) for one test file:
+ * launched and bundled in `beforeAll`, closed in `afterAll`. Read `browser` and `bundle` inside tests.
+ */
+export function useEntryBundle(): { readonly browser: Browser; readonly bundle: string } {
+  const shared = {} as { browser: Browser; bundle: string }
+  beforeAll(async () => {
+    ;[shared.browser, shared.bundle] = await Promise.all([
+      launchChromium(),
+      bundleForBrowser({ entry: 'test/fixtures/browser-entry.ts', name: 'EdgeMcp' }),
+    ])
+  })
+  afterAll(async () => {
+    await shared.browser?.close()
+  })
+  return shared
 }

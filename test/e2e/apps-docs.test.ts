@@ -7,12 +7,12 @@
  * type-checked by test/e2e/dts.test.ts; HTML is not, hence this test.)
  */
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Frame, Page } from 'playwright-core'
+import type { BrowserContext, Frame, Page } from 'playwright-core'
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { toolVisibility } from '../../src/protocol/apps.ts'
 import { McpServer, appSandboxResponse, createFetchHandler, registerAppResource } from '../../src/server/index.ts'
-import { ROOT, bundleForBrowser, launchChromium, routeFetchHandler } from '../browser.ts'
+import { ROOT, routeFetchHandler, useEntryBundle } from '../browser.ts'
 import { readMarkdown } from '../markdown.ts'
 
 const HOST = 'http://host.test'
@@ -60,25 +60,14 @@ interface HostWindow {
   offered: string[]
 }
 
-let browser: Browser
-let bundle: string
+const chromium = useEntryBundle()
 let context: BrowserContext | undefined
-
-beforeAll(async () => {
-  ;[browser, bundle] = await Promise.all([
-    launchChromium(),
-    bundleForBrowser({ entry: 'test/fixtures/browser-entry.ts', name: 'EdgeMcp' }),
-  ])
-})
-afterAll(async () => {
-  await context?.close()
-  await browser?.close()
-})
+afterAll(() => context?.close())
 
 /** A host page on HOST whose client (era `era`) called order_book and rendered its App into #result. */
 async function renderGuideApp(era: 'modern' | 'legacy') {
   await context?.close()
-  context = await browser.newContext()
+  context = await chromium.browser.newContext()
   const page: Page = await context.newPage()
   const server = bookshop()
   const errors: string[] = []
@@ -89,7 +78,7 @@ async function renderGuideApp(era: 'modern' | 'legacy') {
   await context.route('**/*', (route) => route.abort('blockedbyclient'))
   await context.route(`${HOST}/**`, (route) =>
     new URL(route.request().url()).pathname === '/bundle.js'
-      ? route.fulfill({ contentType: 'text/javascript', body: bundle })
+      ? route.fulfill({ contentType: 'text/javascript', body: chromium.bundle })
       : route.fulfill({
           contentType: 'text/html',
           body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title><script src="/bundle.js"></script></head><body><main id="result"></main></body></html>',

@@ -8,13 +8,13 @@
  * another server's tool, malformed messages, top navigation, the sandbox's own messages, links and messages
  * without consent.
  */
-import type { Browser, BrowserContext, Frame, Page } from 'playwright-core'
+import type { BrowserContext, Frame, Page } from 'playwright-core'
 import * as v from 'valibot'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { DEFAULT_STRINGS } from '../../src/browser/index.ts'
 import { APP_MIME_TYPE } from '../../src/protocol/apps.ts'
 import { McpServer, appSandboxResponse, createFetchHandler } from '../../src/server/index.ts'
-import { bundleForBrowser, launchChromium, routeFetchHandler } from '../browser.ts'
+import { routeFetchHandler, useEntryBundle } from '../browser.ts'
 import { testAppHtml } from '../fixtures/apps/test-app.ts'
 
 const HOST = 'http://host.test'
@@ -89,20 +89,9 @@ window.views = {}
 window.clients = {}
 `
 
-let browser: Browser
-let bundle: string
+const chromium = useEntryBundle()
 let context: BrowserContext | undefined
-
-beforeAll(async () => {
-  ;[browser, bundle] = await Promise.all([
-    launchChromium(),
-    bundleForBrowser({ entry: 'test/fixtures/browser-entry.ts', name: 'EdgeMcp' }),
-  ])
-})
-afterAll(async () => {
-  await context?.close()
-  await browser?.close()
-})
+afterAll(() => context?.close())
 
 interface Setup {
   page: Page
@@ -116,7 +105,7 @@ interface Setup {
 /** A fresh host page with clients of servers a and b connected (`window.clients`). */
 async function setup(): Promise<Setup> {
   await context?.close()
-  context = await browser.newContext()
+  context = await chromium.browser.newContext()
   const page = await context.newPage()
   const servers = { a: appServer('a'), b: appServer('b') }
   const hits = { allowed: 0, evil: 0 }
@@ -128,7 +117,7 @@ async function setup(): Promise<Setup> {
   await context.route('**/*', (route) => route.abort('blockedbyclient'))
   await context.route(`${HOST}/**`, async (route) => {
     const path = new URL(route.request().url()).pathname
-    if (path === '/bundle.js') return route.fulfill({ contentType: 'text/javascript', body: bundle })
+    if (path === '/bundle.js') return route.fulfill({ contentType: 'text/javascript', body: chromium.bundle })
     if (path === '/host.js') return route.fulfill({ contentType: 'text/javascript', body: HOST_SCRIPT })
     return route.fulfill({
       contentType: 'text/html',

@@ -4,13 +4,13 @@
  * sampling form, several requests in one round through a real Client and McpServer, Escape, abort, focus,
  * i18n strings, and server text that tries to be HTML.
  */
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { BrowserContext, CDPSession, Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { schemaErrors } from '../spec-schema.ts'
 import { DEFAULT_STRINGS, DEFAULT_STYLESHEET, staticRoots } from '../../src/browser/index.ts'
 import type { RoundInfo } from '../../src/client/index.ts'
 import { McpServer, createFetchHandler, elicitForm, inputRequired } from '../../src/server/index.ts'
-import { PAGE_ORIGIN, bundleForBrowser, launchChromium, openPage, routeFetchHandler } from '../browser.ts'
+import { openPage, PAGE_ORIGIN, routeFetchHandler, useEntryBundle } from '../browser.ts'
 
 const conforms = schemaErrors
 
@@ -32,25 +32,14 @@ const realOpen = window.open.bind(window)
 window.open = (...args) => { window.opened.push(args); return realOpen(...args) }
 `
 
-let browser: Browser
-let bundle: string
+const chromium = useEntryBundle()
 let context: BrowserContext
-
-beforeAll(async () => {
-  ;[browser, bundle] = await Promise.all([
-    launchChromium(),
-    bundleForBrowser({ entry: 'test/fixtures/browser-entry.ts', name: 'EdgeMcp' }),
-  ])
-})
-afterAll(async () => {
-  await browser?.close()
-})
 
 async function open(options: { timezoneId?: string } = {}): Promise<{ page: Page; errors: string[] }> {
   await context?.close()
   const errors: string[] = []
-  const opened = await openPage(browser, {
-    scripts: [bundle, PAGE_HELPERS],
+  const opened = await openPage(chromium.browser, {
+    scripts: [chromium.bundle, PAGE_HELPERS],
     body: '<button id="opener">start</button><div id="host"></div>',
     errors,
     ...(options.timezoneId ? { contextOptions: { timezoneId: options.timezoneId } } : {}),
