@@ -148,6 +148,7 @@ describe.each([
       'provision',
       'reserve_book',
       'order_book',
+      'set_order_quantity', // the order card App's own tool (listed; a host does not offer it to the model)
       'recommend_book',
       'open_account',
       'stock_take',
@@ -290,6 +291,7 @@ describe.each([
           'provision',
           'reserve_book',
           'order_book',
+          'set_order_quantity', // the order card App's own tool (listed; a host does not offer it to the model)
           'recommend_book',
           'open_account',
           'stock_take',

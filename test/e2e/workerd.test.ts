@@ -45,6 +45,7 @@ describe('the demo Worker in workerd, over real HTTP', () => {
       'provision',
       'reserve_book',
       'order_book',
+      'set_order_quantity', // the order card App's own tool (listed; a host does not offer it to the model)
       'recommend_book',
       'open_account',
       'stock_take',
