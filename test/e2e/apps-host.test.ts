@@ -383,7 +383,7 @@ describe('renderApp: what a hostile App tries', () => {
       (e: Error) => e.message,
     )
     expect(refused).toContain(
-      `TypeError: sandboxUrl's origin ${SANDBOX} shows an App of another client: give each server its own sandbox origin`,
+      `TypeError: sandboxUrl's origin ${SANDBOX} shows an App of another client: tear that App down first (view.teardown()), or give each server its own sandbox origin`,
     )
     expect(await page.locator('#b iframe').count()).toBe(0)
     // on its own origin: App a cannot reach b's frames to post as b
@@ -545,5 +545,77 @@ describe('renderApp: refused setups', () => {
       `TypeError: sandboxUrl must be on another origin than this page (${HOST}): an App there could reach it`,
     )
     expect(await page.locator('iframe').count()).toBe(0)
+  })
+
+  it('what is not a sandboxUrl, a Tool or a container is a TypeError saying what to pass; a missing App names the tool', async () => {
+    const { page } = await setup()
+    const outcomes = await page.evaluate(async () => {
+      const w = window as unknown as HostWindow
+      const tools = await w.clients.a.listTools()
+      const tool = tools.find((t) => t.name === 'show_card')!
+      const lost = { ...tool, _meta: { ui: { resourceUri: 'ui://a/missing' } } }
+      const container = document.getElementById('a')!
+      const attempts: Array<Record<string, unknown>> = [
+        { container, tool },
+        { container, tool: 'show_card', sandboxUrl: 'http://sandbox.test/' },
+        { container: null, tool, sandboxUrl: 'http://sandbox.test/' },
+        { container, tool: lost, sandboxUrl: 'http://sandbox.test/' },
+      ]
+      const results: string[] = []
+      for (const options of attempts)
+        results.push(
+          await w.EdgeMcp.renderApp(w.clients.a, options as never).then(
+            () => 'rendered',
+            (e: Error) => `${e.name}: ${e.message}`,
+          ),
+        )
+      return results
+    })
+    expect(outcomes.slice(0, 3)).toEqual([
+      'TypeError: renderApp: sandboxUrl is required — where appSandboxResponse (edge-mcp/server) answers, on another origin',
+      'TypeError: renderApp: tool must be a Tool of client.listTools() (not its name)',
+      'TypeError: renderApp: container must be an HTMLElement',
+    ])
+    expect(outcomes[3]).toMatch(/^Error: tool show_card's App ui:\/\/a\/missing could not be read: /)
+    expect(await page.locator('iframe').count()).toBe(0)
+  })
+
+  it('a sandboxUrl that is not the sandbox page fails ready, with a console error saying what to check', async () => {
+    const { page, errors } = await setup()
+    const outcome = await page.evaluate(async (sandboxUrl) => {
+      const w = window as unknown as HostWindow
+      const tool = (await w.clients.a.listTools()).find((t) => t.name === 'show_card')!
+      const view = await w.EdgeMcp.renderApp(w.clients.a, {
+        container: document.getElementById('a')!,
+        sandboxUrl,
+        tool,
+      })
+      return view.ready.then(
+        () => 'ready',
+        (e: Error) => e.message,
+      )
+    }, `${ALLOWED}/typo`)
+    const message = `the page at ${ALLOWED}/typo is not the MCP Apps sandbox page, or it refused this page (${HOST}): check sandboxUrl, and the sandbox's hostOrigins`
+    expect(outcome).toBe(message)
+    expect(errors).toEqual([`[edge-mcp] App ui://a/app: ${message}`])
+  })
+
+  it('an App whose frame left the page without teardown() no longer holds its sandbox origin', async () => {
+    const { page } = await setup()
+    await render(page, 'a')
+    const outcomes = await page.evaluate(async (sandboxUrl) => {
+      const w = window as unknown as HostWindow
+      const tool = (await w.clients.b.listTools()).find((t) => t.name === 'show_card')!
+      const attempt = () =>
+        w.EdgeMcp.renderApp(w.clients.b, { container: document.getElementById('b')!, sandboxUrl, tool }).then(
+          (view) => view.ready.then(() => 'ready'),
+          (e: Error) => e.message,
+        )
+      const before = await attempt()
+      document.querySelector('#a iframe')!.remove() // as a framework's re-render does
+      return [before, await attempt()]
+    }, `${SANDBOX}/mcp-app-sandbox`)
+    expect(outcomes[0]).toMatch(/shows an App of another client: tear that App down first \(view\.teardown\(\)\)/)
+    expect(outcomes[1]).toBe('ready')
   })
 })

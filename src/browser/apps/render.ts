@@ -82,7 +82,12 @@ const POLICY = -32000
  * other wherever they sit on the page (`top.frames[i].document`), so an App of one server could post as
  * another server's App — and call its tools — if both shared a sandbox origin: one origin, one client.
  */
-const tenants = new Map<string, { client: Client; views: number }>()
+const tenants = new Map<string, { client: Client; frames: Set<HTMLIFrameElement> }>()
+/**
+ * How long after its frame loaded the sandbox page may take to say it is ready (ms); a page that does not
+ * (a 404, `appSandboxResponse` refusing this host) fails the view's `ready`.
+ */
+const SANDBOX_GRACE_MS = 3_000
 
 /**
  * Render `options.tool`'s App (apps.mdx "Host Behavior", "Sandbox proxy", "Lifecycle"). Reads the
@@ -108,6 +113,13 @@ const tenants = new Map<string, { client: Client; views: number }>()
 export async function renderApp(client: Client, options: AppHostOptions): Promise<AppView> {
   const { container, tool, signal } = options
   signal?.throwIfAborted()
+  if (typeof container?.append !== 'function') throw new TypeError('renderApp: container must be an HTMLElement')
+  if (typeof tool?.name !== 'string')
+    throw new TypeError('renderApp: tool must be a Tool of client.listTools() (not its name)')
+  if (options.sandboxUrl === undefined)
+    throw new TypeError(
+      'renderApp: sandboxUrl is required — where appSandboxResponse (edge-mcp/server) answers, on another origin',
+    )
   const doc = options.document ?? container.ownerDocument
   const win = doc.defaultView!
   const strings = { ...DEFAULT_STRINGS, ...options.strings }
@@ -120,7 +132,14 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
   if (typeof uri !== 'string' || !uri.startsWith('ui://'))
     throw new TypeError(`tool ${tool.name} has no _meta.ui.resourceUri (a ui:// URI)`)
 
-  const read = await client.readResource(uri, signal ? { signal } : {})
+  let read
+  try {
+    read = await client.readResource(uri, signal ? { signal } : {})
+  } catch (error) {
+    if (signal?.aborted) throw error
+    const why = error instanceof Error ? error.message : String(error)
+    throw new Error(`tool ${tool.name}'s App ${uri} could not be read: ${why}`, { cause: error })
+  }
   signal?.throwIfAborted() // aborted as the read answered: its listener below would never hear of it
   const content = read.contents.find((c) => c.mimeType === APP_MIME_TYPE)
   let html: unknown
@@ -142,15 +161,18 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
   if (csp !== ui.csp) console.warn(`[edge-mcp] App ${uri}: ${cspProblem(ui.csp)}; the restrictive CSP applies`)
   const permissions = typeof ui.permissions === 'object' && ui.permissions !== null ? ui.permissions : undefined
 
-  // checked and counted with no await before the iframe exists: two renders cannot both pass
+  // checked and counted with no await before the iframe is on the page: two renders cannot both pass
   const tenant = tenants.get(sandbox.origin)
-  if (tenant && tenant.client !== client)
+  // an App whose frame left the page without teardown() (a framework's re-render) holds its origin no more
+  for (const frame of tenant?.frames ?? []) if (!frame.isConnected) tenant!.frames.delete(frame)
+  if (tenant?.frames.size && tenant.client !== client)
     throw new TypeError(
-      `sandboxUrl's origin ${sandbox.origin} shows an App of another client: give each server its own sandbox origin (an App can script every frame of its origin)`,
+      `sandboxUrl's origin ${sandbox.origin} shows an App of another client: tear that App down first (view.teardown()), or give each server its own sandbox origin (an App can script every frame of its origin)`,
     )
-  tenants.set(sandbox.origin, { client, views: (tenant?.views ?? 0) + 1 })
-
   const iframe = doc.createElement('iframe')
+  const frames = tenant?.frames.size ? tenant.frames : new Set<HTMLIFrameElement>()
+  tenants.set(sandbox.origin, { client, frames: frames.add(iframe) })
+
   iframe.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-forms')
   const allow = appAllow(permissions)
   if (allow) iframe.setAttribute('allow', allow)
@@ -346,8 +368,8 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
     }
     if (closed) return // a second teardown() while the first waited
     closed = true
-    const own = tenants.get(sandbox.origin)!
-    if (--own.views === 0) tenants.delete(sandbox.origin)
+    const own = tenants.get(sandbox.origin)
+    if (own?.frames.delete(iframe) && own.frames.size === 0) tenants.delete(sandbox.origin)
     stop.abort(new DOMException('the App was torn down', 'AbortError'))
     win.removeEventListener('message', onEvent)
     signal?.removeEventListener('abort', onAbort)
@@ -359,6 +381,19 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
   win.addEventListener('message', onEvent)
   signal?.addEventListener('abort', onAbort, { once: true })
   container.append(iframe)
+  iframe.addEventListener(
+    'load',
+    () =>
+      setTimeout(() => {
+        if (proxyReady || closed) return
+        const error = new Error(
+          `the page at ${sandbox.origin}${sandbox.pathname} is not the MCP Apps sandbox page, or it refused this page (${origin}): check sandboxUrl, and the sandbox's hostOrigins`,
+        )
+        console.error(`[edge-mcp] App ${uri}: ${error.message}`)
+        failReady(error)
+      }, SANDBOX_GRACE_MS),
+    { once: true },
+  )
   if (options.result !== undefined)
     Promise.resolve(options.result).then(sendToolResult, (error: unknown) =>
       cancel(error instanceof Error ? error.message : String(error)),
