@@ -85,8 +85,13 @@ export function sandboxCsp(param: string | null): McpUiResourceCsp | undefined {
  */
 export function appSandboxResponse(request: Request, options: AppSandboxOptions = {}): Response {
   const { hostOrigins } = options
-  if (hostOrigins !== undefined && (!Array.isArray(hostOrigins) || !hostOrigins.every((o) => ORIGIN.test(o))))
-    throw new TypeError(`hostOrigins must be an array of origins such as https://chat.example.com`)
+  if (hostOrigins !== undefined) {
+    const bad: unknown = Array.isArray(hostOrigins) ? hostOrigins.find((o) => !ORIGIN.test(o)) : hostOrigins
+    if (!Array.isArray(hostOrigins) || bad !== undefined)
+      throw new TypeError(
+        `hostOrigins must be an array of origins such as https://chat.example.com (no path, no trailing /), not ${JSON.stringify(bad)}`,
+      )
+  }
   const text = (status: number, body: string, headers: Record<string, string> = {}) =>
     new Response(body, {
       status,

@@ -56,6 +56,9 @@ describe('appSandboxResponse', () => {
     expect(await none.text()).toMatch(/needs \?host=/)
     expect(get({ host: 'javascript:alert(1)' }).status).toBe(400)
     expect(() => get({ host: HOST }, { hostOrigins: ['*'] })).toThrow(TypeError)
+    expect(() => get({ host: HOST }, { hostOrigins: [HOST, `${HOST}/`] })).toThrow(
+      `hostOrigins must be an array of origins such as https://chat.example.com (no path, no trailing /), not "${HOST}/"`,
+    )
   })
 
   it('a POST is 405', () => {

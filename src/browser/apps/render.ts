@@ -113,7 +113,7 @@ const SANDBOX_GRACE_MS = 3_000
 export async function renderApp(client: Client, options: AppHostOptions): Promise<AppView> {
   const { container, tool, signal } = options
   signal?.throwIfAborted()
-  if (typeof container?.append !== 'function') throw new TypeError('renderApp: container must be an HTMLElement')
+  if (!container?.ownerDocument) throw new TypeError('renderApp: container must be an HTMLElement')
   if (typeof tool?.name !== 'string')
     throw new TypeError('renderApp: tool must be a Tool of client.listTools() (not its name)')
   if (options.sandboxUrl === undefined)
