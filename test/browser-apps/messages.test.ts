@@ -57,18 +57,18 @@ describe('parseAppMessage', () => {
     [
       'message without blocks',
       { jsonrpc: '2.0', id: 1, method: 'ui/message', params: { role: 'user', content: 'hi' } },
-      'ui/message: params.content must be a content block or a non-empty array of them (text blocks with a string text)',
+      'ui/message: params.content must be one or more content blocks',
     ],
     // the host shows a message's text in its consent dialog and hands the blocks to the page: text is text
     ...[{ type: 'text', text: { evil: true } }, [{ type: 'text' }], []].map((content): [string, unknown, string] => [
       `message content ${JSON.stringify(content)}`,
       { jsonrpc: '2.0', id: 1, method: 'ui/message', params: { role: 'user', content } },
-      'ui/message: params.content must be a content block or a non-empty array of them (text blocks with a string text)',
+      'ui/message: params.content must be one or more content blocks',
     ]),
     [
       'model context with a text block without text',
       { jsonrpc: '2.0', id: 1, method: 'ui/update-model-context', params: { content: [{ type: 'text', text: 5 }] } },
-      'ui/update-model-context: params.content must be an array of content blocks (text blocks with a string text)',
+      'ui/update-model-context: params.content must be an array of content blocks',
     ],
     [
       'negative height',

@@ -327,7 +327,7 @@ describe('renderApp: what a hostile App tries', () => {
     const [appA, appB] = [await render(page, 'a'), await render(page, 'b')]
     const refused = (name: string) => ({
       code: -32000,
-      message: `Tool ${name} is not callable by this App (not a tool of its server whose visibility includes 'app')`,
+      message: `Tool ${name} is not an app-visible tool of this App's server`,
     })
     expect((await appRequest(appA, 'tools/call', { name: 'a_model_only', arguments: {} })).error).toEqual(
       refused('a_model_only'),
@@ -383,7 +383,7 @@ describe('renderApp: what a hostile App tries', () => {
       (e: Error) => e.message,
     )
     expect(refused).toContain(
-      `TypeError: sandboxUrl's origin ${SANDBOX} shows an App of another client: tear that App down first (view.teardown()), or give each server its own sandbox origin`,
+      `TypeError: sandbox origin ${SANDBOX} shows another client's App: tear it down first (view.teardown()), or give each server its own sandbox origin`,
     )
     expect(await page.locator('#b iframe').count()).toBe(0)
     // on its own origin: App a cannot reach b's frames to post as b
@@ -542,7 +542,7 @@ describe('renderApp: refused setups', () => {
       )
     })
     expect(error).toBe(
-      `TypeError: sandboxUrl must be on another origin than this page (${HOST}): an App there could reach it`,
+      `TypeError: sandboxUrl (/mcp-app-sandbox) must be an appSandboxResponse page on another origin than ${HOST}`,
     )
     expect(await page.locator('iframe').count()).toBe(0)
   })
@@ -572,8 +572,8 @@ describe('renderApp: refused setups', () => {
       return results
     })
     expect(outcomes.slice(0, 3)).toEqual([
-      'TypeError: renderApp: sandboxUrl is required — where appSandboxResponse (edge-mcp/server) answers, on another origin',
-      'TypeError: renderApp: tool must be a Tool of client.listTools() (not its name)',
+      `TypeError: sandboxUrl (undefined) must be an appSandboxResponse page on another origin than ${HOST}`,
+      'TypeError: tool "show_card" has no _meta.ui.resourceUri (a ui:// URI): pass a Tool of client.listTools()',
       'TypeError: renderApp: container must be an HTMLElement',
     ])
     expect(outcomes[3]).toMatch(/^Error: tool show_card's App ui:\/\/a\/missing could not be read: /)
@@ -595,7 +595,7 @@ describe('renderApp: refused setups', () => {
         (e: Error) => e.message,
       )
     }, `${ALLOWED}/typo`)
-    const message = `the page at ${ALLOWED}/typo is not the MCP Apps sandbox page, or it refused this page (${HOST}): check sandboxUrl, and the sandbox's hostOrigins`
+    const message = `${ALLOWED}/typo is not the MCP Apps sandbox page, or refused ${HOST} (check sandboxUrl and hostOrigins)`
     expect(outcome).toBe(message)
     expect(errors).toEqual([`[edge-mcp] App ui://a/app: ${message}`])
   })
@@ -615,7 +615,7 @@ describe('renderApp: refused setups', () => {
       document.querySelector('#a iframe')!.remove() // as a framework's re-render does
       return [before, await attempt()]
     }, `${SANDBOX}/mcp-app-sandbox`)
-    expect(outcomes[0]).toMatch(/shows an App of another client: tear that App down first \(view\.teardown\(\)\)/)
+    expect(outcomes[0]).toMatch(/shows another client's App: tear it down first \(view\.teardown\(\)\)/)
     expect(outcomes[1]).toBe('ready')
   })
 })

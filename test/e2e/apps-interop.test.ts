@@ -228,9 +228,7 @@ describe.each(['modern', 'legacy'] as const)(
           (e: unknown) => String((e as Error).message),
         ),
       )
-      expect(refused).toContain(
-        "Tool cancel_all_orders is not callable by this App (not a tool of its server whose visibility includes 'app')",
-      )
+      expect(refused).toContain("Tool cancel_all_orders is not an app-visible tool of this App's server")
       expect(server.calls).toEqual(['order_book', 'set_order_quantity'])
       expect(await page.evaluate(() => (window as unknown as HostWindow).view.iframe.isConnected)).toBe(true)
       expectClean({ errors, failed }, era)

@@ -5,6 +5,7 @@
  * it once and ignores the message).
  * @module
  */
+import { LOGGING_LEVELS } from '../../protocol/constants.ts'
 
 /** A message from the App that passed {@link parseAppMessage}. */
 export type AppMessage =
@@ -20,7 +21,6 @@ const isSize = (v: unknown) => v === undefined || (typeof v === 'number' && Numb
 const isBlock = (b: unknown) =>
   isObject(b) && typeof b.type === 'string' && (b.type !== 'text' || typeof b.text === 'string')
 const isBlocks = (v: unknown) => Array.isArray(v) && v.every(isBlock)
-const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 
 /**
  * What is wrong with the params of `method` (a sentence naming the field), or undefined when they have the
@@ -41,10 +41,9 @@ export function paramsProblem(method: string, p: Record<string, unknown>): strin
       if (p.role !== 'user') return "params.role must be 'user'"
       return (isBlocks(p.content) && (p.content as unknown[]).length > 0) || isBlock(p.content)
         ? undefined
-        : 'params.content must be a content block or a non-empty array of them (text blocks with a string text)'
+        : 'params.content must be one or more content blocks'
     case 'ui/update-model-context':
-      if (p.content !== undefined && !isBlocks(p.content))
-        return 'params.content must be an array of content blocks (text blocks with a string text)'
+      if (p.content !== undefined && !isBlocks(p.content)) return 'params.content must be an array of content blocks'
       return p.structuredContent === undefined || isObject(p.structuredContent)
         ? undefined
         : 'params.structuredContent must be an object'
@@ -55,7 +54,9 @@ export function paramsProblem(method: string, p: Record<string, unknown>): strin
     case 'ui/notifications/size-changed':
       return isSize(p.width) && isSize(p.height) ? undefined : 'params.width and height must be numbers ≥ 0'
     case 'notifications/message':
-      return LEVELS.includes(p.level as string) ? undefined : 'params.level must be a logging level'
+      return (LOGGING_LEVELS as readonly string[]).includes(p.level as string)
+        ? undefined
+        : 'params.level must be a logging level'
     default:
       return undefined
   }

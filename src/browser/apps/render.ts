@@ -5,6 +5,7 @@
  * @module
  */
 import type { Client } from '../../client/client.ts'
+import { clientInfoOf } from '../../client/options.ts'
 import { McpError } from '../../protocol/errors.ts'
 import { APP_MIME_TYPE, APPS_PROTOCOL_VERSION, appAllow, cspProblem, toolVisibility } from '../../protocol/apps.ts'
 import type { McpUiResourceMeta, McpUiToolMeta } from '../../protocol/apps.ts'
@@ -114,12 +115,6 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
   const { container, tool, signal } = options
   signal?.throwIfAborted()
   if (!container?.ownerDocument) throw new TypeError('renderApp: container must be an HTMLElement')
-  if (typeof tool?.name !== 'string')
-    throw new TypeError('renderApp: tool must be a Tool of client.listTools() (not its name)')
-  if (options.sandboxUrl === undefined)
-    throw new TypeError(
-      'renderApp: sandboxUrl is required — where appSandboxResponse (edge-mcp/server) answers, on another origin',
-    )
   const doc = options.document ?? container.ownerDocument
   const win = doc.defaultView!
   const strings = { ...DEFAULT_STRINGS, ...options.strings }
@@ -127,10 +122,14 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
   const origin = win.location.origin
   if (!/^https?:$/.test(sandbox.protocol)) throw new TypeError(`sandboxUrl must be http(s), got ${sandbox.href}`)
   if (sandbox.origin === origin)
-    throw new TypeError(`sandboxUrl must be on another origin than this page (${origin}): an App there could reach it`)
-  const uri = (tool._meta?.ui as McpUiToolMeta | undefined)?.resourceUri
+    throw new TypeError(
+      `sandboxUrl (${String(options.sandboxUrl)}) must be an appSandboxResponse page on another origin than ${origin}`,
+    )
+  const uri = (tool?._meta?.ui as McpUiToolMeta | undefined)?.resourceUri
   if (typeof uri !== 'string' || !uri.startsWith('ui://'))
-    throw new TypeError(`tool ${tool.name} has no _meta.ui.resourceUri (a ui:// URI)`)
+    throw new TypeError(
+      `tool ${JSON.stringify(tool?.name ?? tool)} has no _meta.ui.resourceUri (a ui:// URI): pass a Tool of client.listTools()`,
+    )
 
   let read
   try {
@@ -167,7 +166,7 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
   for (const frame of tenant?.frames ?? []) if (!frame.isConnected) tenant!.frames.delete(frame)
   if (tenant?.frames.size && tenant.client !== client)
     throw new TypeError(
-      `sandboxUrl's origin ${sandbox.origin} shows an App of another client: tear that App down first (view.teardown()), or give each server its own sandbox origin (an App can script every frame of its origin)`,
+      `sandbox origin ${sandbox.origin} shows another client's App: tear it down first (view.teardown()), or give each server its own sandbox origin`,
     )
   const iframe = doc.createElement('iframe')
   const frames = tenant?.frames.size ? tenant.frames : new Set<HTMLIFrameElement>()
@@ -177,7 +176,8 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
   const allow = appAllow(permissions)
   if (allow) iframe.setAttribute('allow', allow)
   iframe.className = ui.prefersBorder ? 'mcp-app mcp-app-border' : 'mcp-app'
-  iframe.title = fill(strings.appFrame, { name: tool.title ?? tool.name })
+  const appName = tool.title ?? tool.name
+  iframe.title = fill(strings.appFrame, { name: appName })
   sandbox.searchParams.set('host', origin)
   if (csp) sandbox.searchParams.set('csp', JSON.stringify(csp))
   iframe.src = sandbox.href
@@ -197,6 +197,8 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
   const queue: unknown[] = []
   const pending = new Map<string | number, () => void>()
   const stop = new AbortController()
+  /** The options of the requests made for the App: teardown aborts them. */
+  const aborting = { signal: stop.signal }
   let consenting = false
   /** Requests of the App being served now (at most MAX_IN_FLIGHT). */
   let inFlight = 0
@@ -214,17 +216,14 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
     else queue.push({ method, params })
   }
   const warn = (why: string) => {
-    if (++warnings <= MAX_WARNINGS)
-      console.warn(
-        `[edge-mcp] App ${uri}: ignored a message (${why})${warnings === MAX_WARNINGS ? '; further ones are not reported' : ''}`,
-      )
+    if (++warnings <= MAX_WARNINGS) console.warn(`[edge-mcp] App ${uri}: ignored a message (${why})`)
   }
   const consent = (question: AppConsentQuestion) => {
     if (consenting) return Promise.resolve(false) // one question at a time: an App cannot stack dialogs
     consenting = true
-    return (options.confirm ?? ((q) => askConsent(q, tool.title ?? tool.name, doc, options.strings, stop.signal)))(
-      question,
-    ).finally(() => (consenting = false))
+    return (options.confirm ?? ((q) => askConsent(q, appName, doc, options.strings, stop.signal)))(question).finally(
+      () => (consenting = false),
+    )
   }
   const refuse = (message: string, code = POLICY) => {
     throw new McpError(code, message)
@@ -242,20 +241,20 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
             logging: {},
             sandbox: { ...(csp ? { csp } : {}), ...(permissions ? { permissions } : {}) },
           },
-          hostInfo: client.options.clientInfo ?? { name: 'edge-mcp-client', version: '0.1.0' },
+          hostInfo: clientInfoOf(client.options),
           hostContext: context,
         }
       case 'ping':
         return {}
       case 'tools/call': {
         const name = p.name as string
-        const listed = (await client.listTools({ signal: stop.signal })).find((t) => t.name === name)
+        const listed = (await client.listTools(aborting)).find((t) => t.name === name)
         if (!listed || !toolVisibility(listed).includes('app'))
-          refuse(`Tool ${name} is not callable by this App (not a tool of its server whose visibility includes 'app')`)
-        return client.callTool(name, (p.arguments ?? {}) as Record<string, unknown>, { signal: stop.signal })
+          refuse(`Tool ${name} is not an app-visible tool of this App's server`)
+        return client.callTool(name, (p.arguments ?? {}) as Record<string, unknown>, aborting)
       }
       case 'resources/read':
-        return client.readResource(p.uri as string, { signal: stop.signal })
+        return client.readResource(p.uri as string, aborting)
       case 'ui/open-link': {
         let url: URL | undefined
         try {
@@ -387,7 +386,7 @@ export async function renderApp(client: Client, options: AppHostOptions): Promis
       setTimeout(() => {
         if (proxyReady || closed) return
         const error = new Error(
-          `the page at ${sandbox.origin}${sandbox.pathname} is not the MCP Apps sandbox page, or it refused this page (${origin}): check sandboxUrl, and the sandbox's hostOrigins`,
+          `${sandbox.origin}${sandbox.pathname} is not the MCP Apps sandbox page, or refused ${origin} (check sandboxUrl and hostOrigins)`,
         )
         console.error(`[edge-mcp] App ${uri}: ${error.message}`)
         failReady(error)
