@@ -66,6 +66,9 @@ export interface AppToolMeta {
   [key: string]: unknown
 }
 
+/** A `ui://` URI as MCP Apps names UI resources: the scheme and at least one more character, no whitespace. */
+export const UI_URI = /^ui:\/\/\S+$/
+
 /** Who may call `tool` (its `_meta.ui.visibility`, default both). */
 export function toolVisibility(tool: { _meta?: { [key: string]: unknown } | undefined }): readonly McpUiVisibility[] {
   const ui = tool._meta?.ui as McpUiToolMeta | undefined

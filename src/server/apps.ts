@@ -9,10 +9,12 @@ import {
   APP_MIME_TYPE,
   APPS_EXTENSION,
   cspProblem,
+  UI_URI,
   type McpUiResourceCsp,
   type McpUiResourceMeta,
   type McpUiResourcePermissions,
 } from '../protocol/apps.ts'
+import { isPlainObject } from '../protocol/jsonrpc.ts'
 import type { Tool } from '../protocol/schemas/index.ts'
 import { declareExtension } from './capabilities.ts'
 import type { McpServer } from './mcp-server.ts'
@@ -58,9 +60,6 @@ const FIELDS = new Set([
 ])
 const PERMISSIONS = new Set(['camera', 'microphone', 'geolocation', 'clipboardWrite'])
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
 /**
  * Register an MCP App: a resource at `config.uri` with MIME type `text/html;profile=mcp-app`, listed by
  * `resources/list` with its `_meta.ui` (csp, permissions, domain, prefersBorder as declared; no `_meta`
@@ -84,9 +83,9 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export function registerAppResource(mcp: McpServer, config: AppResourceConfig): void {
   if (typeof (mcp as Partial<McpServer> | null)?.resource !== 'function')
     throw new TypeError('registerAppResource: mcp must be an McpServer')
-  if (!isObject(config)) throw new TypeError('registerAppResource: config must be an object')
+  if (!isPlainObject(config)) throw new TypeError('registerAppResource: config must be an object')
   const { uri, name, html } = config
-  if (typeof uri !== 'string' || !/^ui:\/\/\S+$/.test(uri))
+  if (typeof uri !== 'string' || !UI_URI.test(uri))
     throw new TypeError(`registerAppResource: uri must be a ui:// URI, not ${JSON.stringify(uri)}`)
   const fail = (problem: string): never => {
     throw new TypeError(`App resource '${uri}': ${problem}`)
@@ -125,7 +124,7 @@ function uiMeta(config: Record<string, unknown>, fail: (problem: string) => neve
   const ui: McpUiResourceMeta = {}
   if (csp !== undefined) {
     // copied first, then the copy checked: what is served is what was checked (a getter may answer twice)
-    const copy = isObject(csp)
+    const copy = isPlainObject(csp)
       ? Object.fromEntries(Object.entries(csp).map(([k, v]) => [k, Array.isArray(v) ? [...(v as unknown[])] : v]))
       : csp
     const problem = cspProblem(copy)
@@ -133,11 +132,11 @@ function uiMeta(config: Record<string, unknown>, fail: (problem: string) => neve
     ui.csp = copy as McpUiResourceCsp
   }
   if (permissions !== undefined) {
-    if (!isObject(permissions)) fail('permissions must be an object')
+    if (!isPlainObject(permissions)) fail('permissions must be an object')
     for (const [key, value] of Object.entries(permissions as object)) {
       if (!PERMISSIONS.has(key))
         fail(`permissions.${key} is not one of camera, microphone, geolocation, clipboardWrite`)
-      if (!isObject(value) || Object.keys(value).length > 0) fail(`permissions.${key} must be {}`)
+      if (!isPlainObject(value) || Object.keys(value).length > 0) fail(`permissions.${key} must be {}`)
     }
     ui.permissions = Object.fromEntries(Object.keys(permissions as object).map((key) => [key, {}]))
   }

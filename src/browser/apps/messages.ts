@@ -6,6 +6,7 @@
  * @module
  */
 import { LOGGING_LEVELS } from '../../protocol/constants.ts'
+import { isPlainObject } from '../../protocol/jsonrpc.ts'
 
 /** A message from the App that passed {@link parseAppMessage}. */
 export type AppMessage =
@@ -13,13 +14,12 @@ export type AppMessage =
   | { kind: 'notification'; method: string; params: Record<string, unknown> }
   | { kind: 'response'; id: string | number; error?: unknown }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isId = (v: unknown): v is string | number =>
   typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v))
 const isSize = (v: unknown) => v === undefined || (typeof v === 'number' && Number.isFinite(v) && v >= 0)
 /** A content block: a `type`, and for `text` a string `text` (the host shows it to the user, and passes it on). */
 const isBlock = (b: unknown) =>
-  isObject(b) && typeof b.type === 'string' && (b.type !== 'text' || typeof b.text === 'string')
+  isPlainObject(b) && typeof b.type === 'string' && (b.type !== 'text' || typeof b.text === 'string')
 const isBlocks = (v: unknown) => Array.isArray(v) && v.every(isBlock)
 
 /**
@@ -32,7 +32,7 @@ export function paramsProblem(method: string, p: Record<string, unknown>): strin
       return typeof p.protocolVersion === 'string' ? undefined : 'params.protocolVersion must be a string'
     case 'tools/call':
       if (typeof p.name !== 'string') return 'params.name must be a string'
-      return p.arguments === undefined || isObject(p.arguments) ? undefined : 'params.arguments must be an object'
+      return p.arguments === undefined || isPlainObject(p.arguments) ? undefined : 'params.arguments must be an object'
     case 'resources/read':
       return typeof p.uri === 'string' ? undefined : 'params.uri must be a string'
     case 'ui/open-link':
@@ -44,7 +44,7 @@ export function paramsProblem(method: string, p: Record<string, unknown>): strin
         : 'params.content must be one or more content blocks'
     case 'ui/update-model-context':
       if (p.content !== undefined && !isBlocks(p.content)) return 'params.content must be an array of content blocks'
-      return p.structuredContent === undefined || isObject(p.structuredContent)
+      return p.structuredContent === undefined || isPlainObject(p.structuredContent)
         ? undefined
         : 'params.structuredContent must be an object'
     case 'ui/request-display-mode':
@@ -67,7 +67,7 @@ export function paramsProblem(method: string, p: Record<string, unknown>): strin
  * JSON-RPC 2.0, a bad id, params that are not an object or not the method's shape).
  */
 export function parseAppMessage(data: unknown): AppMessage | string {
-  if (!isObject(data) || data.jsonrpc !== '2.0') return 'not a JSON-RPC 2.0 message'
+  if (!isPlainObject(data) || data.jsonrpc !== '2.0') return 'not a JSON-RPC 2.0 message'
   const { id, method } = data
   if (method === undefined) {
     if (!isId(id)) return 'a response without a valid id'
@@ -76,7 +76,7 @@ export function parseAppMessage(data: unknown): AppMessage | string {
   }
   if (typeof method !== 'string') return 'method must be a string'
   const params = data.params ?? {}
-  if (!isObject(params)) return `${method}: params must be an object`
+  if (!isPlainObject(params)) return `${method}: params must be an object`
   const problem = paramsProblem(method, params)
   if (problem) return `${method}: ${problem}`
   if (id === undefined) return { kind: 'notification', method, params }

@@ -56,6 +56,7 @@ const VISIBILITY = /^\["(model|app)"(,"(?!\1")(model|app)")?\]$/
  * @throws TypeError naming the field.
  */
 function checkToolUi(name: string, ui: unknown): void {
+  // the resourceUri pattern is protocol/apps.ts UI_URI, written out: importing it costs every Worker bytes
   const wrong = !isPlainObject(ui)
     ? ['', 'an object']
     : ui.resourceUri !== undefined && !(typeof ui.resourceUri === 'string' && /^ui:\/\/\S+$/.test(ui.resourceUri))
