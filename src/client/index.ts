@@ -34,6 +34,7 @@ export { StreamableHttpClientTransport } from './http/transport.ts'
 export { StdioClientTransport } from './stdio.ts'
 
 // OAuth 2.1 for MCP servers that answer 401 (discovery, PKCE, refresh; Web APIs only)
+export type { ClientAuthProvider } from './oauth/auth-provider.ts'
 export { OAuthClientProvider } from './oauth/provider.ts'
 export { InMemoryOAuthStore, type OAuthClientInformation, type OAuthStore, type StoredTokens } from './oauth/store.ts'
 

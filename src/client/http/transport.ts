@@ -6,7 +6,7 @@ import { HEADER, META, targetParamOf } from '../../protocol/constants.ts'
 import { encodeHeaderValue } from '../../protocol/headers.ts'
 import { formatParamValue } from '../../protocol/param-headers.ts'
 import { bearerParams } from '../oauth/discovery.ts'
-import type { OAuthClientProvider } from '../oauth/provider.ts'
+import type { ClientAuthProvider } from '../oauth/auth-provider.ts'
 import { HttpError, NetworkError } from '../errors.ts'
 import { followSse, sseBodyOf, type Reconnect } from './sse.ts'
 import type { ClientTransport, OutboundMessage, SendOptions, SessionBinding, StreamOptions } from '../transport.ts'
@@ -20,8 +20,9 @@ export interface StreamableHttpClientTransportOptions {
   /**
    * OAuth (spec: basic/authorization): sends the stored access token, and on `401` or
    * `403 insufficient_scope` authorizes and retries (once after a 401, `maxStepUps` times after 403s).
+   * An {@link OAuthClientProvider} (a user in a browser), a machine-to-machine provider, or your own.
    */
-  auth?: OAuthClientProvider
+  auth?: ClientAuthProvider
 }
 
 /**
@@ -45,7 +46,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
   readonly url: string
   readonly #fetch: (input: Request) => Promise<Response>
   readonly #headers: StreamableHttpClientTransportOptions['headers']
-  readonly #auth: OAuthClientProvider | undefined
+  readonly #auth: ClientAuthProvider | undefined
 
   constructor(url: string | URL, options: StreamableHttpClientTransportOptions = {}) {
     this.url = String(url)

@@ -23,6 +23,8 @@ import {
   type Metadata,
 } from './discovery.ts'
 import { fetchHeld, readJson } from '../../protocol/oauth-metadata.ts'
+import type { ClientAuthProvider } from './auth-provider.ts'
+import { oauthErrorOf, requestToken, storedTokensOf, type TokenEndpointAuth } from './token.ts'
 
 /** Options of {@link OAuthClientProvider}. */
 export interface OAuthClientProviderOptions {
@@ -85,7 +87,6 @@ export async function createPkce(): Promise<{ verifier: string; challenge: strin
 const scopeSet = (...scopes: (string | undefined)[]): string[] => [
   ...new Set(scopes.flatMap((s) => (s ? s.split(' ').filter(Boolean) : []))),
 ]
-const formEncode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+')
 
 /**
  * Obtains and refreshes access tokens for a {@link StreamableHttpClientTransport} (option `auth`).
@@ -106,7 +107,7 @@ const formEncode = (value: string) => encodeURIComponent(value).replace(/%20/g, 
  * })
  * const transport = new StreamableHttpClientTransport(serverUrl, { auth })
  */
-export class OAuthClientProvider {
+export class OAuthClientProvider implements ClientAuthProvider {
   readonly options: OAuthClientProviderOptions
   readonly store: OAuthStore
   readonly #fetch: (input: Request) => Promise<Response>
@@ -312,44 +313,14 @@ export class OAuthClientProvider {
     refreshToken: string | undefined,
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' })
-    const form = new URLSearchParams(params)
     const method = selectTokenAuthMethod(client, strings(as.token_endpoint_auth_methods_supported))
-    if (method === 'client_secret_basic') {
-      headers.set(
-        'authorization',
-        `Basic ${btoa(`${formEncode(client.client_id)}:${formEncode(client.client_secret ?? '')}`)}`,
-      )
-    } else {
-      form.set('client_id', client.client_id)
-      if (method === 'client_secret_post' && client.client_secret !== undefined)
-        form.set('client_secret', client.client_secret)
-    }
-    const request = new Request(as.token_endpoint as string, {
-      method: 'POST',
-      headers,
-      body: form.toString(),
-      ...(signal ? { signal } : {}),
-    })
-    const { response, json: body } = await fetchHeld(this.#fetch, request, async (r) => ({
-      response: r,
-      json: await readJson(r),
-    }))
-    if (!response.ok || typeof body?.access_token !== 'string' || typeof body.token_type !== 'string') {
-      throw oauthErrorOf(body, `Token request to ${String(as.token_endpoint)} failed (HTTP ${response.status})`)
-    }
-    if (body.token_type.toLowerCase() !== 'bearer') {
-      throw new OAuthError(
-        'unsupported_token_type',
-        `The token endpoint issued a ${body.token_type} token; only Bearer tokens are supported`,
-      )
-    }
-    const tokens: StoredTokens = { issuer, access_token: body.access_token, token_type: body.token_type }
-    const refresh = typeof body.refresh_token === 'string' ? body.refresh_token : refreshToken
-    if (refresh !== undefined) tokens.refresh_token = refresh
-    if (scope !== undefined) tokens.scope = scope
-    if (typeof body.expires_in === 'number') tokens.expires_at = Date.now() + body.expires_in * 1000
-    await this.store.saveTokens(serverUrl, tokens)
+    const auth: TokenEndpointAuth =
+      method === 'client_secret_basic' || (method === 'client_secret_post' && client.client_secret !== undefined)
+        ? { method, clientId: client.client_id, clientSecret: client.client_secret ?? '' }
+        : { method: 'none', clientId: client.client_id }
+    const fetch = (input: Request) => this.#fetch(input)
+    const response = await requestToken({ tokenEndpoint: as.token_endpoint as string, auth, params, fetch, signal })
+    await this.store.saveTokens(serverUrl, storedTokensOf(issuer, response, scope, refreshToken))
   }
 }
 
@@ -391,10 +362,4 @@ function validateAuthorizationResponse(
   const code = params.get('code')
   if (!code) throw new OAuthError('invalid_response', 'The authorization response has no code')
   return code
-}
-
-function oauthErrorOf(body: Metadata | undefined, fallback: string): OAuthError {
-  const code = typeof body?.error === 'string' ? body.error : 'invalid_response'
-  const description = typeof body?.error_description === 'string' ? `: ${body.error_description}` : ''
-  return new OAuthError(code, typeof body?.error === 'string' ? `${fallback}: ${code}${description}` : fallback)
 }
