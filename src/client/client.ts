@@ -45,7 +45,7 @@ import {
   type ClientOptions,
   type ManualCallOptions,
 } from './options.ts'
-import { walkPages } from './pages.ts'
+import { walkPages, withoutNullCursor } from './pages.ts'
 import {
   CallToolResult,
   CompleteResult,
@@ -432,18 +432,15 @@ export class Client {
     return this.#walk('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResult, options)
   }
 
-  /** Every page of a list method, each through the cache (see {@link walkPages}). */
+  /** Every page of a list method, each through the cache but for a cursor already used (see {@link walkPages}). */
   async #walk<T>(method: string, field: string, check: Check, options: CallOptions): Promise<T[]> {
+    const parse = (result: Record<string, unknown>) =>
+      parseResult(check, withoutNullCursor(result), method) as Record<string, unknown>
     return walkPages<T>(
       method,
       field,
-      (params) =>
-        this.#cached(
-          method,
-          params,
-          options,
-          (result) => parseResult(check, result, method) as Record<string, unknown>,
-        ),
+      (params, again) =>
+        again ? this.request(method, params, options).then(parse) : this.#cached(method, params, options, parse),
       () => this.invalidateCache(method),
     )
   }

@@ -33,7 +33,7 @@ export class ToolHeaders {
 
   /**
    * The routing values of a call of tool `name` with `args`: each declared argument that is a string, a
-   * boolean or a safe integer, by its declared name (none for a tool not listed).
+   * boolean or a finite number, by its declared name (none for a tool not listed).
    */
   routingFor(name: string, args: Record<string, unknown>): Record<string, string | number | boolean> {
     const out: Record<string, string | number | boolean> = {}

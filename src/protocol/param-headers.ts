@@ -74,24 +74,30 @@ export function valueAt(args: Record<string, unknown> | undefined, path: readonl
   return current === null ? undefined : current
 }
 
-/** Whether an argument can be mirrored into a header: a string, a boolean or a safe integer. */
+/** Whether an argument can be mirrored into a header: a string, a boolean or a finite number. */
 export function isParamValue(value: unknown): value is string | number | boolean {
   return (
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isSafeInteger(value))
+    typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
   )
 }
 
-/** The header value for an argument (strings encoded when not safe ASCII); undefined when it is no {@link isParamValue}. */
+/**
+ * The header value for an argument (strings encoded when not safe ASCII; an integer in plain decimal, never with
+ * an exponent: `1e21` is `1000000000000000000000`); undefined when it is no {@link isParamValue}.
+ */
 export function formatParamValue(value: unknown): string | undefined {
   if (!isParamValue(value)) return undefined
   if (typeof value === 'string') return encodeHeaderValue(value)
-  return typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value)
+  if (typeof value === 'boolean') return value ? 'true' : 'false'
+  return Number.isInteger(value) ? BigInt(value).toString() : String(value)
 }
 
+/** A decimal number as a header may carry it: `42`, `-7`, `42.0`, `1e21`. */
+const DECIMAL = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/
+
 /**
- * True when a received header value matches the argument (decoded; integers compared numerically). A raw
+ * True when a received header value matches the argument (decoded; integers compared numerically, as the spec
+ * asks — streamable-http.mdx "Server Validation": `42.0` and `42` are equal, `42.5` and `42` are not). A raw
  * value with a char outside tab and visible ASCII never matches, whatever it would decode to.
  */
 export function paramMatches(header: string, value: unknown, type: HeaderParam['type']): boolean {
@@ -104,6 +110,6 @@ export function paramMatches(header: string, value: unknown, type: HeaderParam['
     case 'boolean':
       return decoded === (value === true ? 'true' : value === false ? 'false' : undefined)
     case 'integer':
-      return /^-?\d+$/.test(decoded.trim()) && Number(decoded) === value
+      return DECIMAL.test(decoded.trim()) && Number(decoded) === value
   }
 }

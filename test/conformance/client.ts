@@ -148,6 +148,14 @@ async function run(): Promise<void> {
       for (const tool of await client.listTools()) await client.callTool(tool.name, sampleArguments(tool))
       return
     }
+    case 'json-schema-2020-12-preservation': {
+      // the focal tool's inputSchema, exactly as listTools() gave it, goes back through the echo tool
+      const tools = await client.listTools()
+      const focal = tools.find((tool) => tool.name === 'json_schema_2020_12_tool')
+      if (!focal) throw new Error('tools/list has no json_schema_2020_12_tool')
+      await client.callTool('json_schema_echo', { schema: focal.inputSchema })
+      return
+    }
     default: {
       await client.discover()
       const tools = await client.listTools()

@@ -263,3 +263,57 @@ describe('a tools/list whose inputSchema is nested thousands of levels deep', ()
     })
   })
 })
+
+/** ../shared/cases/robustness.md R14: integers in Mcp-Param-* headers are written and compared as numbers. */
+describe('integers in Mcp-Param-* headers (R14)', () => {
+  function counted() {
+    const mcp = new McpServer({ name: 's', version: '1' })
+    mcp.tool(
+      'counted',
+      { input: { n: v.pipe(v.number(), v.integer()) }, headers: { n: 'N' } },
+      ({ n }) => `n=${String(n)}`,
+    )
+    return mcp
+  }
+
+  it("callTool('counted', { n: 1e21 }) sends Mcp-Param-N in plain decimal and succeeds (n=1e+21 on the server)", async () => {
+    const handler = createFetchHandler(counted())
+    const sent: Headers[] = []
+    const client = new Client({
+      transport: new StreamableHttpClientTransport('http://x/mcp', {
+        fetch: (r) => (sent.push(r.headers), handler(r)),
+      }),
+    })
+    await client.listTools()
+    expect((await client.callTool('counted', { n: 1e21 })).content[0]).toMatchObject({ text: 'n=1e+21' })
+    expect(sent.at(-1)!.get('mcp-param-n')).toBe('1000000000000000000000')
+    await client.callTool('counted', { n: -42 })
+    expect(sent.at(-1)!.get('mcp-param-n')).toBe('-42')
+  })
+
+  for (const [label, handler] of adapters(counted())) {
+    const call = (n: number, header: string) =>
+      post(handler, req('tools/call', { name: 'counted', arguments: { n } }), {
+        ...std('tools/call', 'counted'),
+        'mcp-param-n': header,
+      })
+
+    it(`${label}: Mcp-Param-N: 42.0 with arguments.n = 42 is accepted (compared numerically)`, async () => {
+      for (const header of ['42.0', '42', '4.2e1']) {
+        const res = await call(42, header)
+        expect(res.status, header).toBe(200)
+        expect(res.body.result.content[0].text).toBe('n=42')
+      }
+    })
+
+    it(`${label}: Mcp-Param-N: 42.5 with arguments.n = 42 is 400 -32020 naming both values`, async () => {
+      for (const header of ['42.5', '0x2A', '42abc', '']) {
+        const res = await call(42, header)
+        expect(res.status, header).toBe(400)
+        expect(res.body.error.code).toBe(-32020)
+        expect(res.body.error.message).toContain(`value '${header}'`)
+        expect(res.body.error.message).toContain('arguments.n 42')
+      }
+    })
+  }
+})
