@@ -322,8 +322,9 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     if (!client || client.client_secret === undefined) return [401, { error: 'invalid_client' }]
     const claims = issued.get(form.get('token') ?? '')
     if (!claims || typeof claims.exp !== 'number' || claims.exp <= now()) return [200, { active: false }]
-    const { scope, client_id, sub, aud, iss, exp, iat } = claims
-    return [200, { active: true, token_type: 'Bearer', scope, client_id, sub, aud, iss, exp, iat }]
+    const { scope, client_id, sub, aud, iss, exp, iat, cnf } = claims
+    const token_type = cnf === undefined ? 'Bearer' : 'DPoP'
+    return [200, { active: true, token_type, scope, client_id, sub, aud, iss, exp, iat, cnf }]
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

@@ -6,6 +6,7 @@
  */
 import type { AuthInfo } from '../protocol/auth.ts'
 import { InvalidTokenError } from '../server/errors.ts'
+import type { VerifyTokenContext } from '../server/http/bearer.ts'
 
 /** Hosts that may be reached over plain http: the loopback interface (127.0.0.0/8, [::1], localhost). */
 function isLoopback(hostname: string): boolean {
@@ -56,6 +57,29 @@ export function matchAudience(aud: unknown, expected: readonly string[]): string
 export function refuseBoundToken(claims: Record<string, unknown>): void {
   if (claims.cnf !== undefined)
     throw new InvalidTokenError('the token is bound to a key (cnf); this resource accepts bearer tokens only')
+}
+
+/**
+ * The sender constraint of verified `claims` for the way the token came (`context.scheme`): with `DPoP`,
+ * the proof checked by `dpop` (RFC 9449 §7.1); as `Bearer`, no `cnf` ({@link refuseBoundToken}), and
+ * refused outright when `dpop` requires DPoP.
+ * @throws InvalidTokenError (or its DPoPProofError) when the token may not be used so.
+ */
+export async function checkBinding(
+  token: string,
+  claims: Record<string, unknown>,
+  context: VerifyTokenContext,
+  // a DPoPProofChecker (oauth/dpop.ts), by shape: that module imports this one
+  dpop:
+    | { readonly required: boolean; check(t: string, c: Record<string, unknown>, x: VerifyTokenContext): Promise<void> }
+    | undefined,
+): Promise<void> {
+  if (context.scheme === 'DPoP') {
+    if (!dpop) throw new InvalidTokenError('this resource does not accept DPoP-bound tokens')
+    return dpop.check(token, claims, context)
+  }
+  refuseBoundToken(claims)
+  if (dpop?.required) throw new InvalidTokenError('this resource accepts DPoP-bound tokens only')
 }
 
 /** Scopes from `scope` (space-separated, RFC 9068 §2.2.3) or `scp` (an array or a string). */

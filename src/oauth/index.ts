@@ -3,7 +3,8 @@
  * {@link protectedResource} as `FetchHandlerOptions.oauth`, with a token verifier: {@link jwtVerifier}
  * for JWT access tokens (RFC 9068, keys from the issuer's JWKS, by jose), {@link introspectionVerifier}
  * for opaque tokens (RFC 7662), or your own {@link VerifyToken} (throwing {@link InvalidTokenError}). A
- * handler throws {@link InsufficientScopeError} for scopes its arguments decide. A Worker that imports
+ * handler throws {@link InsufficientScopeError} for scopes its arguments decide. Either verifier accepts
+ * DPoP-bound tokens (RFC 9449) with `dpop: dpopProofChecker(…)`. A Worker that imports
  * neither verifier carries no JOSE code. `AuthInfo` (what a verifier returns) comes from `edge-mcp`.
  * @module
  */
@@ -12,3 +13,4 @@ export { protectedResource, type VerifyToken, type VerifyTokenContext } from '..
 export { InsufficientScopeError } from '../server/scopes.ts'
 export { jwtVerifier } from './jwt.ts'
 export { introspectionVerifier } from './introspection.ts'
+export { dpopProofChecker, type DPoPReplayStore } from './dpop.ts'

@@ -7,7 +7,8 @@ import type { AuthInfo } from '../protocol/auth.ts'
 import { InvalidTokenError, KeySourceError } from '../server/errors.ts'
 import type { VerifyToken, VerifyTokenContext } from '../server/http/bearer.ts'
 import { fetchHeld, readJson, type OAuthFetch } from '../protocol/oauth-metadata.ts'
-import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
+import { audienceList, authInfoOf, checkBinding, duration, matchAudience, secureUrl } from './claims.ts'
+import type { DPoPProofChecker } from './dpop.ts'
 
 /** Options of {@link introspectionVerifier}. */
 export interface IntrospectionVerifierOptions {
@@ -32,6 +33,11 @@ export interface IntrospectionVerifierOptions {
   maxTokenLength?: number
   /** How long the introspection request may take, in **ms**; then the request gets 503. Default 5,000. */
   timeoutMs?: number
+  /**
+   * Accept DPoP-bound tokens (RFC 9449; the answer's `cnf.jkt`, §6.2) presented as `Authorization: DPoP
+   * <token>` with a proof, checked by this `dpopProofChecker(…)`. Default: none; a token with `cnf` is refused.
+   */
+  dpop?: DPoPProofChecker
 }
 
 /** Clock skew allowed for `nbf`, in seconds (as the JWT verifier's default). */
@@ -43,8 +49,8 @@ const isNumericDate = (value: unknown): value is number => typeof value === 'num
  * A {@link VerifyToken} that introspects each token (RFC 7662 §2.1, one POST per request: no cache). The
  * token is valid when the answer has `active: true`, an `exp` (seconds) not in the past and an `nbf` not
  * more than 60 s ahead when present (a time that is not a number is refused), `aud` naming the resource,
- * `iss` equal to `issuer` when both are present, and no `cnf` (a sender-constrained token: no proof is
- * checked here). `clientId` is the response's `client_id`,
+ * `iss` equal to `issuer` when both are present, and no `cnf` (a sender-constrained token) unless `dpop`
+ * is given and the token came with the `DPoP` scheme and a valid proof. `clientId` is the response's `client_id`,
  * `scopes` its `scope`, `claims` the whole response.
  *
  * Throws {@link InvalidTokenError} (401) for an inactive, expired or misdirected token, and a
@@ -70,7 +76,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     headers.authorization = `Basic ${btoa(`${id}:${secret}`)}`
   }
 
-  return async (token: string, context: VerifyTokenContext): Promise<AuthInfo> => {
+  const verify = async (token: string, context: VerifyTokenContext): Promise<AuthInfo> => {
     if (typeof token !== 'string' || token === '' || token.length > maxTokenLength)
       throw new InvalidTokenError('the token is malformed')
     const form = new URLSearchParams({ token, token_type_hint: 'access_token' })
@@ -108,7 +114,8 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): Ve
     if (claims.aud === undefined && options.requireAudience === false) resource = expected[0]
     else resource = matchAudience(claims.aud, expected)
     if (resource === undefined) throw new InvalidTokenError('the token is for another resource')
-    refuseBoundToken(claims)
+    await checkBinding(token, claims, context, options.dpop)
     return authInfoOf(claims, resource, options.issuer)
   }
+  return options.dpop ? Object.assign(verify, { dpop: options.dpop }) : verify
 }

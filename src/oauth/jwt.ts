@@ -9,7 +9,8 @@ import type { AuthInfo } from '../protocol/auth.ts'
 import { InvalidTokenError, KeySourceError, messageOf } from '../server/errors.ts'
 import type { VerifyToken, VerifyTokenContext } from '../server/http/bearer.ts'
 import { authorizationServerMetadataUrls, fetchHeld, readJson, type OAuthFetch } from '../protocol/oauth-metadata.ts'
-import { audienceList, authInfoOf, duration, matchAudience, refuseBoundToken, secureUrl } from './claims.ts'
+import { audienceList, authInfoOf, checkBinding, duration, matchAudience, secureUrl } from './claims.ts'
+import type { DPoPProofChecker } from './dpop.ts'
 
 /** Options of {@link jwtVerifier}. */
 export interface JwtVerifierOptions {
@@ -45,6 +46,11 @@ export interface JwtVerifierOptions {
   maxTokenLength?: number
   /** How long each metadata or JWKS fetch may take, in **ms**; then the request gets 503. Default 5,000. */
   timeoutMs?: number
+  /**
+   * Accept DPoP-bound tokens (RFC 9449) presented as `Authorization: DPoP <token>` with a proof, checked by
+   * this `dpopProofChecker(…)`. Default: none; a token with `cnf` is refused.
+   */
+  dpop?: DPoPProofChecker
 }
 
 const DEFAULT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA']
@@ -53,7 +59,8 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 /**
  * A {@link VerifyToken} for JWT access tokens: the signature (by a key of the issuer's JWKS, with an
  * allowed asymmetric algorithm), `iss`, `aud` (the resource), `exp` (required), `nbf`, and `typ` when
- * asked for; a sender-constrained token (`cnf`: DPoP, mTLS) is refused, since no proof is checked here. The result's `clientId` is `client_id` ?? `azp` ?? `appid` ?? `cid` ?? `''`, `scopes` come
+ * asked for; a sender-constrained token (`cnf`: DPoP, mTLS) is refused unless `dpop` is given and the token
+ * came with the `DPoP` scheme and a valid proof (see `dpopProofChecker`). The result's `clientId` is `client_id` ?? `azp` ?? `appid` ?? `cid` ?? `''`, `scopes` come
  * from `scope` (space-separated) or `scp`, `expiresAt` is `exp` (seconds), `claims` the payload.
  *
  * The verifier throws {@link InvalidTokenError} (401) with a short message for a token that is not valid
@@ -119,7 +126,7 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
     return (keys ??= keysFrom(url))
   }
 
-  return async (token: string, context: VerifyTokenContext): Promise<AuthInfo> => {
+  const verify = async (token: string, context: VerifyTokenContext): Promise<AuthInfo> => {
     if (typeof token !== 'string' || token.length > maxTokenLength || !COMPACT_JWS.test(token))
       throw new InvalidTokenError('the token is malformed')
     const getKey = await keySet()
@@ -131,9 +138,10 @@ export function jwtVerifier(options: JwtVerifierOptions): VerifyToken {
     }
     const resource = matchAudience(payload.aud, audiences ?? [context.resource])
     if (resource === undefined) throw new InvalidTokenError('the token is for another resource')
-    refuseBoundToken(payload)
+    await checkBinding(token, payload, context, options.dpop)
     return authInfoOf(payload, resource)
   }
+  return options.dpop ? Object.assign(verify, { dpop: options.dpop }) : verify
 }
 
 /** jose's verification; when several JWKS keys fit a token (no `kid`), each is tried in turn. */

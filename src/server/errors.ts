@@ -93,6 +93,25 @@ export class InvalidTokenError extends ServerError {
 }
 
 /**
+ * A DPoP proof (RFC 9449 §4.3) that is not valid for its request — answered with 401 and
+ * `error="invalid_dpop_proof"` (§7.1) — or one without the nonce this resource requires: `use_dpop_nonce`
+ * with the nonce to use in `DPoP-Nonce` (§9). Thrown by `edge-mcp/oauth`'s DPoP proof check.
+ * @internal not in the public API: thrown in `oauth/dpop.ts`, answered in `server/http/bearer.ts`
+ */
+export class DPoPProofError extends InvalidTokenError {
+  override readonly name: string = 'DPoPProofError'
+  constructor(
+    message: string,
+    /** The challenge's `error` code. */
+    readonly error: 'invalid_dpop_proof' | 'use_dpop_nonce' = 'invalid_dpop_proof',
+    /** With `use_dpop_nonce`: the nonce the client must put in its next proof (`DPoP-Nonce` header). */
+    readonly nonce?: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
  * A failure to get what a token verifier needs from the authorization server — its metadata, its keys
  * (JWKS), an introspection answer (network, non-200, an unusable document): never the token's fault, so not
  * an {@link InvalidTokenError} (the request gets 503).

@@ -8,7 +8,7 @@
  * @module
  */
 import { checkScopes, missingScopes, type AuthInfo, type ImpliedScopes } from '../../protocol/auth.ts'
-import { InvalidTokenError } from '../errors.ts'
+import { DPoPProofError, InvalidTokenError } from '../errors.ts'
 
 /** What a token verifier is told about the request: the resource it must be valid for, and the request. */
 export interface VerifyTokenContext {
@@ -18,6 +18,11 @@ export interface VerifyTokenContext {
   request: Request
   /** The Worker's `env` (or what the runtime passed), e.g. for a per-deployment issuer. */
   env: unknown
+  /**
+   * The `Authorization` scheme the token came with: `DPoP` only to a verifier with a `dpop` check (RFC 9449
+   * §7.1; the proof is the request's `DPoP` header). Absent means `Bearer`.
+   */
+  scheme?: 'Bearer' | 'DPoP'
 }
 
 /**
@@ -26,7 +31,14 @@ export interface VerifyTokenContext {
  *   challenge's `error_description`). Any other error is a failure of the verifier itself (the request
  *   gets 503 and the logger has the cause): a token is never accepted because a check could not run.
  */
-export type VerifyToken = (token: string, context: VerifyTokenContext) => AuthInfo | Promise<AuthInfo>
+export type VerifyToken = ((token: string, context: VerifyTokenContext) => AuthInfo | Promise<AuthInfo>) & {
+  /**
+   * Set by a verifier given a DPoP check (`dpop: dpopProofChecker(…)`): tokens then also come as
+   * `Authorization: DPoP <token>`, the 401 challenges name `DPoP` with these `algs` (RFC 9449 §7.1), and
+   * the metadata has `dpop_signing_alg_values_supported` (RFC 9728 §2). `required`: no `Bearer`.
+   */
+  readonly dpop?: { readonly algorithms: readonly string[]; readonly required: boolean }
+}
 
 /** Options of a protected MCP endpoint: `FetchHandlerOptions.oauth`. */
 export interface ProtectedResourceOptions {
@@ -76,11 +88,15 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
 export type BearerOutcome =
   { ok: true; authInfo: AuthInfo } | { ok: false; status: 401 | 403 | 503; challenge?: Challenge; message: string }
 
-/** The parameters of one `WWW-Authenticate: Bearer` challenge (RFC 6750 §3). */
+/** The parameters of one `WWW-Authenticate: Bearer` challenge (RFC 6750 §3), or `DPoP` (RFC 9449 §7.1). */
 export interface Challenge {
-  error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope'
+  error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce'
   description?: string
   scope?: string
+  /** The scheme a token came with; without one (no token), every scheme the resource accepts is challenged. */
+  scheme?: 'Bearer' | 'DPoP'
+  /** With `use_dpop_nonce`: the nonce for the client's next proof, sent as `DPoP-Nonce` (RFC 9449 §9). */
+  nonce?: string
 }
 
 /**
@@ -165,6 +181,9 @@ export class ProtectedResource {
       authorization_servers: [...o.authorizationServers],
       bearer_methods_supported: ['header'],
     }
+    const dpop = o.verifyToken.dpop
+    if (dpop) document.dpop_signing_alg_values_supported = [...dpop.algorithms]
+    if (dpop?.required) document.dpop_bound_access_tokens_required = true
     const scopes = o.scopesSupported ?? o.requiredScopes
     if (scopes?.length) document.scopes_supported = [...scopes]
     if (o.resourceDocumentation !== undefined) document.resource_documentation = o.resourceDocumentation
@@ -211,19 +230,25 @@ export class ProtectedResource {
       )
     // no backtracking: a header value has no trailing whitespace (Fetch trims it), and `\S*` stops at the
     // first space, so the match is linear in the header's length (`\S* *$` was quadratic over spaces)
-    const match = /^Bearer +(\S*)$/i.exec(header)
+    const dpop = this.options.verifyToken.dpop
+    const match = (dpop ? /^(Bearer|DPoP) +(\S*)$/i : /^(Bearer) +(\S*)$/i).exec(header)
     if (!match) {
       // another scheme (Basic, …) is no bearer token at all: the plain challenge (RFC 6750 §3.1)
-      if (!/^bearer(\s|$)/i.test(header)) return none
-      return invalid('invalid_token', 'the Authorization header is not "Bearer <token>"')
+      if (!(dpop ? /^(bearer|dpop)(\s|$)/i : /^bearer(\s|$)/i).test(header)) return none
+      return invalid('invalid_token', `the Authorization header is not "${dpop ? 'Bearer|DPoP' : 'Bearer'} <token>"`)
     }
-    const token = match[1]!
-    if (!B64TOKEN.test(token)) return invalid('invalid_token', 'the bearer token is malformed')
+    const scheme = match[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer'
+    const token = match[2]!
+    if (!B64TOKEN.test(token)) return invalid('invalid_token', 'the bearer token is malformed', scheme)
     let authInfo: AuthInfo
     try {
-      authInfo = await this.options.verifyToken(token, { resource: this.resourceFor(url), request, env })
+      const context: VerifyTokenContext = { resource: this.resourceFor(url), request, env }
+      if (scheme === 'DPoP') context.scheme = scheme
+      authInfo = await this.options.verifyToken(token, context)
     } catch (error) {
-      if (error instanceof InvalidTokenError) return invalid('invalid_token', error.message || 'the token is not valid')
+      if (error instanceof DPoPProofError) return invalid(error.error, error.message, 'DPoP', error.nonce)
+      if (error instanceof InvalidTokenError)
+        return invalid('invalid_token', error.message || 'the token is not valid', scheme)
       log(error)
       return { ok: false, status: 503, message: 'Service Unavailable: the access token could not be verified' }
     }
@@ -237,6 +262,7 @@ export class ProtectedResource {
           error: 'insufficient_scope',
           scope,
           description: `this server needs the scope ${missing.join(' ')}`,
+          scheme,
         },
         message: `Forbidden: insufficient scope; this server needs ${scope}`,
       }
@@ -251,7 +277,31 @@ export class ProtectedResource {
     const floor = this.options.requiredScopes ?? []
     if (challenge.error === 'insufficient_scope' && challenge.scope !== undefined && floor.length)
       challenge = { ...challenge, scope: [...new Set([...floor, ...challenge.scope.split(' ')])].join(' ') }
-    return bearerChallenge({ ...challenge, resourceMetadata: this.metadataUrlFor(url) })
+    const c = { ...challenge, resourceMetadata: this.metadataUrlFor(url) }
+    const dpop = this.options.verifyToken.dpop
+    if (!dpop) return bearerChallenge(c)
+    // RFC 9449 §7.1: a DPoP challenge names the accepted algorithms; without a token, both schemes are
+    // offered, with one, only its own (only DPoP when Bearer is refused)
+    const algs = `algs="${dpop.algorithms.join(' ')}", `
+    const ofDPoP = `DPoP ${algs}${bearerChallenge(c).slice('Bearer '.length)}`
+    if (c.scheme === 'DPoP' || dpop.required) return ofDPoP
+    return c.scheme === 'Bearer' ? bearerChallenge(c) : `${bearerChallenge(c)}, ${ofDPoP}`
+  }
+
+  /**
+   * The headers of a refused request: a 401 / 403 challenge's `WWW-Authenticate` (and `DPoP-Nonce` for
+   * `use_dpop_nonce`), or a 503's `Retry-After`.
+   */
+  refusalHeaders(url: URL, outcome: BearerOutcome & { ok: false }): Record<string, string> {
+    const { challenge } = outcome
+    if (!challenge) return { 'Retry-After': '5' }
+    const headers: Record<string, string> = { 'WWW-Authenticate': this.challengeHeader(url, challenge) }
+    if (challenge.nonce !== undefined) {
+      headers['DPoP-Nonce'] = challenge.nonce
+      // a browser client must read it; the CORS layer adds its own exposed headers to this one
+      headers['Access-Control-Expose-Headers'] = 'DPoP-Nonce'
+    }
+    return headers
   }
 }
 
@@ -271,6 +321,14 @@ export function bearerChallenge(c: Challenge & { resourceMetadata?: string }): s
   return params.length ? `Bearer ${params.join(', ')}` : 'Bearer'
 }
 
-function invalid(error: 'invalid_request' | 'invalid_token', description: string): BearerOutcome {
-  return { ok: false, status: 401, challenge: { error, description }, message: `Unauthorized: ${description}` }
+function invalid(
+  error: NonNullable<Challenge['error']>,
+  description: string,
+  scheme?: 'Bearer' | 'DPoP',
+  nonce?: string,
+): BearerOutcome {
+  const challenge: Challenge = { error, description }
+  if (scheme) challenge.scheme = scheme
+  if (nonce !== undefined) challenge.nonce = nonce
+  return { ok: false, status: 401, challenge, message: `Unauthorized: ${description}` }
 }

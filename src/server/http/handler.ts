@@ -261,9 +261,7 @@ async function checkBearer(
     logError(server.logger, 'auth.verifyFailed', 'the access token could not be verified', cause)
   const outcome = await protectedResource.authenticate(request, url, env, server.options.impliedScopes, log)
   if (outcome.ok) return { authInfo: outcome.authInfo }
-  const headers: Record<string, string> = outcome.challenge
-    ? { 'WWW-Authenticate': protectedResource.challengeHeader(url, outcome.challenge) }
-    : { 'Retry-After': '5' }
+  const headers = protectedResource.refusalHeaders(url, outcome)
   return jsonError(outcome.status, null, new McpError(ErrorCode.InvalidRequest, outcome.message), headers)
 }
 

@@ -72,6 +72,7 @@ export function preflightResponse(request: Request, origin: string): Response {
 export function withCors(response: Response, origin: string): Response {
   const headers = new Headers(response.headers)
   for (const [k, val] of Object.entries(corsHeaders(origin))) headers.set(k, val)
-  headers.set('Access-Control-Expose-Headers', EXPOSED_HEADERS)
+  // appended: a response may expose its own too (a DPoP challenge's `DPoP-Nonce`, server/http/bearer.ts)
+  headers.append('Access-Control-Expose-Headers', EXPOSED_HEADERS)
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
 }
