@@ -36,6 +36,10 @@ export { StdioClientTransport } from './stdio.ts'
 // OAuth 2.1 for MCP servers that answer 401 (discovery, PKCE, refresh; Web APIs only)
 export type { ClientAuthProvider } from './oauth/auth-provider.ts'
 export { OAuthClientProvider } from './oauth/provider.ts'
+// ... and without a user: client credentials (RFC 6749 §4.4), JWT bearer (RFC 7523, workload identity), SEP-990
+export { ClientCredentialsProvider } from './oauth/client-credentials.ts'
+export { JwtBearerProvider } from './oauth/jwt-bearer.ts'
+export { EnterpriseManagedAuthProvider } from './oauth/enterprise.ts'
 export { InMemoryOAuthStore, type OAuthClientInformation, type OAuthStore, type StoredTokens } from './oauth/store.ts'
 
 // Errors the client side raises itself (an error the server answered with is an McpError)

@@ -10,7 +10,15 @@
  *   node --import tsx test/conformance/client.ts http://localhost:PORT/mcp
  */
 import type { OAuthClientProviderOptions } from '../../src/client/oauth/provider.ts'
-import { Client, OAuthClientProvider, StreamableHttpClientTransport } from '../../src/client/index.ts'
+import {
+  Client,
+  ClientCredentialsProvider,
+  EnterpriseManagedAuthProvider,
+  JwtBearerProvider,
+  OAuthClientProvider,
+  StreamableHttpClientTransport,
+  type ClientAuthProvider,
+} from '../../src/client/index.ts'
 import { type ElicitRequestParams, type Tool } from '../../src/index.ts'
 
 const url = process.argv[2]
@@ -49,7 +57,43 @@ function oauth(): OAuthClientProvider {
   return new OAuthClientProvider(options)
 }
 
-const transport = new StreamableHttpClientTransport(url, scenario.startsWith('auth/') ? { auth: oauth() } : {})
+/** A context value the scenario must have given. */
+function given(key: string): string {
+  const value = context[key]
+  if (typeof value !== 'string') throw new Error(`MCP_CONFORMANCE_CONTEXT has no string ${key}`)
+  return value
+}
+
+/** The provider for an `auth/` scenario: a machine-to-machine flow where the scenario tests one, else the user's. */
+function authProvider(): ClientAuthProvider {
+  switch (scenario) {
+    case 'auth/client-credentials-basic':
+      return new ClientCredentialsProvider({ clientId: given('client_id'), clientSecret: given('client_secret') })
+    case 'auth/client-credentials-jwt':
+      return new ClientCredentialsProvider({
+        clientId: given('client_id'),
+        privateKey: given('private_key_pem'),
+        signingAlgorithm: given('signing_algorithm') as 'ES256' | 'RS256',
+      })
+    case 'auth/wif-jwt-bearer':
+      return new JwtBearerProvider({ assertion: () => given('valid_jwt'), client: { clientId: given('client_id') } })
+    case 'auth/enterprise-managed-authorization':
+      return new EnterpriseManagedAuthProvider({
+        clientId: given('client_id'),
+        clientSecret: given('client_secret'),
+        idToken: () => given('idp_id_token'),
+        idp: {
+          tokenEndpoint: given('idp_token_endpoint'),
+          clientId: given('idp_client_id'),
+          issuer: given('idp_issuer'),
+        },
+      })
+    default:
+      return oauth()
+  }
+}
+
+const transport = new StreamableHttpClientTransport(url, scenario.startsWith('auth/') ? { auth: authProvider() } : {})
 const client = new Client({
   transport,
   clientInfo: { name: 'edge-mcp-conformance-client', version: '0.1.0' },

@@ -113,13 +113,15 @@ export async function fetchProtectedResourceMetadata(
 
 /**
  * RFC 8414 §3 / OpenID Discovery §4: the first metadata document found for `issuer`; its `issuer` must
- * be identical, and it must have both endpoints and advertise PKCE S256.
+ * be identical, and it must have a `token_endpoint`; for the authorization code flow (`flow` `code`, the
+ * default) also an `authorization_endpoint` and PKCE S256.
  * @throws OAuthError `invalid_issuer` or `invalid_metadata`.
  */
 export async function fetchAuthorizationServerMetadata(
   fetch: OAuthFetch,
   issuer: string,
   signal: AbortSignal | undefined,
+  flow: 'code' | 'token' = 'code',
 ): Promise<Metadata> {
   for (const url of authorizationServerMetadataUrls(issuer)) {
     const as = await getJson(fetch, url, signal)
@@ -130,7 +132,10 @@ export async function fetchAuthorizationServerMetadata(
         `Authorization server metadata at ${url.href} has issuer ${JSON.stringify(as.issuer)}, not ${issuer}`,
       )
     }
-    if (typeof as.authorization_endpoint !== 'string' || typeof as.token_endpoint !== 'string') {
+    if (typeof as.token_endpoint !== 'string')
+      throw new OAuthError('invalid_metadata', `Authorization server metadata of ${issuer} lacks token_endpoint`)
+    if (flow === 'token') return as
+    if (typeof as.authorization_endpoint !== 'string') {
       throw new OAuthError(
         'invalid_metadata',
         `Authorization server metadata of ${issuer} lacks authorization_endpoint or token_endpoint`,

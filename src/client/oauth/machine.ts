@@ -1,0 +1,189 @@
+/**
+ * What the machine-to-machine OAuth flows share (no user, no browser): on a `401` the discovery the
+ * authorization-code flow does (RFC 9728 protected-resource metadata from the challenge, RFC 8414
+ * authorization-server metadata, its issuer checked), the scope, a refresh when a refresh token is kept,
+ * then the flow's own grant at the token endpoint with the `resource` parameter (RFC 8707), the tokens
+ * kept in the {@link OAuthStore}. The grants are in their own modules (client-credentials.ts,
+ * jwt-bearer.ts, enterprise.ts), so an application carries only the one it uses.
+ * @module
+ */
+import { OAuthError } from '../errors.ts'
+import type { ClientAuthProvider } from './auth-provider.ts'
+import {
+  assertionSigner,
+  checkClientCredentials,
+  tokenEndpointAuth,
+  type AssertionSigner,
+  type ClientCredentials,
+} from './client-auth.ts'
+import {
+  bearerParams,
+  fetchAuthorizationServerMetadata,
+  fetchProtectedResourceMetadata,
+  strings,
+  type Metadata,
+  type OAuthFetch,
+} from './discovery.ts'
+import { InMemoryOAuthStore, type OAuthStore } from './store.ts'
+import { requestToken, storedTokensOf, type TokenEndpointAuth } from './token.ts'
+
+/** Options every machine-to-machine provider takes. */
+export interface MachineProviderOptions {
+  /**
+   * The scope to ask for (space-separated). Default: the challenge's `scope`, else the protected resource's
+   * `scopes_supported` (spec §Scope Selection Strategy).
+   */
+  scope?: string
+  /** Where tokens are kept (per MCP server URL). Default: an {@link InMemoryOAuthStore}. */
+  store?: OAuthStore
+  /** The fetch for metadata and token requests. Default: the global one. */
+  fetch?: (input: Request) => Promise<Response>
+  /** Re-authorizations allowed per request after `403 insufficient_scope` (spec §Step-Up). Default 2. */
+  maxStepUps?: number
+}
+
+/** What a grant is asked to make its token request for. */
+export interface GrantContext {
+  /** The authorization server's issuer identifier (checked against its metadata). */
+  issuer: string
+  /** Its metadata (RFC 8414). */
+  metadata: Metadata
+  /** The MCP server's resource identifier, from its protected-resource metadata (RFC 8707 `resource`). */
+  resource: string
+  /** The scope asked for, when there is one. */
+  scope: string | undefined
+  signal: AbortSignal | undefined
+}
+
+const scopeSet = (...scopes: (string | undefined)[]): string[] => [
+  ...new Set(scopes.flatMap((s) => (s ? s.split(' ').filter(Boolean) : []))),
+]
+
+/**
+ * The base of the machine-to-machine providers: a subclass says which grant it makes
+ * ({@link MachineProvider.grant}) and with which client credentials.
+ */
+export abstract class MachineProvider implements ClientAuthProvider {
+  readonly store: OAuthStore
+  protected readonly fetch: OAuthFetch
+  readonly #options: MachineProviderOptions
+  readonly #credentials: ClientCredentials | undefined
+  readonly #field: string
+  #signer: Promise<AssertionSigner> | undefined
+  /** Authorizations under way, per server and challenge: concurrent 401s share one token request. */
+  readonly #pending = new Map<string, Promise<void>>()
+
+  /**
+   * @param credentials the client's authentication at the authorization server (named `field` in errors);
+   *   undefined for a grant whose server needs none.
+   * @throws RangeError for a bad `maxStepUps`; TypeError for bad credentials or `scope`.
+   */
+  protected constructor(options: MachineProviderOptions, credentials: ClientCredentials | undefined, field: string) {
+    if (options.maxStepUps !== undefined && !(Number.isInteger(options.maxStepUps) && options.maxStepUps >= 0)) {
+      throw new RangeError(`maxStepUps must be a non-negative integer, got ${String(options.maxStepUps)}`)
+    }
+    if (options.scope !== undefined && typeof options.scope !== 'string')
+      throw new TypeError(`scope must be a space-separated string, got ${JSON.stringify(options.scope)}`)
+    if (credentials !== undefined) checkClientCredentials(credentials, field)
+    this.#options = options
+    this.#credentials = credentials
+    this.#field = field
+    this.store = options.store ?? new InMemoryOAuthStore()
+    const fetchOption = options.fetch
+    this.fetch = fetchOption ? (input) => fetchOption(input) : (input) => fetch(input)
+  }
+
+  /** Re-authorizations allowed per request after `403 insufficient_scope`. */
+  get maxStepUps(): number {
+    return this.#options.maxStepUps ?? 2
+  }
+
+  /** The `Authorization` header value for requests to `serverUrl`, if a token is stored. */
+  async authorizationHeader(serverUrl: string): Promise<string | undefined> {
+    const tokens = await this.store.loadTokens(serverUrl)
+    return tokens ? `Bearer ${tokens.access_token}` : undefined
+  }
+
+  /**
+   * Get a new access token for `serverUrl` after a `401` (or `403 insufficient_scope`, then for the union of
+   * the scopes asked before and the challenged ones) whose `WWW-Authenticate` value is `wwwAuthenticate`:
+   * discovery, then a refresh when a refresh token from the same issuer is kept, else the grant. A grant's
+   * failure is not retried, and no other grant is tried.
+   * @throws OAuthError when discovery fails or the authorization server refuses (its `error`, e.g.
+   *   `invalid_client`, `invalid_grant`, `invalid_scope`, `unauthorized_client`); TypeError for a private key
+   *   that cannot be imported.
+   */
+  authorize(serverUrl: string, wwwAuthenticate: string | undefined, signal?: AbortSignal): Promise<void> {
+    const key = `${serverUrl}\n${wwwAuthenticate ?? ''}`
+    let pending = this.#pending.get(key)
+    if (!pending) {
+      pending = this.#authorize(serverUrl, wwwAuthenticate, signal).finally(() => this.#pending.delete(key))
+      this.#pending.set(key, pending)
+    }
+    return pending
+  }
+
+  async #authorize(serverUrl: string, wwwAuthenticate: string | undefined, signal?: AbortSignal): Promise<void> {
+    const challenge = bearerParams(wwwAuthenticate)
+    const stepUp = challenge.error === 'insufficient_scope'
+    const prm = await fetchProtectedResourceMetadata(this.fetch, serverUrl, challenge.resource_metadata, signal)
+    const resource = prm.resource as string
+    const issuer = strings(prm.authorization_servers)?.[0]
+    if (!issuer)
+      throw new OAuthError('invalid_resource_metadata', 'Protected resource metadata lists no authorization_servers')
+    const metadata = await fetchAuthorizationServerMetadata(this.fetch, issuer, signal, 'token')
+    const stored = await this.store.loadTokens(serverUrl)
+    const previous = stored?.issuer === issuer ? stored : undefined
+    // tokens of another authorization server are never sent again, whatever happens next
+    if (stored !== undefined && previous === undefined) await this.store.saveTokens(serverUrl, undefined)
+
+    let scopes = scopeSet(this.#options.scope ?? challenge.scope ?? strings(prm.scopes_supported)?.join(' '))
+    if (stepUp) scopes = scopeSet(previous?.scope, challenge.scope)
+    const scope = scopes.length ? scopes.join(' ') : undefined
+    const auth = this.clientAuth(metadata, issuer)
+
+    if (!stepUp && previous?.refresh_token) {
+      const params = { grant_type: 'refresh_token', refresh_token: previous.refresh_token, resource }
+      try {
+        const response = await this.#token(metadata, auth, params, signal)
+        const tokens = storedTokensOf(issuer, response, previous.scope, previous.refresh_token)
+        return await this.store.saveTokens(serverUrl, tokens)
+      } catch (error) {
+        if (!(error instanceof OAuthError)) throw error // network failures surface; a refused refresh starts over
+      }
+    }
+    const params = await this.grant({ issuer, metadata, resource, scope, signal })
+    params.resource ??= resource
+    if (scope !== undefined) params.scope ??= scope
+    const response = await this.#token(metadata, auth, params, signal)
+    await this.store.saveTokens(serverUrl, storedTokensOf(issuer, response, scope))
+  }
+
+  #token(metadata: Metadata, auth: TokenEndpointAuth, params: Record<string, string>, signal?: AbortSignal) {
+    return requestToken({ tokenEndpoint: metadata.token_endpoint as string, auth, params, fetch: this.fetch, signal })
+  }
+
+  /**
+   * The client authentication at the authorization server `issuer` (its `metadata` says which methods it
+   * takes); `none` without credentials. A `private_key_jwt` assertion's `aud` is the issuer (RFC 7523 §3
+   * as updated by draft-ietf-oauth-rfc7523bis).
+   */
+  protected clientAuth(metadata: Metadata | undefined, issuer: string): TokenEndpointAuth {
+    const credentials = this.#credentials
+    if (!credentials) return { method: 'none' }
+    return tokenEndpointAuth(credentials, metadata, issuer, () => (this.#signer ??= this.#newSigner(credentials)))
+  }
+
+  #newSigner(credentials: ClientCredentials): Promise<AssertionSigner> {
+    const signer = assertionSigner(credentials, this.#field)
+    signer.catch(() => (this.#signer = undefined)) // a key that failed to import fails each time, not once
+    return signer
+  }
+
+  /**
+   * The grant's form parameters (`grant_type` and its own); `resource` and `scope` are added from
+   * `context` unless present.
+   * @throws OAuthError when the grant cannot be made (e.g. a token exchange before it was refused).
+   */
+  protected abstract grant(context: GrantContext): Promise<Record<string, string>>
+}

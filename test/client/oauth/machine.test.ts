@@ -1,0 +1,333 @@
+import { describe, expect, it } from 'vitest'
+import { decodeProtectedHeader, exportJWK, exportPKCS8, generateKeyPair } from 'jose'
+import {
+  Client,
+  ClientCredentialsProvider,
+  EnterpriseManagedAuthProvider,
+  HttpError,
+  InMemoryOAuthStore,
+  JwtBearerProvider,
+  OAuthError,
+  StreamableHttpClientTransport,
+  type ClientAuthProvider,
+} from '../../../src/client/index.ts'
+import {
+  ID_JAG,
+  IDP_TOKEN_ENDPOINT,
+  ISSUER,
+  JWT_BEARER,
+  MCP,
+  TOKEN_EXCHANGE,
+  m2mWorld,
+  type M2mWorld,
+} from './m2m-world.ts'
+
+function connect(w: M2mWorld, auth: ClientAuthProvider) {
+  return new Client({ transport: new StreamableHttpClientTransport(MCP, { fetch: w.fetch, auth }) })
+}
+
+const ok = [{ type: 'text', text: 'ok' }]
+
+describe('ClientCredentialsProvider', () => {
+  it('on 401 discovers the AS (token endpoint only), asks for a token with client_secret_basic, scope and resource, and retries', async () => {
+    const w = await m2mWorld({ clients: { 'job 1': { secret: 's3cr:t é' } }, challengeScope: 'mcp:tools' })
+    const store = new InMemoryOAuthStore()
+    const auth = new ClientCredentialsProvider({ clientId: 'job 1', clientSecret: 's3cr:t é', store, fetch: w.fetch })
+    const client = connect(w, auth)
+    expect((await client.callTool('echo')).content).toEqual(ok)
+    expect(w.gets).toEqual([
+      'https://mcp.test/.well-known/oauth-protected-resource/mcp',
+      'https://as.test/.well-known/oauth-authorization-server',
+    ])
+    const [request] = w.asRequests()
+    expect(Object.fromEntries(request.form)).toEqual({
+      grant_type: 'client_credentials',
+      resource: MCP,
+      scope: 'mcp:tools',
+    })
+    expect(request.headers.get('authorization')).toBe(`Basic ${btoa('job+1:s3cr%3At+%C3%A9')}`)
+    expect(store.loadTokens(MCP)).toMatchObject({ issuer: ISSUER, access_token: 'at-1', scope: 'mcp:tools' })
+    // the token is kept: more calls need no new token request
+    await client.listTools()
+    expect(w.asRequests()).toHaveLength(1)
+  })
+
+  it('uses client_secret_post when the AS lists only that, or when told; the scope from the resource metadata', async () => {
+    const w = await m2mWorld({
+      clients: { job: { secret: 'pw' } },
+      authMethods: ['client_secret_post'],
+      prmScopes: ['a', 'b'],
+    })
+    await connect(w, new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch })).listTools()
+    const told = await m2mWorld({ clients: { job: { secret: 'pw' } } })
+    const auth = new ClientCredentialsProvider({
+      clientId: 'job',
+      clientSecret: 'pw',
+      tokenEndpointAuthMethod: 'client_secret_post',
+      fetch: told.fetch,
+    })
+    await connect(told, auth).listTools()
+    for (const request of [w.asRequests()[0], told.asRequests()[0]]) {
+      expect(request.headers.has('authorization')).toBe(false)
+      expect(request.form.get('client_id')).toBe('job')
+      expect(request.form.get('client_secret')).toBe('pw')
+    }
+    expect(w.asRequests()[0].form.get('scope')).toBe('a b')
+  })
+
+  it('signs private_key_jwt assertions (RFC 7523 §2.2) with an ES256 PKCS#8 PEM, verified with jose: iss = sub = client, aud = issuer, fresh jti', async () => {
+    const keys = await generateKeyPair('ES256', { extractable: true })
+    const w = await m2mWorld({ clients: { signer: { publicKey: keys.publicKey } } })
+    const auth = new ClientCredentialsProvider({
+      clientId: 'signer',
+      privateKey: await exportPKCS8(keys.privateKey),
+      keyId: 'k1',
+      fetch: w.fetch,
+    })
+    const client = connect(w, auth)
+    await client.listTools()
+    w.expireAll()
+    await client.listTools()
+    const [first, second] = w.asRequests()
+    expect(first.form.get('client_assertion_type')).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer')
+    expect(first.assertion).toMatchObject({ iss: 'signer', sub: 'signer', aud: ISSUER })
+    expect(first.assertion!.exp! - first.assertion!.iat!).toBe(60)
+    expect(second.assertion!.jti).not.toBe(first.assertion!.jti)
+    const header = decodeProtectedHeader(first.form.get('client_assertion')!)
+    expect(header).toEqual({ alg: 'ES256', typ: 'JWT', kid: 'k1' })
+  })
+
+  it.each([
+    ['an RS256 JWK', 'RS256' as const, async (k: CryptoKey) => await exportJWK(k)],
+    ['an ES256 CryptoKey', 'ES256' as const, (k: CryptoKey) => Promise.resolve(k)],
+  ])('signs with %s', async (_label, alg, keyOf) => {
+    const keys = await generateKeyPair(alg, { extractable: true })
+    const w = await m2mWorld({ clients: { signer: { publicKey: keys.publicKey } } })
+    const privateKey = await keyOf(keys.privateKey)
+    await connect(w, new ClientCredentialsProvider({ clientId: 'signer', privateKey, fetch: w.fetch })).listTools()
+    expect(w.asRequests()[0].assertion).toMatchObject({ iss: 'signer' })
+  })
+
+  it('a refused client surfaces as OAuthError invalid_client, with no second token request', async () => {
+    const w = await m2mWorld({ clients: { job: { secret: 'right' } } })
+    const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'wrong', fetch: w.fetch })
+    const failure = connect(w, auth).listTools()
+    await expect(failure).rejects.toBeInstanceOf(OAuthError)
+    await expect(failure).rejects.toMatchObject({ error: 'invalid_client' })
+    await expect(failure).rejects.toThrow(/invalid_client: who are you/)
+    expect(w.asRequests()).toHaveLength(1)
+  })
+
+  it('after the token expired, the 401 gets a new token once; a server that still refuses fails with HttpError 401', async () => {
+    const w = await m2mWorld({ clients: { job: { secret: 'pw' } } })
+    const client = connect(w, new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch }))
+    await client.listTools()
+    w.expireAll()
+    expect((await client.callTool('echo')).content).toEqual(ok)
+    expect(w.asRequests()).toHaveLength(2)
+
+    // a server that refuses every token: one new token for the request, then its 401 is the caller's
+    const refusing = (request: Request) => {
+      if (request.url === MCP) w.expireAll()
+      return w.fetch(request)
+    }
+    const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch })
+    const transport = new StreamableHttpClientTransport(MCP, { fetch: refusing, auth })
+    const error = await transport
+      .send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} })
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(HttpError)
+    expect(error).toMatchObject({ status: 401 })
+    expect(w.asRequests()).toHaveLength(3)
+  })
+
+  it('a provider with the same store reuses the stored token; concurrent 401s share one token request', async () => {
+    const w = await m2mWorld({ clients: { job: { secret: 'pw' } } })
+    const store = new InMemoryOAuthStore()
+    const options = { clientId: 'job', clientSecret: 'pw', fetch: w.fetch, store }
+    await connect(w, new ClientCredentialsProvider(options)).listTools()
+    await connect(w, new ClientCredentialsProvider(options)).listTools()
+    expect(w.asRequests()).toHaveLength(1)
+
+    const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch })
+    const challenge = `Bearer resource_metadata="https://mcp.test/.well-known/oauth-protected-resource/mcp"`
+    await Promise.all([auth.authorize(MCP, challenge), auth.authorize(MCP, challenge)])
+    expect(w.asRequests()).toHaveLength(2)
+  })
+
+  it('403 insufficient_scope: a new token for the union of the scopes (step-up)', async () => {
+    const w = await m2mWorld({ clients: { job: { secret: 'pw' } }, challengeScope: 'read', callScopes: ['write'] })
+    const client = connect(w, new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch }))
+    expect((await client.callTool('echo')).content).toEqual(ok)
+    expect(w.asRequests().map((r) => r.form.get('scope'))).toEqual(['read', 'read write'])
+  })
+
+  it.each([
+    [{ clientId: '' }, /clientId must be a non-empty string/],
+    [
+      { clientId: 'a', clientSecret: 's', privateKey: '-----BEGIN PRIVATE KEY-----' },
+      /both clientSecret and privateKey/,
+    ],
+    [{ clientId: 'a', privateKey: '-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----' }, /PKCS#8 PEM/],
+    [{ clientId: 'a', privateKey: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' } }, /JWK without "d"/],
+    [{ clientId: 'a', tokenEndpointAuthMethod: 'private_key_jwt' as const }, /privateKey is missing/],
+    [{ clientId: 'a', tokenEndpointAuthMethod: 'client_secret_basic' as const }, /clientSecret is missing/],
+  ])('refuses bad options at construction, naming the field: %j', (options, message) => {
+    expect(() => new ClientCredentialsProvider(options)).toThrow(message)
+  })
+
+  it('a key that is not the algorithm asked for fails the request with a TypeError naming privateKey', async () => {
+    const keys = await generateKeyPair('RS256', { extractable: true })
+    const w = await m2mWorld({ clients: { signer: { publicKey: keys.publicKey } } })
+    const auth = new ClientCredentialsProvider({
+      clientId: 'signer',
+      privateKey: await exportPKCS8(keys.privateKey),
+      signingAlgorithm: 'ES256',
+      fetch: w.fetch,
+    })
+    await expect(connect(w, auth).listTools()).rejects.toThrow(
+      /options\.privateKey is not an ES256 private key \(it is RS256\)/,
+    )
+    expect(w.asRequests()).toHaveLength(0)
+  })
+})
+
+describe('JwtBearerProvider (workload identity)', () => {
+  it('presents the assertion from the function, called anew for each token request (a rotating token)', async () => {
+    const seen: unknown[] = []
+    let rotation = 0
+    const w = await m2mWorld()
+    const auth = new JwtBearerProvider({
+      assertion: (context) => {
+        seen.push({ issuer: context.issuer, resource: context.resource })
+        return `workload-jwt-${++rotation}\n` // as read from a file
+      },
+      client: { clientId: 'workload' },
+      fetch: w.fetch,
+    })
+    const client = connect(w, auth)
+    await client.listTools()
+    w.expireAll()
+    expect((await client.callTool('echo')).content).toEqual(ok)
+    expect(seen).toEqual([
+      { issuer: ISSUER, resource: MCP },
+      { issuer: ISSUER, resource: MCP },
+    ])
+    expect(w.asRequests().map((r) => Object.fromEntries(r.form))).toEqual([
+      { grant_type: JWT_BEARER, assertion: 'workload-jwt-1', resource: MCP, client_id: 'workload' },
+      { grant_type: JWT_BEARER, assertion: 'workload-jwt-2', resource: MCP, client_id: 'workload' },
+    ])
+  })
+
+  it.each(['invalid_grant', 'invalid_scope', 'unauthorized_client'])(
+    'surfaces %s as OAuthError with that code, without retrying or trying another grant',
+    async (code) => {
+      let calls = 0
+      const w = await m2mWorld({ judgeAssertion: () => code })
+      const auth = new JwtBearerProvider({ assertion: () => (calls++, 'jwt'), fetch: w.fetch })
+      await expect(connect(w, auth).listTools()).rejects.toMatchObject({ name: 'OAuthError', error: code })
+      expect(w.asRequests()).toHaveLength(1)
+      expect(calls).toBe(1)
+    },
+  )
+
+  it('uses a refresh token when the AS issued one, and the grant again when the refresh is refused', async () => {
+    const w = await m2mWorld({ refreshTokens: true })
+    const client = connect(w, new JwtBearerProvider({ assertion: () => 'jwt', fetch: w.fetch }))
+    await client.listTools()
+    w.expireAll()
+    await client.listTools()
+    w.expireAll()
+    w.revokeRefreshTokens()
+    await client.listTools()
+    expect(w.asRequests().map((r) => r.form.get('grant_type'))).toEqual([
+      JWT_BEARER,
+      'refresh_token',
+      'refresh_token',
+      JWT_BEARER,
+    ])
+  })
+
+  it('an assertion function that gives no string fails with a TypeError naming it; a bad option is refused', async () => {
+    const w = await m2mWorld()
+    const auth = new JwtBearerProvider({ assertion: () => '', fetch: w.fetch })
+    await expect(connect(w, auth).listTools()).rejects.toThrow(/options\.assertion returned "", not a JWT/)
+    expect(w.asRequests()).toHaveLength(0)
+    expect(() => new JwtBearerProvider({} as never)).toThrow(/options\.assertion must be a function/)
+    expect(() => new JwtBearerProvider({ assertion: () => 'x', client: { clientId: '' } })).toThrow(
+      /options\.client\.clientId/,
+    )
+  })
+})
+
+describe('EnterpriseManagedAuthProvider (SEP-990)', () => {
+  const options = (w: M2mWorld) => ({
+    clientId: 'mcp-client',
+    clientSecret: 'mcp-secret',
+    idToken: () => 'id-token-of-alice',
+    idp: { tokenEndpoint: IDP_TOKEN_ENDPOINT, clientId: 'client-at-idp' },
+    fetch: w.fetch,
+  })
+
+  it('exchanges the ID token for an ID-JAG at the IdP, then presents it with the jwt-bearer grant and client auth', async () => {
+    const w = await m2mWorld({ clients: { 'mcp-client': { secret: 'mcp-secret' } }, challengeScope: 'tools' })
+    expect((await connect(w, new EnterpriseManagedAuthProvider(options(w))).callTool('echo')).content).toEqual(ok)
+    const [exchange, grant] = w.tokenRequests
+    expect(exchange.url).toBe(IDP_TOKEN_ENDPOINT)
+    expect(Object.fromEntries(exchange.form)).toEqual({
+      grant_type: TOKEN_EXCHANGE,
+      requested_token_type: ID_JAG,
+      subject_token: 'id-token-of-alice',
+      subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+      audience: ISSUER,
+      resource: MCP,
+      scope: 'tools',
+      client_id: 'client-at-idp',
+    })
+    expect(grant.url).toBe('https://as.test/oauth/token')
+    expect(grant.form.get('grant_type')).toBe(JWT_BEARER)
+    expect(grant.headers.get('authorization')).toBe(`Basic ${btoa('mcp-client:mcp-secret')}`)
+    expect(w.tokenRequests).toHaveLength(2) // the AS verified the ID-JAG's signature, aud, client_id, resource
+  })
+
+  it("surfaces the IdP's refusal with its code, and never reaches the AS", async () => {
+    const w = await m2mWorld({ clients: { 'mcp-client': { secret: 'mcp-secret' } }, idToken: 'another' })
+    const failure = connect(w, new EnterpriseManagedAuthProvider(options(w))).listTools()
+    await expect(failure).rejects.toMatchObject({ name: 'OAuthError', error: 'invalid_grant' })
+    await expect(failure).rejects.toThrow(/idp\.test\/token failed \(HTTP 400\): invalid_grant: unknown ID token/)
+    expect(w.asRequests()).toHaveLength(0)
+  })
+
+  it('refuses an exchange that issued something other than an ID-JAG', async () => {
+    const w = await m2mWorld({
+      clients: { 'mcp-client': { secret: 'mcp-secret' } },
+      idpAnswer: (jag) => ({
+        access_token: jag,
+        issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        token_type: 'Bearer',
+      }),
+    })
+    const failure = connect(w, new EnterpriseManagedAuthProvider(options(w))).listTools()
+    await expect(failure).rejects.toMatchObject({ name: 'OAuthError', error: 'invalid_response' })
+    await expect(failure).rejects.toThrow(/not an ID-JAG/)
+    expect(w.asRequests()).toHaveLength(0)
+  })
+
+  it('an ID-JAG the AS refuses (minted for another client) surfaces as invalid_grant', async () => {
+    const w = await m2mWorld({ clients: { 'mcp-client': { secret: 'mcp-secret' } }, idJagClientId: 'someone-else' })
+    await expect(connect(w, new EnterpriseManagedAuthProvider(options(w))).listTools()).rejects.toMatchObject({
+      error: 'invalid_grant',
+    })
+    expect(w.asRequests()).toHaveLength(1)
+  })
+
+  it('refuses a bad idp option at construction, naming it', () => {
+    const base = { clientId: 'c', clientSecret: 's', idToken: () => 't' }
+    expect(() => new EnterpriseManagedAuthProvider({ ...base, idp: { tokenEndpoint: 'nope', clientId: 'x' } })).toThrow(
+      /options\.idp\.tokenEndpoint must be a URL/,
+    )
+    expect(
+      () => new EnterpriseManagedAuthProvider({ ...base, idp: { tokenEndpoint: IDP_TOKEN_ENDPOINT, clientId: '' } }),
+    ).toThrow(/options\.idp\.clientId/)
+  })
+})
