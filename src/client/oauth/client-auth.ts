@@ -32,6 +32,11 @@ export interface ClientCredentials {
   /** The `kid` header of each assertion, when the authorization server needs it to find the key. */
   keyId?: string
   /**
+   * The `aud` of each assertion: the authorization server's `issuer` (default; draft-ietf-oauth-rfc7523bis),
+   * or its `token_endpoint` URL, which some servers (e.g. Okta, Entra ID) require (RFC 7523 §3 allows both).
+   */
+  assertionAudience?: 'issuer' | 'token_endpoint'
+  /**
    * Default: `private_key_jwt` with a `privateKey`; with a `clientSecret`, `client_secret_basic` unless the
    * server lists only `client_secret_post` (`token_endpoint_auth_methods_supported`); else `none`.
    */
@@ -55,6 +60,11 @@ export function checkClientCredentials(credentials: ClientCredentials, field: st
     throw new TypeError(`${field}.tokenEndpointAuthMethod is ${method} but ${field}.clientSecret is missing`)
   if (method === 'private_key_jwt' && privateKey === undefined)
     throw new TypeError(`${field}.tokenEndpointAuthMethod is private_key_jwt but ${field}.privateKey is missing`)
+  const audience = credentials.assertionAudience
+  if (audience !== undefined && audience !== 'issuer' && audience !== 'token_endpoint')
+    throw new TypeError(
+      `${field}.assertionAudience must be 'issuer' or 'token_endpoint', got ${JSON.stringify(audience)}`,
+    )
   if (method === undefined && clientSecret !== undefined && privateKey !== undefined)
     throw new TypeError(`${field} has both clientSecret and privateKey: say which in tokenEndpointAuthMethod`)
   if (typeof privateKey === 'string' && !privateKey.includes('-----BEGIN PRIVATE KEY-----')) {

@@ -27,7 +27,10 @@ const ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag'
 export interface IdentityProviderOptions extends ClientCredentials {
   /** The IdP's token endpoint, where the token exchange happens. */
   tokenEndpoint: string
-  /** The IdP's issuer identifier: the `aud` of a `private_key_jwt` assertion. Default: `tokenEndpoint`. */
+  /**
+   * The IdP's issuer identifier: the `aud` of a `private_key_jwt` assertion (unless `assertionAudience` is
+   * `token_endpoint`). Default: `tokenEndpoint`.
+   */
   issuer?: string
 }
 
@@ -101,7 +104,8 @@ export class EnterpriseManagedAuthProvider extends MachineProvider {
       resource,
     }
     if (scope !== undefined) params.scope = scope
-    const auth = tokenEndpointAuth(idp, undefined, idp.issuer ?? idp.tokenEndpoint, signer)
+    const audience = idp.assertionAudience === 'token_endpoint' ? idp.tokenEndpoint : (idp.issuer ?? idp.tokenEndpoint)
+    const auth = tokenEndpointAuth(idp, undefined, audience, signer)
     const exchanged = await requestToken({ tokenEndpoint: idp.tokenEndpoint, auth, params, fetch: this.fetch, signal })
     if (exchanged.issued_token_type !== ID_JAG) {
       throw new OAuthError(

@@ -70,8 +70,11 @@ export abstract class MachineProvider implements ClientAuthProvider {
   readonly #credentials: ClientCredentials | undefined
   readonly #field: string
   #signer: Promise<AssertionSigner> | undefined
-  /** Authorizations under way, per server and challenge: concurrent 401s share one token request. */
-  readonly #pending = new Map<string, Promise<void>>()
+  /**
+   * Authorizations under way, per server and challenge, with the signal they run under: concurrent 401s share
+   * one token request.
+   */
+  readonly #pending = new Map<string, { done: Promise<void>; signal: AbortSignal | undefined }>()
 
   /**
    * @param credentials the client's authentication at the authorization server (named `field` in errors);
@@ -115,12 +118,17 @@ export abstract class MachineProvider implements ClientAuthProvider {
    */
   authorize(serverUrl: string, wwwAuthenticate: string | undefined, signal?: AbortSignal): Promise<void> {
     const key = `${serverUrl}\n${wwwAuthenticate ?? ''}`
-    let pending = this.#pending.get(key)
-    if (!pending) {
-      pending = this.#authorize(serverUrl, wwwAuthenticate, signal).finally(() => this.#pending.delete(key))
-      this.#pending.set(key, pending)
+    const pending = this.#pending.get(key)
+    if (pending) {
+      // another request's abort is not this one's: it authorizes anew under its own signal
+      return pending.done.catch((error: unknown) => {
+        if (!pending.signal?.aborted || signal?.aborted) throw error
+        return this.authorize(serverUrl, wwwAuthenticate, signal)
+      })
     }
-    return pending
+    const done = this.#authorize(serverUrl, wwwAuthenticate, signal).finally(() => this.#pending.delete(key))
+    this.#pending.set(key, { done, signal })
+    return done
   }
 
   async #authorize(serverUrl: string, wwwAuthenticate: string | undefined, signal?: AbortSignal): Promise<void> {
@@ -166,12 +174,13 @@ export abstract class MachineProvider implements ClientAuthProvider {
   /**
    * The client authentication at the authorization server `issuer` (its `metadata` says which methods it
    * takes); `none` without credentials. A `private_key_jwt` assertion's `aud` is the issuer (RFC 7523 §3
-   * as updated by draft-ietf-oauth-rfc7523bis).
+   * as updated by draft-ietf-oauth-rfc7523bis), or the token endpoint when `assertionAudience` says so.
    */
-  protected clientAuth(metadata: Metadata | undefined, issuer: string): TokenEndpointAuth {
+  protected clientAuth(metadata: Metadata, issuer: string): TokenEndpointAuth {
     const credentials = this.#credentials
     if (!credentials) return { method: 'none' }
-    return tokenEndpointAuth(credentials, metadata, issuer, () => (this.#signer ??= this.#newSigner(credentials)))
+    const audience = credentials.assertionAudience === 'token_endpoint' ? (metadata.token_endpoint as string) : issuer
+    return tokenEndpointAuth(credentials, metadata, audience, () => (this.#signer ??= this.#newSigner(credentials)))
   }
 
   #newSigner(credentials: ClientCredentials): Promise<AssertionSigner> {

@@ -105,7 +105,7 @@ export async function m2mWorld(o: M2mWorldOptions = {}) {
       if (!key) return undefined
       try {
         const { payload } = await jwtVerify(form.get('client_assertion')!, key, {
-          audience: ISSUER,
+          audience: [ISSUER, TOKEN_ENDPOINT], // RFC 7523 §3: either identifies the AS
           issuer: id,
           subject: id,
           requiredClaims: ['exp', 'iat', 'jti'],

@@ -97,6 +97,19 @@ describe('ClientCredentialsProvider', () => {
     expect(header).toEqual({ alg: 'ES256', typ: 'JWT', kid: 'k1' })
   })
 
+  it("assertionAudience 'token_endpoint' puts the token endpoint URL in aud (for servers that want it)", async () => {
+    const keys = await generateKeyPair('ES256', { extractable: true })
+    const w = await m2mWorld({ clients: { signer: { publicKey: keys.publicKey } } })
+    const auth = new ClientCredentialsProvider({
+      clientId: 'signer',
+      privateKey: keys.privateKey,
+      assertionAudience: 'token_endpoint',
+      fetch: w.fetch,
+    })
+    await connect(w, auth).listTools()
+    expect(w.asRequests()[0].assertion).toMatchObject({ aud: 'https://as.test/oauth/token' })
+  })
+
   it.each([
     ['an RS256 JWK', 'RS256' as const, async (k: CryptoKey) => await exportJWK(k)],
     ['an ES256 CryptoKey', 'ES256' as const, (k: CryptoKey) => Promise.resolve(k)],
@@ -155,6 +168,26 @@ describe('ClientCredentialsProvider', () => {
     expect(w.asRequests()).toHaveLength(2)
   })
 
+  it("a request that shares another's authorization is not failed by that one's abort", async () => {
+    const w = await m2mWorld({ clients: { job: { secret: 'pw' } } })
+    // a fetch that honours the request's signal, a tick later (as a network would)
+    const fetch = async (request: Request) => {
+      await new Promise((r) => setTimeout(r, 1))
+      request.signal.throwIfAborted()
+      return w.fetch(request)
+    }
+    const store = new InMemoryOAuthStore()
+    const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch, store })
+    const challenge = `Bearer resource_metadata="https://mcp.test/.well-known/oauth-protected-resource/mcp"`
+    const abandoned = new AbortController()
+    const first = auth.authorize(MCP, challenge, abandoned.signal)
+    const second = auth.authorize(MCP, challenge, new AbortController().signal)
+    abandoned.abort()
+    await expect(first).rejects.toMatchObject({ name: 'AbortError' })
+    await expect(second).resolves.toBeUndefined()
+    expect(store.loadTokens(MCP)).toMatchObject({ access_token: 'at-1' })
+  })
+
   it('403 insufficient_scope: a new token for the union of the scopes (step-up)', async () => {
     const w = await m2mWorld({ clients: { job: { secret: 'pw' } }, challengeScope: 'read', callScopes: ['write'] })
     const client = connect(w, new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch }))
@@ -172,6 +205,7 @@ describe('ClientCredentialsProvider', () => {
     [{ clientId: 'a', privateKey: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' } }, /JWK without "d"/],
     [{ clientId: 'a', tokenEndpointAuthMethod: 'private_key_jwt' as const }, /privateKey is missing/],
     [{ clientId: 'a', tokenEndpointAuthMethod: 'client_secret_basic' as const }, /clientSecret is missing/],
+    [{ clientId: 'a', assertionAudience: 'aud' as 'issuer' }, /assertionAudience must be 'issuer' or 'token_endpoint'/],
   ])('refuses bad options at construction, naming the field: %j', (options, message) => {
     expect(() => new ClientCredentialsProvider(options)).toThrow(message)
   })
