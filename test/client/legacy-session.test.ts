@@ -308,3 +308,81 @@ describe('a 2025 session', () => {
     await client.close()
   })
 })
+
+describe('cancelling a request of a 2025 session', () => {
+  /**
+   * A fake 2025 server without tools whose `tools/call` never answers (its response ends only when the client closes it),
+   * whose `initialize` is answered after `initMs`: the notifications it got, with their session ids.
+   */
+  function hanging(initMs = 0) {
+    const calls: number[] = [] // the ids of the tools/call requests
+    const notifications: Array<{
+      sid: string | null
+      method?: string | undefined
+      params?: Record<string, unknown> | undefined
+    }> = []
+    const fetch = async (r: Request) => {
+      if (r.method === 'GET') return new Response(null, { status: 405 })
+      if (r.method === 'DELETE') return new Response(null, { status: 204 })
+      const m = JSON.parse(await r.text()) as { id?: number; method?: string; params?: Record<string, unknown> }
+      if (m.method === 'initialize') return (await sleep(initMs), initResult(m.id, 's1'))
+      if (m.method === 'tools/list') return json({ jsonrpc: '2.0', id: m.id, result: { tools: [] } })
+      if (m.method === 'tools/call') calls.push(m.id!)
+      if (m.id === undefined) {
+        notifications.push({ sid: r.headers.get('mcp-session-id'), method: m.method, params: m.params })
+        return new Response(null, { status: 202 })
+      }
+      return new Promise<Response>((_, reject) =>
+        r.signal.addEventListener('abort', () => reject(r.signal.reason as Error), { once: true }),
+      )
+    }
+    return { fetch, notifications, calls }
+  }
+  const cancels = (s: ReturnType<typeof hanging>) =>
+    s.notifications.filter((n) => n.method === 'notifications/cancelled')
+
+  it('aborting a call sends notifications/cancelled naming it, in its session, at once', async () => {
+    const s = hanging()
+    const client = new Client({
+      transport: new StreamableHttpClientTransport(URL_, { fetch: s.fetch }),
+      versionNegotiation: 'legacy',
+    })
+    await client.listTools() // the session is open
+    const ac = new AbortController()
+    const call = client.callTool('slow', {}, { signal: ac.signal })
+    await sleep(20)
+    expect(cancels(s)).toEqual([])
+    ac.abort(new Error('the user pressed stop'))
+    await expect(call).rejects.toThrow('the user pressed stop')
+    await sleep(0)
+    expect(cancels(s)).toEqual([
+      {
+        sid: 's1',
+        method: 'notifications/cancelled',
+        params: { requestId: s.calls[0], reason: 'the user pressed stop' },
+      },
+    ])
+    await client.close()
+  }, 10_000)
+
+  it('a call that times out is cancelled too; an initialize that is aborted is not (spec: it must not be)', async () => {
+    const s = hanging(100)
+    const client = new Client({
+      transport: new StreamableHttpClientTransport(URL_, { fetch: s.fetch }),
+      versionNegotiation: 'legacy',
+    })
+    const ac = new AbortController()
+    const first = client.listTools({ signal: ac.signal })
+    await sleep(20)
+    ac.abort() // during initialize: it goes on (shared), this caller stops waiting; nothing to cancel
+    await expect(first).rejects.toThrow()
+    const timedOut = client.callTool('slow', {}, { timeoutMs: 200 })
+    await expect(timedOut).rejects.toThrow(/200/)
+    await sleep(0)
+    const sent = cancels(s)
+    expect(sent).toHaveLength(1)
+    expect(sent[0].sid).toBe('s1')
+    expect(String(sent[0].params?.reason)).toMatch(/tools\/call/)
+    await client.close()
+  }, 10_000)
+})

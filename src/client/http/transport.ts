@@ -38,6 +38,9 @@ export interface StreamableHttpClientTransportOptions {
  * is none) and 100 in all; 2026-07-28 streams are not resumable. An SSE event longer than `MAX_SSE_EVENT_LENGTH` (16 Mi characters) fails its
  * stream with an InvalidResultError.
  *
+ * Aborting a request of a 2025-era session (its `signal`: the call's abort or timeout; not `initialize`)
+ * closes its stream and POSTs `notifications/cancelled` naming it, at once.
+ *
  * @throws HttpError for an HTTP failure whose body is not a JSON-RPC message (status, body text kept).
  * @example
  * const transport = new StreamableHttpClientTransport('http://127.0.0.1:8787/mcp')
@@ -64,6 +67,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
    */
   async send(message: OutboundMessage, options: SendOptions = {}): Promise<unknown> {
     const releases: Array<() => void> = []
+    if (options.signal && options.session && 'method' in message && 'id' in message && message.method !== 'initialize')
+      releases.push(this.#cancelOnAbort(message.id, options.signal, options.session))
     try {
       return await this.#authorized(message, options, releases)
     } finally {
@@ -92,6 +97,24 @@ export class StreamableHttpClientTransport implements ClientTransport {
       response = await this.#postMessage(message, options, releases)
     }
     return this.#readResponse(message, response, options)
+  }
+
+  /**
+   * Until the returned release runs, send `notifications/cancelled` naming request `requestId` of a 2025-era
+   * session the moment `signal` aborts (the caller's abort, or its timeout): closing the stream does not
+   * cancel there (spec 2025-11-25: transports.mdx "Disconnection SHOULD NOT be interpreted as the client
+   * cancelling its request"; basic/utilities/cancellation.mdx). Its failure is ignored: the request may be
+   * over, or the server gone.
+   */
+  #cancelOnAbort(requestId: string | number, signal: AbortSignal, session: SessionBinding): () => void {
+    const cancel = () => {
+      const reason = signal.reason instanceof Error ? signal.reason.message : 'cancelled by the client'
+      const notification = { jsonrpc: '2.0' as const, method: 'notifications/cancelled', params: { requestId, reason } }
+      this.send(notification, { session }).catch(() => {})
+    }
+    if (signal.aborted) return () => {} // aborted before it was sent: nothing to cancel
+    signal.addEventListener('abort', cancel, { once: true })
+    return () => signal.removeEventListener('abort', cancel)
   }
 
   /**
