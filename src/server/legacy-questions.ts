@@ -15,26 +15,18 @@
  * @module
  */
 import type { RequestStateValue } from '../request-state/claims.ts'
-import { digest16 } from '../encoding/canonical.ts'
 import { ErrorCode, McpError } from '../protocol/errors.ts'
 import { type Check, parse } from '../protocol/check.ts'
 import { CreateMessageResult, ElicitResult, ListRootsResult } from '../protocol/checks.gen.ts'
 import type { InputRequest, JSONRPCRequest, RequestId } from '../protocol/schemas/index.ts'
 import type { InboundResponse } from '../protocol/jsonrpc.ts'
 import type { LegacySession, SealedQuestion } from '../request-state/security.ts'
-import {
-  defineLazySignal,
-  LazyAbort,
-  type Channel,
-  type Logger,
-  type RequestContext,
-  type RequestInfo,
-  type ResultObject,
-} from './context.ts'
+import type { Channel, Logger, RequestContext, RequestInfo, ResultObject } from './context.ts'
 import { InvalidAnswerError, RequestCancelledError, UpstreamError } from './errors.ts'
 import { inputRequiredResult } from './finish.ts'
 import { InMemoryQuestionMailbox, undelivered, type QuestionAnswer, type QuestionMailbox } from './mailbox.ts'
 import { isInputRequired } from './results.ts'
+import { cancellationKey, requestKey, TrackedRequest, UNTRACKED, type Tracked } from './legacy-cancel.ts'
 import { MAX_TIMER_MS, onWorkers } from './runtime.ts'
 import { aroundQuestion } from './middleware.ts'
 import { logError, logWarn } from './log.ts'
@@ -86,6 +78,8 @@ export class LegacyQuestions {
   readonly #mailbox: LegacyQuestionOptions['mailbox']
   readonly #logger: Logger | undefined
   #warned = false
+  /** Whether this runs on Workers, where a request watches for its own cancellation (see {@link track}). */
+  readonly #onWorkers = onWorkers()
   /** The legacy requests of sessions running on this instance, by {@link requestKey}. */
   readonly #inflight = new Map<string, TrackedRequest>()
 
@@ -106,7 +100,10 @@ export class LegacyQuestions {
 
   /**
    * Follow a legacy request of a session so that `notifications/cancelled` naming it (spec 2025-11-25:
-   * basic/utilities/cancellation.mdx) aborts its handler's signal on this instance (see {@link cancel}).
+   * basic/utilities/cancellation.mdx) aborts its handler's signal (see {@link cancel}): on this instance
+   * directly, and on Workers through the mailbox, which a request running past `WATCH_AFTER_MS` (200 ms)
+   * waits on until it ends (the notification may land on any isolate). Without a mailbox (none bound),
+   * only the client's going away aborts it there.
    * @returns `withSignal`, which gives a context of the request a `signal` that also aborts on cancellation
    *   (without a session: the context as it is), and `done`, to call when it ends.
    */
@@ -114,15 +111,21 @@ export class LegacyQuestions {
     if (!session) return UNTRACKED
     const tracked = new TrackedRequest(this.#inflight, requestKey(session.sid, requestId), info)
     this.#inflight.set(tracked.key, tracked)
+    if (this.#onWorkers)
+      try {
+        tracked.watch(this.mailboxFor(info), session.sid, requestId)
+      } catch {
+        // no mailbox bound: questions fail at once, and only the connection's end aborts the request
+      }
     return tracked
   }
 
   /**
-   * A client cancelled request `params.requestId` of session `sid`: abort it if this instance runs it,
-   * else tell the instance waiting on its questions, through the mailbox under a fixed-size key (the
-   * notification may reach another isolate than the one holding the request). A request this server
-   * cannot be running elsewhere (its mailbox is in this process's memory) and does not run here is
-   * unknown: nothing is kept for it (spec: cancellation.mdx "Invalid cancellation notifications SHOULD be
+   * A client cancelled request `params.requestId` of session `sid`: abort it if this instance runs it (not
+   * on Workers), else tell the instance running it (on Workers, this one too) through the mailbox, under a
+   * fixed-size key (the notification may reach another isolate than the one holding the request). A
+   * request this server cannot be running elsewhere (its mailbox is in this process's memory) and does not
+   * run here is unknown: nothing is kept for it (spec: cancellation.mdx "Invalid cancellation notifications SHOULD be
    * ignored", unknown request IDs among them). Never throws; a malformed notification is ignored.
    */
   async cancel(sid: string, params: Record<string, unknown>, info: RequestInfo): Promise<void> {
@@ -131,8 +134,8 @@ export class LegacyQuestions {
     const running = this.#inflight.get(requestKey(sid, requestId))
     // On Workers a request's signal cannot be aborted from another request (its I/O, e.g. a Durable Object
     // fetch, belongs to that request: workerd throws): there the cancellation only goes through the mailbox,
-    // which the request waiting on its questions reads in its own context.
-    if (running && !onWorkers()) return running.controller().abort(new Error('cancelled by the client'))
+    // which the running request waits on in its own context (see track).
+    if (running && !this.#onWorkers) return running.controller().abort(new Error('cancelled by the client'))
     try {
       const mailbox = this.mailboxFor(info)
       const key = await cancellationKey(sid, requestId)
@@ -251,7 +254,7 @@ export class LegacyQuestions {
       const { signal, close } = signals()
       return mailbox.wait(qid, this.timeoutMs, signal).finally(close)
     }
-    this.#watchCancellation(session.sid, ctx.requestId, waitFor)
+    if (!this.#onWorkers) this.#watchCancellation(session.sid, ctx.requestId, waitFor) // on Workers the request watches (track)
     try {
       const entries = await Promise.all(
         Object.entries(requests).map(async ([key, question]) => {
@@ -298,7 +301,7 @@ export class LegacyQuestions {
   /**
    * While the round waits (`waitFor`, a wait on the round's mailbox), a cancellation of request
    * `requestId` of session `sid` that reached another instance comes through the mailbox, and aborts the
-   * request here.
+   * request here. Not on Workers: there the request watches for it as long as it runs (see {@link track}).
    */
   #watchCancellation(sid: string, requestId: RequestId, waitFor: (key: string) => Promise<QuestionAnswer>): void {
     cancellationKey(sid, requestId)
@@ -376,69 +379,6 @@ export function withSessionNote(error: unknown, session: LegacySession | undefin
   if (session || !(error instanceof McpError) || error.code !== ErrorCode.MissingRequiredClientCapability) return error
   const why = `${error.message} (no session: this request carries no Mcp-Session-Id, or came before initialize was answered, so what its client declared at initialize is unknown)`
   return new McpError(error.code, why, error.data, error.httpStatus)
-}
-
-/** What {@link LegacyQuestions.track} gives a request. */
-export interface Tracked {
-  withSignal<T extends object>(ctx: T): T
-  done(): void
-}
-
-/** A request without a session: nothing can cancel it by id. */
-const UNTRACKED: Tracked = {
-  withSignal(ctx) {
-    return ctx
-  },
-  done() {},
-}
-
-/**
- * A request of a session while it runs here: its cancellation controller is made on first read of its
- * context's signal, or to abort it (most handlers never read theirs). Methods, not closures: nothing is
- * allocated per request but this object.
- */
-class TrackedRequest extends LazyAbort implements Tracked {
-  readonly key: string
-  readonly #inflight: Map<string, TrackedRequest>
-  readonly #info: RequestInfo
-  constructor(inflight: Map<string, TrackedRequest>, key: string, info: RequestInfo) {
-    super()
-    this.#inflight = inflight
-    this.key = key
-    this.#info = info
-  }
-
-  /** The request's own signal (read only when the controller is made: it is lazy too). */
-  protected outer(): AbortSignal | undefined {
-    return this.#info.signal
-  }
-
-  /** Give `ctx` (a context of this request) the signal. */
-  withSignal<T extends object>(ctx: T): T {
-    defineLazySignal(ctx, this)
-    return ctx
-  }
-
-  done(): void {
-    this.release()
-    if (this.#inflight.get(this.key) === this) this.#inflight.delete(this.key)
-  }
-}
-
-/**
- * The key of a session's request in the in-flight registry, which holds it only while the request runs
- * (the request holds its id as long anyway).
- */
-function requestKey(sid: string, requestId: RequestId): string {
-  return `request:${sid}:${typeof requestId}:${String(requestId)}`
-}
-
-/**
- * The mailbox key of a session's request, for its cancellation: `"request:"` and a 22-character digest of
- * the session and the id, whatever their length (a client chooses the id; the key may be kept a while).
- */
-async function cancellationKey(sid: string, requestId: RequestId): Promise<string> {
-  return `request:${await digest16(requestKey(sid, requestId))}`
 }
 
 /** A question that could not be asked or answered: a tool error on `tools/call`, else -32603. */

@@ -16,19 +16,52 @@
  * - tasks started on the Worker named `short` live 1.5 s (`ttlMs`);
  * - `authenticate`: a request with `x-test-user: <name>` is that caller (`authInfo.clientId`), so tasks
  *   are bound to it; without the header the caller is anonymous.
+ * - tool `slow` `{ ms }` waits `ms` milliseconds, ending early when its `ctx.signal` aborts, and says which
+ *   (`{ aborted, isolate }`); `GET /slow-calls` counts this isolate's (`{ started, aborted, completed }`);
+ * - `GET /` answers 200 (`wrangler dev`'s start-up probe, test/workerd.ts);
+ * - the demo's `env.MCP_MAILBOX` is handed to it through a recorder of the keys each isolate's requests
+ *   wait on (`POST /wait` to the object): `GET /mailbox-waits` lists them (`{ keys }`), and
+ *   `POST /mailbox-probe` `{ key, ms }` waits on one itself for `ms` ms and answers with the object's
+ *   status (`{ status }`: 504 nobody else waits and nothing is kept for it; 499 another wait holds it,
+ *   "already waited on"; 200 it took what was kept for it).
  * It exports the three Durable Object classes (`McpTasks` running tasks through this same server).
  *
  * Bundled by `wrangler deploy --dry-run` with test/workers/crossiso.toml, then run by Miniflare as several
  * Workers (several isolates) that do or do not share the Durable Object namespaces.
  */
 import * as v from 'valibot'
-import type { NotificationNamespace } from '../../src/cloudflare/index.ts'
+import type { MailboxNamespace, NotificationNamespace } from '../../src/cloudflare/index.ts'
 import { elicit, formSchema } from '../../src/server/index.ts'
 import { createDemoTasks, createDemoWorker, McpNotificationBus, McpQuestionMailbox } from '../../worker/index.ts'
 
 interface Env {
   WORKER_NAME?: string
   MCP_NOTIFICATIONS?: NotificationNamespace
+  MCP_MAILBOX?: MailboxNamespace
+}
+
+/** This isolate's calls of tool `slow`. */
+const slowCalls = { started: 0, aborted: 0, completed: 0 }
+/** The keys this isolate's requests waited on in the question mailbox, in order. */
+const waited: string[] = []
+let recorder: { of: MailboxNamespace; as: MailboxNamespace } | undefined
+/** `namespace`, recording the key of each wait on it (one recorder per namespace, as the demo sees one). */
+function recording(namespace: MailboxNamespace): MailboxNamespace {
+  if (recorder?.of === namespace) return recorder.as
+  const as: MailboxNamespace = {
+    idFromName: (name) => namespace.idFromName(name),
+    get(id) {
+      const stub = namespace.get(id)
+      return {
+        fetch(input, init) {
+          if (input.endsWith('/wait')) waited.push((JSON.parse(init?.body as string) as { qid: string }).qid)
+          return stub.fetch(input, init)
+        },
+      }
+    },
+  }
+  recorder = { of: namespace, as }
+  return as
 }
 
 const ReturnsShelf = formSchema({ returns: v.optional(v.pipe(v.boolean(), v.title('Count returns')), false) })
@@ -81,6 +114,19 @@ const hooks: Parameters<typeof createDemoWorker>[0] = {
         return `published ${kind}`
       },
     )
+    mcp.tool(
+      'slow',
+      { description: 'Test only: waits, ending early when cancelled.', input: { ms: v.number() } },
+      async ({ ms }, ctx) => {
+        slowCalls.started++
+        const aborted = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), ms)
+          ctx.signal.addEventListener('abort', () => (clearTimeout(timer), resolve(true)), { once: true })
+        })
+        slowCalls[aborted ? 'aborted' : 'completed']++ // counted at once: the answer of a cancelled call may go nowhere
+        return JSON.stringify({ aborted, isolate: isolateId() })
+      },
+    )
     mcp.tool('add_tool', { description: 'Test only: register a tool.', input: { name: v.string() } }, ({ name }) => {
       mcp.tool(name, {}, () => name)
       return `added ${name}`
@@ -90,7 +136,7 @@ const hooks: Parameters<typeof createDemoWorker>[0] = {
 const demo = createDemoWorker(hooks)
 
 export default {
-  fetch(request: Request, env: Env, ctx: Parameters<typeof demo.fetch>[2]): Response | Promise<Response> {
+  async fetch(request: Request, env: Env, ctx: Parameters<typeof demo.fetch>[2]): Promise<Response> {
     if (new URL(request.url).pathname === '/isolate') {
       return Response.json({ worker: env.WORKER_NAME ?? null, isolate: isolateId() })
     }
@@ -98,7 +144,21 @@ export default {
       const bus = env.MCP_NOTIFICATIONS
       return bus.get(bus.idFromName('edge-mcp/notifications') as never).fetch('https://bus/connections')
     }
-    return demo.fetch(request, env, ctx)
+    if (new URL(request.url).pathname === '/') return new Response('crossiso')
+    if (new URL(request.url).pathname === '/slow-calls') return Response.json(slowCalls)
+    if (new URL(request.url).pathname === '/mailbox-waits') return Response.json({ keys: waited })
+    if (new URL(request.url).pathname === '/mailbox-probe' && env.MCP_MAILBOX) {
+      const { key, ms } = (await request.json()) as { key: string; ms: number }
+      const box = env.MCP_MAILBOX
+      const res = await box.get(box.idFromName(key) as never).fetch('https://mailbox/wait', {
+        method: 'POST',
+        body: JSON.stringify({ qid: key, timeoutMs: ms }),
+      })
+      await res.body?.cancel()
+      return Response.json({ status: res.status })
+    }
+    const mailbox = env.MCP_MAILBOX && recording(env.MCP_MAILBOX)
+    return demo.fetch(request, mailbox ? { ...env, MCP_MAILBOX: mailbox } : env, ctx)
   },
 }
 export { McpNotificationBus, McpQuestionMailbox }
