@@ -111,7 +111,7 @@ export class LegacyQuestions {
     if (!session) return UNTRACKED
     const tracked = new TrackedRequest(this.#inflight, requestKey(session.sid, requestId), info)
     this.#inflight.set(tracked.key, tracked)
-    if (this.#onWorkers)
+    if (this.#onWorkers && this.#mailbox)
       try {
         tracked.watch(this.mailboxFor(info), session.sid, requestId)
       } catch {
