@@ -40,6 +40,7 @@ export { OAuthClientProvider } from './oauth/provider.ts'
 export { ClientCredentialsProvider } from './oauth/client-credentials.ts'
 export { JwtBearerProvider } from './oauth/jwt-bearer.ts'
 export { EnterpriseManagedAuthProvider } from './oauth/enterprise.ts'
+export { dpopProofs } from './oauth/dpop.ts'
 export { InMemoryOAuthStore, type OAuthClientInformation, type OAuthStore, type StoredTokens } from './oauth/store.ts'
 
 // Errors the client side raises itself (an error the server answered with is an McpError)

@@ -17,6 +17,7 @@ import {
   JwtBearerProvider,
   OAuthClientProvider,
   StreamableHttpClientTransport,
+  dpopProofs,
   type ClientAuthProvider,
 } from '../../src/client/index.ts'
 import { type ElicitRequestParams, type Tool } from '../../src/index.ts'
@@ -54,6 +55,8 @@ function oauth(): OAuthClientProvider {
       },
     ]
   }
+  // DPoP-bound tokens (RFC 9449) where the scenario judges them: proofs at the token endpoint and the server
+  if (scenario === 'auth/dpop' || scenario === 'auth/dpop-nonce') options.dpop = dpopProofs()
   return new OAuthClientProvider(options)
 }
 

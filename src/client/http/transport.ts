@@ -166,18 +166,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const headers = new Headers(typeof this.#headers === 'function' ? await this.#headers() : this.#headers)
     if (method === 'GET') headers.set('accept', 'text/event-stream')
     for (const [k, val] of Object.entries(extra ?? {})) headers.set(k, val)
-    const authorization = await this.#auth?.authorizationHeader(this.url)
-    if (authorization) headers.set('authorization', authorization)
-    const init: RequestInit = { method, headers }
-    if (signal) init.signal = signal
-    const request = new Request(this.url, init)
-    let response: Response
-    try {
-      response = await this.#fetch(request)
-    } catch (error) {
-      if (signal?.aborted) throw error
-      throw new NetworkError(this.url, error)
-    }
+    const { request, response } = await this.#exchange(method, headers, undefined, signal)
     // read the Request's own signal here, so that it stays reachable while the headers are awaited: Node 20's
     // fetch forgets the signal of a collected Request (see cancelOnAbort)
     if (request.signal.aborted) await response.body?.cancel(request.signal.reason).catch(() => {})
@@ -206,22 +195,35 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const nameParam = 'method' in message && !legacy ? nameParamOf(message.method) : undefined
     const nameValue = nameParam ? params[nameParam] : undefined
     if (typeof nameValue === 'string') headers.set(HEADER.name, encodeHeaderValue(nameValue))
-    const authorization = await this.#auth?.authorizationHeader(this.url)
-    if (authorization) headers.set('authorization', authorization)
-    const init: RequestInit = { method: 'POST', headers, body: JSON.stringify(message) }
-    if (options.signal) init.signal = options.signal
-    let response: Response
-    const request = new Request(this.url, init)
-    try {
-      response = await this.#fetch(request)
-    } catch (error) {
-      if (options.signal?.aborted) throw error // an abort or a timeout: the caller's signal says which
-      throw new NetworkError(this.url, error)
-    }
+    const { request, response } = await this.#exchange('POST', headers, JSON.stringify(message), options.signal)
     releases.push(cancelOnAbort(options.signal, request, response))
     options.session?.onId?.(response.headers.get(HEADER.sessionId) ?? undefined)
     if (response.ok) options.onAccepted?.()
     return response
+  }
+
+  /**
+   * Fetch with the `auth` headers (a fresh DPoP proof each time); once more at once when `auth.onResponse`
+   * asks (a DPoP nonce, RFC 9449 §9). @throws NetworkError; an abort or a timeout as the signal's reason.
+   */
+  async #exchange(method: string, headers: Headers, body: string | undefined, signal: AbortSignal | undefined) {
+    for (let attempt = 1; ; attempt++) {
+      const authorization = await this.#auth?.authorizationHeaders(this.url, method)
+      for (const [k, val] of Object.entries(authorization ?? {})) headers.set(k, val)
+      const init: RequestInit = { method, headers }
+      if (body !== undefined) init.body = body
+      if (signal) init.signal = signal
+      const request = new Request(this.url, init)
+      let response: Response
+      try {
+        response = await this.#fetch(request)
+      } catch (error) {
+        if (signal?.aborted) throw error // an abort or a timeout: the caller's signal says which
+        throw new NetworkError(this.url, error)
+      }
+      if (!this.#auth?.onResponse?.(this.url, response) || attempt > 1) return { request, response }
+      await response.body?.cancel().catch(() => {})
+    }
   }
 
   /**

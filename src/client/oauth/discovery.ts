@@ -47,9 +47,11 @@ export function parseWwwAuthenticate(header: string): Challenge[] {
   return challenges
 }
 
-/** The Bearer challenge's params of a `WWW-Authenticate` header (empty when absent). */
+/** The Bearer challenge's params of a `WWW-Authenticate` header, else the DPoP one's (RFC 9449 §7.1); empty when neither. */
 export function bearerParams(header: string | undefined): Record<string, string> {
-  return parseWwwAuthenticate(header ?? '').find((c) => c.scheme.toLowerCase() === 'bearer')?.params ?? {}
+  const challenges = parseWwwAuthenticate(header ?? '')
+  const of = (scheme: string) => challenges.find((c) => c.scheme.toLowerCase() === scheme)?.params
+  return of('bearer') ?? of('dpop') ?? {}
 }
 
 /**

@@ -26,6 +26,7 @@ import {
 } from './discovery.ts'
 import { InMemoryOAuthStore, type OAuthStore } from './store.ts'
 import { requestToken, storedTokensOf, type TokenEndpointAuth } from './token.ts'
+import type { DPoPProofs } from './dpop.ts'
 
 /** Options every machine-to-machine provider takes. */
 export interface MachineProviderOptions {
@@ -40,6 +41,12 @@ export interface MachineProviderOptions {
   fetch?: (input: Request) => Promise<Response>
   /** Re-authorizations allowed per request after `403 insufficient_scope` (spec §Step-Up). Default 2. */
   maxStepUps?: number
+  /**
+   * DPoP (RFC 9449): ask for tokens bound to a key of this client (a proof on each token request at the
+   * MCP server's authorization server) and prove it on every request — `dpopProofs()` (its key pair
+   * generated once and kept in `store`). Default: none, Bearer tokens only.
+   */
+  dpop?: DPoPProofs
 }
 
 /** What a grant is asked to make its token request for. */
@@ -101,10 +108,19 @@ export abstract class MachineProvider implements ClientAuthProvider {
     return this.#options.maxStepUps ?? 2
   }
 
-  /** The `Authorization` header value for requests to `serverUrl`, if a token is stored. */
-  async authorizationHeader(serverUrl: string): Promise<string | undefined> {
+  /** The headers that authorize a `method` request to `serverUrl`, if a token is stored (see `dpop`). */
+  async authorizationHeaders(serverUrl: string, method: string): Promise<Record<string, string> | undefined> {
     const tokens = await this.store.loadTokens(serverUrl)
-    return tokens ? `Bearer ${tokens.access_token}` : undefined
+    if (!tokens) return undefined
+    const { dpop } = this.#options
+    return dpop
+      ? dpop.headers(this.store, tokens, method, serverUrl)
+      : { authorization: `Bearer ${tokens.access_token}` }
+  }
+
+  /** Keeps the server's DPoP nonce; true for a `401 use_dpop_nonce` (send again with it, RFC 9449 §9). */
+  onResponse(serverUrl: string, response: Response): boolean {
+    return this.#options.dpop?.nonceFrom(serverUrl, response) ?? false
   }
 
   /**
@@ -154,7 +170,7 @@ export abstract class MachineProvider implements ClientAuthProvider {
       const params = { grant_type: 'refresh_token', refresh_token: previous.refresh_token, resource }
       try {
         const response = await this.#token(metadata, auth, params, signal)
-        const tokens = storedTokensOf(issuer, response, previous.scope, previous.refresh_token)
+        const tokens = storedTokensOf(issuer, response, previous.scope, previous.refresh_token, !!this.#options.dpop)
         return await this.store.saveTokens(serverUrl, tokens)
       } catch (error) {
         if (!(error instanceof OAuthError)) throw error // network failures surface; a refused refresh starts over
@@ -164,11 +180,20 @@ export abstract class MachineProvider implements ClientAuthProvider {
     params.resource ??= resource
     if (scope !== undefined) params.scope ??= scope
     const response = await this.#token(metadata, auth, params, signal)
-    await this.store.saveTokens(serverUrl, storedTokensOf(issuer, response, scope))
+    await this.store.saveTokens(serverUrl, storedTokensOf(issuer, response, scope, undefined, !!this.#options.dpop))
   }
 
   #token(metadata: Metadata, auth: TokenEndpointAuth, params: Record<string, string>, signal?: AbortSignal) {
-    return requestToken({ tokenEndpoint: metadata.token_endpoint as string, auth, params, fetch: this.fetch, signal })
+    const proofs = this.#options.dpop
+    const dpop = proofs && { proofs, store: this.store }
+    return requestToken({
+      tokenEndpoint: metadata.token_endpoint as string,
+      auth,
+      params,
+      fetch: this.fetch,
+      signal,
+      dpop,
+    })
   }
 
   /**

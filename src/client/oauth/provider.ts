@@ -24,6 +24,7 @@ import {
 } from './discovery.ts'
 import { fetchHeld, readJson } from '../../protocol/oauth-metadata.ts'
 import type { ClientAuthProvider } from './auth-provider.ts'
+import type { DPoPProofs } from './dpop.ts'
 import { oauthErrorOf, requestToken, storedTokensOf, type TokenEndpointAuth } from './token.ts'
 
 /** Options of {@link OAuthClientProvider}. */
@@ -51,6 +52,12 @@ export interface OAuthClientProviderOptions {
   fetch?: (input: Request) => Promise<Response>
   /** Re-authorizations allowed per request after `403 insufficient_scope` (spec §Step-Up). Default 2. */
   maxStepUps?: number
+  /**
+   * DPoP (RFC 9449): ask for tokens bound to a key of this client and prove it on every request —
+   * `dpopProofs()` (its key pair generated once and kept in `store`, see `OAuthStore.loadDPoPKeyPair`).
+   * Default: none, Bearer tokens only.
+   */
+  dpop?: DPoPProofs
 }
 
 /**
@@ -127,10 +134,19 @@ export class OAuthClientProvider implements ClientAuthProvider {
     return this.options.maxStepUps ?? 2
   }
 
-  /** The `Authorization` header value for requests to `serverUrl`, if a token is stored. */
-  async authorizationHeader(serverUrl: string): Promise<string | undefined> {
+  /** The headers that authorize a `method` request to `serverUrl`, if a token is stored (see `dpop`). */
+  async authorizationHeaders(serverUrl: string, method: string): Promise<Record<string, string> | undefined> {
     const tokens = await this.store.loadTokens(serverUrl)
-    return tokens ? `Bearer ${tokens.access_token}` : undefined
+    if (!tokens) return undefined
+    const { dpop } = this.options
+    return dpop
+      ? dpop.headers(this.store, tokens, method, serverUrl)
+      : { authorization: `Bearer ${tokens.access_token}` }
+  }
+
+  /** Keeps the server's DPoP nonce; true for a `401 use_dpop_nonce` (send again with it, RFC 9449 §9). */
+  onResponse(serverUrl: string, response: Response): boolean {
+    return this.options.dpop?.nonceFrom(serverUrl, response) ?? false
   }
 
   /**
@@ -319,8 +335,11 @@ export class OAuthClientProvider implements ClientAuthProvider {
         ? { method, clientId: client.client_id, clientSecret: client.client_secret ?? '' }
         : { method: 'none', clientId: client.client_id }
     const fetch = (input: Request) => this.#fetch(input)
-    const response = await requestToken({ tokenEndpoint: as.token_endpoint as string, auth, params, fetch, signal })
-    await this.store.saveTokens(serverUrl, storedTokensOf(issuer, response, scope, refreshToken))
+    const { dpop: proofs } = this.options
+    const dpop = proofs && { proofs, store: this.store }
+    const tokenEndpoint = as.token_endpoint as string
+    const response = await requestToken({ tokenEndpoint, auth, params, fetch, signal, dpop })
+    await this.store.saveTokens(serverUrl, storedTokensOf(issuer, response, scope, refreshToken, !!proofs))
   }
 }
 

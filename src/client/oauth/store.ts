@@ -40,6 +40,14 @@ export interface OAuthStore {
   /** Dynamically registered clients, keyed by issuer (spec: client-registration.mdx §Authorization Server Binding). */
   loadClient(issuer: string): Awaitable<OAuthClientInformation | undefined>
   saveClient(issuer: string, client: OAuthClientInformation): Awaitable<void>
+  /**
+   * Optional: the client's DPoP key pair (RFC 9449; a provider's `dpop` option), so that tokens bound to it
+   * stay usable after a restart. Its private key is not extractable: keep the `CryptoKeyPair` object itself
+   * (IndexedDB stores it by structured clone; JSON cannot). Without these (the {@link InMemoryOAuthStore}
+   * has none), the key lives as long as the `dpopProofs()` object, and a new one means new tokens.
+   */
+  loadDPoPKeyPair?(): Awaitable<CryptoKeyPair | undefined>
+  saveDPoPKeyPair?(keyPair: CryptoKeyPair): Awaitable<void>
 }
 
 /** In-memory {@link OAuthStore} (lost with the process). */

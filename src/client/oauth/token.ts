@@ -6,7 +6,8 @@
  */
 import { OAuthError } from '../errors.ts'
 import { fetchHeld, readJson, type Metadata, type OAuthFetch } from '../../protocol/oauth-metadata.ts'
-import type { StoredTokens } from './store.ts'
+import type { OAuthStore, StoredTokens } from './store.ts'
+import type { DPoPProofs } from './dpop.ts'
 
 /**
  * How the client authenticates at a token endpoint (RFC 8414 §2 `token_endpoint_auth_methods_supported`
@@ -29,8 +30,13 @@ export interface TokenRequest {
   params: Record<string, string>
   fetch: OAuthFetch
   signal?: AbortSignal | undefined
-  /** Extra headers for the request (e.g. a DPoP proof, RFC 9449 §5), made when it is sent. */
+  /** Extra headers for the request, made when it is sent. */
   headers?: (() => HeadersInit | Promise<HeadersInit>) | undefined
+  /**
+   * Ask for a DPoP-bound token (RFC 9449 §5): a proof by the key of `proofs` (kept in `store`) on each
+   * attempt, and one more attempt with the server's nonce after a `400 use_dpop_nonce` (§8).
+   */
+  dpop?: { proofs: DPoPProofs; store: OAuthStore } | undefined
 }
 
 /** A successful token response (RFC 6749 §5.1; RFC 8693 §2.2.1 adds `issued_token_type`). */
@@ -57,8 +63,34 @@ export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-typ
  *   `invalid_client`), or `invalid_response` when the answer is not a token response; what `fetch` throws.
  */
 export async function requestToken(request: TokenRequest): Promise<TokenResponse> {
-  const { auth, tokenEndpoint } = request
+  const { dpop, tokenEndpoint } = request
+  for (let attempt = 1; ; attempt++) {
+    const { response, json: body } = await postToken(request)
+    // a nonce asked for (RFC 9449 §8) is kept for later proofs too; the request is made again once with it
+    const retry = dpop?.proofs.nonceFrom(tokenEndpoint, response, body?.error)
+    if (retry && attempt === 1) continue
+    if (!response.ok || typeof body?.access_token !== 'string' || typeof body.token_type !== 'string') {
+      throw oauthErrorOf(body, `Token request to ${tokenEndpoint} failed (HTTP ${response.status})`)
+    }
+    // some servers send expires_in as a string: a field of the wrong type is dropped, not trusted
+    const tokens = { ...body } as TokenResponse
+    for (const [name, type] of [
+      ['expires_in', 'number'],
+      ['refresh_token', 'string'],
+      ['scope', 'string'],
+      ['issued_token_type', 'string'],
+    ] as const) {
+      if (typeof tokens[name] !== type) delete tokens[name]
+    }
+    return tokens
+  }
+}
+
+/** One POST of the token request: its headers (with a fresh DPoP proof) and client authentication made anew. */
+async function postToken(request: TokenRequest): Promise<{ response: Response; json: Metadata | undefined }> {
+  const { auth, dpop, tokenEndpoint } = request
   const headers = new Headers(request.headers ? await request.headers() : undefined)
+  if (dpop) headers.set('dpop', await dpop.proofs.proof(dpop.store, 'POST', tokenEndpoint))
   headers.set('content-type', 'application/x-www-form-urlencoded')
   headers.set('accept', 'application/json')
   const form = new URLSearchParams(request.params)
@@ -77,29 +109,16 @@ export async function requestToken(request: TokenRequest): Promise<TokenResponse
   }
   const init: RequestInit = { method: 'POST', headers, body: form.toString() }
   if (request.signal) init.signal = request.signal
-  const { response, json: body } = await fetchHeld(request.fetch, new Request(tokenEndpoint, init), async (r) => ({
+  return fetchHeld(request.fetch, new Request(tokenEndpoint, init), async (r) => ({
     response: r,
     json: await readJson(r),
   }))
-  if (!response.ok || typeof body?.access_token !== 'string' || typeof body.token_type !== 'string') {
-    throw oauthErrorOf(body, `Token request to ${tokenEndpoint} failed (HTTP ${response.status})`)
-  }
-  // some servers send expires_in as a string: a field of the wrong type is dropped, not trusted
-  const tokens = { ...body } as TokenResponse
-  for (const [name, type] of [
-    ['expires_in', 'number'],
-    ['refresh_token', 'string'],
-    ['scope', 'string'],
-    ['issued_token_type', 'string'],
-  ] as const) {
-    if (typeof tokens[name] !== type) delete tokens[name]
-  }
-  return tokens
 }
 
 /**
- * The tokens to store from a token response: only Bearer tokens are accepted (RFC 6750); the refresh
- * token is the new one, else `refreshToken` (a refresh that issued none keeps the old one, RFC 6749 §6).
+ * The tokens to store from a token response: Bearer tokens (RFC 6750), and DPoP-bound ones (RFC 9449 §5)
+ * when the request asked for them (`dpop`); the refresh token is the new one, else `refreshToken` (a
+ * refresh that issued none keeps the old one, RFC 6749 §6).
  * @throws OAuthError `unsupported_token_type` for any other `token_type`.
  */
 export function storedTokensOf(
@@ -107,11 +126,13 @@ export function storedTokensOf(
   response: TokenResponse,
   scope: string | undefined,
   refreshToken?: string,
+  dpop?: boolean,
 ): StoredTokens {
-  if (response.token_type.toLowerCase() !== 'bearer') {
+  const type = response.token_type.toLowerCase()
+  if (type !== 'bearer' && !(dpop && type === 'dpop')) {
     throw new OAuthError(
       'unsupported_token_type',
-      `The token endpoint issued a ${response.token_type} token; only Bearer tokens are supported`,
+      `The token endpoint issued a ${response.token_type} token; only ${dpop ? 'Bearer and DPoP' : 'Bearer'} tokens are supported`,
     )
   }
   const tokens: StoredTokens = { issuer, access_token: response.access_token, token_type: response.token_type }
