@@ -27,7 +27,7 @@ export default {
     const auth = new ClientCredentialsProvider({ clientId, privateKey, fetch: fake, store })
     try {
       await auth.authorize(MCP, `Bearer resource_metadata="${PRM}"`)
-      return Response.json({ form: forms[0], header: await auth.authorizationHeader(MCP) })
+      return Response.json({ form: forms[0], header: (await auth.authorizationHeaders(MCP, 'POST'))?.authorization })
     } catch (error) {
       return Response.json({ error: `${(error as Error).name}: ${(error as Error).message}` })
     }
