@@ -43,6 +43,8 @@ export interface ClientCredentials {
   tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none'
 }
 
+const AUTH_METHODS: readonly string[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none']
+
 /** Lifetime of a client assertion, in seconds: long enough for clock skew, short against replay. */
 const ASSERTION_LIFETIME = 60
 
@@ -56,6 +58,20 @@ export function checkClientCredentials(credentials: ClientCredentials, field: st
     throw new TypeError(`${field}.clientId must be a non-empty string, got ${JSON.stringify(clientId)}`)
   if (clientSecret !== undefined && typeof clientSecret !== 'string')
     throw new TypeError(`${field}.clientSecret must be a string`)
+  // an unknown method would fall through to `none`: the secret silently not sent
+  if (method !== undefined && !AUTH_METHODS.includes(method))
+    throw new TypeError(
+      `${field}.tokenEndpointAuthMethod must be one of ${AUTH_METHODS.join(', ')}, got ${JSON.stringify(method)}`,
+    )
+  const { signingAlgorithm: alg, keyId } = credentials
+  if (alg !== undefined && alg !== 'ES256' && alg !== 'RS256')
+    throw new TypeError(`${field}.signingAlgorithm must be 'ES256' or 'RS256', got ${JSON.stringify(alg)}`)
+  if (keyId !== undefined && typeof keyId !== 'string') throw new TypeError(`${field}.keyId must be a string`)
+  if (
+    privateKey !== undefined &&
+    (privateKey === null || (typeof privateKey !== 'string' && typeof privateKey !== 'object'))
+  )
+    throw new TypeError(`${field}.privateKey must be a PKCS#8 PEM string, a private JWK or a CryptoKey`)
   if ((method === 'client_secret_basic' || method === 'client_secret_post') && clientSecret === undefined)
     throw new TypeError(`${field}.tokenEndpointAuthMethod is ${method} but ${field}.clientSecret is missing`)
   if (method === 'private_key_jwt' && privateKey === undefined)

@@ -14,7 +14,7 @@ import {
   type AssertionSigner,
   type ClientCredentials,
 } from './client-auth.ts'
-import { JWT_BEARER_GRANT_TYPE, type AssertionContext } from './jwt-bearer.ts'
+import { JWT_BEARER_GRANT_TYPE, shapeOf, type AssertionContext } from './jwt-bearer.ts'
 import { MachineProvider, type GrantContext, type MachineProviderOptions } from './machine.ts'
 import { requestToken } from './token.ts'
 
@@ -92,7 +92,8 @@ export class EnterpriseManagedAuthProvider extends MachineProvider {
     const { issuer, resource, scope, signal } = context
     const idToken = await this.#idToken({ issuer, resource, scope, signal })
     if (typeof idToken !== 'string' || idToken.trim() === '')
-      throw new TypeError(`options.idToken returned ${JSON.stringify(idToken)}, not a JWT`)
+      // its type, never its value: a wrong shape may still hold the credential (e.g. a metadata server's JSON)
+      throw new TypeError(`options.idToken must give the JWT as a non-empty string, got ${shapeOf(idToken)}`)
     const idp = this.#idp
     const signer = () => (this.#idpSigner ??= assertionSigner(idp, 'options.idp'))
     const params: Record<string, string> = {

@@ -10,6 +10,13 @@ import { MachineProvider, type GrantContext, type MachineProviderOptions } from 
 /** RFC 7523 §2.1: the `grant_type` of the JWT bearer grant. */
 export const JWT_BEARER_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
 
+/** What a value is, without its content (for errors about a credential of the wrong shape). */
+export function shapeOf(value: unknown): string {
+  if (typeof value === 'string') return 'a blank string'
+  if (value === null || value === undefined) return String(value)
+  return Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
+
 /** What the assertion function is told about the token request it is for. */
 export interface AssertionContext {
   /** The authorization server's issuer identifier: the `aud` the assertion is expected to carry. */
@@ -69,7 +76,8 @@ export class JwtBearerProvider extends MachineProvider {
     const { issuer, resource, scope, signal } = context
     const assertion = await this.#assertion({ issuer, resource, scope, signal })
     if (typeof assertion !== 'string' || assertion.trim() === '')
-      throw new TypeError(`options.assertion returned ${JSON.stringify(assertion)}, not a JWT`)
+      // its type, never its value: a wrong shape may still hold the credential (e.g. a metadata server's JSON)
+      throw new TypeError(`options.assertion must give the JWT as a non-empty string, got ${shapeOf(assertion)}`)
     return { grant_type: JWT_BEARER_GRANT_TYPE, assertion: assertion.trim() }
   }
 }

@@ -206,6 +206,20 @@ describe('ClientCredentialsProvider', () => {
     [{ clientId: 'a', tokenEndpointAuthMethod: 'private_key_jwt' as const }, /privateKey is missing/],
     [{ clientId: 'a', tokenEndpointAuthMethod: 'client_secret_basic' as const }, /clientSecret is missing/],
     [{ clientId: 'a', assertionAudience: 'aud' as 'issuer' }, /assertionAudience must be 'issuer' or 'token_endpoint'/],
+    // an unknown method was taken as `none`: the secret silently not sent
+    [
+      { clientId: 'a', clientSecret: 's', tokenEndpointAuthMethod: 'client_secret_jwt' as 'none' },
+      /tokenEndpointAuthMethod must be one of client_secret_basic, client_secret_post, private_key_jwt, none, got "client_secret_jwt"/,
+    ],
+    [
+      { clientId: 'a', privateKey: null as unknown as string },
+      /privateKey must be a PKCS#8 PEM string, a private JWK or a CryptoKey/,
+    ],
+    [
+      { clientId: 'a', privateKey: { kty: 'EC', d: 'd' }, signingAlgorithm: 'ES384' as 'ES256' },
+      /signingAlgorithm must be 'ES256' or 'RS256', got "ES384"/,
+    ],
+    [{ clientId: 'a', privateKey: { kty: 'EC', d: 'd' }, keyId: 7 as unknown as string }, /keyId must be a string/],
   ])('refuses bad options at construction, naming the field: %j', (options, message) => {
     expect(() => new ClientCredentialsProvider(options)).toThrow(message)
   })
@@ -285,8 +299,15 @@ describe('JwtBearerProvider (workload identity)', () => {
   it('an assertion function that gives no string fails with a TypeError naming it; a bad option is refused', async () => {
     const w = await m2mWorld()
     const auth = new JwtBearerProvider({ assertion: () => '', fetch: w.fetch })
-    await expect(connect(w, auth).listTools()).rejects.toThrow(/options\.assertion returned "", not a JWT/)
+    await expect(connect(w, auth).listTools()).rejects.toThrow(
+      /options\.assertion must give the JWT as a non-empty string, got a blank string/,
+    )
     expect(w.asRequests()).toHaveLength(0)
+    // an assertion of the wrong shape is not echoed: it may hold the credential
+    const leaky = new JwtBearerProvider({ assertion: () => ({ token: 'eyJ.secret.jwt' }) as never, fetch: w.fetch })
+    await expect(connect(w, leaky).listTools()).rejects.toThrow(
+      /^options\.assertion must give the JWT as a non-empty string, got an object$/,
+    )
     expect(() => new JwtBearerProvider({} as never)).toThrow(/options\.assertion must be a function/)
     expect(() => new JwtBearerProvider({ assertion: () => 'x', client: { clientId: '' } })).toThrow(
       /options\.client\.clientId/,
