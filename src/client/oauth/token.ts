@@ -50,6 +50,8 @@ export interface TokenResponse extends Metadata {
   issued_token_type?: string
 }
 
+const VSCHARS = /^[\x20-\x7e]+$/
+
 const formEncode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+')
 
 /** RFC 7523 §2.2: the `client_assertion_type` of a JWT client assertion. */
@@ -60,7 +62,8 @@ export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-typ
  * @returns the response's JSON object: `access_token` and `token_type` are strings; `expires_in` (a number),
  *   `refresh_token`, `scope` and `issued_token_type` (strings) are left out when of another type.
  * @throws OAuthError with the authorization server's `error` code (RFC 6749 §5.2, e.g. `invalid_grant`,
- *   `invalid_client`), or `invalid_response` when the answer is not a token response; what `fetch` throws.
+ *   `invalid_client`), or `invalid_response` when the answer is not a token response (a redirect, which is
+ *   not followed; an `access_token` that is not 1*VSCHAR); what `fetch` throws.
  */
 export async function requestToken(request: TokenRequest): Promise<TokenResponse> {
   const { dpop, tokenEndpoint } = request
@@ -69,7 +72,14 @@ export async function requestToken(request: TokenRequest): Promise<TokenResponse
     // a nonce asked for (RFC 9449 §8) is kept for later proofs too; the request is made again once with it
     const retry = dpop?.proofs.nonceFrom(tokenEndpoint, response, body?.error)
     if (retry && attempt === 1) continue
-    if (!response.ok || typeof body?.access_token !== 'string' || typeof body.token_type !== 'string') {
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400))
+      throw new OAuthError(
+        'invalid_response',
+        `Token request to ${tokenEndpoint} was redirected; redirects are not followed`,
+      )
+    // RFC 6749 §A.12: an access token is 1*VSCHAR (a control character would fail every request's header)
+    const token = body?.access_token
+    if (!response.ok || typeof token !== 'string' || !VSCHARS.test(token) || typeof body?.token_type !== 'string') {
       throw oauthErrorOf(body, `Token request to ${tokenEndpoint} failed (HTTP ${response.status})`)
     }
     // some servers send expires_in as a string: a field of the wrong type is dropped, not trusted
@@ -107,7 +117,9 @@ async function postToken(request: TokenRequest): Promise<{ response: Response; j
   } else if (auth.clientId !== undefined) {
     form.set('client_id', auth.clientId)
   }
-  const init: RequestInit = { method: 'POST', headers, body: form.toString() }
+  // a redirect is not followed: Fetch would send the form (client_secret, client_assertion, a code, a
+  // refresh token or an ID token) again to wherever it points, another origin included
+  const init: RequestInit = { method: 'POST', headers, body: form.toString(), redirect: 'manual' }
   if (request.signal) init.signal = request.signal
   return fetchHeld(request.fetch, new Request(tokenEndpoint, init), async (r) => ({
     response: r,
