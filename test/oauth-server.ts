@@ -3,15 +3,29 @@
  * CORS-open so a Worker under `wrangler dev`, a Node client and a Chromium page can all use it:
  * RFC 8414 metadata (or only OpenID Discovery), JWKS with rotation and outages, RFC 7591 registration,
  * an auto-approving `/authorize` (PKCE S256 and RFC 8707 `resource` required), `/token` (authorization
- * code and refresh token; JWT access tokens, RFC 9068 `at+jwt`) and RFC 7662 introspection; `mint` signs
+ * code and refresh token; JWT access tokens, RFC 9068 `at+jwt`, DPoP-bound — `cnf.jkt`, RFC 9449 — when the
+ * token request carries a proof) and RFC 7662 introspection; `mint` signs
  * any token a test needs, good or bad.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK } from 'jose'
+import {
+  EmbeddedJWK,
+  SignJWT,
+  calculateJwkThumbprint,
+  exportJWK,
+  exportSPKI,
+  generateKeyPair,
+  jwtVerify,
+  type CryptoKey,
+  type JWK,
+} from 'jose'
 
 export type KeyAlg = 'RS256' | 'ES256'
+
+/** The DPoP proof algorithms `/token` accepts (and its metadata lists). */
+const DPOP_ALGORITHMS = ['ES256', 'RS256', 'PS256', 'EdDSA']
 
 /** A signing key of the server (or a foreign one from {@link foreignKey}). */
 export interface SigningKey {
@@ -32,6 +46,8 @@ export interface OAuthServerOptions {
   scopesSupported?: string[]
   /** Access token lifetime in seconds. Default 300. */
   accessTokenTtl?: number
+  /** Require this nonce in DPoP proofs at `/token` (RFC 9449 §8: `400 use_dpop_nonce` + `DPoP-Nonce` otherwise). */
+  dpopNonce?: string
 }
 
 /** Options of {@link TestAuthorizationServer.mint}. */
@@ -77,6 +93,8 @@ interface Refresh {
   resource: string
   scope: string
   sub: string
+  /** The DPoP key the tokens are bound to (RFC 9449 §5: a public client's refresh token too). */
+  jkt?: string
 }
 
 export interface TestAuthorizationServer {
@@ -219,7 +237,33 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
     authorization_response_iss_parameter_supported: true,
+    dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
   })
+
+  /**
+   * The key thumbprint of a token request's DPoP proof (RFC 9449 §4.3, checked with jose), undefined without
+   * one; a `[status, body, headers]` refusal for a bad proof or one without `dpopNonce`.
+   */
+  const dpopKey = async (
+    req: IncomingMessage,
+  ): Promise<string | undefined | [number, unknown, Record<string, string>?]> => {
+    const proof = req.headers.dpop
+    if (proof === undefined) return undefined
+    try {
+      if (typeof proof !== 'string') throw new Error('several DPoP headers')
+      const { payload, protectedHeader } = await jwtVerify(proof, EmbeddedJWK, {
+        typ: 'dpop+jwt',
+        algorithms: DPOP_ALGORITHMS,
+      })
+      if (payload.htm !== 'POST' || payload.htu !== `${issuer}/token`) throw new Error('htm or htu')
+      if (typeof payload.jti !== 'string' || Math.abs(now() - (payload.iat ?? 0)) > 60) throw new Error('jti or iat')
+      if (options.dpopNonce !== undefined && payload.nonce !== options.dpopNonce)
+        return [400, { error: 'use_dpop_nonce' }, { 'DPoP-Nonce': options.dpopNonce }]
+      return await calculateJwkThumbprint(protectedHeader.jwk!)
+    } catch (error) {
+      return [400, { error: 'invalid_dpop_proof', error_description: String(error) }]
+    }
+  }
 
   /** The client a token/introspection request authenticates as (basic, post, or public with client_id). */
   const authenticate = (req: IncomingMessage, form: URLSearchParams): Client | undefined => {
@@ -236,25 +280,37 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
   }
 
   const issueTokens = async (grantInfo: Refresh) => {
+    const { jkt } = grantInfo
     const access = await mint(
-      { sub: grantInfo.sub, aud: grantInfo.resource, client_id: grantInfo.clientId, scope: grantInfo.scope },
+      {
+        sub: grantInfo.sub,
+        aud: grantInfo.resource,
+        client_id: grantInfo.clientId,
+        scope: grantInfo.scope,
+        ...(jkt === undefined ? {} : { cnf: { jkt } }),
+      },
       {},
     )
     const refresh = randomBytes(24).toString('base64url')
     refreshTokens.set(refresh, grantInfo)
     return {
       access_token: access,
-      token_type: 'Bearer',
+      token_type: jkt === undefined ? 'Bearer' : 'DPoP',
       expires_in: ttl,
       scope: grantInfo.scope,
       refresh_token: refresh,
     }
   }
 
-  const token = async (req: IncomingMessage, form: URLSearchParams): Promise<[number, unknown]> => {
+  const token = async (
+    req: IncomingMessage,
+    form: URLSearchParams,
+  ): Promise<[number, unknown, Record<string, string>?]> => {
     tokenRequests.push(Object.fromEntries(form))
     const client = authenticate(req, form)
     if (!client) return [401, { error: 'invalid_client' }]
+    const jkt = await dpopKey(req)
+    if (Array.isArray(jkt)) return jkt
     const resource = form.get('resource')
     if (!resource) return [400, { error: 'invalid_target', error_description: 'resource is required (RFC 8707)' }]
     const type = form.get('grant_type')
@@ -267,12 +323,17 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
       if (s256(form.get('code_verifier') ?? '') !== code.challenge)
         return [400, { error: 'invalid_grant', error_description: 'PKCE verification failed' }]
       if (resource !== code.resource) return [400, { error: 'invalid_target' }]
-      return [200, await issueTokens({ clientId: client.client_id, resource, scope: code.scope, sub: code.sub })]
+      const bound = jkt === undefined ? {} : { jkt }
+      return [
+        200,
+        await issueTokens({ clientId: client.client_id, resource, scope: code.scope, sub: code.sub, ...bound }),
+      ]
     }
     if (type === 'refresh_token') {
       const old = refreshTokens.get(form.get('refresh_token') ?? '')
       if (!old || old.clientId !== client.client_id) return [400, { error: 'invalid_grant' }]
       if (resource !== old.resource) return [400, { error: 'invalid_target' }]
+      if (old.jkt !== jkt) return [400, { error: 'invalid_grant', error_description: 'not the bound DPoP key' }]
       refreshTokens.delete(form.get('refresh_token')!)
       const asked = form.get('scope')
       const scope = asked
