@@ -5,18 +5,9 @@
  * @module
  */
 import type { AuthInfo } from '../protocol/auth.ts'
+import { isSecureUrl } from '../protocol/oauth-metadata.ts'
 import { InvalidTokenError } from '../server/errors.ts'
 import type { VerifyTokenContext } from '../server/http/bearer.ts'
-
-/** Hosts that may be reached over plain http: the loopback interface (127.0.0.0/8, [::1], localhost). */
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname)
-}
-
-/** Whether `url` is https, or http on a loopback host. */
-export function isSecureUrl(url: URL): boolean {
-  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))
-}
 
 /**
  * `value` parsed, when it is an absolute https URL (or http on loopback) without a fragment.

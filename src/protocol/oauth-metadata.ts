@@ -11,6 +11,16 @@ export type Metadata = Record<string, unknown>
 /** The fetch the OAuth client uses for metadata, registration and token requests. */
 export type OAuthFetch = (input: Request) => Promise<Response>
 
+/** Hosts that may be reached over plain http: the loopback interface (127.0.0.0/8, [::1], localhost). */
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(hostname)
+}
+
+/** Whether `url` is https, or http on a loopback host (OAuth 2.1 §1.5; MCP: authorization server endpoints). */
+export function isSecureUrl(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))
+}
+
 /**
  * `fetch(request)` then `read(response)`, keeping `request` reachable until `read` settles: Node 20's
  * `fetch` stops following the signal of a `Request` once that object is garbage-collected, so a timeout

@@ -8,6 +8,7 @@ import { OAuthError } from '../errors.ts'
 import {
   authorizationServerMetadataUrls,
   fetchHeld,
+  isSecureUrl,
   readJson,
   type Metadata,
   type OAuthFetch,
@@ -116,8 +117,9 @@ export async function fetchProtectedResourceMetadata(
 /**
  * RFC 8414 §3 / OpenID Discovery §4: the first metadata document found for `issuer`; its `issuer` must
  * be identical, and it must have a `token_endpoint`; for the authorization code flow (`flow` `code`, the
- * default) also an `authorization_endpoint` and PKCE S256.
- * @throws OAuthError `invalid_issuer` or `invalid_metadata`.
+ * default) also an `authorization_endpoint` and PKCE S256. The issuer and these endpoints must be https
+ * URLs (http only on a loopback host: 127.0.0.0/8, [::1], localhost).
+ * @throws OAuthError `invalid_issuer` (another issuer, or not https) or `invalid_metadata`.
  */
 export async function fetchAuthorizationServerMetadata(
   fetch: OAuthFetch,
@@ -125,6 +127,9 @@ export async function fetchAuthorizationServerMetadata(
   signal: AbortSignal | undefined,
   flow: 'code' | 'token' = 'code',
 ): Promise<Metadata> {
+  // the metadata names where credentials go: it must not come over plain http, nor send them there
+  if (!secure(issuer))
+    throw new OAuthError('invalid_issuer', `The authorization server ${JSON.stringify(issuer)} ${NOT_SECURE}`)
   for (const url of authorizationServerMetadataUrls(issuer)) {
     const as = await getJson(fetch, url, signal)
     if (!as) continue
@@ -136,6 +141,8 @@ export async function fetchAuthorizationServerMetadata(
     }
     if (typeof as.token_endpoint !== 'string')
       throw new OAuthError('invalid_metadata', `Authorization server metadata of ${issuer} lacks token_endpoint`)
+    if (!secure(as.token_endpoint))
+      throw new OAuthError('invalid_metadata', `The token_endpoint of ${issuer} ${NOT_SECURE}`)
     if (flow === 'token') return as
     if (typeof as.authorization_endpoint !== 'string') {
       throw new OAuthError(
@@ -143,6 +150,8 @@ export async function fetchAuthorizationServerMetadata(
         `Authorization server metadata of ${issuer} lacks authorization_endpoint or token_endpoint`,
       )
     }
+    if (!secure(as.authorization_endpoint))
+      throw new OAuthError('invalid_metadata', `The authorization_endpoint of ${issuer} ${NOT_SECURE}`)
     if (!strings(as.code_challenge_methods_supported)?.includes('S256')) {
       throw new OAuthError(
         'invalid_metadata',
@@ -153,6 +162,11 @@ export async function fetchAuthorizationServerMetadata(
   }
   throw new OAuthError('invalid_metadata', `No authorization server metadata found for ${issuer}`)
 }
+
+const NOT_SECURE = 'is not an https URL (http only on a loopback host)'
+
+/** Whether `value` is an absolute https URL, or http on a loopback host (MCP: AS endpoints over HTTPS). */
+const secure = (value: string) => URL.canParse(value) && isSecureUrl(new URL(value))
 
 /** GET a JSON metadata document; undefined when it is not there (any non-2xx or non-JSON answer). */
 async function getJson(fetch: OAuthFetch, url: URL, signal: AbortSignal | undefined): Promise<Metadata | undefined> {

@@ -7,6 +7,7 @@
  * @module
  */
 import { OAuthError } from '../errors.ts'
+import { isSecureUrl } from '../../protocol/oauth-metadata.ts'
 import {
   assertionSigner,
   checkClientCredentials,
@@ -25,7 +26,7 @@ const ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag'
 
 /** The identity provider's side of {@link EnterpriseManagedAuthProvider}. */
 export interface IdentityProviderOptions extends ClientCredentials {
-  /** The IdP's token endpoint, where the token exchange happens. */
+  /** The IdP's token endpoint, where the token exchange happens (https; http only on a loopback host). */
   tokenEndpoint: string
   /**
    * The IdP's issuer identifier: the `aud` of a `private_key_jwt` assertion (unless `assertionAudience` is
@@ -76,8 +77,13 @@ export class EnterpriseManagedAuthProvider extends MachineProvider {
     if (typeof options.idToken !== 'function')
       throw new TypeError('options.idToken must be a function returning the ID token (a string)')
     const idp = options.idp as IdentityProviderOptions | undefined
-    if (typeof idp?.tokenEndpoint !== 'string' || !URL.canParse(idp.tokenEndpoint))
-      throw new TypeError(`options.idp.tokenEndpoint must be a URL, got ${JSON.stringify(idp?.tokenEndpoint)}`)
+    const endpoint = idp?.tokenEndpoint
+    // the user's ID token goes there
+    if (!idp || typeof endpoint !== 'string' || !URL.canParse(endpoint) || !isSecureUrl(new URL(endpoint))) {
+      throw new TypeError(
+        `options.idp.tokenEndpoint must be an https URL (http only on a loopback host), got ${JSON.stringify(endpoint)}`,
+      )
+    }
     checkClientCredentials(idp, 'options.idp')
     this.#idToken = options.idToken
     this.#idp = idp

@@ -224,6 +224,39 @@ describe('ClientCredentialsProvider', () => {
     expect(() => new ClientCredentialsProvider(options)).toThrow(message)
   })
 
+  it('sends no credentials to a token endpoint over plain http (not loopback) or one that is no URL', async () => {
+    const w = await m2mWorld({ clients: { job: { secret: 'pw' } } })
+    const cases: Array<[string, Record<string, string>, RegExp]> = [
+      [
+        'http',
+        { token_endpoint: 'http://as.test/oauth/token' },
+        /^The token_endpoint of https:\/\/as\.test is not an https URL/,
+      ],
+      ['relative', { token_endpoint: '/oauth/token' }, /^The token_endpoint of https:\/\/as\.test is not an https URL/],
+    ]
+    for (const [what, override, message] of cases) {
+      const fetch = async (request: Request) => {
+        if (request.url !== `${ISSUER}/.well-known/oauth-authorization-server`) return w.fetch(request)
+        const metadata = (await (await w.fetch(request)).json()) as Record<string, unknown>
+        return Response.json({ ...metadata, ...override })
+      }
+      const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch })
+      const error = await connect({ ...w, fetch }, auth)
+        .listTools()
+        .catch((e: unknown) => e)
+      expect([what, error]).toEqual([what, expect.objectContaining({ name: 'OAuthError', error: 'invalid_metadata' })])
+      expect((error as Error).message).toMatch(message)
+    }
+    // nor to an authorization server whose own identifier is plain http
+    const fetch = async (request: Request) =>
+      request.url.includes('oauth-protected-resource')
+        ? Response.json({ resource: MCP, authorization_servers: ['http://as.test'] })
+        : w.fetch(request)
+    const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch })
+    await expect(connect({ ...w, fetch }, auth).listTools()).rejects.toMatchObject({ error: 'invalid_issuer' })
+    expect(w.tokenRequests).toHaveLength(0)
+  })
+
   it('a key that is not the algorithm asked for fails the request with a TypeError naming privateKey', async () => {
     const keys = await generateKeyPair('RS256', { extractable: true })
     const w = await m2mWorld({ clients: { signer: { publicKey: keys.publicKey } } })
@@ -379,8 +412,11 @@ describe('EnterpriseManagedAuthProvider (SEP-990)', () => {
   it('refuses a bad idp option at construction, naming it', () => {
     const base = { clientId: 'c', clientSecret: 's', idToken: () => 't' }
     expect(() => new EnterpriseManagedAuthProvider({ ...base, idp: { tokenEndpoint: 'nope', clientId: 'x' } })).toThrow(
-      /options\.idp\.tokenEndpoint must be a URL/,
+      /options\.idp\.tokenEndpoint must be an https URL \(http only on a loopback host\), got "nope"/,
     )
+    // the ID token goes there
+    const plain = { tokenEndpoint: 'http://idp.example/token', clientId: 'x' }
+    expect(() => new EnterpriseManagedAuthProvider({ ...base, idp: plain })).toThrow(/must be an https URL/)
     expect(
       () => new EnterpriseManagedAuthProvider({ ...base, idp: { tokenEndpoint: IDP_TOKEN_ENDPOINT, clientId: '' } }),
     ).toThrow(/options\.idp\.clientId/)

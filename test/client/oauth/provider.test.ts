@@ -351,6 +351,23 @@ describe('OAuthClientProvider against a fake authorization server', () => {
     expect(w.authorizations).toHaveLength(0)
   })
 
+  it('refuses an authorization endpoint over plain http (not loopback), before registering or redirecting', async () => {
+    const w = world()
+    const fetch = async (request: Request) => {
+      const response = await w.fetch(request)
+      if (!request.url.includes('/.well-known/oauth-authorization-server')) return response
+      const metadata = (await response.json()) as Record<string, unknown>
+      return Response.json({ ...metadata, authorization_endpoint: 'http://as.test/authorize' })
+    }
+    const { client } = connect({ ...w, fetch })
+    await expect(client.listTools()).rejects.toMatchObject({
+      error: 'invalid_metadata',
+      message: 'The authorization_endpoint of https://as.test is not an https URL (http only on a loopback host)',
+    })
+    expect(w.registrations).toHaveLength(0)
+    expect(w.authorizations).toHaveLength(0)
+  })
+
   it('refuses protected-resource metadata for another resource', async () => {
     const w = world({ prmResource: 'https://evil.test/mcp' })
     const { client } = connect(w)
