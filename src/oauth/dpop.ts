@@ -88,7 +88,8 @@ const invalidProof = (message: string) => new DPoPProofError(message)
  * Tokens presented with the `DPoP` scheme must then carry `cnf.jkt` (RFC 9449 §6) and a valid proof;
  * tokens with `cnf` presented as `Bearer` stay refused (§7.2), unbound `Bearer` tokens are accepted
  * unless `required`. `htu` is compared with `request.url` without query and fragment (scheme and host
- * case, default port and path encoding normalized by URL parsing; a trailing slash counts).
+ * case, default port and path encoding normalized by URL parsing; a trailing slash counts), or with the
+ * request's path at the origin of `oauth.resource` (the public URL, behind a proxy).
  * @throws TypeError for `none` / `HS*` / no algorithms, a negative or non-finite duration, or a nonce
  *   `secret` shorter than 32 characters.
  */
@@ -141,7 +142,7 @@ export function dpopProofChecker(options: DPoPProofCheckerOptions = {}): DPoPPro
       if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI_LENGTH)
         throw invalidProof(`the DPoP proof jti must be a string of 1 to ${MAX_JTI_LENGTH} characters`)
       if (htm !== request.method) throw invalidProof(`the DPoP proof htm is not ${request.method}`)
-      if (typeof htu !== 'string' || !URL.canParse(htu) || targetOf(htu) !== targetOf(request.url))
+      if (typeof htu !== 'string' || !URL.canParse(htu) || !targetsOf(request.url, context.resource).has(targetOf(htu)))
         throw invalidProof('the DPoP proof htu is not this request URL')
       const now = Math.floor(Date.now() / 1000)
       if (typeof iat !== 'number' || !Number.isFinite(iat) || Math.abs(now - iat) > window)
@@ -165,6 +166,18 @@ export function dpopProofChecker(options: DPoPProofCheckerOptions = {}): DPoPPro
 function targetOf(href: string): string {
   const url = new URL(href)
   return `${url.protocol}//${url.host}${url.pathname}`
+}
+
+/**
+ * The targets a proof may name for a request to `href`: that URL, and the same path at the origin of
+ * `resource` (`oauth.resource`): behind a TLS-terminating proxy the request arrives as `http://internal…`
+ * while the client signed the public URL.
+ */
+function targetsOf(href: string, resource: string): Set<string> {
+  const url = new URL(href)
+  const targets = new Set([targetOf(href)])
+  if (URL.canParse(resource)) targets.add(`${new URL(resource).origin}${url.pathname}`)
+  return targets
 }
 
 /** base64url(SHA-256(ASCII text)): the `ath` of an access token (RFC 9449 §4.2). */

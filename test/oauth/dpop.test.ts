@@ -432,3 +432,25 @@ describe('introspectionVerifier with dpop', () => {
     expect(asBearer.status).toBe(401)
   })
 })
+
+describe('behind a proxy', () => {
+  it('takes a proof for the public URL (oauth.resource) on a request that arrives at the internal one', async () => {
+    const key = await proofKey()
+    const mcp = new McpServer({ name: 'dpop', version: '1' })
+    mcp.tool('whoami', {}, (_a, ctx) => `hello ${ctx.authInfo?.subject}`)
+    const verifyToken = jwtVerifier({ issuer: as.issuer, dpop: dpopProofChecker() })
+    const handler = createFetchHandler(mcp, {
+      oauth: protectedResource({ authorizationServers: [as.issuer], verifyToken, resource: MCP }),
+    })
+    const token = await as.mint({ aud: MCP, sub: 'pia', cnf: { jkt: key.jkt } })
+    // the TLS-terminating proxy forwards https://mcp.test/mcp as http://internal:8080/mcp
+    const internal = 'http://internal:8080/mcp'
+    const res = await handler(call(`DPoP ${token}`, [await proof(key, { token })], internal))
+    expect(await text(res)).toBe('hello pia')
+    // another public origin is still refused
+    const elsewhere = await handler(
+      call(`DPoP ${token}`, [await proof(key, { token, htu: 'https://evil.test/mcp' })], internal),
+    )
+    expect(dpopChallenge(elsewhere)).toMatchObject({ error_description: 'the DPoP proof htu is not this request URL' })
+  })
+})
