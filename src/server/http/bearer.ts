@@ -148,9 +148,13 @@ export class ProtectedResource {
     return this.options.resource?.replace(/\/+$/, '') ?? `${url.origin}${this.#path}`
   }
 
-  /** The path-form metadata URL for a request (what `resource_metadata` points at). */
+  /**
+   * The path-form metadata URL for a request (what `resource_metadata` points at): at the origin of
+   * `resource` when set (RFC 9728 §3.1 — behind a proxy the request's own origin is an internal one).
+   */
   metadataUrlFor(url: URL): string {
-    return `${url.origin}${WELL_KNOWN}${this.#path}`
+    const { resource } = this.options
+    return `${resource === undefined ? url.origin : new URL(resource).origin}${WELL_KNOWN}${this.#path}`
   }
 
   /** True when `url` is one of this resource's metadata URLs. */

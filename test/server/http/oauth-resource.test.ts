@@ -133,6 +133,16 @@ describe('the protected resource metadata (RFC 9728)', () => {
   })
 })
 
+describe('behind a proxy', () => {
+  it('with oauth.resource set, resource_metadata names the public origin, not the one the request arrived at', async () => {
+    const { handler } = setup({ resource: MCP }, { allowedHosts: ['internal:8080'] })
+    // a TLS-terminating proxy forwards https://mcp.test/mcp as http://internal:8080/mcp
+    const res = await handler(call('tools/list', {}, undefined, {}, 'http://internal:8080/mcp'))
+    expect(res.status).toBe(401)
+    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${PRM}"`)
+  })
+})
+
 describe('bearer challenges (RFC 6750, MCP authorization)', () => {
   it('401 with resource_metadata and no error when no token was sent, before the body is read', async () => {
     const { handler, seen } = setup()
