@@ -24,6 +24,27 @@ const encoder = new TextEncoder()
 const b64 = (bytes: Uint8Array) => encodeBase64UrlCompact(bytes)
 const b64json = (value: unknown) => b64(encoder.encode(JSON.stringify(value)))
 
+/** Whether `pair` holds an ECDSA P-256 private key that can sign and a public key of the same curve. */
+function isES256Pair(pair: unknown): pair is CryptoKeyPair {
+  const { privateKey, publicKey } = (pair ?? {}) as Partial<CryptoKeyPair>
+  const p256 = (key: CryptoKey | undefined) => {
+    const algorithm = key?.algorithm as Partial<EcKeyAlgorithm> | undefined
+    return algorithm?.name === 'ECDSA' && algorithm.namedCurve === 'P-256'
+  }
+  return p256(privateKey) && p256(publicKey) && privateKey!.type === 'private' && privateKey!.usages.includes('sign')
+}
+
+/**
+ * Whether the public key verifies what the private key signs (a pair, not two keys of two pairs); true
+ * when the public key may not verify (not checkable).
+ */
+async function matches({ privateKey, publicKey }: CryptoKeyPair): Promise<boolean> {
+  if (!publicKey.usages.includes('verify')) return true
+  const data = encoder.encode('dpop key check')
+  const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, privateKey, data)
+  return crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, publicKey, signature, data)
+}
+
 /**
  * A DPoP proof maker for a provider's `dpop` option (`new OAuthClientProvider({ …, dpop: dpopProofs() })`,
  * the machine-to-machine providers alike). One per client: it holds the key pair and the latest nonce of
@@ -43,11 +64,8 @@ export class DPoPProofs {
 
   constructor(options: DPoPProofsOptions) {
     const given = options.keyPair
-    if (given !== undefined) {
-      const algorithm = given.privateKey?.algorithm as Partial<EcKeyAlgorithm> | undefined
-      if (algorithm?.name !== 'ECDSA' || algorithm.namedCurve !== 'P-256' || !given.privateKey.usages.includes('sign'))
-        throw new TypeError('dpopProofs keyPair must be an ECDSA P-256 (ES256) key pair whose private key can sign')
-    }
+    if (given !== undefined && !isES256Pair(given))
+      throw new TypeError('dpopProofs keyPair must be an ECDSA P-256 (ES256) key pair whose private key can sign')
     this.#given = given
   }
 
@@ -114,6 +132,11 @@ export class DPoPProofs {
       if (!keyPair) {
         keyPair = await crypto.subtle.generateKey(ES256, false, ['sign', 'verify'])
         await store.saveDPoPKeyPair?.(keyPair)
+      } else if (!isES256Pair(keyPair) || !(await matches(keyPair))) {
+        // every proof would be refused (its jwk does not verify its signature), with no word why
+        throw new TypeError(
+          `The DPoP key pair (${this.#given ? 'dpopProofs keyPair' : "the store's loadDPoPKeyPair"}) is not an ES256 private key and its public key`,
+        )
       }
       const { kty, crv, x, y } = (await crypto.subtle.exportKey('jwk', keyPair.publicKey)) as Record<string, string>
       return { keyPair, jwk: { kty: kty!, crv: crv!, x: x!, y: y! } }

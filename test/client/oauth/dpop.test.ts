@@ -319,5 +319,14 @@ describe('OAuthClientProvider with dpop: dpopProofs()', () => {
     )
     expect(() => dpopProofs({ keyPair: rsa })).toThrow(TypeError)
     expect(() => dpopProofs({ keyPair: rsa })).toThrow(/ECDSA P-256 \(ES256\)/)
+    // null, or a pair without its public key: named, not a crash on the first request
+    for (const bad of [null, { privateKey: keyPair.privateKey }])
+      expect(() => dpopProofs({ keyPair: bad as unknown as CryptoKeyPair })).toThrow(/ECDSA P-256 \(ES256\) key pair/)
+    // two keys of two pairs: every proof would be refused; the first request says why
+    const other = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify'])
+    const mixed = dpopProofs({ keyPair: { privateKey: keyPair.privateKey, publicKey: other.publicKey } })
+    await expect(mixed.proof(new InMemoryOAuthStore(), 'POST', 'https://mcp.test/mcp')).rejects.toThrow(
+      /The DPoP key pair \(dpopProofs keyPair\) is not an ES256 private key and its public key/,
+    )
   })
 })
