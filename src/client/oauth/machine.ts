@@ -42,6 +42,16 @@ export interface MachineProviderOptions {
   /** Re-authorizations allowed per request after `403 insufficient_scope` (spec §Step-Up). Default 2. */
   maxStepUps?: number
   /**
+   * The issuer identifier of the authorization server the credentials are for, exactly as in its metadata
+   * (e.g. `https://auth.example.com`). When set, the protected resource must list it in
+   * `authorization_servers` (it is then the one used), else the request fails with OAuthError
+   * `invalid_issuer` before any token request: the MCP server cannot point the client at a server of its
+   * choosing and collect a client secret or a workload JWT there. Default: the resource's first
+   * `authorization_servers` entry, whatever it is — set this whenever the credentials are a secret or an
+   * assertion another server could replay.
+   */
+  authorizationServer?: string
+  /**
    * DPoP (RFC 9449): ask for tokens bound to a key of this client (a proof on each token request at the
    * MCP server's authorization server) and prove it on every request — `dpopProofs()` (its key pair
    * generated once and kept in `store`). Default: none, Bearer tokens only.
@@ -86,12 +96,15 @@ export abstract class MachineProvider implements ClientAuthProvider {
   /**
    * @param credentials the client's authentication at the authorization server (named `field` in errors);
    *   undefined for a grant whose server needs none.
-   * @throws RangeError for a bad `maxStepUps`; TypeError for bad credentials or `scope`.
+   * @throws RangeError for a bad `maxStepUps`; TypeError for bad credentials, `scope` or `authorizationServer`.
    */
   protected constructor(options: MachineProviderOptions, credentials: ClientCredentials | undefined, field: string) {
     if (options.maxStepUps !== undefined && !(Number.isInteger(options.maxStepUps) && options.maxStepUps >= 0)) {
       throw new RangeError(`maxStepUps must be a non-negative integer, got ${String(options.maxStepUps)}`)
     }
+    const pinned = options.authorizationServer
+    if (pinned !== undefined && (typeof pinned !== 'string' || !URL.canParse(pinned)))
+      throw new TypeError(`authorizationServer must be an issuer URL, got ${JSON.stringify(pinned)}`)
     if (options.scope !== undefined && typeof options.scope !== 'string')
       throw new TypeError(`scope must be a space-separated string, got ${JSON.stringify(options.scope)}`)
     if (credentials !== undefined) checkClientCredentials(credentials, field)
@@ -128,9 +141,10 @@ export abstract class MachineProvider implements ClientAuthProvider {
    * the scopes asked before and the challenged ones) whose `WWW-Authenticate` value is `wwwAuthenticate`:
    * discovery, then a refresh when a refresh token from the same issuer is kept, else the grant. A grant's
    * failure is not retried, and no other grant is tried.
-   * @throws OAuthError when discovery fails or the authorization server refuses (its `error`, e.g.
-   *   `invalid_client`, `invalid_grant`, `invalid_scope`, `unauthorized_client`); TypeError for a private key
-   *   that cannot be imported.
+   * @throws OAuthError when discovery fails (`invalid_issuer` too when the resource does not list
+   *   `authorizationServer`) or the authorization server refuses (its `error`, e.g. `invalid_client`,
+   *   `invalid_grant`, `invalid_scope`, `unauthorized_client`); TypeError for a private key that cannot be
+   *   imported.
    */
   authorize(serverUrl: string, wwwAuthenticate: string | undefined, signal?: AbortSignal): Promise<void> {
     const key = `${serverUrl}\n${wwwAuthenticate ?? ''}`
@@ -152,9 +166,17 @@ export abstract class MachineProvider implements ClientAuthProvider {
     const stepUp = challenge.error === 'insufficient_scope'
     const prm = await fetchProtectedResourceMetadata(this.fetch, serverUrl, challenge.resource_metadata, signal)
     const resource = prm.resource as string
-    const issuer = strings(prm.authorization_servers)?.[0]
+    const listed = strings(prm.authorization_servers) ?? []
+    const pinned = this.#options.authorizationServer
+    const issuer = pinned ?? listed[0]
     if (!issuer)
       throw new OAuthError('invalid_resource_metadata', 'Protected resource metadata lists no authorization_servers')
+    if (pinned !== undefined && !listed.includes(pinned)) {
+      throw new OAuthError(
+        'invalid_issuer',
+        `${serverUrl} names the authorization server ${listed.join(', ') || '(none)'}, not ${pinned} (authorizationServer): no credentials were sent`,
+      )
+    }
     const metadata = await fetchAuthorizationServerMetadata(this.fetch, issuer, signal, 'token')
     const stored = await this.store.loadTokens(serverUrl)
     const previous = stored?.issuer === issuer ? stored : undefined

@@ -257,6 +257,32 @@ describe('ClientCredentialsProvider', () => {
     expect(w.tokenRequests).toHaveLength(0)
   })
 
+  it('with authorizationServer, sends its credentials to no other authorization server the resource names', async () => {
+    const w = await m2mWorld({ clients: { job: { secret: 'pw' } } })
+    const naming = (servers: string[]) => async (request: Request) =>
+      request.url.includes('oauth-protected-resource')
+        ? Response.json({ resource: MCP, authorization_servers: servers })
+        : w.fetch(request)
+    // the MCP server points at a server of its choosing: nothing is sent there, the request fails
+    const evil = naming(['https://as.evil'])
+    const options = { clientId: 'job', clientSecret: 'pw', authorizationServer: ISSUER }
+    const pinned = new ClientCredentialsProvider({ ...options, fetch: evil })
+    await expect(connect({ ...w, fetch: evil }, pinned).listTools()).rejects.toMatchObject({
+      name: 'OAuthError',
+      error: 'invalid_issuer',
+      message: `${MCP} names the authorization server https://as.evil, not ${ISSUER} (authorizationServer): no credentials were sent`,
+    })
+    expect(w.tokenRequests).toHaveLength(0)
+    // listed, even second: that one is used
+    const both = naming(['https://as.other', ISSUER])
+    const auth = new ClientCredentialsProvider({ ...options, fetch: both })
+    expect((await connect({ ...w, fetch: both }, auth).callTool('echo')).content).toEqual(ok)
+    expect(w.asRequests()).toHaveLength(1)
+    expect(() => new ClientCredentialsProvider({ ...options, authorizationServer: 'as.test' })).toThrow(
+      /authorizationServer must be an issuer URL, got "as\.test"/,
+    )
+  })
+
   it('a key that is not the algorithm asked for fails the request with a TypeError naming privateKey', async () => {
     const keys = await generateKeyPair('RS256', { extractable: true })
     const w = await m2mWorld({ clients: { signer: { publicKey: keys.publicKey } } })
