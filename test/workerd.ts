@@ -1,7 +1,10 @@
 /** Start the demo Worker under `wrangler dev` (local workerd) on a free loopback port, for tests. */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 
 export const ROOT = join(import.meta.dirname, '..')
 
@@ -146,4 +149,27 @@ async function startWorkerOn(port: number, options: StartOptions): Promise<Runni
   }
   await stop()
   throw new Error(`wrangler dev did not answer within 90 s:\n${log}`)
+}
+
+/**
+ * Bundle `test/workers/<name>.ts` as `wrangler deploy --dry-run` would deploy it, into a new temporary directory.
+ * @returns the directory (remove it when done) and, for Miniflare, the bundled script's path and its modules root.
+ */
+export async function bundleTestWorker(
+  name: string,
+): Promise<{ dir: string; scriptPath: string; modulesRoot: string }> {
+  const dir = await mkdtemp(join(tmpdir(), `edge-mcp-${name}-`))
+  const config = join(dir, 'wrangler.toml')
+  const main = join(ROOT, `test/workers/${name}.ts`)
+  await writeFile(config, `name = "${name}"\nmain = ${JSON.stringify(main)}\ncompatibility_date = "2026-04-01"\n`)
+  await promisify(execFile)(
+    join(ROOT, 'node_modules/.bin/wrangler'),
+    ['deploy', '--dry-run', '--config', config, '--outdir', join(dir, 'out')],
+    {
+      cwd: ROOT,
+      timeout: 90_000,
+      env: { ...process.env, CI: 'true', WRANGLER_LOG: 'warn', WRANGLER_LOG_PATH: dir, WRANGLER_SEND_METRICS: 'false' },
+    },
+  )
+  return { dir, scriptPath: join(dir, `out/${name}.js`), modulesRoot: join(dir, 'out') }
 }

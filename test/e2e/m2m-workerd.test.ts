@@ -3,38 +3,23 @@
  * --dry-run`): a `private_key_jwt` client assertion signed with workerd's Web Crypto from an ES256 PKCS#8 PEM and
  * an RS256 JWK, verified here with jose.
  */
-import { execFile } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
+import { rm } from 'node:fs/promises'
 import { exportJWK, exportPKCS8, generateKeyPair, jwtVerify } from 'jose'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ROOT } from '../workerd.ts'
+import { bundleTestWorker } from '../workerd.ts'
 
 let mf: Miniflare | undefined
 let dir = ''
 let base = ''
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'edge-mcp-m2m-workerd-'))
-  const config = join(dir, 'wrangler.toml')
-  const main = join(ROOT, 'test/workers/m2m-client.ts')
-  await writeFile(config, `name = "m2m-client"\nmain = ${JSON.stringify(main)}\ncompatibility_date = "2026-04-01"\n`)
-  await promisify(execFile)(
-    join(ROOT, 'node_modules/.bin/wrangler'),
-    ['deploy', '--dry-run', '--config', config, '--outdir', join(dir, 'out')],
-    {
-      cwd: ROOT,
-      timeout: 90_000,
-      env: { ...process.env, CI: 'true', WRANGLER_LOG: 'warn', WRANGLER_LOG_PATH: dir, WRANGLER_SEND_METRICS: 'false' },
-    },
-  )
+  const bundled = await bundleTestWorker('m2m-client')
+  dir = bundled.dir
   mf = new Miniflare({
     modules: true,
-    scriptPath: join(dir, 'out/m2m-client.js'),
-    modulesRoot: join(dir, 'out'),
+    scriptPath: bundled.scriptPath,
+    modulesRoot: bundled.modulesRoot,
     compatibilityDate: '2026-04-01',
     unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
   })

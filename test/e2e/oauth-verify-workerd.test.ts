@@ -3,15 +3,11 @@
  * jose's JWT verification and remote JWKS (its Workers code path) and introspection, against the loopback
  * authorization server of test/oauth-server.ts.
  */
-import { execFile } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
+import { rm } from 'node:fs/promises'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { foreignKey, startOAuthServer, type TestAuthorizationServer } from '../oauth-server.ts'
-import { ROOT } from '../workerd.ts'
+import { bundleTestWorker } from '../workerd.ts'
 
 const RESOURCE = 'https://mcp.example.com/mcp'
 let as: TestAuthorizationServer
@@ -21,23 +17,12 @@ let base = ''
 
 beforeAll(async () => {
   as = await startOAuthServer()
-  dir = await mkdtemp(join(tmpdir(), 'edge-mcp-oauth-workerd-'))
-  const config = join(dir, 'wrangler.toml')
-  const main = join(ROOT, 'test/workers/oauth-verify.ts')
-  await writeFile(config, `name = "oauth-verify"\nmain = ${JSON.stringify(main)}\ncompatibility_date = "2026-04-01"\n`)
-  await promisify(execFile)(
-    join(ROOT, 'node_modules/.bin/wrangler'),
-    ['deploy', '--dry-run', '--config', config, '--outdir', join(dir, 'out')],
-    {
-      cwd: ROOT,
-      timeout: 90_000,
-      env: { ...process.env, CI: 'true', WRANGLER_LOG: 'warn', WRANGLER_LOG_PATH: dir, WRANGLER_SEND_METRICS: 'false' },
-    },
-  )
+  const bundled = await bundleTestWorker('oauth-verify')
+  dir = bundled.dir
   mf = new Miniflare({
     modules: true,
-    scriptPath: join(dir, 'out/oauth-verify.js'),
-    modulesRoot: join(dir, 'out'),
+    scriptPath: bundled.scriptPath,
+    modulesRoot: bundled.modulesRoot,
     compatibilityDate: '2026-04-01',
     bindings: {
       ISSUER: as.issuer,
