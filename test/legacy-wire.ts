@@ -41,9 +41,16 @@ export async function initializeLegacy(
     method: 'initialize',
     params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 't', version: '1' } },
   })
+  expect(res.status).toBe(200)
+  await res.body?.cancel()
   const sid = res.headers.get('mcp-session-id')
   expect(sid).toMatch(/^s1\./)
   return { 'mcp-session-id': sid!, 'mcp-protocol-version': '2025-11-25' }
+}
+
+/** A {@link FetchHandler} that sends each request over HTTP to `url` (a Worker under Miniflare or `wrangler dev`). */
+export function remote(url: string | URL): FetchHandler {
+  return async (request) => fetch(url, { method: request.method, headers: request.headers, body: await request.text() })
 }
 
 /**

@@ -18,7 +18,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCrossIsolate, type CrossIsolate } from '../crossiso-harness.ts'
-import { messages, SSE_ACCEPT } from '../legacy-wire.ts'
+import { initializeLegacy, legacyPost, messages, remote } from '../legacy-wire.ts'
 import { WATCH_AFTER_MS } from '../../src/server/legacy-cancel.ts'
 
 type Name = 'a' | 'b'
@@ -39,23 +39,12 @@ afterAll(async () => {
 })
 
 function post(worker: Name, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(new URL('mcp', base[worker]), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: SSE_ACCEPT, ...headers },
-    body: JSON.stringify(body),
-  })
+  return legacyPost(remote(new URL('mcp', base[worker])), body, headers)
 }
 
-async function initialize(worker: Name): Promise<Record<string, string>> {
-  const res = await post(worker, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-  })
-  expect(res.status).toBe(200)
-  await res.body?.cancel()
-  return { 'mcp-session-id': res.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' }
+/** initialize at 2025-11-25; the session headers for the requests after it. */
+function initialize(worker: Name): Promise<Record<string, string>> {
+  return initializeLegacy(remote(new URL('mcp', base[worker])), {})
 }
 
 /** Call `slow` `{ ms }` on `worker` as request `id` (not awaited: a quiet call's headers may come late). */

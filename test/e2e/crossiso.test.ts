@@ -23,7 +23,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCrossIsolate, type CrossIsolate } from '../crossiso-harness.ts'
-import { messages, SSE_ACCEPT } from '../legacy-wire.ts'
+import { initializeLegacy, legacyPost, messages, remote } from '../legacy-wire.ts'
 
 type Name = 'a' | 'b' | 'nobox' | 'own'
 
@@ -45,30 +45,12 @@ afterAll(async () => {
 })
 
 function post(worker: Name, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(new URL('mcp', base[worker]), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: SSE_ACCEPT, ...headers },
-    body: JSON.stringify(body),
-  })
+  return legacyPost(remote(new URL('mcp', base[worker])), body, headers)
 }
 
-/** initialize at 2025-11-25 declaring elicitation; the session headers for the requests after it. */
-async function initialize(worker: Name): Promise<Record<string, string>> {
-  const res = await post(worker, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-11-25',
-      capabilities: { elicitation: {} },
-      clientInfo: { name: 't', version: '1' },
-    },
-  })
-  expect(res.status).toBe(200)
-  await res.body?.cancel()
-  const sid = res.headers.get('mcp-session-id')
-  expect(sid).toMatch(/^s1\./)
-  return { 'mcp-session-id': sid!, 'mcp-protocol-version': '2025-11-25' }
+/** initialize at 2025-11-25; the session headers for the requests after it. */
+function initialize(worker: Name): Promise<Record<string, string>> {
+  return initializeLegacy(remote(new URL('mcp', base[worker])), { elicitation: {} })
 }
 
 /** The first half of the flow, the same for every Worker: initialize, call `provision`, take the first message. */
