@@ -10,6 +10,7 @@
  *   node --import tsx test/conformance/client.ts http://localhost:PORT/mcp
  */
 import type { OAuthClientProviderOptions } from '../../src/client/oauth/provider.ts'
+import { fetchProtectedResourceMetadata } from '../../src/client/oauth/discovery.ts'
 import {
   Client,
   ClientCredentialsProvider,
@@ -67,21 +68,44 @@ function given(key: string): string {
   return value
 }
 
+/**
+ * The authorization server a machine-to-machine provider's credentials belong to (`authorizationServer`, which
+ * they require). A deployment writes it into its configuration; the scenarios' context does not name it, so
+ * the fixture reads it where a person configuring the client would look: the MCP server's protected resource
+ * metadata (RFC 9728, at its well-known URL), first `authorization_servers` entry.
+ */
+async function configuredAuthorizationServer(): Promise<string> {
+  const prm = await fetchProtectedResourceMetadata((request) => fetch(request), url, undefined, undefined)
+  const [issuer] = (prm.authorization_servers ?? []) as string[]
+  if (typeof issuer !== 'string') throw new Error(`${url} lists no authorization server`)
+  return issuer
+}
+
 /** The provider for an `auth/` scenario: a machine-to-machine flow where the scenario tests one, else the user's. */
-function authProvider(): ClientAuthProvider {
+async function authProvider(): Promise<ClientAuthProvider> {
   switch (scenario) {
     case 'auth/client-credentials-basic':
-      return new ClientCredentialsProvider({ clientId: given('client_id'), clientSecret: given('client_secret') })
+      return new ClientCredentialsProvider({
+        authorizationServer: await configuredAuthorizationServer(),
+        clientId: given('client_id'),
+        clientSecret: given('client_secret'),
+      })
     case 'auth/client-credentials-jwt':
       return new ClientCredentialsProvider({
+        authorizationServer: await configuredAuthorizationServer(),
         clientId: given('client_id'),
         privateKey: given('private_key_pem'),
         signingAlgorithm: given('signing_algorithm') as 'ES256' | 'RS256',
       })
     case 'auth/wif-jwt-bearer':
-      return new JwtBearerProvider({ assertion: () => given('valid_jwt'), client: { clientId: given('client_id') } })
+      return new JwtBearerProvider({
+        authorizationServer: await configuredAuthorizationServer(),
+        assertion: () => given('valid_jwt'),
+        client: { clientId: given('client_id') },
+      })
     case 'auth/enterprise-managed-authorization':
       return new EnterpriseManagedAuthProvider({
+        authorizationServer: await configuredAuthorizationServer(),
         clientId: given('client_id'),
         clientSecret: given('client_secret'),
         idToken: () => given('idp_id_token'),
@@ -96,7 +120,10 @@ function authProvider(): ClientAuthProvider {
   }
 }
 
-const transport = new StreamableHttpClientTransport(url, scenario.startsWith('auth/') ? { auth: authProvider() } : {})
+const transport = new StreamableHttpClientTransport(
+  url,
+  scenario.startsWith('auth/') ? { auth: await authProvider() } : {},
+)
 const client = new Client({
   transport,
   clientInfo: { name: 'edge-mcp-conformance-client', version: '0.1.0' },

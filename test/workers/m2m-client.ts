@@ -24,7 +24,13 @@ export default {
       return new Response('not found', { status: 404 })
     }
     const store = new InMemoryOAuthStore()
-    const auth = new ClientCredentialsProvider({ clientId, privateKey, fetch: fake, store })
+    const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
+      clientId,
+      privateKey,
+      fetch: fake,
+      store,
+    })
     try {
       await auth.authorize(MCP, `Bearer resource_metadata="${PRM}"`)
       return Response.json({ form: forms[0], header: (await auth.authorizationHeaders(MCP, 'POST'))?.authorization })

@@ -42,15 +42,13 @@ export interface MachineProviderOptions {
   /** Re-authorizations allowed per request after `403 insufficient_scope` (spec §Step-Up). Default 2. */
   maxStepUps?: number
   /**
-   * The issuer identifier of the authorization server the credentials are for, exactly as in its metadata
-   * (e.g. `https://auth.example.com`). When set, the protected resource must list it in
-   * `authorization_servers` (it is then the one used), else the request fails with OAuthError
-   * `invalid_issuer` before any token request: the MCP server cannot point the client at a server of its
-   * choosing and collect a client secret or a workload JWT there. Default: the resource's first
-   * `authorization_servers` entry, whatever it is — set this whenever the credentials are a secret or an
-   * assertion another server could replay.
+   * Required: the issuer identifier of the authorization server the credentials are for, exactly as in its
+   * metadata (e.g. `https://auth.example.com`). The protected resource must list it in `authorization_servers`
+   * (it is then the one used), and its metadata's `issuer` must be it, else the request fails with OAuthError
+   * `invalid_issuer` before any token request: an MCP server cannot point the client at a server of its choosing
+   * and collect a client secret, a workload JWT or an ID-JAG there.
    */
-  authorizationServer?: string
+  authorizationServer: string
   /**
    * DPoP (RFC 9449): ask for tokens bound to a key of this client (a proof on each token request at the
    * MCP server's authorization server) and prove it on every request — `dpopProofs()` (its key pair
@@ -102,8 +100,12 @@ export abstract class MachineProvider implements ClientAuthProvider {
     if (options.maxStepUps !== undefined && !(Number.isInteger(options.maxStepUps) && options.maxStepUps >= 0)) {
       throw new RangeError(`maxStepUps must be a non-negative integer, got ${String(options.maxStepUps)}`)
     }
-    const pinned = options.authorizationServer
-    if (pinned !== undefined && (typeof pinned !== 'string' || !URL.canParse(pinned)))
+    const pinned: unknown = options.authorizationServer
+    if (pinned === undefined)
+      throw new TypeError(
+        'authorizationServer is required: the issuer of the authorization server these credentials belong to, as in its metadata (they are sent to no other)',
+      )
+    if (typeof pinned !== 'string' || !URL.canParse(pinned))
       throw new TypeError(`authorizationServer must be an issuer URL, got ${JSON.stringify(pinned)}`)
     if (options.scope !== undefined && typeof options.scope !== 'string')
       throw new TypeError(`scope must be a space-separated string, got ${JSON.stringify(options.scope)}`)
@@ -167,14 +169,11 @@ export abstract class MachineProvider implements ClientAuthProvider {
     const prm = await fetchProtectedResourceMetadata(this.fetch, serverUrl, challenge.resource_metadata, signal)
     const resource = prm.resource as string
     const listed = strings(prm.authorization_servers) ?? []
-    const pinned = this.#options.authorizationServer
-    const issuer = pinned ?? listed[0]
-    if (!issuer)
-      throw new OAuthError('invalid_resource_metadata', 'Protected resource metadata lists no authorization_servers')
-    if (pinned !== undefined && !listed.includes(pinned)) {
+    const issuer = this.#options.authorizationServer
+    if (!listed.includes(issuer)) {
       throw new OAuthError(
         'invalid_issuer',
-        `${serverUrl} names the authorization server ${listed.join(', ') || '(none)'}, not ${pinned} (authorizationServer): no credentials were sent`,
+        `${serverUrl} names the authorization server ${listed.join(', ') || '(none)'}, not ${issuer} (authorizationServer): no credentials were sent`,
       )
     }
     const metadata = await fetchAuthorizationServerMetadata(this.fetch, issuer, signal, 'token')

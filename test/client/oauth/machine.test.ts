@@ -32,7 +32,13 @@ describe('ClientCredentialsProvider', () => {
   it('on 401 discovers the AS (token endpoint only), asks for a token with client_secret_basic, scope and resource, and retries', async () => {
     const w = await m2mWorld({ clients: { 'job 1': { secret: 's3cr:t é' } }, challengeScope: 'mcp:tools' })
     const store = new InMemoryOAuthStore()
-    const auth = new ClientCredentialsProvider({ clientId: 'job 1', clientSecret: 's3cr:t é', store, fetch: w.fetch })
+    const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
+      clientId: 'job 1',
+      clientSecret: 's3cr:t é',
+      store,
+      fetch: w.fetch,
+    })
     const client = connect(w, auth)
     expect((await client.callTool('echo')).content).toEqual(ok)
     expect(w.gets).toEqual([
@@ -58,9 +64,18 @@ describe('ClientCredentialsProvider', () => {
       authMethods: ['client_secret_post'],
       prmScopes: ['a', 'b'],
     })
-    await connect(w, new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch })).listTools()
+    await connect(
+      w,
+      new ClientCredentialsProvider({
+        authorizationServer: ISSUER,
+        clientId: 'job',
+        clientSecret: 'pw',
+        fetch: w.fetch,
+      }),
+    ).listTools()
     const told = await m2mWorld({ clients: { job: { secret: 'pw' } } })
     const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
       clientId: 'job',
       clientSecret: 'pw',
       tokenEndpointAuthMethod: 'client_secret_post',
@@ -79,6 +94,7 @@ describe('ClientCredentialsProvider', () => {
     const keys = await generateKeyPair('ES256', { extractable: true })
     const w = await m2mWorld({ clients: { signer: { publicKey: keys.publicKey } } })
     const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
       clientId: 'signer',
       privateKey: await exportPKCS8(keys.privateKey),
       keyId: 'k1',
@@ -101,6 +117,7 @@ describe('ClientCredentialsProvider', () => {
     const keys = await generateKeyPair('ES256', { extractable: true })
     const w = await m2mWorld({ clients: { signer: { publicKey: keys.publicKey } } })
     const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
       clientId: 'signer',
       privateKey: keys.privateKey,
       assertionAudience: 'token_endpoint',
@@ -117,13 +134,21 @@ describe('ClientCredentialsProvider', () => {
     const keys = await generateKeyPair(alg, { extractable: true })
     const w = await m2mWorld({ clients: { signer: { publicKey: keys.publicKey } } })
     const privateKey = await keyOf(keys.privateKey)
-    await connect(w, new ClientCredentialsProvider({ clientId: 'signer', privateKey, fetch: w.fetch })).listTools()
+    await connect(
+      w,
+      new ClientCredentialsProvider({ authorizationServer: ISSUER, clientId: 'signer', privateKey, fetch: w.fetch }),
+    ).listTools()
     expect(w.asRequests()[0].assertion).toMatchObject({ iss: 'signer' })
   })
 
   it('a refused client surfaces as OAuthError invalid_client, with no second token request', async () => {
     const w = await m2mWorld({ clients: { job: { secret: 'right' } } })
-    const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'wrong', fetch: w.fetch })
+    const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
+      clientId: 'job',
+      clientSecret: 'wrong',
+      fetch: w.fetch,
+    })
     const failure = connect(w, auth).listTools()
     await expect(failure).rejects.toBeInstanceOf(OAuthError)
     await expect(failure).rejects.toMatchObject({ error: 'invalid_client' })
@@ -133,7 +158,15 @@ describe('ClientCredentialsProvider', () => {
 
   it('after the token expired, the 401 gets a new token once; a server that still refuses fails with HttpError 401', async () => {
     const w = await m2mWorld({ clients: { job: { secret: 'pw' } } })
-    const client = connect(w, new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch }))
+    const client = connect(
+      w,
+      new ClientCredentialsProvider({
+        authorizationServer: ISSUER,
+        clientId: 'job',
+        clientSecret: 'pw',
+        fetch: w.fetch,
+      }),
+    )
     await client.listTools()
     w.expireAll()
     expect((await client.callTool('echo')).content).toEqual(ok)
@@ -144,7 +177,12 @@ describe('ClientCredentialsProvider', () => {
       if (request.url === MCP) w.expireAll()
       return w.fetch(request)
     }
-    const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch })
+    const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
+      clientId: 'job',
+      clientSecret: 'pw',
+      fetch: w.fetch,
+    })
     const transport = new StreamableHttpClientTransport(MCP, { fetch: refusing, auth })
     const error = await transport
       .send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} })
@@ -157,12 +195,17 @@ describe('ClientCredentialsProvider', () => {
   it('a provider with the same store reuses the stored token; concurrent 401s share one token request', async () => {
     const w = await m2mWorld({ clients: { job: { secret: 'pw' } } })
     const store = new InMemoryOAuthStore()
-    const options = { clientId: 'job', clientSecret: 'pw', fetch: w.fetch, store }
+    const options = { authorizationServer: ISSUER, clientId: 'job', clientSecret: 'pw', fetch: w.fetch, store }
     await connect(w, new ClientCredentialsProvider(options)).listTools()
     await connect(w, new ClientCredentialsProvider(options)).listTools()
     expect(w.asRequests()).toHaveLength(1)
 
-    const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch })
+    const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
+      clientId: 'job',
+      clientSecret: 'pw',
+      fetch: w.fetch,
+    })
     const challenge = `Bearer resource_metadata="https://mcp.test/.well-known/oauth-protected-resource/mcp"`
     await Promise.all([auth.authorize(MCP, challenge), auth.authorize(MCP, challenge)])
     expect(w.asRequests()).toHaveLength(2)
@@ -177,7 +220,13 @@ describe('ClientCredentialsProvider', () => {
       return w.fetch(request)
     }
     const store = new InMemoryOAuthStore()
-    const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch, store })
+    const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
+      clientId: 'job',
+      clientSecret: 'pw',
+      fetch,
+      store,
+    })
     const challenge = `Bearer resource_metadata="https://mcp.test/.well-known/oauth-protected-resource/mcp"`
     const abandoned = new AbortController()
     const first = auth.authorize(MCP, challenge, abandoned.signal)
@@ -190,7 +239,15 @@ describe('ClientCredentialsProvider', () => {
 
   it('403 insufficient_scope: a new token for the union of the scopes (step-up)', async () => {
     const w = await m2mWorld({ clients: { job: { secret: 'pw' } }, challengeScope: 'read', callScopes: ['write'] })
-    const client = connect(w, new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch: w.fetch }))
+    const client = connect(
+      w,
+      new ClientCredentialsProvider({
+        authorizationServer: ISSUER,
+        clientId: 'job',
+        clientSecret: 'pw',
+        fetch: w.fetch,
+      }),
+    )
     expect((await client.callTool('echo')).content).toEqual(ok)
     expect(w.asRequests().map((r) => r.form.get('scope'))).toEqual(['read', 'read write'])
   })
@@ -221,7 +278,7 @@ describe('ClientCredentialsProvider', () => {
     ],
     [{ clientId: 'a', privateKey: { kty: 'EC', d: 'd' }, keyId: 7 as unknown as string }, /keyId must be a string/],
   ])('refuses bad options at construction, naming the field: %j', (options, message) => {
-    expect(() => new ClientCredentialsProvider(options)).toThrow(message)
+    expect(() => new ClientCredentialsProvider({ authorizationServer: ISSUER, ...options })).toThrow(message)
   })
 
   it('sends no credentials to a token endpoint over plain http (not loopback) or one that is no URL', async () => {
@@ -240,7 +297,12 @@ describe('ClientCredentialsProvider', () => {
         const metadata = (await (await w.fetch(request)).json()) as Record<string, unknown>
         return Response.json({ ...metadata, ...override })
       }
-      const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch })
+      const auth = new ClientCredentialsProvider({
+        authorizationServer: ISSUER,
+        clientId: 'job',
+        clientSecret: 'pw',
+        fetch,
+      })
       const error = await connect({ ...w, fetch }, auth)
         .listTools()
         .catch((e: unknown) => e)
@@ -252,12 +314,28 @@ describe('ClientCredentialsProvider', () => {
       request.url.includes('oauth-protected-resource')
         ? Response.json({ resource: MCP, authorization_servers: ['http://as.test'] })
         : w.fetch(request)
-    const auth = new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw', fetch })
+    const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
+      clientId: 'job',
+      clientSecret: 'pw',
+      fetch,
+    })
     await expect(connect({ ...w, fetch }, auth).listTools()).rejects.toMatchObject({ error: 'invalid_issuer' })
     expect(w.tokenRequests).toHaveLength(0)
   })
 
-  it('with authorizationServer, sends its credentials to no other authorization server the resource names', async () => {
+  it('authorizationServer is required by every provider: without it, a TypeError saying what to set', () => {
+    const missing =
+      /authorizationServer is required: the issuer of the authorization server these credentials belong to/
+    expect(() => new ClientCredentialsProvider({ clientId: 'job', clientSecret: 'pw' } as never)).toThrow(missing)
+    expect(() => new JwtBearerProvider({ assertion: () => 'jwt' } as never)).toThrow(missing)
+    const idp = { tokenEndpoint: IDP_TOKEN_ENDPOINT, clientId: 'x' }
+    expect(
+      () => new EnterpriseManagedAuthProvider({ clientId: 'c', clientSecret: 's', idToken: () => 't', idp } as never),
+    ).toThrow(missing)
+  })
+
+  it('sends its credentials to no authorization server but authorizationServer, whatever the resource names', async () => {
     const w = await m2mWorld({ clients: { job: { secret: 'pw' } } })
     const naming = (servers: string[]) => async (request: Request) =>
       request.url.includes('oauth-protected-resource')
@@ -287,6 +365,7 @@ describe('ClientCredentialsProvider', () => {
     const keys = await generateKeyPair('RS256', { extractable: true })
     const w = await m2mWorld({ clients: { signer: { publicKey: keys.publicKey } } })
     const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
       clientId: 'signer',
       privateKey: await exportPKCS8(keys.privateKey),
       signingAlgorithm: 'ES256',
@@ -305,6 +384,7 @@ describe('JwtBearerProvider (workload identity)', () => {
     let rotation = 0
     const w = await m2mWorld()
     const auth = new JwtBearerProvider({
+      authorizationServer: ISSUER,
       assertion: (context) => {
         seen.push({ issuer: context.issuer, resource: context.resource })
         return `workload-jwt-${++rotation}\n` // as read from a file
@@ -331,7 +411,11 @@ describe('JwtBearerProvider (workload identity)', () => {
     async (code) => {
       let calls = 0
       const w = await m2mWorld({ judgeAssertion: () => code })
-      const auth = new JwtBearerProvider({ assertion: () => (calls++, 'jwt'), fetch: w.fetch })
+      const auth = new JwtBearerProvider({
+        authorizationServer: ISSUER,
+        assertion: () => (calls++, 'jwt'),
+        fetch: w.fetch,
+      })
       await expect(connect(w, auth).listTools()).rejects.toMatchObject({ name: 'OAuthError', error: code })
       expect(w.asRequests()).toHaveLength(1)
       expect(calls).toBe(1)
@@ -340,7 +424,10 @@ describe('JwtBearerProvider (workload identity)', () => {
 
   it('uses a refresh token when the AS issued one, and the grant again when the refresh is refused', async () => {
     const w = await m2mWorld({ refreshTokens: true })
-    const client = connect(w, new JwtBearerProvider({ assertion: () => 'jwt', fetch: w.fetch }))
+    const client = connect(
+      w,
+      new JwtBearerProvider({ authorizationServer: ISSUER, assertion: () => 'jwt', fetch: w.fetch }),
+    )
     await client.listTools()
     w.expireAll()
     await client.listTools()
@@ -357,25 +444,32 @@ describe('JwtBearerProvider (workload identity)', () => {
 
   it('an assertion function that gives no string fails with a TypeError naming it; a bad option is refused', async () => {
     const w = await m2mWorld()
-    const auth = new JwtBearerProvider({ assertion: () => '', fetch: w.fetch })
+    const auth = new JwtBearerProvider({ authorizationServer: ISSUER, assertion: () => '', fetch: w.fetch })
     await expect(connect(w, auth).listTools()).rejects.toThrow(
       /options\.assertion must give the JWT as a non-empty string, got a blank string/,
     )
     expect(w.asRequests()).toHaveLength(0)
     // an assertion of the wrong shape is not echoed: it may hold the credential
-    const leaky = new JwtBearerProvider({ assertion: () => ({ token: 'eyJ.secret.jwt' }) as never, fetch: w.fetch })
+    const leaky = new JwtBearerProvider({
+      authorizationServer: ISSUER,
+      assertion: () => ({ token: 'eyJ.secret.jwt' }) as never,
+      fetch: w.fetch,
+    })
     await expect(connect(w, leaky).listTools()).rejects.toThrow(
       /^options\.assertion must give the JWT as a non-empty string, got an object$/,
     )
-    expect(() => new JwtBearerProvider({} as never)).toThrow(/options\.assertion must be a function/)
-    expect(() => new JwtBearerProvider({ assertion: () => 'x', client: { clientId: '' } })).toThrow(
-      /options\.client\.clientId/,
+    expect(() => new JwtBearerProvider({ authorizationServer: ISSUER } as never)).toThrow(
+      /options\.assertion must be a function/,
     )
+    expect(
+      () => new JwtBearerProvider({ authorizationServer: ISSUER, assertion: () => 'x', client: { clientId: '' } }),
+    ).toThrow(/options\.client\.clientId/)
   })
 })
 
 describe('EnterpriseManagedAuthProvider (SEP-990)', () => {
   const options = (w: M2mWorld) => ({
+    authorizationServer: ISSUER,
     clientId: 'mcp-client',
     clientSecret: 'mcp-secret',
     idToken: () => 'id-token-of-alice',
@@ -436,7 +530,7 @@ describe('EnterpriseManagedAuthProvider (SEP-990)', () => {
   })
 
   it('refuses a bad idp option at construction, naming it', () => {
-    const base = { clientId: 'c', clientSecret: 's', idToken: () => 't' }
+    const base = { authorizationServer: ISSUER, clientId: 'c', clientSecret: 's', idToken: () => 't' }
     expect(() => new EnterpriseManagedAuthProvider({ ...base, idp: { tokenEndpoint: 'nope', clientId: 'x' } })).toThrow(
       /options\.idp\.tokenEndpoint must be an https URL \(http only on a loopback host\), got "nope"/,
     )
