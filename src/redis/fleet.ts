@@ -11,6 +11,7 @@ import type { TaskStore } from '../server/tasks/types.ts'
 import { guardedConnection, redisConnection, type RedisConnection } from './connection.ts'
 import { redisMailbox } from './mailbox.ts'
 import { redisNotificationBus } from './notifications.ts'
+import { redisReplayStore } from './replay.ts'
 import { redisTasks } from './tasks.ts'
 
 /** Options of {@link redisFleet}. */
@@ -63,6 +64,11 @@ export interface RedisFleet {
   /** For `tasks`. */
   tasks: TaskStore
   /**
+   * For `dpopProofChecker({ replayStore })` of edge-mcp/oauth: a DPoP proof accepted by one instance is a
+   * replay on every other (keys `dpop:<thumbprint>:<jti>`, each expiring with its proof's window).
+   */
+  dpopReplayStore: { seen(key: string, expiresAt: number): Promise<boolean> }
+  /**
    * End this instance's part: stop its task runs (their tasks show as interrupted) and close the subscriber
    * connection the fleet opened. The user's client stays open (it is theirs to close). Never rejects.
    */
@@ -74,10 +80,12 @@ const DEFAULT_PREFIX = 'edge-mcp:'
 /**
  * The meeting points of a fleet of Node, Deno or Bun instances on one Redis: an answer to a question asked
  * on one instance may reach any other, a listen stream on one hears events published on any other, a task
- * started on one is seen, answered and cancelled from any other.
+ * started on one is seen, answered and cancelled from any other, and a DPoP proof accepted by one is a replay
+ * on any other.
  *
  * Keys (all under `prefix`, each with a TTL): `q:<qid>` (an answer, `earlyAnswerMs`), `task:{<id>}` (a
- * task's record, until its TTL) and `task:{<id>}:lease` (its running instance, `leaseMs`); channels
+ * task's record, until its TTL), `task:{<id>}:lease` (its running instance, `leaseMs`) and `dpop:<key>` (a
+ * DPoP proof's `jti`, until its window ends); channels
  * `answers`, `events`, `tasks:<instance>` and `tasks-reply:<instance>`. Every command is bounded by
  * `commandTimeoutMs`: Redis unreachable, stopped or restarted fails what needs it with an error saying to
  * retry (a tool error, or -32603, or HTTP 503 for an answer), logged by the server; a listen stream whose
@@ -121,6 +129,7 @@ export function redisFleet(client: object, options: RedisFleetOptions = {}): Red
     mailbox: redisMailbox(conn, { prefix, earlyAnswerMs, maxAnswerBytes }),
     notificationBus: redisNotificationBus(conn, { prefix }),
     tasks: store,
+    dpopReplayStore: redisReplayStore(conn, { prefix }),
     async close() {
       await store.close().catch(() => {})
       await Promise.resolve()

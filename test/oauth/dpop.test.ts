@@ -5,15 +5,7 @@
  * replay and `iat` windows, the nonce flow, the challenges and metadata, and Bearer presentation.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import {
-  calculateJwkThumbprint,
-  exportJWK,
-  generateKeyPair,
-  SignJWT,
-  type CryptoKey,
-  type JWK,
-  type JWTHeaderParameters,
-} from 'jose'
+import { exportJWK, SignJWT } from 'jose'
 import {
   dpopProofChecker,
   introspectionVerifier,
@@ -23,71 +15,8 @@ import {
   type VerifyToken,
 } from '../../src/oauth/index.ts'
 import { McpServer, createFetchHandler } from '../../src/server/index.ts'
-import { env, std } from '../helpers.ts'
 import { startOAuthServer, type TestAuthorizationServer } from '../oauth-server.ts'
-
-const MCP = 'https://mcp.test/mcp'
-const now = () => Math.floor(Date.now() / 1000)
-
-interface ProofKey {
-  privateKey: CryptoKey
-  jwk: JWK
-  jkt: string
-  alg: string
-}
-
-async function proofKey(alg = 'ES256'): Promise<ProofKey> {
-  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true })
-  const jwk = await exportJWK(publicKey)
-  return { privateKey, jwk, jkt: await calculateJwkThumbprint(jwk, 'sha256'), alg }
-}
-
-async function ath(token: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)))
-  return btoa(String.fromCharCode(...digest))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '')
-}
-
-interface ProofOptions {
-  token?: string
-  htm?: string
-  htu?: string
-  claims?: Record<string, unknown>
-  header?: Record<string, unknown>
-  signWith?: CryptoKey
-}
-
-/** A DPoP proof by `key` for a POST to the MCP endpoint with `token`; `claims` / `header` override. */
-async function proof(key: ProofKey, options: ProofOptions = {}): Promise<string> {
-  const claims: Record<string, unknown> = {
-    jti: crypto.randomUUID(),
-    htm: options.htm ?? 'POST',
-    htu: options.htu ?? MCP,
-    iat: now(),
-    ...(options.token === undefined ? {} : { ath: await ath(options.token) }),
-    ...options.claims,
-  }
-  for (const [k, v] of Object.entries(claims)) if (v === undefined) delete claims[k]
-  const header = { alg: key.alg, typ: 'dpop+jwt', jwk: key.jwk, ...options.header } as JWTHeaderParameters
-  return new SignJWT(claims).setProtectedHeader(header).sign(options.signWith ?? key.privateKey)
-}
-
-let id = 1
-/** A tools/call of `whoami` with `authorization` and the given DPoP headers (each appended: several allowed). */
-function call(authorization: string | undefined, proofs: string[] = [], url = MCP, method = 'POST'): Request {
-  const headers = new Headers(std('tools/call', 'whoami'))
-  if (authorization !== undefined) headers.set('authorization', authorization)
-  for (const p of proofs) headers.append('dpop', p)
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: id++,
-    method: 'tools/call',
-    params: { name: 'whoami', arguments: {}, _meta: env() },
-  })
-  return new Request(url, { method, headers, ...(method === 'POST' ? { body } : {}) })
-}
+import { MCP, ath, call, now, proof, proofKey, type ProofOptions } from '../dpop-proofs.ts'
 
 function handlerFor(verifyToken: VerifyToken) {
   const mcp = new McpServer({ name: 'dpop', version: '1' })
