@@ -2,7 +2,7 @@
  * The public API, pinned: the sorted exports of every entry point in package.json `exports`, values and
  * types, read by the TypeScript compiler from src/. Any change to the public surface changes
  * `test/api-report.txt` and so shows in review. After an intended change: `UPDATE_API_REPORT=1 npx vitest
- * run test/api-report.test.ts`, then read the diff. All entry points together stay under 210 names.
+ * run test/api-report.test.ts`, then read the diff. All entry points together stay under 220 names.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -84,9 +84,9 @@ describe('public API report', () => {
     for (const name of internal) expect(report).not.toMatch(new RegExp(`^  ${name}\\w* `, 'm'))
   })
 
-  it('stays small: fewer than 210 names across all entry points', () => {
+  it('stays small: fewer than 220 names across all entry points', () => {
     const names = report.split('\n').filter((line) => line.startsWith('  '))
     expect(names.length).toBeGreaterThan(0)
-    expect(names.length).toBeLessThan(210)
+    expect(names.length).toBeLessThan(220)
   })
 })
