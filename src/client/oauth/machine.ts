@@ -70,6 +70,9 @@ export interface GrantContext {
   signal: AbortSignal | undefined
 }
 
+/** A token this close to its expiry (milliseconds) is renewed before it is sent. */
+export const RENEW_BEFORE_MS = 30_000
+
 const scopeSet = (...scopes: (string | undefined)[]): string[] => [
   ...new Set(scopes.flatMap((s) => (s ? s.split(' ').filter(Boolean) : []))),
 ]
@@ -90,6 +93,8 @@ export abstract class MachineProvider implements ClientAuthProvider {
    * one token request.
    */
   readonly #pending = new Map<string, { done: Promise<void>; signal: AbortSignal | undefined }>()
+  /** Per server URL, the challenge a renewal discovers from: the last one's `resource_metadata` only. */
+  readonly #discovered = new Map<string, string>()
 
   /**
    * @param credentials the client's authentication at the authorization server (named `field` in errors);
@@ -123,9 +128,24 @@ export abstract class MachineProvider implements ClientAuthProvider {
     return this.#options.maxStepUps ?? 2
   }
 
-  /** The headers that authorize a `method` request to `serverUrl`, if a token is stored (see `dpop`). */
+  /**
+   * The headers that authorize a `method` request to `serverUrl`, if a token is stored (see `dpop`). A token
+   * within {@link RENEW_BEFORE_MS} of its `expires_in` is renewed first (a refresh, else the grant), through the
+   * discovery of the last authorization for this server, so the request does not go out with a token about to
+   * be refused: it costs no `401`.
+   * @throws what {@link authorize} throws when that renewal fails (as the `401` it avoids would have).
+   */
   async authorizationHeaders(serverUrl: string, method: string): Promise<Record<string, string> | undefined> {
-    const tokens = await this.store.loadTokens(serverUrl)
+    let tokens = await this.store.loadTokens(serverUrl)
+    const discovered = this.#discovered.get(serverUrl)
+    if (
+      tokens?.expires_at !== undefined &&
+      tokens.expires_at - RENEW_BEFORE_MS <= Date.now() &&
+      discovered !== undefined
+    ) {
+      await this.authorize(serverUrl, discovered)
+      tokens = await this.store.loadTokens(serverUrl)
+    }
     if (!tokens) return undefined
     const { dpop } = this.#options
     return dpop
@@ -168,6 +188,11 @@ export abstract class MachineProvider implements ClientAuthProvider {
     const stepUp = challenge.error === 'insufficient_scope'
     const prm = await fetchProtectedResourceMetadata(this.fetch, serverUrl, challenge.resource_metadata, signal)
     const resource = prm.resource as string
+    const where = challenge.resource_metadata
+    this.#discovered.set(
+      serverUrl,
+      where === undefined ? '' : `Bearer resource_metadata="${where.replace(/["\\]/g, '')}"`,
+    )
     const listed = strings(prm.authorization_servers) ?? []
     const issuer = this.#options.authorizationServer
     if (!listed.includes(issuer)) {
@@ -182,7 +207,9 @@ export abstract class MachineProvider implements ClientAuthProvider {
     // tokens of another authorization server are never sent again, whatever happens next
     if (stored !== undefined && previous === undefined) await this.store.saveTokens(serverUrl, undefined)
 
-    let scopes = scopeSet(this.#options.scope ?? challenge.scope ?? strings(prm.scopes_supported)?.join(' '))
+    // a renewal (no challenged scope) asks again for what the expiring token had, step-ups included
+    const asked = this.#options.scope ?? challenge.scope ?? previous?.scope
+    let scopes = scopeSet(asked ?? strings(prm.scopes_supported)?.join(' '))
     if (stepUp) scopes = scopeSet(previous?.scope, challenge.scope)
     const scope = scopes.length ? scopes.join(' ') : undefined
     const auth = this.clientAuth(metadata, issuer)

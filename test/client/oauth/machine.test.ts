@@ -324,6 +324,38 @@ describe('ClientCredentialsProvider', () => {
     expect(w.tokenRequests).toHaveLength(0)
   })
 
+  it('renews a token about to expire before sending it: no 401, the scopes it had (step-up included) asked again', async () => {
+    const w = await m2mWorld({
+      clients: { job: { secret: 'pw' } },
+      challengeScope: 'read',
+      callScopes: ['read', 'write'],
+    })
+    let refused = 0
+    const counting = async (request: Request) => {
+      const response = await w.fetch(request)
+      if (request.url === MCP && response.status === 401) refused++
+      return response
+    }
+    const store = new InMemoryOAuthStore()
+    const auth = new ClientCredentialsProvider({
+      authorizationServer: ISSUER,
+      clientId: 'job',
+      clientSecret: 'pw',
+      fetch: counting,
+      store,
+    })
+    const client = connect({ ...w, fetch: counting }, auth)
+    expect((await client.callTool('echo')).content).toEqual(ok) // 401, token (read), 403, step-up (read write)
+    expect(refused).toBe(1)
+    const stored = store.loadTokens(MCP)!
+    store.saveTokens(MCP, { ...stored, expires_at: Date.now() + 10_000 }) // within 30 s of its expiry
+    w.expireAll() // as the server would refuse it once expired
+    expect((await client.callTool('echo')).content).toEqual(ok)
+    expect(refused).toBe(1) // renewed before it was sent
+    expect(w.asRequests().map((r) => r.form.get('scope'))).toEqual(['read', 'read write', 'read write'])
+    expect(store.loadTokens(MCP)!.expires_at).toBeGreaterThan(Date.now() + 200_000) // expires_in 300 s
+  })
+
   it('authorizationServer is required by every provider: without it, a TypeError saying what to set', () => {
     const missing =
       /authorizationServer is required: the issuer of the authorization server these credentials belong to/
