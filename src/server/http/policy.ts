@@ -19,8 +19,11 @@ const ALLOWED_REQUEST_HEADERS = [
   'last-event-id',
   'mcp-session-id',
 ]
-/** Response headers a browser client must be able to read (`Mcp-Session-Id`: a legacy session's id). */
-const EXPOSED_HEADERS = 'WWW-Authenticate, Mcp-Session-Id'
+/**
+ * Response headers a browser client must be able to read (`Mcp-Session-Id`: a legacy session's id; `DPoP-Nonce`:
+ * the nonce a DPoP proof must carry, RFC 9449 §9).
+ */
+const EXPOSED_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, DPoP-Nonce'
 const PREFLIGHT_MAX_AGE_SECONDS = '86400'
 
 /** Whether a cross-origin `Origin` may call; with no list, none may (the endpoint's own origin always may). */
@@ -47,8 +50,8 @@ function corsHeaders(origin: string): Record<string, string> {
 }
 
 /**
- * 204 to an allowed origin's preflight (`OPTIONS`): POST, the standard headers plus any well-formed
- * header names it asked for, cached for a day.
+ * 204 to an allowed origin's preflight (`OPTIONS`): POST, and GET and DELETE (a 2025-era session's stream and
+ * its end), the standard headers plus any well-formed header names it asked for, cached for a day.
  */
 export function preflightResponse(request: Request, origin: string): Response {
   const requested = (request.headers.get('access-control-request-headers') ?? '')
@@ -60,7 +63,7 @@ export function preflightResponse(request: Request, origin: string): Response {
     status: 204,
     headers: {
       ...corsHeaders(origin),
-      'Access-Control-Allow-Methods': 'POST, OPTIONS',
+      'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
       'Access-Control-Allow-Headers': allowHeaders.join(', '),
       'Access-Control-Max-Age': PREFLIGHT_MAX_AGE_SECONDS,
       Vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',

@@ -35,7 +35,8 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
       expect(await res.text()).toBe('')
       expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN)
       expect(res.headers.get('vary')).toMatch(/Origin/)
-      expect(res.headers.get('access-control-allow-methods')).toMatch(/POST/)
+      // GET and DELETE too: a 2025-era browser client's session stream and its end (DELETE is no simple method)
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET, POST, DELETE, OPTIONS')
       const allowed = res.headers.get('access-control-allow-headers')!.split(/,\s*/)
       for (const h of [
         'content-type',
@@ -130,7 +131,7 @@ for (const [label, handler] of adapters(createDemoServer(), options)) {
         expect(res.status, String(status)).toBe(status)
         expect(res.headers.get('access-control-allow-origin'), String(status)).toBe(ORIGIN)
         expect(res.headers.get('access-control-expose-headers'), String(status)).toBe(
-          'WWW-Authenticate, Mcp-Session-Id',
+          'WWW-Authenticate, Mcp-Session-Id, DPoP-Nonce',
         )
         if (status === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/)
         if (status !== 405) expect(((await res.json()) as { jsonrpc: string }).jsonrpc).toBe('2.0')
