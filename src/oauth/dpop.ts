@@ -185,19 +185,33 @@ async function sha256(text: string): Promise<string> {
   return encodeBase64UrlCompact(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))))
 }
 
-/** The in-memory {@link DPoPReplayStore}: a map pruned of expired entries when it reaches its limit. */
-function memoryReplayStore(): DPoPReplayStore {
+/**
+ * The in-memory {@link DPoPReplayStore}: a map in insertion order, which is about expiry order (each entry lives
+ * `iat` + the window), so expired entries are dropped from its front as requests come, at no cost while there
+ * are none. Full of live entries ({@link MEMORY_STORE_LIMIT}), a proof is refused (the checker's 503) rather
+ * than one forgotten; a full sweep for expired entries out of order runs then at most once a second, so a
+ * client that fills it cannot make every request scan it.
+ * @internal exported for unit tests only; not part of the public API
+ */
+export function memoryReplayStore(limit = MEMORY_STORE_LIMIT): DPoPReplayStore {
   const seen = new Map<string, number>()
+  let swept = 0
   return {
     seen(key, expiresAt) {
       const now = Date.now() / 1000
       const until = seen.get(key)
       if (until !== undefined && until >= now) return true
-      if (seen.size >= MEMORY_STORE_LIMIT) {
-        for (const [k, t] of seen) if (t < now) seen.delete(k)
-        // full of live entries: refuse to check (503) rather than forget one and let a replay through
-        if (seen.size >= MEMORY_STORE_LIMIT) throw new Error('the DPoP replay store is full')
+      for (const [k, t] of seen) {
+        if (t >= now) break
+        seen.delete(k)
       }
+      if (seen.size >= limit && now - swept >= 1) {
+        swept = now
+        for (const [k, t] of seen) if (t < now) seen.delete(k)
+      }
+      // full of live entries: refuse to check (503) rather than forget one and let a replay through
+      if (seen.size >= limit) throw new Error('the DPoP replay store is full')
+      seen.delete(key) // an expired entry of the same key goes to the back with its new expiry
       seen.set(key, expiresAt)
       return false
     },
