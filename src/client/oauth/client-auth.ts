@@ -151,6 +151,20 @@ export async function assertionSigner(credentials: ClientCredentials, field: str
   }
 }
 
+/**
+ * {@link assertionSigner} made once, on first use, and kept; a key that failed to import is tried again on the
+ * next use (it fails each time, with its TypeError), not remembered as failed.
+ */
+export function lazySigner(credentials: ClientCredentials, field: string): () => Promise<AssertionSigner> {
+  let signer: Promise<AssertionSigner> | undefined
+  return () => {
+    if (signer) return signer
+    const made = assertionSigner(credentials, field)
+    made.catch(() => (signer = undefined))
+    return (signer = made)
+  }
+}
+
 const encodeJson = (value: unknown) => encodeBase64Url(new TextEncoder().encode(JSON.stringify(value)))
 
 const IMPORT_PARAMS = {

@@ -9,8 +9,8 @@
 import { OAuthError } from '../errors.ts'
 import { isSecureUrl } from '../../protocol/oauth-metadata.ts'
 import {
-  assertionSigner,
   checkClientCredentials,
+  lazySigner,
   tokenEndpointAuth,
   type AssertionSigner,
   type ClientCredentials,
@@ -70,7 +70,7 @@ export interface EnterpriseManagedAuthProviderOptions extends ClientCredentials,
 export class EnterpriseManagedAuthProvider extends MachineProvider {
   readonly #idToken: EnterpriseManagedAuthProviderOptions['idToken']
   readonly #idp: IdentityProviderOptions
-  #idpSigner: Promise<AssertionSigner> | undefined
+  readonly #idpSigner: () => Promise<AssertionSigner>
 
   constructor(options: EnterpriseManagedAuthProviderOptions) {
     super(options, options, 'options')
@@ -85,6 +85,7 @@ export class EnterpriseManagedAuthProvider extends MachineProvider {
       )
     }
     checkClientCredentials(idp, 'options.idp')
+    this.#idpSigner = lazySigner(idp, 'options.idp')
     this.#idToken = options.idToken
     this.#idp = idp
   }
@@ -101,7 +102,6 @@ export class EnterpriseManagedAuthProvider extends MachineProvider {
       // its type, never its value: a wrong shape may still hold the credential (e.g. a metadata server's JSON)
       throw new TypeError(`options.idToken must give the JWT as a non-empty string, got ${shapeOf(idToken)}`)
     const idp = this.#idp
-    const signer = () => (this.#idpSigner ??= assertionSigner(idp, 'options.idp'))
     const params: Record<string, string> = {
       grant_type: TOKEN_EXCHANGE,
       requested_token_type: ID_JAG,
@@ -112,7 +112,7 @@ export class EnterpriseManagedAuthProvider extends MachineProvider {
     }
     if (scope !== undefined) params.scope = scope
     const audience = idp.assertionAudience === 'token_endpoint' ? idp.tokenEndpoint : (idp.issuer ?? idp.tokenEndpoint)
-    const auth = tokenEndpointAuth(idp, undefined, audience, signer)
+    const auth = tokenEndpointAuth(idp, undefined, audience, this.#idpSigner)
     const exchanged = await requestToken({ tokenEndpoint: idp.tokenEndpoint, auth, params, fetch: this.fetch, signal })
     if (exchanged.issued_token_type !== ID_JAG) {
       throw new OAuthError(

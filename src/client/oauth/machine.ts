@@ -10,8 +10,8 @@
 import { OAuthError } from '../errors.ts'
 import type { ClientAuthProvider } from './auth-provider.ts'
 import {
-  assertionSigner,
   checkClientCredentials,
+  lazySigner,
   tokenEndpointAuth,
   type AssertionSigner,
   type ClientCredentials,
@@ -86,8 +86,7 @@ export abstract class MachineProvider implements ClientAuthProvider {
   protected readonly fetch: OAuthFetch
   readonly #options: MachineProviderOptions
   readonly #credentials: ClientCredentials | undefined
-  readonly #field: string
-  #signer: Promise<AssertionSigner> | undefined
+  readonly #signer: (() => Promise<AssertionSigner>) | undefined
   /**
    * Authorizations under way, per server and challenge, with the signal they run under: concurrent 401s share
    * one token request.
@@ -117,7 +116,7 @@ export abstract class MachineProvider implements ClientAuthProvider {
     if (credentials !== undefined) checkClientCredentials(credentials, field)
     this.#options = options
     this.#credentials = credentials
-    this.#field = field
+    this.#signer = credentials && lazySigner(credentials, field)
     this.store = options.store ?? new InMemoryOAuthStore()
     const fetchOption = options.fetch
     this.fetch = fetchOption ? (input) => fetchOption(input) : (input) => fetch(input)
@@ -253,13 +252,7 @@ export abstract class MachineProvider implements ClientAuthProvider {
     const credentials = this.#credentials
     if (!credentials) return { method: 'none' }
     const audience = credentials.assertionAudience === 'token_endpoint' ? (metadata.token_endpoint as string) : issuer
-    return tokenEndpointAuth(credentials, metadata, audience, () => (this.#signer ??= this.#newSigner(credentials)))
-  }
-
-  #newSigner(credentials: ClientCredentials): Promise<AssertionSigner> {
-    const signer = assertionSigner(credentials, this.#field)
-    signer.catch(() => (this.#signer = undefined)) // a key that failed to import fails each time, not once
-    return signer
+    return tokenEndpointAuth(credentials, metadata, audience, this.#signer!)
   }
 
   /**
